@@ -1,0 +1,8 @@
+"""Graph algorithms. Each takes a ``dgraph.Graph`` first and returns a dask DataFrame with a
+``vertex`` column in the user's labels and named value columns."""
+
+from .bfs import bfs, validate_bfs
+from .components import connected_components, weakly_connected_components
+from .pagerank import pagerank
+
+__all__ = ["bfs", "connected_components", "pagerank", "validate_bfs", "weakly_connected_components"]

@@ -1,0 +1,146 @@
+"""PageRank by power iteration, with networkx's semantics.
+
+Method: pull-direction iteration on the 1D layout. Every rank turns its vertices' ranks into
+contributions (rank / out-degree, or / out-weight), the contributions are allgathered (the dense
+gather plan of 1D), and every rank sums, over the in-arcs of its own vertices, the contributions
+of their sources (a local SpMV on the in-CSR). Mass of dangling vertices is spread like the
+personalization vector (uniform by default), exactly as ``networkx.pagerank`` does; iteration
+stops when the L1 change is below ``n * tol``, or after ``max_iter`` iterations (``tol=0`` runs
+exactly ``max_iter``). The dangling sum and the previous change ride in the same allgather, so an
+iteration is one superstep.
+
+Output encoding: ``pagerank`` (float64, sums to 1).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from dgraph import kernels
+from dgraph.errors import ConvergenceWarning, DgraphInputError
+
+
+def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key):
+    n = int(bounds[-1])
+    st = {}
+    for r in ctx.ranks:
+        out, inn = ctx.blocks[r]
+        lo, hi = out.lo, out.hi
+        if weighted:
+            outw = np.add.reduceat(out.weights, out.indptr[:-1]) if out.narcs else np.zeros(out.nlocal)
+            outw[out.degree() == 0] = 0.0
+        else:
+            outw = out.degree().astype(np.float64)
+        p = np.full(hi - lo, 1.0 / n) if personalization is None else personalization[lo:hi]
+        st[r] = {"inn": inn, "outw": outw, "p": p, "pr": np.full(hi - lo, 1.0 / n), "err": 0.0}
+    updates, converged = 0, False
+    while True:
+        pieces = {}
+        for r in ctx.ranks:
+            s = st[r]
+            dangling = s["outw"] == 0
+            contrib = np.divide(s["pr"], s["outw"], out=np.zeros_like(s["pr"]), where=~dangling)
+            pieces[r] = [contrib, np.array([s["pr"][dangling].sum(), s["err"]])]
+        got = ctx.allgather(pieces)
+        x = np.concatenate([g[0] for g in got])
+        dangling_sum = sum(float(g[1][0]) for g in got)
+        err = sum(float(g[1][1]) for g in got)
+        if updates > 0 and err < n * tol:
+            converged = True
+            break
+        if updates == max_iter:
+            break
+        for r in ctx.ranks:
+            s = st[r]
+            inn = s["inn"]
+            pulled = kernels.spmv(inn.indptr, inn.indices, inn.weights if weighted else None, x)
+            new = alpha * (pulled + dangling_sum * s["p"]) + (1 - alpha) * s["p"]
+            s["err"] = float(np.abs(new - s["pr"]).sum())
+            s["pr"] = new
+        updates += 1
+    ctx.stats.info.update(iterations=updates, converged=converged)
+    return {r: {"pagerank": st[r]["pr"]} for r in ctx.ranks}
+
+
+def _personalization_vector(labels_ids, values, n):
+    vec = np.zeros(n)
+    np.add.at(vec, labels_ids, values)
+    return vec / vec.sum()
+
+
+def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, weight=None):
+    """PageRank of every vertex.
+
+    Parameters
+    ----------
+    graph : dgraph.Graph
+    alpha : float
+        Damping factor, in (0, 1].
+    max_iter : int
+        Maximum number of power iterations.
+    tol : float
+        Stop when the L1 change of the vector is below ``num_vertices * tol``; ``0`` runs exactly
+        ``max_iter`` iterations.
+    personalization : dict, pandas Series or DataFrame [vertex, values], optional
+        Teleport (and dangling) distribution over vertices, by label; unlisted vertices get 0.
+    weight : str, optional
+        Use the graph's edge weights (the name of the weight column it was built with).
+        Without it every arc counts 1.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Columns ``vertex`` and ``pagerank``.
+
+    Notes
+    -----
+    One superstep per iteration, moving 8 bytes per vertex to every other rank (the dense
+    allgather of contributions). A ``ConvergenceWarning`` is issued when ``tol > 0`` and the
+    iteration did not converge within ``max_iter``. Results agree with ``networkx.pagerank``
+    to about ``tol``.
+
+    References
+    ----------
+    L. Page, S. Brin, R. Motwani, T. Winograd, "The PageRank citation ranking", 1999.
+
+    Examples
+    --------
+    >>> import dgraph
+    >>> g = dgraph.datasets.load("karate")
+    >>> pr = dgraph.algorithms.pagerank(g).compute()
+    >>> round(float(pr.pagerank.sum()), 6)
+    1.0
+    """
+    if not (isinstance(alpha, (int, float)) and 0 < alpha <= 1):
+        raise DgraphInputError(f"alpha must be a number in (0, 1], got {alpha!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise DgraphInputError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if not (isinstance(tol, (int, float)) and tol >= 0):
+        raise DgraphInputError(f"tol must be a non-negative number, got {tol!r}")
+    if weight is not None and weight != graph.weight:
+        raise DgraphInputError(
+            f"weight={weight!r} but the graph was built with weight={graph.weight!r}; rebuild it with "
+            f"from_edgelist(..., weight={weight!r}) or call pagerank without weight"
+        )
+    pers = None
+    if personalization is not None:
+        if isinstance(personalization, pd.DataFrame):
+            if not {"vertex", "values"} <= set(personalization.columns):
+                raise DgraphInputError("a personalization DataFrame needs columns 'vertex' and 'values'")
+            personalization = pd.Series(personalization["values"].to_numpy(), index=personalization["vertex"])
+        personalization = pd.Series(personalization)
+        vals = personalization.to_numpy(dtype=np.float64)
+        if (vals < 0).any() or not np.isfinite(vals).all() or vals.sum() <= 0:
+            raise DgraphInputError("personalization values must be finite, non-negative and not all zero")
+        ids = graph.encode_vertices(personalization.index.tolist(), "personalization vertex")
+        pers = graph.client.submit(_personalization_vector, ids, vals, graph.num_vertices)
+    results, stats = graph.run(
+        pagerank_kernel, reverse=True, name="pagerank", alpha=float(alpha), max_iter=int(max_iter), tol=float(tol),
+        personalization=pers, weighted=weight is not None,
+    )
+    if tol > 0 and not stats.info.get("converged"):
+        warnings.warn(f"pagerank did not converge to tol={tol} in {max_iter} iterations", ConvergenceWarning, stacklevel=2)
+    return graph.to_frame(results)

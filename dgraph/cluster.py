@@ -1,0 +1,41 @@
+"""The dask client dgraph runs on: the active one, or a local cluster started once."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+_lock = threading.Lock()
+_own = None
+
+
+def get_client():
+    """The active ``distributed.Client``; without one, start a LocalCluster sized to the machine.
+
+    The cluster dgraph starts has one single-threaded worker process per core (the BSP runtime
+    drives all of a worker's ranks from one thread) and is announced once on stderr.
+    """
+    global _own
+    from distributed import Client, LocalCluster, default_client
+
+    try:
+        return default_client()
+    except ValueError:
+        pass
+    with _lock:
+        if _own is None or _own.status == "closed":
+            n = max(1, min(os.cpu_count() or 1, 8))
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+            _own = Client(cluster, set_as_default=True)
+            print(f"dgraph: no dask client was active; started a local cluster with {n} workers "
+                  f"({_own.dashboard_link or 'no dashboard'})", file=sys.stderr)
+        return _own
+
+
+def worker_count(client):
+    return len(client.scheduler_info(n_workers=-1)["workers"])
+
+
+def workers(client):
+    return sorted(client.scheduler_info(n_workers=-1)["workers"])

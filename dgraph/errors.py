@@ -1,0 +1,24 @@
+"""The errors dgraph raises. Every error a user can cause is a DgraphError naming the input and the fix."""
+
+
+class DgraphError(Exception):
+    """Base class of every error dgraph raises on purpose."""
+
+
+class DgraphInputError(DgraphError, ValueError):
+    """Bad input: a missing column, a null id, an unknown vertex, a bad parameter."""
+
+
+class DgraphRunError(DgraphError, RuntimeError):
+    """A distributed run failed: a lost peer, a crashed rank, a timeout.
+
+    The message names the rank, the worker and the superstep where the run ended.
+    """
+
+
+class DgraphWarning(UserWarning):
+    """Something the user should know that does not stop the computation."""
+
+
+class ConvergenceWarning(DgraphWarning):
+    """An iterative algorithm reached ``max_iter`` before ``tol``."""

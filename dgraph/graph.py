@@ -1,0 +1,411 @@
+"""Graph: a distributed graph placed on ranks, and ``from_edgelist`` that builds one.
+
+Construction (all dask work, nothing collected on the client but a few counts):
+renumber labels to canonical ids -> drop self-loops if asked -> symmetrize if undirected ->
+out-degrees -> the layout's plan (placed order, rank bounds) -> every input partition cuts its
+arcs by owner rank -> each rank concatenates its pieces and builds its CSR (duplicates dropped
+there) -> blocks persisted, rank r on worker floor(r * W / P).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import dask
+import dask.distributed
+import numpy as np
+import pandas as pd
+
+from .block import build_block, reverse_pieces, split_by_owner
+from .cluster import get_client, workers
+from .errors import DgraphInputError
+from .labels import Labels
+from .runtime import launch
+
+DUPLICATES = ("drop", "keep")
+SELF_LOOPS = ("keep", "drop")
+
+
+def _degree_count(part, n, src):
+    return np.bincount(part[src].to_numpy(dtype=np.int64), minlength=n)
+
+
+def _tree_sum(arrays):
+    while len(arrays) > 1:
+        arrays = [dask.delayed(np.add)(a, b) for a, b in zip(arrays[::2], arrays[1::2])] + (
+            [arrays[-1]] if len(arrays) % 2 else []
+        )
+    return arrays[0]
+
+
+def _inverse(order):
+    inv = np.empty_like(order)
+    inv[order] = np.arange(order.size, dtype=order.dtype)
+    return inv
+
+
+def _split(part, inverse, bounds, weight):
+    rows = part["src"].to_numpy(dtype=np.int64)
+    cols = part["dst"].to_numpy(dtype=np.int64)
+    if inverse is not None:
+        rows, cols = inverse[rows], inverse[cols]
+    w = part[weight].to_numpy(dtype=np.float64) if weight else None
+    return split_by_owner(rows, cols, w, bounds)
+
+
+def _symmetrize(part, weight):
+    back = part[part["src"] != part["dst"]].rename(columns={"src": "dst", "dst": "src"})
+    return pd.concat([part, back[part.columns]], ignore_index=True)
+
+
+def _placed_labels(index, order):
+    if index is None:
+        return order
+    return index[order] if order is not None else index
+
+
+def _rank_frame(result, lo, hi, labels, label_columns, nullable, label_dtype):
+    """One rank's result arrays as a pandas frame in the user's labels."""
+
+    def decode(ids):
+        ids = np.asarray(ids, dtype=np.int64)
+        if labels is None:
+            out = pd.array(ids, dtype="Int64")
+            out[ids < 0] = pd.NA
+            return out
+        vals = pd.Series(labels.take(np.maximum(ids, 0)))
+        if (ids < 0).any():
+            vals = vals.astype("Int64" if pd.api.types.is_integer_dtype(label_dtype) else "object")
+            vals[ids < 0] = pd.NA
+        return vals.to_numpy() if not isinstance(vals.dtype, pd.api.extensions.ExtensionDtype) else vals.array
+
+    vertex = np.arange(lo, hi, dtype=np.int64) if labels is None else labels[lo:hi]
+    cols = {"vertex": np.asarray(vertex)}
+    for name, values in result.items():
+        if name in label_columns:
+            values = decode(values)
+        elif name in nullable:
+            values = pd.array(values, dtype="Int64")
+            values[np.asarray(result[name]) < 0] = pd.NA
+        cols[name] = values
+    return pd.DataFrame(cols)
+
+
+class Graph:
+    """A graph placed on the ranks of a dask cluster. Build one with ``dgraph.from_edgelist``.
+
+    Attributes: ``num_vertices``, ``num_edges`` (an undirected edge counted once), ``directed``,
+    ``weight`` (the weight column or None), ``layout``, ``nranks``; ``last_stats`` holds the
+    ``RunStats`` of the last algorithm run on it.
+    """
+
+    def __init__(self, client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates):
+        self.client = client
+        self.labels = labels
+        self.directed = directed
+        self.weight = weight
+        self.layout = layout
+        self.nranks = layout.ranks
+        self._order = order  # future: placed id -> canonical id, or None
+        self._inverse = inverse
+        self.bounds = bounds
+        self._blocks = blocks
+        self._rblocks = None if directed else blocks
+        self._dedup = duplicates == "drop"
+        self._placed = None
+        self._counts = None
+        self.last_stats = None
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def num_vertices(self):
+        return self.labels.n
+
+    def _block_counts(self):
+        if self._counts is None:
+            self._counts = self.client.gather(
+                [self.client.submit(lambda b: (b.narcs, b.loops), b, pure=False) for b in self._blocks]
+            )
+        return self._counts
+
+    @property
+    def num_arcs(self):
+        """Stored arcs: edges for a directed graph, twice the non-loop edges for an undirected one."""
+        return sum(a for a, _ in self._block_counts())
+
+    @property
+    def num_edges(self):
+        arcs = self.num_arcs
+        if self.directed:
+            return arcs
+        loops = sum(l for _, l in self._block_counts())
+        return (arcs - loops) // 2 + loops
+
+    def __repr__(self):
+        kind = "directed" if self.directed else "undirected"
+        return f"<dgraph.Graph {kind} n={self.num_vertices} m={self.num_edges} layout={self.layout!r}>"
+
+    # ------------------------------------------------------------------ placement helpers
+    def _placed_labels_future(self):
+        if self._placed is None and (self.labels.index is not None or self._order is not None):
+            self._placed = self.client.submit(_placed_labels, self.labels.index, self._order)
+        return self._placed
+
+    def _reverse_blocks(self):
+        """In-blocks (rank r holds the in-arcs of its vertices), built once from the out-blocks."""
+        if self._rblocks is None:
+            c, P = self.client, self.nranks
+            cuts = [c.submit(reverse_pieces, b, self.bounds, pure=False) for b in self._blocks]
+            wk = workers(c)
+            self._rblocks = []
+            for r in range(P):
+                pieces = [c.submit(operator.getitem, cut, r, pure=False) for cut in cuts]
+                self._rblocks.append(
+                    c.submit(
+                        build_block, r, int(self.bounds[r]), int(self.bounds[r + 1]), self.num_vertices, "in",
+                        self._order, self._dedup, *pieces,
+                        workers=[c.who_has(self._blocks[r]).get(self._blocks[r].key, [wk[0]])[0]],
+                        allow_other_workers=True, pure=False,
+                    )
+                )
+            dask.distributed.wait(self._rblocks)
+        return self._rblocks
+
+    def encode_vertices(self, values, what="vertex"):
+        """Placed ids of user labels (a DgraphInputError names the first unknown label)."""
+        ids = self.labels.lookup(self.client, values, what)
+        if self._inverse is not None:
+            ids = self.client.submit(lambda inv, i: inv[i], self._inverse, ids).result()
+        return np.asarray(ids, dtype=np.int64)
+
+    # ------------------------------------------------------------------ running
+    def run(self, kernel, reverse=False, name="run", **params):
+        """Run ``kernel(ctx, **params)`` on every worker holding ranks (see dgraph.runtime).
+
+        ``ctx.blocks[r]`` is ``(out_block, in_block)``; in_block is None unless ``reverse``.
+        Returns one future per rank of what the kernel returned for it.
+        """
+        blocks = self._blocks
+        if reverse:
+            rb = self._reverse_blocks()
+            blocks = [self.client.submit(lambda a, b: (a, b), o, i, pure=False, workers=list(self.client.who_has(o)[o.key]))
+                      for o, i in zip(self._blocks, rb)]
+        else:
+            blocks = [self.client.submit(lambda a: (a, None), o, pure=False, workers=list(self.client.who_has(o)[o.key]))
+                      for o in self._blocks]
+        params = dict(params, bounds=self.bounds, key=self._order)
+        results, stats = launch(self.client, blocks, kernel, params, timeout=_timeout(), name=name)
+        self.last_stats = stats
+        return results, stats
+
+    def to_frame(self, rank_results, label_columns=(), nullable=(), meta=None):
+        """A dask DataFrame [vertex, ...] from per-rank dicts of arrays (placed-id columns decoded)."""
+        import dask.dataframe as dd
+
+        labels = self._placed_labels_future()
+        parts = [
+            self.client.submit(
+                _rank_frame, res, int(self.bounds[r]), int(self.bounds[r + 1]), labels, tuple(label_columns),
+                tuple(nullable), self.labels.dtype, pure=False,
+            )
+            for r, res in enumerate(rank_results)
+        ]
+        if meta is None:
+            meta = self.client.submit(lambda f: f.iloc[:0], parts[0]).result()
+        return dd.from_delayed([dask.delayed(p) for p in parts], meta=meta, verify_meta=False)
+
+    def degrees(self):
+        """Dask DataFrame [vertex, degree] (undirected; a self-loop counts twice, as in networkx)
+        or [vertex, in_degree, out_degree] (directed), with duplicates dropped per the policy."""
+        if self.directed:
+            outs = [self.client.submit(lambda b: b.degree(), b, pure=False) for b in self._blocks]
+            ins = [self.client.submit(lambda b: b.degree(), b, pure=False) for b in self._reverse_blocks()]
+            res = [self.client.submit(lambda i, o: {"in_degree": i, "out_degree": o}, i, o, pure=False) for i, o in zip(ins, outs)]
+        else:
+            res = [self.client.submit(lambda b: {"degree": b.degree() + b.loop_counts()}, b, pure=False) for b in self._blocks]
+        return self.to_frame(res)
+
+    def edges(self):
+        """Dask DataFrame [src, dst(, weight)] of the stored arcs in the user's labels (both arcs of
+        an undirected edge)."""
+        res = [self.client.submit(_block_edges, b, pure=False) for b in self._blocks]
+        labels = self._placed_labels_future()
+        import dask.dataframe as dd
+
+        parts = [self.client.submit(_edges_frame, r, labels, pure=False) for r in res]
+        meta = self.client.submit(lambda f: f.iloc[:0], parts[0]).result()
+        return dd.from_delayed([dask.delayed(p) for p in parts], meta=meta, verify_meta=False)
+
+    def to_networkx(self):
+        """A networkx (Di)Graph of this graph, for small graphs (needs networkx installed)."""
+        try:
+            import networkx as nx
+        except ImportError as exc:
+            raise ImportError("to_networkx needs networkx: pip install networkx") from exc
+        G = nx.DiGraph() if self.directed else nx.Graph()
+        vertices = self.degrees()["vertex"].compute()
+        G.add_nodes_from(vertices.tolist())
+        e = self.edges().compute()
+        if self.weight:
+            G.add_weighted_edges_from(zip(e["src"].tolist(), e["dst"].tolist(), e["weight"].tolist()))
+        else:
+            G.add_edges_from(zip(e["src"].tolist(), e["dst"].tolist()))
+        return G
+
+
+def _block_edges(b):
+    src = np.repeat(np.arange(b.lo, b.hi, dtype=np.int64), b.degree())
+    return {"src": src, "dst": b.indices, **({"weight": b.weights} if b.weights is not None else {})}
+
+
+def _edges_frame(res, labels):
+    if labels is None:
+        return pd.DataFrame(res)
+    return pd.DataFrame({k: (labels.take(v) if k in ("src", "dst") else v) for k, v in res.items()})
+
+
+def _timeout():
+    return float(dask.config.get("dgraph.timeout", 600))
+
+
+def _to_dask(df, what):
+    import dask.dataframe as dd
+
+    if isinstance(df, dd.DataFrame):
+        return df
+    if isinstance(df, pd.DataFrame):
+        parts = max(1, min(16, len(df) // 250_000 + 1))
+        return dd.from_pandas(df, npartitions=parts)
+    raise DgraphInputError(f"{what} must be a pandas or dask DataFrame, got {type(df).__name__}")
+
+
+def _vertices_series(vertices):
+    import dask.dataframe as dd
+
+    if isinstance(vertices, dd.Series):
+        return vertices
+    if isinstance(vertices, dd.DataFrame):
+        raise DgraphInputError("vertices= must be a Series (or list/array) of labels, not a DataFrame; pass df['vertex']")
+    s = pd.Series(vertices if not isinstance(vertices, pd.Index) else vertices.to_numpy())
+    return dd.from_pandas(s, npartitions=max(1, min(8, len(s) // 1_000_000 + 1)))
+
+
+def from_edgelist(
+    df,
+    source="src",
+    destination="dst",
+    weight=None,
+    directed=True,
+    vertices=None,
+    layout="1d",
+    ranks=None,
+    duplicates="drop",
+    self_loops="keep",
+    renumber=True,
+    client=None,
+):
+    """Build a distributed graph from an edge list.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame or dask.dataframe.DataFrame
+        One row per edge.
+    source, destination : str
+        Columns holding the endpoint labels: integers of any size or strings.
+    weight : str, optional
+        Column of edge weights (float). Without it the graph is unweighted.
+    directed : bool
+        ``False`` stores both arcs of every edge (a self-loop once).
+    vertices : Series, list or array, optional
+        All vertex labels, so vertices without edges exist too.
+    layout : str or dgraph.partitioners.Layout
+        ``"1d"`` or a layout object such as ``OneD(ranks=8, balance="striped")``.
+    ranks : int, optional
+        Logical ranks (default: one per worker). May exceed the number of workers.
+    duplicates : {"drop", "keep"}
+        Repeated arcs are dropped (keeping the smallest weight) or kept as a multigraph.
+    self_loops : {"keep", "drop"}
+    renumber : bool
+        ``False`` declares the labels to be the integers 0..n-1 (n = largest id + 1, or the
+        length of ``vertices``) and skips renumbering.
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> import pandas as pd, dgraph
+    >>> edges = pd.DataFrame({"src": ["a", "b", "c"], "dst": ["b", "c", "a"]})
+    >>> g = dgraph.from_edgelist(edges, directed=False)
+    >>> g.num_vertices, g.num_edges
+    (3, 3)
+    """
+    from .partitioners import resolve_layout
+
+    client = client or get_client()
+    df = _to_dask(df, "df")
+    for what, col in (("source", source), ("destination", destination), ("weight", weight)):
+        if col is not None and col not in df.columns:
+            raise DgraphInputError(f"{what} column {col!r} is not in the edge list; its columns are {list(df.columns)}")
+    if source == destination:
+        raise DgraphInputError(f"source and destination are the same column {source!r}")
+    if weight is not None and not pd.api.types.is_numeric_dtype(df[weight].dtype):
+        raise DgraphInputError(f"weight column {weight!r} has dtype {df[weight].dtype}; weights must be numeric")
+    if duplicates not in DUPLICATES:
+        raise DgraphInputError(f"duplicates must be one of {DUPLICATES}, got {duplicates!r}")
+    if self_loops not in SELF_LOOPS:
+        raise DgraphInputError(f"self_loops must be one of {SELF_LOOPS}, got {self_loops!r}")
+    wk = workers(client)
+    layout = resolve_layout(layout, ranks, len(wk))
+
+    edges = df[[source, destination] + ([weight] if weight else [])]
+    edges = edges.rename(columns={source: "src", destination: "dst", **({weight: "weight"} if weight else {})})
+    vseries = _vertices_series(vertices) if vertices is not None else None
+    if renumber:
+        labels = Labels.build(client, [edges["src"], edges["dst"]] + ([vseries] if vseries is not None else []))
+    else:
+        n = len(vseries) if vseries is not None else None
+        if n is None:
+            hi = client.compute(edges[["src", "dst"]].max().max()).result()
+            n = 0 if pd.isna(hi) else int(hi) + 1
+        labels = Labels.identity(n)
+    if labels.n == 0:
+        raise DgraphInputError("the edge list is empty and no vertices= were given: a graph needs at least one vertex")
+    edges = labels.encode(edges, ["src", "dst"])
+    if not renumber:
+        bad = client.compute(((edges["src"] < 0) | (edges["src"] >= labels.n) | (edges["dst"] < 0) | (edges["dst"] >= labels.n)).sum()).result()
+        if bad:
+            raise DgraphInputError(f"renumber=False needs ids in 0..{labels.n - 1}; {bad} edges fall outside")
+    if self_loops == "drop":
+        edges = edges[edges["src"] != edges["dst"]]
+    if not directed:
+        edges = edges.map_partitions(_symmetrize, weight, meta=edges._meta)
+    return _place(client, edges, labels, directed, weight, layout, duplicates, wk)
+
+
+def _place(client, edges, labels, directed, weight, layout, duplicates, wk):
+    n, P = labels.n, layout.ranks
+    parts = edges.to_delayed()
+    degree = client.compute(_tree_sum([dask.delayed(_degree_count)(p, n, "src") for p in parts]))
+    plan = client.submit(layout.plan, degree, pure=False)
+    order = client.submit(operator.itemgetter(0), plan, pure=False)
+    bounds = np.asarray(client.submit(operator.itemgetter(1), plan, pure=False).result(), dtype=np.int64)
+    if client.submit(lambda o: o is None, order).result():
+        order.release()
+        order = None
+    inverse = client.submit(_inverse, order) if order is not None else None
+    w = "weight" if weight else None
+    cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w)) for p in parts]
+    blocks = []
+    for r in range(P):
+        pieces = [client.submit(operator.getitem, cut, r, pure=False) for cut in cuts]
+        blocks.append(
+            client.submit(
+                build_block, r, int(bounds[r]), int(bounds[r + 1]), n, "out", order, duplicates == "drop", *pieces,
+                workers=[wk[r * len(wk) // P]], allow_other_workers=True, pure=False,
+            )
+        )
+    dask.distributed.wait(blocks)
+    del cuts, degree, plan
+    return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates)

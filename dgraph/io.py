@@ -1,0 +1,202 @@
+"""Reading and writing edge lists: csv/tsv, SNAP text, Matrix Market, GML edges, parquet; networkx.
+
+Text formats are read with ``dask.dataframe.read_csv`` so large files are split across
+partitions (gzip files are read one partition per file, since gzip cannot be split).
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import gzip
+import os
+import re
+
+import pandas as pd
+
+from .errors import DgraphInputError
+
+FORMATS = ("auto", "csv", "tsv", "snap", "mtx", "gml", "parquet")
+
+
+def _open(path):
+    return gzip.open(path, "rt", errors="replace") if path.endswith(".gz") else open(path, errors="replace")
+
+
+def _detect(path):
+    base = path[:-3] if path.endswith(".gz") else path
+    ext = os.path.splitext(base)[1].lower()
+    return {".csv": "csv", ".tsv": "tsv", ".mtx": "mtx", ".gml": "gml", ".parquet": "parquet", ".pq": "parquet"}.get(ext, "snap")
+
+
+def _paths(path_or_glob):
+    if isinstance(path_or_glob, (list, tuple)):
+        paths = [str(p) for p in path_or_glob]
+    elif any(ch in str(path_or_glob) for ch in "*?["):
+        paths = sorted(_glob.glob(str(path_or_glob)))
+    else:
+        paths = [str(path_or_glob)]
+    if not paths:
+        raise DgraphInputError(f"no file matches {path_or_glob!r}")
+    for p in paths:
+        if not os.path.exists(p):
+            raise DgraphInputError(f"edge list file {p!r} does not exist")
+    return paths
+
+
+def _mtx_header(path):
+    """(symmetric, pattern, header lines) of a Matrix Market coordinate file."""
+    with _open(path) as f:
+        first = f.readline()
+        if not first.startswith("%%MatrixMarket"):
+            raise DgraphInputError(f"{path!r} is not a Matrix Market file (no %%MatrixMarket banner)")
+        banner = first.lower().split()
+        if "coordinate" not in banner:
+            raise DgraphInputError(f"{path!r}: only Matrix Market coordinate files hold graphs, got {first.strip()!r}")
+        lines = 1
+        for line in f:
+            lines += 1
+            if not line.startswith("%"):
+                break  # the size line
+        return ("symmetric" in banner or "hermitian" in banner), ("pattern" in banner), lines
+
+
+def read_gml_edges(path):
+    """Edges (and node ids) of a GML file: the ``id`` of nodes, ``source``/``target`` of edges."""
+    with _open(path) as f:
+        text = f.read()
+    directed = bool(re.search(r"\bdirected\s+1\b", text))
+    nodes, src, dst = [], [], []
+    for kind, body in re.findall(r"\b(node|edge)\s*\[(.*?)\]", text, flags=re.S):
+        if kind == "node":
+            m = re.search(r"\bid\s+(-?\d+)", body)
+            if m:
+                nodes.append(int(m.group(1)))
+        else:
+            s, t = re.search(r"\bsource\s+(-?\d+)", body), re.search(r"\btarget\s+(-?\d+)", body)
+            if not (s and t):
+                raise DgraphInputError(f"{path!r}: an edge without source/target: {body.strip()[:80]!r}")
+            src.append(int(s.group(1)))
+            dst.append(int(t.group(1)))
+    return pd.DataFrame({"src": src, "dst": dst}, dtype="int64"), pd.Series(nodes, dtype="int64"), directed
+
+
+def read_edgelist(
+    path_or_glob,
+    format="auto",
+    source=0,
+    destination=1,
+    weight=None,
+    directed=None,
+    comment=None,
+    sep=None,
+    header=None,
+    blocksize="64MB",
+    **graph_kwargs,
+):
+    """Read an edge list file (or a glob / list of files) into a ``Graph``.
+
+    Parameters
+    ----------
+    path_or_glob : str, list of str
+        ``.csv``, ``.tsv``, SNAP-style text (``.txt``, ``.edges``, ...: ``#`` comments, any
+        whitespace, CRLF), Matrix Market ``.mtx``, GML ``.gml`` or ``.parquet``; any of the text
+        ones may be ``.gz``.
+    format : {"auto", "csv", "tsv", "snap", "mtx", "gml", "parquet"}
+    source, destination, weight : int or str
+        Column positions (text without header) or names (csv with header, parquet). For ``mtx``
+        the third column, when present, is the weight if ``weight`` is given.
+    directed : bool, optional
+        Default: ``False`` for a symmetric Matrix Market file or a GML file without
+        ``directed 1``, else ``True``.
+    **graph_kwargs
+        Passed to ``dgraph.from_edgelist`` (``layout``, ``ranks``, ``duplicates``, ...).
+
+    Examples
+    --------
+    >>> import dgraph
+    >>> g = dgraph.read_edgelist(dgraph.datasets.path("ca-GrQc"), directed=False)  # doctest: +SKIP
+    """
+    import dask.dataframe as dd
+
+    from .graph import from_edgelist
+
+    if format not in FORMATS:
+        raise DgraphInputError(f"format must be one of {FORMATS}, got {format!r}")
+    paths = _paths(path_or_glob)
+    fmt = _detect(paths[0]) if format == "auto" else format
+    gz = paths[0].endswith(".gz")
+    vertices = None
+    if fmt == "parquet":
+        df = dd.read_parquet(paths)
+        src, dst, w = source, destination, weight
+        if isinstance(src, int):
+            src, dst = df.columns[src], df.columns[dst]
+            w = df.columns[w] if isinstance(w, int) else w
+    elif fmt == "gml":
+        frames = [read_gml_edges(p) for p in paths]
+        df = pd.concat([f[0] for f in frames], ignore_index=True)
+        vertices = pd.concat([f[1] for f in frames], ignore_index=True).drop_duplicates()
+        if directed is None:
+            directed = frames[0][2]
+        src, dst, w = "src", "dst", None
+    else:
+        opts = dict(header=header, comment=comment, blocksize=None if gz else blocksize)
+        if fmt == "mtx":
+            symmetric, pattern, skip = _mtx_header(paths[0])
+            opts.update(sep=r"\s+", skiprows=skip, comment="%", header=None)
+            if directed is None:
+                directed = not symmetric
+            if pattern and weight is not None:
+                raise DgraphInputError(f"{paths[0]!r} is a pattern matrix: it has no weights; drop weight=")
+        elif fmt == "csv":
+            opts.update(sep=sep or ",")
+        elif fmt == "tsv":
+            opts.update(sep=sep or "\t")
+        else:
+            opts.update(sep=sep or r"\s+", comment=comment or "#")
+        df = dd.read_csv(paths, **opts)
+        names = list(df.columns)
+        if header is None:
+            names = list(range(len(df.columns)))
+            df.columns = [str(c) for c in names]
+            src, dst = str(source), str(destination)
+            w = str(weight) if weight is not None else None
+        else:
+            src, dst, w = source, destination, weight
+        if fmt == "mtx" and weight is not None and w not in df.columns:
+            raise DgraphInputError(f"{paths[0]!r} has no weight column")
+    if directed is None:
+        directed = True
+    if vertices is not None:
+        graph_kwargs.setdefault("vertices", vertices)
+    return from_edgelist(df, source=src, destination=dst, weight=w, directed=directed, **graph_kwargs)
+
+
+def from_networkx(G, weight=None, **graph_kwargs):
+    """A dgraph ``Graph`` of a networkx graph (its nodes, including isolated ones, and edges).
+
+    Examples
+    --------
+    >>> import networkx as nx, dgraph
+    >>> g = dgraph.from_networkx(nx.path_graph(4))  # doctest: +SKIP
+    >>> g.num_edges  # doctest: +SKIP
+    3
+    """
+    from .graph import from_edgelist
+
+    rows = list(G.edges(data=weight if weight else False, default=1.0)) if weight else list(G.edges())
+    cols = ["src", "dst"] + (["weight"] if weight else [])
+    nodes = list(G.nodes())
+    df = pd.DataFrame(rows, columns=cols)
+    if df.empty and nodes:
+        df = pd.DataFrame({"src": pd.Series([], dtype=pd.Series(nodes).dtype), "dst": pd.Series([], dtype=pd.Series(nodes).dtype)})
+    graph_kwargs.setdefault("directed", G.is_directed())
+    return from_edgelist(df, weight="weight" if weight else None, vertices=pd.Series(nodes), **graph_kwargs)
+
+
+def write_parquet(frame, path):
+    """Write an algorithm's result (a dask DataFrame) to a parquet directory."""
+    frame.to_parquet(path, write_index=False)
+
+
+__all__ = ["from_networkx", "read_edgelist", "read_gml_edges", "write_parquet"]

@@ -1,0 +1,346 @@
+"""Local kernels: CSR build, BFS steps, pull SpMV, union-find.
+
+Each kernel has a numba path (the default on CPU) and a vectorized numpy/scipy path; both give
+identical results and both are tested. ``set_engine("numpy")`` (or ``DGRAPH_KERNELS=numpy``)
+selects the numpy path, which is also the one that runs on cupy arrays.
+
+Conventions: vertex ids are int64 *placed* ids (rank r owns the contiguous range [lo, hi));
+``key`` is an optional int64 array giving each placed id its canonical rank, used so that ties
+(BFS parents, component representatives) break the same way on every layout.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numba
+import numpy as np
+
+_ENGINE = os.environ.get("DGRAPH_KERNELS", "numba")
+
+
+def set_engine(name):
+    """Select the kernel implementation: "numba" (default) or "numpy"."""
+    global _ENGINE
+    if name not in ("numba", "numpy"):
+        raise ValueError(f"kernel engine must be 'numba' or 'numpy', not {name!r}")
+    _ENGINE = name
+
+
+def engine():
+    return _ENGINE
+
+
+def array_module(x):
+    """numpy, or cupy for cupy arrays: kernels follow the arrays they are given."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "cupy":
+        import cupy
+
+        return cupy
+    return np
+
+
+# ----------------------------------------------------------------------------- CSR build
+@numba.njit(cache=True)
+def _csr_numba(rows, cols, weights, nrows, key, dedup):
+    m = rows.size
+    indptr = np.zeros(nrows + 1, dtype=np.int64)
+    for i in range(m):
+        indptr[rows[i] + 1] += 1
+    for r in range(nrows):
+        indptr[r + 1] += indptr[r]
+    fill = indptr[:-1].copy()
+    idx = np.empty(m, dtype=np.int64)
+    w = np.empty(m if weights.size else 0, dtype=np.float64)
+    for i in range(m):
+        p = fill[rows[i]]
+        idx[p] = cols[i]
+        if weights.size:
+            w[p] = weights[i]
+        fill[rows[i]] += 1
+    # sort each row by (key of neighbour, weight) and drop repeats keeping the smallest weight
+    out = 0
+    newptr = np.zeros(nrows + 1, dtype=np.int64)
+    for r in range(nrows):
+        s, e = indptr[r], indptr[r + 1]
+        if e - s > 1:
+            k = idx[s:e] if key.size == 0 else key[idx[s:e]]
+            if weights.size:
+                order = np.argsort(w[s:e], kind="mergesort")
+                order = order[np.argsort(k[order], kind="mergesort")]
+            else:
+                order = np.argsort(k, kind="mergesort")
+            seg = idx[s:e][order]
+            segw = w[s:e][order] if weights.size else w[s:s]
+        else:
+            seg = idx[s:e].copy()
+            segw = w[s:e].copy() if weights.size else w[s:s]
+        last = -1
+        for j in range(seg.size):
+            if dedup and j > 0 and seg[j] == last:
+                continue
+            idx[out] = seg[j]
+            if weights.size:
+                w[out] = segw[j]
+            last = seg[j]
+            out += 1
+        newptr[r + 1] = out
+    return newptr, idx[:out].copy(), w[:out].copy() if weights.size else w
+
+
+def _csr_numpy(rows, cols, weights, nrows, key, dedup):
+    k = cols if key.size == 0 else key[cols]
+    order = np.lexsort((weights, k, rows)) if weights.size else np.lexsort((k, rows))
+    rows, cols = rows[order], cols[order]
+    weights = weights[order] if weights.size else weights
+    if dedup and rows.size:
+        keep = np.ones(rows.size, dtype=bool)
+        keep[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+        rows, cols = rows[keep], cols[keep]
+        weights = weights[keep] if weights.size else weights
+    indptr = np.zeros(nrows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=nrows), out=indptr[1:])
+    return indptr, cols.astype(np.int64), weights.astype(np.float64)
+
+
+def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True):
+    """CSR of the arcs (rows[i] -> cols[i]); rows are local (0..nrows-1), cols any int64 ids.
+
+    Neighbours are sorted by ``key[col]`` (or col), so adjacency order is canonical on every
+    layout. With ``dedup`` repeated arcs are dropped, keeping the smallest weight.
+    Returns (indptr, indices, weights-or-None).
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    cols = np.ascontiguousarray(cols, dtype=np.int64)
+    w = np.empty(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    k = np.empty(0, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
+    fn = _csr_numba if _ENGINE == "numba" else _csr_numpy
+    indptr, idx, wout = fn(rows, cols, w, int(nrows), k, bool(dedup))
+    return indptr, idx, (wout if weights is not None else None)
+
+
+# ----------------------------------------------------------------------------- BFS
+@numba.njit(cache=True)
+def _td_numba(indptr, indices, frontier, lo, stamp, tag):
+    total = 0
+    for u in frontier:
+        total += indptr[u + 1] - indptr[u]
+    cand_v = np.empty(total, dtype=np.int64)
+    cand_p = np.empty(total, dtype=np.int64)
+    c = 0
+    for u in frontier:
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if stamp[v] != tag:  # first (smallest-key) parent this sender offers v
+                stamp[v] = tag
+                cand_v[c] = v
+                cand_p[c] = u + lo
+                c += 1
+    return cand_v[:c], cand_p[:c], total
+
+
+def _td_numpy(indptr, indices, frontier, lo, stamp, tag):
+    starts, ends = indptr[frontier], indptr[frontier + 1]
+    counts = ends - starts
+    total = int(counts.sum())
+    offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(total)
+    v = indices[offsets]
+    p = np.repeat(frontier + lo, counts)
+    _, first = np.unique(v, return_index=True)  # frontier is in key order: keep the first offer
+    first.sort()
+    return v[first], p[first], total
+
+
+def bfs_top_down(indptr, indices, frontier, lo, stamp, tag):
+    """Expand a sorted local frontier: one (vertex, parent) offer per distinct neighbour."""
+    fn = _td_numba if _ENGINE == "numba" else _td_numpy
+    return fn(indptr, indices, frontier, lo, stamp, tag)
+
+
+@numba.njit(cache=True)
+def _apply_numba(cand_v, cand_p, lo, level, parent, depth, key):
+    nxt = np.empty(cand_v.size, dtype=np.int64)
+    c = 0
+    for i in range(cand_v.size):
+        lv = cand_v[i] - lo
+        p = cand_p[i]
+        if level[lv] == -1:
+            level[lv] = depth
+            parent[lv] = p
+            nxt[c] = lv
+            c += 1
+        elif level[lv] == depth:
+            if key.size == 0:
+                if p < parent[lv]:
+                    parent[lv] = p
+            elif key[p] < key[parent[lv]]:
+                parent[lv] = p
+    return nxt[:c]
+
+
+def _apply_numpy(cand_v, cand_p, lo, level, parent, depth, key):
+    lv = cand_v - lo
+    fresh = level[lv] == -1
+    lv, p = lv[fresh], cand_p[fresh]
+    k = p if key.size == 0 else key[p]
+    order = np.lexsort((k, lv))
+    lv, p = lv[order], p[order]
+    first = np.ones(lv.size, dtype=bool)
+    first[1:] = lv[1:] != lv[:-1]
+    lv, p = lv[first], p[first]
+    level[lv] = depth
+    parent[lv] = p
+    return lv
+
+
+def bfs_apply(cand_v, cand_p, lo, level, parent, depth, key):
+    """Owner side: settle offered vertices at ``depth``, keeping the smallest-key parent."""
+    fn = _apply_numba if _ENGINE == "numba" else _apply_numpy
+    return fn(cand_v, cand_p, lo, level, parent, depth, key)
+
+
+@numba.njit(cache=True)
+def _bu_numba(indptr, indices, front, level, parent, depth):
+    nloc = level.size
+    nxt = np.empty(nloc, dtype=np.int64)
+    c = 0
+    scanned = 0
+    for v in range(nloc):
+        if level[v] != -1:
+            continue
+        for e in range(indptr[v], indptr[v + 1]):
+            scanned += 1
+            u = indices[e]
+            if front[u]:
+                level[v] = depth
+                parent[v] = u
+                nxt[c] = v
+                c += 1
+                break
+    return nxt[:c], scanned
+
+
+def _bu_numpy(indptr, indices, front, level, parent, depth):
+    todo = np.flatnonzero(level == -1)
+    starts, counts = indptr[todo], indptr[todo + 1] - indptr[todo]
+    total = int(counts.sum())
+    offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(total)
+    hit = front[indices[offsets]]
+    owner = np.repeat(np.arange(todo.size), counts)
+    owner, where = owner[hit], offsets[hit]
+    first = np.ones(owner.size, dtype=bool)
+    first[1:] = owner[1:] != owner[:-1]  # adjacency is in key order: the first hit is the parent
+    found = todo[owner[first]]
+    level[found] = depth
+    parent[found] = indices[where[first]]
+    return found, total
+
+
+def bfs_bottom_up(indptr, indices, front, level, parent, depth):
+    """Each unvisited local vertex looks for a parent in the global frontier bitmap ``front``."""
+    fn = _bu_numba if _ENGINE == "numba" else _bu_numpy
+    return fn(indptr, indices, front, level, parent, depth)
+
+
+# ----------------------------------------------------------------------------- SpMV
+@numba.njit(cache=True)
+def _spmv_numba(indptr, indices, weights, x):
+    out = np.zeros(indptr.size - 1, dtype=np.float64)
+    for r in range(indptr.size - 1):
+        s = 0.0
+        if weights.size:
+            for e in range(indptr[r], indptr[r + 1]):
+                s += x[indices[e]] * weights[e]
+        else:
+            for e in range(indptr[r], indptr[r + 1]):
+                s += x[indices[e]]
+        out[r] = s
+    return out
+
+
+def spmv(indptr, indices, weights, x):
+    """y[r] = sum over row r of x[col] (times the arc weight when weights are given)."""
+    w = np.empty(0) if weights is None else weights
+    if _ENGINE == "numba":
+        return _spmv_numba(indptr, indices, w, x)
+    import scipy.sparse as sp
+
+    data = np.ones(indices.size) if weights is None else weights
+    return sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, x.size)) @ x
+
+
+# ----------------------------------------------------------------------------- union-find
+@numba.njit(cache=True)
+def _find(parent, x):
+    root = x
+    while parent[root] != root:
+        root = parent[root]
+    while parent[x] != root:
+        nxt = parent[x]
+        parent[x] = root
+        x = nxt
+    return root
+
+
+@numba.njit(cache=True)
+def _forest_numba(a, b, parent):
+    for i in range(a.size):
+        x = _find(parent, a[i])
+        y = _find(parent, b[i])
+        if x < y:
+            parent[y] = x
+        elif y < x:
+            parent[x] = y
+    out_v = np.empty(2 * a.size, dtype=np.int64)
+    out_r = np.empty(2 * a.size, dtype=np.int64)
+    c = 0
+    for arr in (a, b):  # every endpoint points at its root, then emit each non-root once
+        for i in range(arr.size):
+            _find(parent, arr[i])
+    for arr in (a, b):
+        for i in range(arr.size):
+            v = arr[i]
+            p = parent[v]
+            if p >= 0 and p != v:
+                out_v[c] = v
+                out_r[c] = p
+                c += 1
+                parent[v] = -1 - p
+    for arr in (a, b):  # leave the scratch array as it was found: parent[v] == v
+        for i in range(arr.size):
+            parent[arr[i]] = arr[i]
+    return out_v[:c], out_r[:c]
+
+
+def _forest_numpy(a, b, parent):
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    ids = np.concatenate([a, b])
+    if ids.size == 0:
+        return ids, ids
+    order = np.sort(ids)
+    keep = np.ones(order.size, dtype=bool)
+    keep[1:] = order[1:] != order[:-1]
+    verts = order[keep]
+    ca, cb = np.searchsorted(verts, a), np.searchsorted(verts, b)
+    g = sp.coo_matrix((np.ones(a.size), (ca, cb)), shape=(verts.size, verts.size))
+    _, comp = connected_components(g, directed=True, connection="weak")
+    root = np.full(comp.max() + 1, np.iinfo(np.int64).max)
+    np.minimum.at(root, comp, verts)
+    r = root[comp]
+    nonroot = r != verts
+    return verts[nonroot], r[nonroot]
+
+
+def spanning_forest(a, b, parent):
+    """Union the arcs (a[i], b[i]); return (vertex, root) for every non-root endpoint.
+
+    Roots are the smallest id of their tree. ``parent`` is an n-long scratch array with
+    parent[v] == v, left unchanged on return, so one array serves many calls.
+    """
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    b = np.ascontiguousarray(b, dtype=np.int64)
+    fn = _forest_numba if _ENGINE == "numba" else _forest_numpy
+    return fn(a, b, parent)

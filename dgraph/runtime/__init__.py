@@ -1,0 +1,7 @@
+"""The BSP engine across dask workers: plugin, SPMD launch, transports, metrics."""
+
+from .metrics import RunStats
+from .plugin import ExchangePlugin
+from .spmd import RankContext, launch
+
+__all__ = ["ExchangePlugin", "RankContext", "RunStats", "launch"]

@@ -1,0 +1,297 @@
+"""The data plane: persistent TCP channels between the workers of one run.
+
+Every pair of workers in a run shares one socket for the run's lifetime. A collective is one
+*round*: each worker sends exactly one frame to every peer and reads exactly one frame from
+every peer. Frames carry raw numpy buffers behind a fixed binary header; nothing read from a
+socket is ever unpickled, and only a whitelist of plain dtypes is accepted.
+
+Frame layout (little endian)::
+
+    header   : magic b"DGX1", superstep u64, entries u32, arrays u32, payload bytes u64
+    entries  : entries x (src rank i32, dst rank i32, arrays in this entry i32)
+    arrays   : arrays x (dtype code i64, element count i64)
+    payload  : the arrays' bytes back to back
+
+One thread drives a worker's mesh; sends and receives are interleaved with a selector, so two
+workers sending large frames to each other never deadlock on full socket buffers.
+"""
+
+from __future__ import annotations
+
+import hmac
+import selectors
+import socket
+import struct
+import time
+
+import numpy as np
+
+from ..errors import DgraphRunError
+
+MAGIC = b"DGX1"
+HEADER = struct.Struct("<4sQIIQ")
+HELLO = struct.Struct("<16s32si")  # run id, secret, sender's worker index
+
+DTYPES = [np.dtype(t) for t in ("bool", "uint8", "int32", "int64", "uint32", "uint64", "float32", "float64", "int8", "int16")]
+CODE_OF = {dt: i for i, dt in enumerate(DTYPES)}
+
+
+class PeerLost(Exception):
+    """A peer's socket closed or failed; carries the peer's worker index."""
+
+    def __init__(self, peer, detail):
+        super().__init__(detail)
+        self.peer = peer
+
+
+class RunAborted(Exception):
+    """The run was failed from the control plane (another rank failed, the client gave up)."""
+
+
+def encode(superstep, entries):
+    """Buffers of one frame. ``entries`` is a list of (src rank, dst rank, [arrays])."""
+    meta = np.empty((len(entries), 3), dtype="<i4")
+    descs, payload = [], []
+    for i, (src, dst, arrays) in enumerate(entries):
+        meta[i] = (src, dst, len(arrays))
+        for a in arrays:
+            a = np.ascontiguousarray(a)
+            if a.ndim != 1 or a.dtype not in CODE_OF:
+                raise TypeError(f"channel payloads must be 1-D arrays of {DTYPES}, got {a.dtype} {a.shape}")
+            descs.append((CODE_OF[a.dtype], a.size))
+            if a.nbytes:
+                payload.append(memoryview(a).cast("B"))
+    desc = np.asarray(descs, dtype="<i8").reshape(-1, 2)
+    nbytes = sum(p.nbytes for p in payload)
+    head = HEADER.pack(MAGIC, superstep, len(entries), len(descs), nbytes)
+    return [head, meta.tobytes(), desc.tobytes(), *payload], HEADER.size + meta.nbytes + desc.nbytes + nbytes
+
+
+class _FrameReader:
+    """Reads exactly one frame from a non-blocking socket, in pieces as bytes arrive."""
+
+    def __init__(self, superstep):
+        self.superstep = superstep
+        self.stage = 0
+        self.buf = bytearray(HEADER.size)
+        self.view = memoryview(self.buf)
+        self.pos = 0
+        self.arrays = []
+        self.entries = None
+        self.done = False
+
+    def _advance(self):
+        if self.stage == 0:
+            magic, step, self.n_entries, self.n_arrays, self.nbytes = HEADER.unpack(self.buf)
+            if magic != MAGIC:
+                raise ValueError("bad frame magic")
+            if step != self.superstep:
+                raise ValueError(f"frame of superstep {step} while in superstep {self.superstep}")
+            self.stage = 1
+            self._target(12 * self.n_entries + 16 * self.n_arrays)
+        elif self.stage == 1:
+            raw = bytes(self.buf)
+            self.meta = np.frombuffer(raw[: 12 * self.n_entries], dtype="<i4").reshape(-1, 3)
+            self.desc = np.frombuffer(raw[12 * self.n_entries :], dtype="<i8").reshape(-1, 2)
+            if int(self.meta[:, 2].sum()) != self.n_arrays:
+                raise ValueError("frame directory does not match its array count")
+            self.arrays = []
+            for code, count in self.desc:
+                if not 0 <= code < len(DTYPES) or count < 0:
+                    raise ValueError("bad array descriptor")
+                self.arrays.append(np.empty(int(count), dtype=DTYPES[code]))
+            if sum(a.nbytes for a in self.arrays) != self.nbytes:
+                raise ValueError("frame payload size does not match its arrays")
+            self.stage = 2
+            self.array_i = 0
+            self._next_array()
+        else:
+            self.array_i += 1
+            self._next_array()
+
+    def _target(self, size):
+        self.buf = bytearray(size)
+        self.view = memoryview(self.buf)
+        self.pos = 0
+        if size == 0:
+            self._advance()
+
+    def _next_array(self):
+        while self.array_i < len(self.arrays) and self.arrays[self.array_i].nbytes == 0:
+            self.array_i += 1
+        if self.array_i == len(self.arrays):
+            self._finish()
+            return
+        self.view = memoryview(self.arrays[self.array_i]).cast("B")
+        self.pos = 0
+
+    def _finish(self):
+        self.done = True
+        entries, k = [], 0
+        for src, dst, count in self.meta:
+            entries.append((int(src), int(dst), self.arrays[k : k + count]))
+            k += count
+        self.entries = entries
+
+    def feed(self, sock):
+        """Read what is available; return False on EOF."""
+        while not self.done:
+            try:
+                got = sock.recv_into(self.view[self.pos :])
+            except BlockingIOError:
+                return True
+            if got == 0:
+                return False
+            self.pos += got
+            if self.pos == len(self.view):
+                self._advance()
+        return True
+
+
+class PeerMesh:
+    """One worker's sockets to every other worker of a run, and the round primitive."""
+
+    def __init__(self, index, sockets, wake, timeout):
+        self.index = index
+        self.sockets = sockets  # peer index -> connected socket
+        self.wake = wake  # readable when the run is aborted from the control plane
+        self.timeout = timeout
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(wake, selectors.EVENT_READ, None)
+        for peer, s in sockets.items():
+            s.setblocking(False)
+            self.selector.register(s, selectors.EVENT_READ, peer)
+
+    def round(self, superstep, outgoing):
+        """Send one frame to every peer and receive one from every peer.
+
+        ``outgoing[peer]`` is the list of buffers of an encoded frame. Returns
+        ``{peer: [(src rank, dst rank, [arrays]), ...]}``.
+        """
+        pending = {p: [memoryview(b).cast("B") if not isinstance(b, memoryview) else b for b in outgoing[p]] for p in self.sockets}
+        readers = {p: _FrameReader(superstep) for p in self.sockets}
+        waiting = set(self.sockets)
+        for peer, s in self.sockets.items():
+            self.selector.modify(s, selectors.EVENT_READ | selectors.EVENT_WRITE, peer)
+        deadline = time.monotonic() + self.timeout
+        try:
+            while waiting or pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    late = sorted(waiting) or sorted(pending)
+                    raise PeerLost(late[0], f"no frame within {self.timeout:.0f}s (dgraph.timeout)")
+                for key, mask in self.selector.select(left):
+                    peer = key.data
+                    if peer is None:
+                        raise RunAborted()
+                    sock = key.fileobj
+                    if mask & selectors.EVENT_WRITE and peer in pending:
+                        self._send_some(peer, sock, pending)
+                    if mask & selectors.EVENT_READ and peer in waiting:
+                        try:
+                            alive = readers[peer].feed(sock)
+                        except ValueError as exc:
+                            raise PeerLost(peer, f"protocol error: {exc}") from exc
+                        except OSError as exc:
+                            raise PeerLost(peer, f"connection failed: {exc}") from exc
+                        if not alive:
+                            raise PeerLost(peer, "connection closed")
+                        if readers[peer].done:
+                            waiting.discard(peer)
+        finally:
+            for peer, s in self.sockets.items():
+                try:
+                    self.selector.modify(s, selectors.EVENT_READ, peer)
+                except (ValueError, KeyError, OSError):
+                    pass
+        return {p: r.entries for p, r in readers.items()}
+
+    def _send_some(self, peer, sock, pending):
+        bufs = pending[peer]
+        try:
+            while bufs:
+                sent = sock.send(bufs[0])
+                if sent < len(bufs[0]):
+                    bufs[0] = bufs[0][sent:]
+                    return
+                bufs.pop(0)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            raise PeerLost(peer, f"send failed: {exc}") from exc
+        sock_done = not bufs
+        if sock_done:
+            del pending[peer]
+            self.selector.modify(sock, selectors.EVENT_READ, peer)
+
+    def close(self):
+        for s in self.sockets.values():
+            try:
+                s.close()
+            except OSError:
+                pass
+        self.sockets = {}
+        self.selector.close()
+
+
+def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout):
+    """Open this worker's channels: connect to higher-indexed peers, accept lower-indexed ones.
+
+    TCP connects complete against the peer's listen backlog, so connecting first and then
+    accepting cannot deadlock whatever order the drivers start in. A peer must present the
+    run's id and secret; anything else is dropped.
+    """
+    sockets = {}
+    deadline = time.monotonic() + timeout
+    hello = HELLO.pack(run_id, secret, index)
+    for peer in range(index + 1, len(addresses)):
+        host, port = addresses[peer]
+        left = max(deadline - time.monotonic(), 0.1)
+        s = socket.create_connection((host, port), timeout=left)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.sendall(hello)
+        sockets[peer] = s
+    expected = set(range(index))
+    sel = selectors.DefaultSelector()
+    sel.register(listener, selectors.EVENT_READ, "listen")
+    sel.register(wake, selectors.EVENT_READ, "wake")
+    try:
+        while expected:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PeerLost(min(expected), f"peer driver did not connect within {timeout:.0f}s")
+            for key, _ in sel.select(left):
+                if key.data == "wake":
+                    raise RunAborted()
+                conn, _ = listener.accept()
+                conn.settimeout(5)
+                try:
+                    raw = _recv_exact(conn, HELLO.size)
+                    rid, key_, peer = HELLO.unpack(raw)
+                except (OSError, struct.error):
+                    conn.close()
+                    continue
+                if rid != run_id or not hmac.compare_digest(key_, secret) or peer not in expected:
+                    conn.close()  # another run's, a stale or a foreign connection
+                    continue
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sockets[peer] = conn
+                expected.discard(peer)
+    except BaseException:
+        for s in sockets.values():
+            s.close()
+        raise
+    finally:
+        sel.close()
+    return PeerMesh(index, sockets, wake, timeout)
+
+
+def _recv_exact(sock, size):
+    buf = bytearray(size)
+    view, pos = memoryview(buf), 0
+    while pos < size:
+        got = sock.recv_into(view[pos:])
+        if not got:
+            raise OSError("closed during handshake")
+        pos += got
+    return bytes(buf)

@@ -1,0 +1,84 @@
+"""What a run moved and where its time went, counted per logical rank.
+
+Every exchange is counted between logical ranks, whether the two ranks share a worker (the bytes
+stay in memory) or not (they cross a channel), so a 64-rank run on two workers reports what a
+64-machine run would send. ``wire_bytes`` counts what actually crossed sockets.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class RunStats:
+    nranks: int
+    supersteps: int = 0
+    messages: np.ndarray = None  # [src rank, dst rank] message count
+    bytes: np.ndarray = None  # [src rank, dst rank] payload bytes
+    wire_bytes: int = 0
+    wire_frames: int = 0
+    step_bytes: list = field(default_factory=list)  # per superstep: (kind, bytes between ranks)
+    phases: dict = field(default_factory=dict)  # phase name -> seconds (max over workers)
+    info: dict = field(default_factory=dict)  # algorithm facts (levels, iterations, converged ...)
+
+    def __post_init__(self):
+        if self.messages is None:
+            self.messages = np.zeros((self.nranks, self.nranks), dtype=np.int64)
+        if self.bytes is None:
+            self.bytes = np.zeros((self.nranks, self.nranks), dtype=np.int64)
+
+    @property
+    def total_bytes(self):
+        return int(self.bytes.sum())
+
+    @property
+    def total_messages(self):
+        return int(self.messages.sum())
+
+    def record(self, src, dst, nbytes):
+        self.messages[src, dst] += 1
+        self.bytes[src, dst] += nbytes
+
+    @contextmanager
+    def phase(self, name):
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - t
+
+    @classmethod
+    def merge(cls, parts):
+        """Combine the stats of every worker of one run."""
+        parts = list(parts)
+        out = cls(parts[0].nranks)
+        out.supersteps = max(p.supersteps for p in parts)
+        for p in parts:
+            out.messages += p.messages
+            out.bytes += p.bytes
+            out.wire_bytes += p.wire_bytes
+            out.wire_frames += p.wire_frames
+            for k, v in p.phases.items():
+                out.phases[k] = max(out.phases.get(k, 0.0), v)
+            for k, v in p.info.items():
+                out.info.setdefault(k, v)
+        steps = max(len(p.step_bytes) for p in parts)
+        for i in range(steps):
+            kinds = [p.step_bytes[i] for p in parts if i < len(p.step_bytes)]
+            out.step_bytes.append((kinds[0][0], sum(k[1] for k in kinds)))
+        return out
+
+    def summary(self):
+        return {
+            "supersteps": self.supersteps,
+            "messages": self.total_messages,
+            "bytes": self.total_bytes,
+            "wire_bytes": self.wire_bytes,
+            **{f"{k}_s": round(v, 4) for k, v in self.phases.items()},
+            **self.info,
+        }

@@ -1,0 +1,127 @@
+"""ExchangePlugin: the dgraph-exchange worker plugin.
+
+The plugin only routes: control-plane handlers (open, fail, close, list) reach a ``Run`` object
+keyed by its run id, and the ``Run`` owns everything of that run on this worker: the listening
+socket, the peer channels, the wake-up pipe that aborts a blocked driver, and the one thread the
+driver runs on. A run's state is gone when the run closes or fails; a handler call naming a run
+this worker does not know gets an error *reply*, never an exception through the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from distributed import WorkerPlugin
+from distributed.comm.addressing import get_address_host
+
+from ..errors import DgraphRunError
+
+PLUGIN_NAME = "dgraph-exchange"
+
+
+class Run:
+    """One run's state on one worker."""
+
+    def __init__(self, run_id, secret, host, timeout):
+        self.run_id = run_id
+        self.secret = secret
+        self.timeout = timeout
+        self.listener = socket.create_server((host, 0), backlog=128)
+        self.port = self.listener.getsockname()[1]
+        self.wake_r, self.wake_w = socket.socketpair()
+        self.failure = None
+        self.mesh = None
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix=f"dgraph-{run_id[:8]}")
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def fail(self, reason):
+        """Abort the run: every blocked driver wakes up and raises with ``reason``."""
+        with self.lock:
+            if self.failure is None:
+                self.failure = reason
+            if not self.closed:
+                try:
+                    self.wake_w.send(b"x")
+                except OSError:
+                    pass
+
+    def close(self):
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+            try:
+                self.wake_w.send(b"x")
+            except OSError:
+                pass
+        for s in (self.listener, self.wake_r, self.wake_w):
+            try:
+                s.close()
+            except OSError:
+                pass
+        if self.mesh is not None:
+            self.mesh.close()
+        self.executor.shutdown(wait=False)
+
+
+class ExchangePlugin(WorkerPlugin):
+    """Registered once per client; holds the runs of this worker, no graph data."""
+
+    name = PLUGIN_NAME
+    idempotent = True
+
+    def setup(self, worker):
+        self.worker = worker
+        self.runs = {}
+        worker.handlers["dgraph_open"] = self.open
+        worker.handlers["dgraph_fail"] = self.fail
+        worker.handlers["dgraph_close"] = self.close
+        worker.handlers["dgraph_runs"] = self.list_runs
+
+    def teardown(self, worker):
+        for run in list(self.runs.values()):
+            run.close()
+        self.runs.clear()
+
+    async def open(self, run_id=None, secret=None, timeout=None):
+        if run_id in self.runs:
+            return {"status": "error", "message": f"run {run_id} is already open"}
+        host = get_address_host(self.worker.address)
+        run = Run(run_id, secret, host, timeout)
+        self.runs[run_id] = run
+        return {"status": "OK", "host": host, "port": run.port}
+
+    async def fail(self, run_id=None, reason=None):
+        run = self.runs.get(run_id)
+        if run is None:
+            return {"status": "error", "message": f"unknown run {run_id}"}
+        run.fail(reason)
+        return {"status": "OK"}
+
+    async def close(self, run_id=None):
+        run = self.runs.pop(run_id, None)
+        if run is None:
+            return {"status": "error", "message": f"unknown run {run_id}"}
+        run.close()
+        return {"status": "OK"}
+
+    async def list_runs(self):
+        return {"runs": sorted(self.runs), "threads": sorted(t.name for t in threading.enumerate() if t.name.startswith("dgraph-"))}
+
+    def get_run(self, run_id):
+        run = self.runs.get(run_id)
+        if run is None or run.closed:
+            raise DgraphRunError(
+                f"run {run_id} is not open on worker {self.worker.address}: it ended, failed, or this is a "
+                "recomputation of a finished run's task; call the algorithm again"
+            )
+        return run
+
+    async def execute(self, run_id, fn):
+        """Run ``fn(run)`` on the run's own thread, so no dask worker thread is held."""
+        run = self.get_run(run_id)
+        return await asyncio.get_running_loop().run_in_executor(run.executor, fn, run)

@@ -1,0 +1,215 @@
+"""Launching one driver per worker, the rank context kernels see, and failure handling.
+
+``launch`` mints the run id and secret, opens the run on every worker holding rank blocks
+(control plane: plugin handlers), then submits one driver task per worker pinned to it. The
+driver runs on the run's own thread (not a dask worker thread), connects the peer channels
+(data plane) and calls ``kernel(ctx, **params)``; the kernel drives all of the worker's ranks.
+
+Failure: any error on a worker closes its channels, so every peer blocked on it wakes at once;
+the client also watches for lost workers and fails the run on the survivors. The caller gets a
+``DgraphRunError`` naming the rank, worker and superstep; every run's state is dropped on every
+worker, whatever happened.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+import uuid
+
+import numpy as np
+from distributed import get_worker, wait
+
+from ..errors import DgraphRunError
+from .channels import PeerLost, RunAborted, connect_mesh
+from .exchange import DirectTransport
+from .metrics import RunStats
+from .plugin import PLUGIN_NAME, ExchangePlugin
+
+_registered = threading.Lock()
+
+
+class RankContext:
+    """What a kernel sees on one worker: its ranks, their blocks, the collectives and the stats."""
+
+    def __init__(self, nranks, ranks, blocks, transport, stats, worker):
+        self.nranks = nranks
+        self.ranks = ranks
+        self.blocks = blocks
+        self.transport = transport
+        self.stats = stats
+        self.worker = worker
+
+    def alltoall(self, send):
+        return self.transport.alltoall(send)
+
+    def allgather(self, pieces):
+        return self.transport.allgather(pieces)
+
+    def allreduce(self, values, op="sum"):
+        return self.transport.allreduce(values, op)
+
+    def barrier(self):
+        self.transport.barrier()
+
+    def phase(self, name):
+        return self.stats.phase(name)
+
+
+def _describe(ranks):
+    ranks = list(ranks)
+    return f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {ranks[0]}..{ranks[-1]}" if ranks == list(range(ranks[0], ranks[-1] + 1)) else f"ranks {ranks}"
+
+
+async def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, *blocks):
+    worker = get_worker()
+    plugin = worker.plugins[PLUGIN_NAME]
+    rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
+
+    def body(run):
+        stats = RunStats(len(worker_of_rank))
+        me = f"{_describe(ranks)} on worker {worker.address}"
+        try:
+            with stats.phase("connect"):
+                mesh = connect_mesh(index, addresses, run.listener, bytes.fromhex(run_id), run.secret, run.wake_r, run.timeout)
+            run.mesh = mesh
+            transport = DirectTransport(mesh, worker_of_rank, index, ranks, stats)
+            ctx = RankContext(len(worker_of_rank), ranks, dict(zip(ranks, blocks)), transport, stats, worker.address)
+            with stats.phase("kernel"):
+                results = kernel(ctx, **params)
+            return results, stats
+        except PeerLost as exc:
+            peer = worker_addrs[exc.peer]
+            err = DgraphRunError(
+                f"{me} lost peer worker {peer} ({_describe(rank_map[peer])}) at superstep {stats.supersteps}: {exc}"
+            )
+        except RunAborted:
+            err = DgraphRunError(f"{me} stopped at superstep {stats.supersteps}: {run.failure}")
+        except Exception as exc:  # the kernel itself failed here: this is the root cause
+            err = DgraphRunError(f"{me} failed at superstep {stats.supersteps}: {type(exc).__name__}: {exc}")
+            err.__cause__ = exc
+        run.fail(str(err))
+        if run.mesh is not None:
+            run.mesh.close()  # peers blocked on us wake up now
+        raise err
+
+    return await plugin.execute(run_id, body)
+
+
+def _pick(driver_result, rank):
+    return driver_result[0][rank]
+
+
+def _stats(driver_result):
+    return driver_result[1]
+
+
+def ensure_plugin(client):
+    with _registered:
+        if not getattr(client, "_dgraph_plugin", False):
+            client.register_plugin(ExchangePlugin(), name=PLUGIN_NAME)
+            client._dgraph_plugin = True
+
+
+def _broadcast(client, workers, **msg):
+    if not workers:
+        return {}
+    try:
+        return client.sync(client.scheduler.broadcast, msg=msg, workers=list(workers), on_error="return")
+    except Exception as exc:  # a worker that just died cannot be told; nothing to clean there
+        return {w: exc for w in workers}
+
+
+def _root_cause(errors):
+    """Of the errors the drivers raised, the one that started the failure."""
+    for marker in ("failed at superstep", "lost peer", ""):
+        for e in errors:
+            if marker in str(e):
+                return e
+    return errors[0]
+
+
+def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
+    """Run ``kernel`` SPMD over the ranks whose blocks are ``blocks`` (one future per rank).
+
+    Returns ``(rank_results, stats)``: a list of futures (one per rank, held on the rank's
+    worker) and the merged ``RunStats``.
+    """
+    ensure_plugin(client)
+    wait(blocks)
+    who = client.who_has(blocks)
+    holders = [who[b.key][0] for b in blocks]
+    worker_addrs = sorted(set(holders))
+    worker_of_rank = [worker_addrs.index(h) for h in holders]
+    run_id = uuid.uuid4().hex
+    secret = secrets.token_bytes(32)
+    replies = _broadcast(client, worker_addrs, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
+    opened = [w for w, r in replies.items() if isinstance(r, dict) and r.get("status") == "OK"]
+    try:
+        if len(opened) != len(worker_addrs):
+            bad = {w: r for w, r in replies.items() if w not in opened}
+            raise DgraphRunError(f"could not open run {run_id} on workers {bad}")
+        addresses = [(replies[w]["host"], replies[w]["port"]) for w in worker_addrs]
+        futures = []
+        for i, w in enumerate(worker_addrs):
+            ranks = [r for r in range(len(blocks)) if worker_of_rank[r] == i]
+            futures.append(
+                client.submit(
+                    _drive, run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params,
+                    *[blocks[r] for r in ranks],
+                    key=f"dgraph-{name}-{run_id}-{i}", workers=[w], allow_other_workers=False, pure=False,
+                )
+            )
+        _watch(client, futures, worker_addrs, run_id)
+        stats = RunStats.merge(client.gather([client.submit(_stats, f, workers=[w], pure=False) for f, w in zip(futures, worker_addrs)]))
+        results = [
+            client.submit(_pick, futures[worker_of_rank[r]], r, workers=[worker_addrs[worker_of_rank[r]]], pure=False)
+            for r in range(len(blocks))
+        ]
+        wait(results)
+        return results, stats
+    finally:
+        _broadcast(client, opened, op="dgraph_close", run_id=run_id)
+
+
+def _watch(client, futures, worker_addrs, run_id):
+    """Wait for the drivers; on the first error or a lost worker, fail the run everywhere."""
+    lost_reason = None
+    while True:
+        pending = [f for f in futures if f.status == "pending"]
+        if pending:
+            try:
+                wait(pending, timeout=0.25, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                pass
+        if all(f.status == "finished" for f in futures):
+            return
+        failed = [f for f in futures if f.status == "error"]
+        if failed or lost_reason:
+            break
+        alive = set(client.scheduler_info(n_workers=-1)["workers"]) if _has_n_workers(client) else set(client.scheduler_info()["workers"])
+        gone = [w for w in worker_addrs if w not in alive]
+        if gone:
+            lost_reason = f"worker {gone[0]} left the cluster"
+            _broadcast(client, [w for w in worker_addrs if w in alive], op="dgraph_fail", run_id=run_id, reason=lost_reason)
+    # let the other drivers report (they wake within milliseconds once channels close)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(f.status == "pending" for f in futures):
+        _broadcast(client, worker_addrs, op="dgraph_fail", run_id=run_id, reason="another rank of this run failed")
+        try:
+            wait(futures, timeout=0.5)
+        except TimeoutError:
+            pass
+    errors = [f.exception() for f in futures if f.status == "error"]
+    for f in futures:
+        f.cancel()
+    if errors:
+        raise _root_cause(errors)
+    raise DgraphRunError(f"run {run_id}: {lost_reason}")
+
+
+def _has_n_workers(client):
+    import inspect
+
+    return "n_workers" in inspect.signature(client.scheduler_info).parameters
