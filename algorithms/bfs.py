@@ -81,13 +81,14 @@ def bfs_kernel(ctx, source, depth_limit, bounds, key):
     stamp = np.full(n, -1, np.int64)
     front = np.zeros(n, dtype=bool)
     front_ready = False
-    mode, depth, scanned, modes = "td", 0, 0, []
+    mode, depth, scanned, modes, prev_nf = "td", 0, 0, [], 0
     while nf > 0 and (depth_limit is None or depth < depth_limit):
         depth += 1
-        if mode == "td" and mf > unexplored / ALPHA:
-            mode = "bu"
-        elif mode == "bu" and nf < n / BETA:
-            mode = "td"
+        if mode == "td" and mf > unexplored / ALPHA and nf >= prev_nf:
+            mode = "bu"  # a large, growing frontier: bottom-up checks fewer edges
+        elif mode == "bu" and nf < n / BETA and nf < prev_nf:
+            mode = "td"  # a small, shrinking frontier: back to top-down
+        prev_nf = nf
         modes.append(mode)
         if mode == "td":
             send = {}
@@ -120,7 +121,7 @@ def bfs_kernel(ctx, source, depth_limit, bounds, key):
                 for r in ctx.ranks:
                     state[r]["frontier"] = _sorted(state[r]["frontier"], state[r]["lo"], key)
         unexplored -= mf
-    ctx.stats.info.update(levels=depth, edges_examined=scanned, directions="".join(m[0] for m in modes))
+    ctx.stats.info.update(levels=depth, edges_examined=scanned, bottom_up_levels=modes.count("bu"))
     return {r: {"distance": state[r]["level"], "predecessor": state[r]["parent"]} for r in ctx.ranks}
 
 
