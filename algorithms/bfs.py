@@ -165,7 +165,7 @@ def bfs(graph, source, depth_limit=None):
         raise DgraphInputError(f"depth_limit must be a non-negative integer or None, got {depth_limit!r}")
     src = int(graph.encode_vertices([source], "BFS source")[0])
     results, _ = graph.run(bfs_kernel, reverse=True, name="bfs", source=src, depth_limit=depth_limit)
-    return graph.to_frame(results, label_columns=("predecessor",), nullable=("distance",))
+    return graph.to_frame(results, label_columns=("predecessor",), nullable=("distance", "predecessor"))
 
 
 def validate_bfs(edges, result, source):

@@ -33,9 +33,10 @@ def get_client():
         return _own
 
 
-def worker_count(client):
-    return len(client.scheduler_info(n_workers=-1)["workers"])
-
-
 def workers(client):
-    return sorted(client.scheduler_info(n_workers=-1)["workers"])
+    """Addresses of all workers (newer distributed lists only 5 unless asked for all)."""
+    import inspect
+
+    if "n_workers" in inspect.signature(client.scheduler_info).parameters:
+        return sorted(client.scheduler_info(n_workers=-1)["workers"])
+    return sorted(client.scheduler_info()["workers"])

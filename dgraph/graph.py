@@ -64,26 +64,30 @@ def _placed_labels(index, order):
     return index[order] if order is not None else index
 
 
-def _rank_frame(result, lo, hi, labels, label_columns, nullable, label_dtype):
-    """One rank's result arrays as a pandas frame in the user's labels."""
+def _decode(ids, labels, nullable):
+    """Placed ids -> the user's labels; with ``nullable`` negative ids become nulls."""
+    ids = np.asarray(ids, dtype=np.int64)
+    vals = pd.Series(ids if labels is None else labels.take(np.maximum(ids, 0)))
+    if not nullable:
+        return vals.to_numpy()
+    if pd.api.types.is_integer_dtype(vals.dtype):
+        vals = vals.astype("UInt64" if pd.api.types.is_unsigned_integer_dtype(vals.dtype) else "Int64")
+    elif not isinstance(vals.dtype, pd.api.extensions.ExtensionDtype):
+        vals = vals.astype(object)
+    vals[ids < 0] = pd.NA if not pd.api.types.is_string_dtype(vals.dtype) or vals.dtype == object else None
+    return vals.array
 
-    def decode(ids):
-        ids = np.asarray(ids, dtype=np.int64)
-        if labels is None:
-            out = pd.array(ids, dtype="Int64")
-            out[ids < 0] = pd.NA
-            return out
-        vals = pd.Series(labels.take(np.maximum(ids, 0)))
-        if (ids < 0).any():
-            vals = vals.astype("Int64" if pd.api.types.is_integer_dtype(label_dtype) else "object")
-            vals[ids < 0] = pd.NA
-        return vals.to_numpy() if not isinstance(vals.dtype, pd.api.extensions.ExtensionDtype) else vals.array
 
-    vertex = np.arange(lo, hi, dtype=np.int64) if labels is None else labels[lo:hi]
-    cols = {"vertex": np.asarray(vertex)}
+def _rank_frame(result, lo, hi, labels, label_columns, nullable):
+    """One rank's result arrays as a pandas frame in the user's labels.
+
+    Columns named in ``label_columns`` hold placed ids and are decoded to labels; columns in
+    ``nullable`` get a nullable dtype, with negative values as nulls.
+    """
+    cols = {"vertex": _decode(np.arange(lo, hi), labels, False)}
     for name, values in result.items():
         if name in label_columns:
-            values = decode(values)
+            values = _decode(values, labels, name in nullable)
         elif name in nullable:
             values = pd.array(values, dtype="Int64")
             values[np.asarray(result[name]) < 0] = pd.NA
@@ -206,7 +210,7 @@ class Graph:
         parts = [
             self.client.submit(
                 _rank_frame, res, int(self.bounds[r]), int(self.bounds[r + 1]), labels, tuple(label_columns),
-                tuple(nullable), self.labels.dtype, pure=False,
+                tuple(nullable), pure=False,
             )
             for r, res in enumerate(rank_results)
         ]

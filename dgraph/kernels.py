@@ -12,23 +12,47 @@ Conventions: vertex ids are int64 *placed* ids (rank r owns the contiguous range
 from __future__ import annotations
 
 import os
+import threading
+from contextlib import contextmanager
 
 import numba
 import numpy as np
 
-_ENGINE = os.environ.get("DGRAPH_KERNELS", "numba")
+ENGINES = ("numba", "numpy")
+_default = os.environ.get("DGRAPH_KERNELS", "numba")
+_local = threading.local()
+
+
+def _check(name):
+    if name not in ENGINES:
+        from .errors import DgraphInputError
+
+        raise DgraphInputError(f"kernel engine must be one of {ENGINES}, not {name!r}")
+    return name
 
 
 def set_engine(name):
-    """Select the kernel implementation: "numba" (default) or "numpy"."""
-    global _ENGINE
-    if name not in ("numba", "numpy"):
-        raise ValueError(f"kernel engine must be 'numba' or 'numpy', not {name!r}")
-    _ENGINE = name
+    """Select the kernel implementation for later runs: "numba" (default) or "numpy".
+
+    Runs started from this process pass the choice on to their drivers on the workers.
+    """
+    global _default
+    _default = _check(name)
 
 
 def engine():
-    return _ENGINE
+    return getattr(_local, "engine", None) or _default
+
+
+@contextmanager
+def using(name):
+    """Use engine ``name`` in this thread for the duration of the block."""
+    old = getattr(_local, "engine", None)
+    _local.engine = _check(name)
+    try:
+        yield
+    finally:
+        _local.engine = old
 
 
 def array_module(x):
@@ -115,7 +139,7 @@ def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True):
     cols = np.ascontiguousarray(cols, dtype=np.int64)
     w = np.empty(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     k = np.empty(0, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
-    fn = _csr_numba if _ENGINE == "numba" else _csr_numpy
+    fn = _csr_numba if engine() == "numba" else _csr_numpy
     indptr, idx, wout = fn(rows, cols, w, int(nrows), k, bool(dedup))
     return indptr, idx, (wout if weights is not None else None)
 
@@ -154,7 +178,7 @@ def _td_numpy(indptr, indices, frontier, lo, stamp, tag):
 
 def bfs_top_down(indptr, indices, frontier, lo, stamp, tag):
     """Expand a sorted local frontier: one (vertex, parent) offer per distinct neighbour."""
-    fn = _td_numba if _ENGINE == "numba" else _td_numpy
+    fn = _td_numba if engine() == "numba" else _td_numpy
     return fn(indptr, indices, frontier, lo, stamp, tag)
 
 
@@ -196,7 +220,7 @@ def _apply_numpy(cand_v, cand_p, lo, level, parent, depth, key):
 
 def bfs_apply(cand_v, cand_p, lo, level, parent, depth, key):
     """Owner side: settle offered vertices at ``depth``, keeping the smallest-key parent."""
-    fn = _apply_numba if _ENGINE == "numba" else _apply_numpy
+    fn = _apply_numba if engine() == "numba" else _apply_numpy
     return fn(cand_v, cand_p, lo, level, parent, depth, key)
 
 
@@ -239,7 +263,7 @@ def _bu_numpy(indptr, indices, front, level, parent, depth):
 
 def bfs_bottom_up(indptr, indices, front, level, parent, depth):
     """Each unvisited local vertex looks for a parent in the global frontier bitmap ``front``."""
-    fn = _bu_numba if _ENGINE == "numba" else _bu_numpy
+    fn = _bu_numba if engine() == "numba" else _bu_numpy
     return fn(indptr, indices, front, level, parent, depth)
 
 
@@ -262,7 +286,7 @@ def _spmv_numba(indptr, indices, weights, x):
 def spmv(indptr, indices, weights, x):
     """y[r] = sum over row r of x[col] (times the arc weight when weights are given)."""
     w = np.empty(0) if weights is None else weights
-    if _ENGINE == "numba":
+    if engine() == "numba":
         return _spmv_numba(indptr, indices, w, x)
     import scipy.sparse as sp
 
@@ -342,5 +366,5 @@ def spanning_forest(a, b, parent):
     """
     a = np.ascontiguousarray(a, dtype=np.int64)
     b = np.ascontiguousarray(b, dtype=np.int64)
-    fn = _forest_numba if _ENGINE == "numba" else _forest_numpy
+    fn = _forest_numba if engine() == "numba" else _forest_numpy
     return fn(a, b, parent)

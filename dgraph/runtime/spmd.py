@@ -21,6 +21,8 @@ import uuid
 import numpy as np
 from distributed import get_worker, wait
 
+from .. import kernels
+from ..cluster import workers
 from ..errors import DgraphRunError
 from .channels import PeerLost, RunAborted, connect_mesh
 from .exchange import DirectTransport
@@ -62,7 +64,7 @@ def _describe(ranks):
     return f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {ranks[0]}..{ranks[-1]}" if ranks == list(range(ranks[0], ranks[-1] + 1)) else f"ranks {ranks}"
 
 
-async def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, *blocks):
+async def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, *blocks):
     worker = get_worker()
     plugin = worker.plugins[PLUGIN_NAME]
     rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
@@ -76,7 +78,7 @@ async def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, 
             run.mesh = mesh
             transport = DirectTransport(mesh, worker_of_rank, index, ranks, stats)
             ctx = RankContext(len(worker_of_rank), ranks, dict(zip(ranks, blocks)), transport, stats, worker.address)
-            with stats.phase("kernel"):
+            with stats.phase("kernel"), kernels.using(engine):
                 results = kernel(ctx, **params)
             return results, stats
         except PeerLost as exc:
@@ -156,7 +158,7 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
             ranks = [r for r in range(len(blocks)) if worker_of_rank[r] == i]
             futures.append(
                 client.submit(
-                    _drive, run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params,
+                    _drive, run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, kernels.engine(),
                     *[blocks[r] for r in ranks],
                     key=f"dgraph-{name}-{run_id}-{i}", workers=[w], allow_other_workers=False, pure=False,
                 )
@@ -188,7 +190,7 @@ def _watch(client, futures, worker_addrs, run_id):
         failed = [f for f in futures if f.status == "error"]
         if failed or lost_reason:
             break
-        alive = set(client.scheduler_info(n_workers=-1)["workers"]) if _has_n_workers(client) else set(client.scheduler_info()["workers"])
+        alive = set(workers(client))
         gone = [w for w in worker_addrs if w not in alive]
         if gone:
             lost_reason = f"worker {gone[0]} left the cluster"
@@ -207,9 +209,3 @@ def _watch(client, futures, worker_addrs, run_id):
     if errors:
         raise _root_cause(errors)
     raise DgraphRunError(f"run {run_id}: {lost_reason}")
-
-
-def _has_n_workers(client):
-    import inspect
-
-    return "n_workers" in inspect.signature(client.scheduler_info).parameters

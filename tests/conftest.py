@@ -1,0 +1,49 @@
+"""One real LocalCluster(processes=True) for the whole test run, and leak checks after every test."""
+
+import os
+import time
+import sys
+
+import cloudpickle
+import pytest
+from distributed import Client, LocalCluster
+
+HERE = os.path.dirname(__file__)
+DATASETS = os.path.join(HERE, "..", "..", "shared", "datasets")
+sys.path.insert(0, HERE)
+
+import graphs  # noqa: E402  (test graph helpers, shipped to workers by value)
+
+cloudpickle.register_pickle_by_value(graphs)
+
+
+@pytest.fixture(scope="session")
+def client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster, set_as_default=True) as c:
+            yield c
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_runs(request):
+    """After every test that used the cluster: no run, channel or driver thread left on any worker."""
+    yield
+    if "client" not in request.fixturenames:
+        return
+    c = request.getfixturevalue("client")
+    from dgraph.cluster import workers
+
+    for attempt in range(20):  # driver threads exit just after their run closes
+        replies = c.sync(c.scheduler.broadcast, msg={"op": "dgraph_runs"}, workers=workers(c), on_error="return")
+        left = {w: r for w, r in replies.items() if isinstance(r, dict) and (list(r["runs"]) or list(r["threads"]))}
+        if not left:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"runs or driver threads left on workers: {left}")
+
+
+def dataset(*parts):
+    path = os.path.join(DATASETS, *parts)
+    if not os.path.exists(path):
+        pytest.skip(f"shared dataset {path} not present")
+    return path

@@ -1,0 +1,175 @@
+"""BFS, PageRank and connected components against networkx, on every 1D variant and rank count."""
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import dgraph
+from dgraph import kernels
+from dgraph.algorithms import bfs, connected_components, pagerank, validate_bfs
+from dgraph.partitioners import OneD
+
+from graphs import er_edges, grid_edges, kron_edges, nx_graph
+
+LAYOUTS = [
+    pytest.param(OneD(ranks=1), id="1rank"),
+    pytest.param(OneD(ranks=3), id="3ranks"),
+    pytest.param(OneD(ranks=8), id="8ranks"),
+    pytest.param(OneD(ranks=3, balance="striped"), id="striped3"),
+    pytest.param(OneD(ranks=4, balance="hashed"), id="hashed4"),
+]
+
+
+def _case(kind):
+    """(edges, directed, vertices or None, source) of one test graph, in user labels."""
+    if kind == "er-directed":
+        return er_edges(300, 900, seed=3), True, None, 0
+    if kind == "er-undirected":
+        return er_edges(400, 700, seed=4), False, None, 5
+    if kind == "kronecker":
+        e = kron_edges(10, seed=2)
+        return e, False, None, int(e.src.iloc[0])
+    if kind == "grid":
+        return grid_edges(12, 40), False, None, 0
+    if kind == "strings":
+        e = er_edges(200, 500, seed=5)
+        e = pd.DataFrame({"src": "v" + e.src.astype(str), "dst": "v" + e.dst.astype(str)})
+        return e, True, None, e.src.iloc[0]
+    if kind == "isolated-bigint":
+        e = er_edges(150, 200, seed=6) * 7_919 + 2**40
+        verts = np.concatenate([np.unique(np.r_[e.src, e.dst]), 2**40 + np.arange(5) * 13 + 1])
+        return e, False, verts, int(e.src.iloc[0])
+    raise KeyError(kind)
+
+
+KINDS = ["er-directed", "er-undirected", "kronecker", "grid", "strings", "isolated-bigint"]
+_first = {}  # (kind, algorithm) -> result of the first layout, to check identity across layouts
+
+
+@pytest.fixture(scope="module", params=KINDS)
+def case(request):
+    edges, directed, vertices, source = _case(request.param)
+    G = nx_graph(edges, directed, vertices)
+    return request.param, edges, directed, vertices, source, G
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_algorithms_match_networkx(client, case, layout):
+    kind, edges, directed, vertices, source, G = case
+    g = dgraph.from_edgelist(edges, directed=directed, vertices=vertices, layout=layout)
+    assert g.num_vertices == G.number_of_nodes()
+    assert g.num_edges == G.number_of_edges()
+
+    # BFS: distances equal networkx's, the tree passes the Graph 500 rules
+    r = bfs(g, source).compute()
+    ref = nx.single_source_shortest_path_length(G, source)
+    got = r.set_index("vertex").distance
+    assert len(got) == G.number_of_nodes()
+    assert {v: int(d) for v, d in got.dropna().items()} == ref
+    assert got.isna().sum() == G.number_of_nodes() - len(ref)
+    arcs = pd.DataFrame(list(G.edges()), columns=["src", "dst"])
+    if not directed:
+        arcs = pd.concat([arcs, arcs.rename(columns={"src": "dst", "dst": "src"})])
+    validate_bfs(arcs, r, source)
+
+    # PageRank within 1e-8 of networkx at a tight tolerance
+    pr = pagerank(g, tol=1e-12, max_iter=500).compute().set_index("vertex").pagerank
+    ref_pr = nx.pagerank(G, tol=1e-12, max_iter=500)
+    assert max(abs(pr[v] - ref_pr[v]) for v in ref_pr) < 1e-8
+    assert abs(pr.sum() - 1) < 1e-9
+
+    # components: same partition as networkx, represented by the smallest label
+    cc = connected_components(g).compute().set_index("vertex").component
+    comps = nx.weakly_connected_components(G) if directed else nx.connected_components(G)
+    for comp in comps:
+        rep = min(comp)
+        assert (cc.loc[list(comp)] == rep).all()
+
+    # integer outputs are identical on every layout and rank count
+    current = {
+        "bfs": r.sort_values("vertex").reset_index(drop=True),
+        "cc": cc.sort_index(),
+    }
+    for name, value in current.items():
+        first = _first.setdefault((kind, name), value)
+        if name == "bfs":
+            pd.testing.assert_frame_equal(first, value)
+        else:
+            pd.testing.assert_series_equal(first, value)
+
+
+@pytest.mark.parametrize("kind", ["kronecker", "grid", "er-directed"])
+def test_numpy_kernels_give_identical_results(client, kind):
+    edges, directed, vertices, source = _case(kind)
+    g = dgraph.from_edgelist(edges, directed=directed, vertices=vertices, ranks=3)
+    outputs = {}
+    for engine in ("numba", "numpy"):
+        kernels.set_engine(engine)
+        try:
+            outputs[engine] = (
+                bfs(g, source).compute().sort_values("vertex").reset_index(drop=True),
+                connected_components(g).compute().sort_values("vertex").reset_index(drop=True),
+                pagerank(g, tol=0, max_iter=30).compute().sort_values("vertex").reset_index(drop=True),
+            )
+        finally:
+            kernels.set_engine("numba")
+    for a, b in zip(outputs["numba"][:2], outputs["numpy"][:2]):
+        pd.testing.assert_frame_equal(a, b)
+    np.testing.assert_allclose(outputs["numba"][2].pagerank, outputs["numpy"][2].pagerank, rtol=1e-12)
+
+
+def test_bfs_depth_limit_and_unreachable(client):
+    edges = pd.DataFrame({"src": [0, 1, 2, 10], "dst": [1, 2, 3, 11]})
+    g = dgraph.from_edgelist(edges, directed=True, ranks=2)
+    r = bfs(g, 0, depth_limit=2).compute().set_index("vertex").sort_index()
+    assert r.distance.tolist()[:3] == [0, 1, 2]
+    assert r.distance.isna().tolist() == [False, False, False, True, True, True]
+    assert pd.isna(r.predecessor.loc[0]) and r.predecessor.loc[2] == 1
+    assert r.distance.dtype == "Int64"
+
+
+def test_pagerank_options_match_networkx(client):
+    edges = er_edges(120, 400, seed=11)
+    edges["w"] = np.random.default_rng(1).uniform(0.5, 3.0, len(edges))
+    G = nx_graph(edges, True, weight="w")
+    g = dgraph.from_edgelist(edges, weight="w", directed=True, ranks=3)
+    pers = {int(v): float(i + 1) for i, v in enumerate(sorted(G.nodes())[:10])}
+    got = pagerank(g, alpha=0.7, weight="w", personalization=pers, tol=1e-12, max_iter=300).compute()
+    ref = nx.pagerank(G, alpha=0.7, weight="weight", personalization=pers, tol=1e-12, max_iter=300)
+    got = got.set_index("vertex").pagerank
+    assert max(abs(got[v] - ref[v]) for v in ref) < 1e-8
+    # tol=0 runs exactly max_iter iterations, and warns on no convergence otherwise
+    pagerank(g, tol=0, max_iter=7)
+    assert g.last_stats.info["iterations"] == 7
+    with pytest.warns(dgraph.ConvergenceWarning):
+        pagerank(g, tol=1e-15, max_iter=2)
+
+
+def test_algorithms_on_real_dataset(client):
+    g = dgraph.datasets.load("ca-GrQc", ranks=4)
+    G = nx.Graph()
+    e = g.edges().compute()
+    G.add_edges_from(zip(e.src, e.dst))
+    cc = connected_components(g).compute()
+    assert cc.component.nunique() == nx.number_connected_components(G) == 355
+    r = bfs(g, 3466).compute().set_index("vertex").distance.dropna()
+    assert {v: int(d) for v, d in r.items()} == nx.single_source_shortest_path_length(G, 3466)
+
+
+def test_bad_algorithm_input(client):
+    g = dgraph.datasets.load("karate")
+    with pytest.raises(dgraph.DgraphInputError, match="BFS source 0 is not a vertex"):
+        bfs(g, 0)
+    with pytest.raises(dgraph.DgraphInputError, match="BFS source 'x'"):
+        bfs(g, "x")
+    with pytest.raises(dgraph.DgraphInputError, match="depth_limit"):
+        bfs(g, 1, depth_limit=-1)
+    with pytest.raises(dgraph.DgraphInputError, match="alpha"):
+        pagerank(g, alpha=1.5)
+    with pytest.raises(dgraph.DgraphInputError, match="max_iter"):
+        pagerank(g, max_iter=0)
+    with pytest.raises(dgraph.DgraphInputError, match="weight='w'"):
+        pagerank(g, weight="w")
+    with pytest.raises(dgraph.DgraphInputError, match="personalization vertex 99"):
+        pagerank(g, personalization={99: 1.0})
