@@ -44,8 +44,9 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
             dangling = s["outw"] == 0
             contrib = np.divide(s["pr"], s["outw"], out=np.zeros_like(s["pr"]), where=~dangling)
             pieces[r] = [contrib, np.array([s["pr"][dangling].sum(), s["err"]])]
-        got = ctx.allgather(pieces)
-        x = np.concatenate([g[0] for g in got])
+        with ctx.phase("exchange"):
+            got = ctx.allgather(pieces)
+            x = np.concatenate([g[0] for g in got])
         dangling_sum = sum(float(g[1][0]) for g in got)
         err = sum(float(g[1][1]) for g in got)
         if updates > 0 and err < n * tol:
@@ -53,16 +54,21 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
             break
         if updates == max_iter:
             break
-        for r in ctx.ranks:
-            s = st[r]
-            inn = s["inn"]
-            pulled = kernels.spmv(inn.indptr, inn.indices, inn.weights if weighted else None, x)
-            new = alpha * (pulled + dangling_sum * s["p"]) + (1 - alpha) * s["p"]
-            s["err"] = float(np.abs(new - s["pr"]).sum())
-            s["pr"] = new
+        with ctx.phase("compute"):
+            _update(ctx, st, x, dangling_sum, alpha, weighted)
         updates += 1
     ctx.stats.info.update(iterations=updates, converged=converged)
     return {r: {"pagerank": st[r]["pr"]} for r in ctx.ranks}
+
+
+def _update(ctx, st, x, dangling_sum, alpha, weighted):
+    for r in ctx.ranks:
+        s = st[r]
+        inn = s["inn"]
+        pulled = kernels.spmv(inn.indptr, inn.indices, inn.weights if weighted else None, x)
+        new = alpha * (pulled + dangling_sum * s["p"]) + (1 - alpha) * s["p"]
+        s["err"] = float(np.abs(new - s["pr"]).sum())
+        s["pr"] = new
 
 
 def _personalization_vector(labels_ids, values, n):

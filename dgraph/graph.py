@@ -186,17 +186,13 @@ class Graph:
     def run(self, kernel, reverse=False, name="run", **params):
         """Run ``kernel(ctx, **params)`` on every worker holding ranks (see dgraph.runtime).
 
-        ``ctx.blocks[r]`` is ``(out_block, in_block)``; in_block is None unless ``reverse``.
+        ``ctx.blocks[r]`` is ``(out_block,)``, or ``(out_block, in_block)`` with ``reverse``.
         Returns one future per rank of what the kernel returned for it.
         """
-        blocks = self._blocks
         if reverse:
-            rb = self._reverse_blocks()
-            blocks = [self.client.submit(lambda a, b: (a, b), o, i, pure=False, workers=list(self.client.who_has(o)[o.key]))
-                      for o, i in zip(self._blocks, rb)]
+            blocks = [[o, i] for o, i in zip(self._blocks, self._reverse_blocks())]
         else:
-            blocks = [self.client.submit(lambda a: (a, None), o, pure=False, workers=list(self.client.who_has(o)[o.key]))
-                      for o in self._blocks]
+            blocks = [[o] for o in self._blocks]
         params = dict(params, bounds=self.bounds, key=self._order)
         results, stats = launch(self.client, blocks, kernel, params, timeout=_timeout(), name=name)
         self.last_stats = stats

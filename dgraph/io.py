@@ -6,6 +6,7 @@ partitions (gzip files are read one partition per file, since gzip cannot be spl
 
 from __future__ import annotations
 
+import csv
 import glob as _glob
 import gzip
 import os
@@ -140,10 +141,10 @@ def read_edgelist(
             directed = frames[0][2]
         src, dst, w = "src", "dst", None
     else:
-        opts = dict(header=header, comment=comment, blocksize=None if gz else blocksize)
+        opts = dict(header=header, comment=comment, blocksize=None if gz else blocksize, sample=2**20)
         if fmt == "mtx":
             symmetric, pattern, skip = _mtx_header(paths[0])
-            opts.update(sep=r"\s+", skiprows=skip, comment="%", header=None)
+            opts.update(sep=r"\s+", skiprows=skip, header=None, quoting=csv.QUOTE_NONE)
             if directed is None:
                 directed = not symmetric
             if pattern and weight is not None:
@@ -153,7 +154,7 @@ def read_edgelist(
         elif fmt == "tsv":
             opts.update(sep=sep or "\t")
         else:
-            opts.update(sep=sep or r"\s+", comment=comment or "#")
+            opts.update(sep=sep or r"\s+", comment=comment or "#", quoting=csv.QUOTE_NONE)
         df = dd.read_csv(paths, **opts)
         names = list(df.columns)
         if header is None:

@@ -35,7 +35,7 @@ def no_leftover_runs(request):
 
     for attempt in range(20):  # driver threads exit just after their run closes
         replies = c.sync(c.scheduler.broadcast, msg={"op": "dgraph_runs"}, workers=workers(c), on_error="return")
-        left = {w: r for w, r in replies.items() if isinstance(r, dict) and (list(r["runs"]) or list(r["threads"]))}
+        left = {w: r for w, r in replies.items() if isinstance(r, dict) and (list(r["runs"]) or list(r["drivers"]))}
         if not left:
             return
         time.sleep(0.1)

@@ -2,17 +2,14 @@
 
 The plugin only routes: control-plane handlers (open, fail, close, list) reach a ``Run`` object
 keyed by its run id, and the ``Run`` owns everything of that run on this worker: the listening
-socket, the peer channels, the wake-up pipe that aborts a blocked driver, and the one thread the
-driver runs on. A run's state is gone when the run closes or fails; a handler call naming a run
+socket, the peer channels, the wake-up pipe that aborts a blocked driver, and which thread drives it. A run's state is gone when the run closes or fails; a handler call naming a run
 this worker does not know gets an error *reply*, never an exception through the connection.
 """
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 from distributed import WorkerPlugin
 from distributed.comm.addressing import get_address_host
@@ -34,7 +31,7 @@ class Run:
         self.wake_r, self.wake_w = socket.socketpair()
         self.failure = None
         self.mesh = None
-        self.executor = ThreadPoolExecutor(1, thread_name_prefix=f"dgraph-{run_id[:8]}")
+        self.driver = None  # the thread driving this run's ranks, while it runs
         self.lock = threading.Lock()
         self.closed = False
 
@@ -65,7 +62,6 @@ class Run:
                 pass
         if self.mesh is not None:
             self.mesh.close()
-        self.executor.shutdown(wait=False)
 
 
 class ExchangePlugin(WorkerPlugin):
@@ -110,7 +106,8 @@ class ExchangePlugin(WorkerPlugin):
         return {"status": "OK"}
 
     async def list_runs(self):
-        return {"runs": sorted(self.runs), "threads": sorted(t.name for t in threading.enumerate() if t.name.startswith("dgraph-"))}
+        drivers = [r.run_id for r in self.runs.values() if r.driver is not None and r.driver.is_alive()]
+        return {"runs": sorted(self.runs), "drivers": drivers}
 
     def get_run(self, run_id):
         run = self.runs.get(run_id)
@@ -121,7 +118,3 @@ class ExchangePlugin(WorkerPlugin):
             )
         return run
 
-    async def execute(self, run_id, fn):
-        """Run ``fn(run)`` on the run's own thread, so no dask worker thread is held."""
-        run = self.get_run(run_id)
-        return await asyncio.get_running_loop().run_in_executor(run.executor, fn, run)

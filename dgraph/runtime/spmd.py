@@ -2,8 +2,9 @@
 
 ``launch`` mints the run id and secret, opens the run on every worker holding rank blocks
 (control plane: plugin handlers), then submits one driver task per worker pinned to it. The
-driver runs on the run's own thread (not a dask worker thread), connects the peer channels
-(data plane) and calls ``kernel(ctx, **params)``; the kernel drives all of the worker's ranks.
+driver secedes from the worker's thread pool (so a one-thread worker stays usable during a long
+run), connects the peer channels (data plane) and calls ``kernel(ctx, **params)``; the kernel
+drives all of the worker's ranks.
 
 Failure: any error on a worker closes its channels, so every peer blocked on it wakes at once;
 the client also watches for lost workers and fails the run on the survivors. The caller gets a
@@ -19,7 +20,7 @@ import time
 import uuid
 
 import numpy as np
-from distributed import get_worker, wait
+from distributed import get_worker, secede, wait
 
 from .. import kernels
 from ..cluster import workers
@@ -32,12 +33,27 @@ from .plugin import PLUGIN_NAME, ExchangePlugin
 _registered = threading.Lock()
 
 
+class _Ranks(list):
+    """The worker's rank list; iterating it records the rank in hand, so errors can name it."""
+
+    def __init__(self, ranks, ctx):
+        super().__init__(ranks)
+        self._ctx = ctx
+
+    def __iter__(self):
+        for r in list.__iter__(self):
+            self._ctx.current = r
+            yield r
+        self._ctx.current = None
+
+
 class RankContext:
     """What a kernel sees on one worker: its ranks, their blocks, the collectives and the stats."""
 
     def __init__(self, nranks, ranks, blocks, transport, stats, worker):
         self.nranks = nranks
-        self.ranks = ranks
+        self.ranks = _Ranks(ranks, self)
+        self.current = None
         self.blocks = blocks
         self.transport = transport
         self.stats = stats
@@ -64,7 +80,7 @@ def _describe(ranks):
     return f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {ranks[0]}..{ranks[-1]}" if ranks == list(range(ranks[0], ranks[-1] + 1)) else f"ranks {ranks}"
 
 
-async def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, *blocks):
+def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, *blocks):
     worker = get_worker()
     plugin = worker.plugins[PLUGIN_NAME]
     rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
@@ -77,7 +93,10 @@ async def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, 
                 mesh = connect_mesh(index, addresses, run.listener, bytes.fromhex(run_id), run.secret, run.wake_r, run.timeout)
             run.mesh = mesh
             transport = DirectTransport(mesh, worker_of_rank, index, ranks, stats)
-            ctx = RankContext(len(worker_of_rank), ranks, dict(zip(ranks, blocks)), transport, stats, worker.address)
+            k = len(blocks) // max(len(ranks), 1)
+            per_rank = {r: tuple(blocks[i * k : (i + 1) * k]) for i, r in enumerate(ranks)}
+            ctx = RankContext(len(worker_of_rank), ranks, per_rank, transport, stats, worker.address)
+            run.ctx = ctx
             with stats.phase("kernel"), kernels.using(engine):
                 results = kernel(ctx, **params)
             return results, stats
@@ -89,6 +108,9 @@ async def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, 
         except RunAborted:
             err = DgraphRunError(f"{me} stopped at superstep {stats.supersteps}: {run.failure}")
         except Exception as exc:  # the kernel itself failed here: this is the root cause
+            ctx = getattr(run, "ctx", None)
+            if ctx is not None and ctx.current is not None and len(ranks) > 1:
+                me = f"rank {ctx.current} ({me})"
             err = DgraphRunError(f"{me} failed at superstep {stats.supersteps}: {type(exc).__name__}: {exc}")
             err.__cause__ = exc
         run.fail(str(err))
@@ -96,7 +118,15 @@ async def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, 
             run.mesh.close()  # peers blocked on us wake up now
         raise err
 
-    return await plugin.execute(run_id, body)
+    # Leave the worker's thread pool: the run may block for long, and the worker must stay
+    # free to run other tasks (even with one thread) while its ranks exchange.
+    secede()
+    run = plugin.get_run(run_id)
+    run.driver = threading.current_thread()
+    try:
+        return body(run)
+    finally:
+        run.driver = None
 
 
 def _pick(driver_result, rank):
@@ -114,13 +144,16 @@ def ensure_plugin(client):
             client._dgraph_plugin = True
 
 
-def _broadcast(client, workers, **msg):
-    if not workers:
+def _broadcast(client, targets, **msg):
+    """Send a control message to those of ``targets`` still alive (a dead one cannot answer)."""
+    alive = set(workers(client))
+    targets = [w for w in targets if w in alive]
+    if not targets:
         return {}
     try:
-        return client.sync(client.scheduler.broadcast, msg=msg, workers=list(workers), on_error="return")
+        return client.sync(client.scheduler.broadcast, msg=msg, workers=targets, on_error="return")
     except Exception as exc:  # a worker that just died cannot be told; nothing to clean there
-        return {w: exc for w in workers}
+        return {w: exc for w in targets}
 
 
 def _root_cause(errors):
@@ -133,15 +166,18 @@ def _root_cause(errors):
 
 
 def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
-    """Run ``kernel`` SPMD over the ranks whose blocks are ``blocks`` (one future per rank).
+    """Run ``kernel`` SPMD over ranks; ``blocks[r]`` is the list of rank r's block futures
+    (the same number for every rank; the kernel sees them as the tuple ``ctx.blocks[r]``).
+    Rank r runs on the worker holding ``blocks[r][0]``.
 
     Returns ``(rank_results, stats)``: a list of futures (one per rank, held on the rank's
     worker) and the merged ``RunStats``.
     """
     ensure_plugin(client)
-    wait(blocks)
-    who = client.who_has(blocks)
-    holders = [who[b.key][0] for b in blocks]
+    firsts = [b[0] for b in blocks]
+    wait([f for b in blocks for f in b])
+    who = client.who_has(firsts)
+    holders = [who[b.key][0] for b in firsts]
     worker_addrs = sorted(set(holders))
     worker_of_rank = [worker_addrs.index(h) for h in holders]
     run_id = uuid.uuid4().hex
@@ -159,7 +195,7 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
             futures.append(
                 client.submit(
                     _drive, run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, kernels.engine(),
-                    *[blocks[r] for r in ranks],
+                    *[f for r in ranks for f in blocks[r]],
                     key=f"dgraph-{name}-{run_id}-{i}", workers=[w], allow_other_workers=False, pure=False,
                 )
             )
@@ -194,7 +230,7 @@ def _watch(client, futures, worker_addrs, run_id):
         gone = [w for w in worker_addrs if w not in alive]
         if gone:
             lost_reason = f"worker {gone[0]} left the cluster"
-            _broadcast(client, [w for w in worker_addrs if w in alive], op="dgraph_fail", run_id=run_id, reason=lost_reason)
+            _broadcast(client, worker_addrs, op="dgraph_fail", run_id=run_id, reason=lost_reason)
     # let the other drivers report (they wake within milliseconds once channels close)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and any(f.status == "pending" for f in futures):

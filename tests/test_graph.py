@@ -1,0 +1,162 @@
+"""Graph construction, renumbering, policies, readers and bad input."""
+
+import gzip
+import os
+
+import dask.dataframe as dd
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import dgraph
+from dgraph.algorithms import bfs, connected_components
+from dgraph.generators import erdos_renyi, grid_2d, kronecker
+
+from conftest import dataset
+from graphs import nx_graph
+
+
+def test_from_dask_frame_counts_and_degrees(client):
+    edges = pd.DataFrame({"src": [0, 0, 1, 2, 2, 3, 3], "dst": [1, 1, 2, 0, 2, 4, 0]})  # a repeat and a loop
+    ddf = dd.from_pandas(edges, npartitions=3)
+    g = dgraph.from_edgelist(ddf, directed=False, ranks=3)
+    G = nx_graph(edges, False)
+    assert (g.num_vertices, g.num_edges) == (G.number_of_nodes(), G.number_of_edges())
+    deg = g.degrees().compute().set_index("vertex").degree
+    assert deg.to_dict() == dict(G.degree())
+    d = dgraph.from_edgelist(ddf, directed=True, ranks=2)
+    D = nx_graph(edges, True)
+    assert d.num_edges == D.number_of_edges()
+    dd_ = d.degrees().compute().set_index("vertex")
+    assert dd_.in_degree.to_dict() == dict(D.in_degree()) and dd_.out_degree.to_dict() == dict(D.out_degree())
+
+
+def test_policies(client):
+    edges = pd.DataFrame({"src": [0, 0, 1, 1], "dst": [1, 1, 1, 2]})
+    assert dgraph.from_edgelist(edges).num_edges == 3
+    assert dgraph.from_edgelist(edges, duplicates="keep").num_edges == 4
+    assert dgraph.from_edgelist(edges, self_loops="drop").num_edges == 2
+    und = dgraph.from_edgelist(edges, directed=False, self_loops="keep")
+    assert und.num_edges == 3 and und.num_arcs == 5  # the loop is stored once
+    weighted = pd.DataFrame({"a": ["x", "x"], "b": ["y", "y"], "w": [3.0, 1.0]})
+    e = dgraph.from_edgelist(weighted, source="a", destination="b", weight="w").edges().compute()
+    assert e.weight.tolist() == [1.0]  # repeats keep the smallest weight
+
+
+def test_labels_strings_bigints_isolated(client):
+    big = 2**63 - 5
+    edges = pd.DataFrame({"src": [big, 2**33, 7], "dst": [2**33, 7, big]})
+    g = dgraph.from_edgelist(edges, vertices=[big, 2**33, 7, 12345], directed=False)
+    assert g.num_vertices == 4
+    cc = connected_components(g).compute().set_index("vertex").component
+    assert cc.loc[12345] == 12345 and cc.loc[big] == 7
+    s = pd.DataFrame({"src": ["é", "b"], "dst": ["b", "c"]})
+    gs = dgraph.from_edgelist(s, vertices=pd.Series(["é", "b", "c", "lonely"]))
+    r = bfs(gs, "é").compute().set_index("vertex")
+    assert r.distance.loc["c"] == 2 and r.predecessor.loc["c"] == "b" and pd.isna(r.distance.loc["lonely"])
+    assert sorted(gs.to_networkx().nodes()) == sorted(["é", "b", "c", "lonely"])
+
+
+def test_only_isolated_vertices(client):
+    empty = pd.DataFrame({"src": pd.Series([], dtype="int64"), "dst": pd.Series([], dtype="int64")})
+    g = dgraph.from_edgelist(empty, vertices=[5, 6, 7])
+    assert (g.num_vertices, g.num_edges) == (3, 0)
+    assert connected_components(g).compute().component.nunique() == 3
+
+
+def test_networkx_roundtrip(client):
+    G = nx.les_miserables_graph()
+    g = dgraph.from_networkx(G, weight="weight")
+    assert g.weight == "weight" and not g.directed
+    H = g.to_networkx()
+    assert set(H.nodes()) == set(G.nodes())
+    assert {frozenset(e) for e in H.edges()} == {frozenset(e) for e in G.edges()}
+    assert all(H[u][v]["weight"] == G[u][v]["weight"] for u, v in G.edges())
+
+
+def test_bad_input_names_the_problem(client):
+    edges = pd.DataFrame({"src": [0, 1], "dst": [1, 2]})
+    with pytest.raises(dgraph.DgraphInputError, match="source column 'from' is not in the edge list"):
+        dgraph.from_edgelist(edges, source="from")
+    with pytest.raises(dgraph.DgraphInputError, match="weight column 'w'"):
+        dgraph.from_edgelist(edges, weight="w")
+    with pytest.raises(dgraph.DgraphInputError, match="null vertex id"):
+        dgraph.from_edgelist(pd.DataFrame({"src": [0, None], "dst": [1, 2]}, dtype="Int64")).num_edges
+    with pytest.raises(dgraph.DgraphInputError, match="empty"):
+        dgraph.from_edgelist(edges.iloc[:0])
+    with pytest.raises(dgraph.DgraphInputError, match="ranks must be a positive integer"):
+        dgraph.from_edgelist(edges, ranks=-2)
+    with pytest.raises(dgraph.DgraphInputError, match="unknown layout"):
+        dgraph.from_edgelist(edges, layout="3d")
+    with pytest.raises(dgraph.DgraphInputError, match="different types"):
+        dgraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": ["a", "b"]}))
+    with pytest.raises(dgraph.DgraphInputError, match="floating point"):
+        dgraph.from_edgelist(pd.DataFrame({"src": [0.5, 1.0], "dst": [1.0, 2.0]}))
+    with pytest.raises(dgraph.DgraphInputError, match="pandas or dask DataFrame"):
+        dgraph.from_edgelist([(0, 1)])
+    with pytest.raises(dgraph.DgraphInputError, match="duplicates"):
+        dgraph.from_edgelist(edges, duplicates="sum")
+    with pytest.raises(dgraph.DgraphInputError, match="renumber=False needs ids"):
+        dgraph.from_edgelist(pd.DataFrame({"src": [-1], "dst": [0]}), renumber=False, vertices=np.arange(3)).num_edges
+
+
+def test_readers(client, tmp_path):
+    edges = pd.DataFrame({"src": [1, 2, 3, 3], "dst": [2, 3, 1, 4]})
+    (tmp_path / "e.csv").write_text("a,b\n" + "\n".join(f"{s},{d}" for s, d in zip(edges.src, edges.dst)) + "\n")
+    g = dgraph.read_edgelist(str(tmp_path / "e.csv"), header=0, source="a", destination="b")
+    assert (g.num_vertices, g.num_edges, g.directed) == (4, 4, True)
+    snap = "# comment\r\n# Nodes: 4\r\n" + "".join(f"{s}\t{d}\r\n" for s, d in zip(edges.src, edges.dst))
+    with gzip.open(tmp_path / "e.txt.gz", "wt", newline="") as f:
+        f.write(snap)
+    assert dgraph.read_edgelist(str(tmp_path / "e.txt.gz")).num_edges == 4
+    mtx = "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n4 4 3\n2 1\n3 2\n4 3\n"
+    (tmp_path / "m.mtx").write_text(mtx)
+    m = dgraph.read_edgelist(str(tmp_path / "m.mtx"))
+    assert (m.directed, m.num_edges) == (False, 3)
+    edges.to_parquet(tmp_path / "e.parquet")
+    assert dgraph.read_edgelist(str(tmp_path / "e.parquet"), source="src", destination="dst").num_edges == 4
+    for i in range(2):
+        edges.iloc[2 * i : 2 * i + 2].to_csv(tmp_path / f"part{i}.tsv", sep="\t", header=False, index=False)
+    assert dgraph.read_edgelist(str(tmp_path / "part*.tsv")).num_edges == 4
+    with pytest.raises(dgraph.DgraphInputError, match="does not exist"):
+        dgraph.read_edgelist(str(tmp_path / "nope.txt"))
+    with pytest.raises(dgraph.DgraphInputError, match="no file matches"):
+        dgraph.read_edgelist(str(tmp_path / "none*.txt"))
+
+
+@pytest.mark.parametrize(
+    "parts, directed, nodes, edges",
+    [
+        (("wiki-Vote", "wiki-Vote.txt.gz"), True, 7115, 103689),
+        (("luxembourg_osm", "road-luxembourg-osm.mtx.gz"), False, 114599, 119666),
+        (("email-Eu-core", "email-Eu-core.txt.gz"), True, 1005, 25571),
+    ],
+)
+def test_real_datasets_read_as_published(client, parts, directed, nodes, edges):
+    g = dgraph.read_edgelist(dataset(*parts), ranks=3)
+    assert (g.directed, g.num_vertices, g.num_edges) == (directed, nodes, edges)
+
+
+def test_embedded_datasets(client):
+    k = dgraph.datasets.load("karate")
+    assert (k.num_vertices, k.num_edges, k.directed) == (34, 78, False)
+    assert dgraph.datasets.load("ca-GrQc").num_vertices == 5242
+    with pytest.raises(dgraph.DgraphInputError, match="unknown dataset"):
+        dgraph.datasets.load("nope")
+
+
+def test_generators(client):
+    e, n = kronecker(6, seed=3)
+    a = e.compute()
+    assert n == 64 and len(a) == 16 * 64 and a.src.between(0, 63).all()
+    pd.testing.assert_frame_equal(a, kronecker(6, seed=3)[0].compute())  # same seed, same graph
+    deg = np.bincount(np.r_[a.src, a.dst], minlength=64)
+    assert deg.max() > 8 * np.median(deg)  # skewed, as R-MAT is
+    ge, gn = grid_2d(5, 7)
+    G = nx.grid_2d_graph(5, 7)
+    assert gn == 35 and len(ge.compute()) == G.number_of_edges()
+    er, _ = erdos_renyi(100, 500, seed=1)
+    assert len(er.compute()) == 500
+    with pytest.raises(dgraph.DgraphInputError, match="scale"):
+        kronecker(-1)

@@ -1,0 +1,198 @@
+"""The BSP runtime: collectives, failure semantics, cleanup, channel security."""
+
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+
+import cloudpickle
+import numpy as np
+import pandas as pd
+import pytest
+
+import dgraph
+from dgraph.algorithms import bfs
+from dgraph.cluster import workers
+from dgraph.runtime.channels import HELLO, PeerLost, _FrameReader, connect_mesh, encode
+from dgraph.generators import grid_graph
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+def collectives_kernel(ctx, bounds, key):
+    P = ctx.nranks
+    out = {}
+    # alltoall: rank s sends [s, d] to every d
+    got = ctx.alltoall({s: {d: [np.array([s, d], np.int64)] for d in range(P)} for s in ctx.ranks})
+    red = ctx.allreduce({r: np.array([r, 1], np.int64) for r in ctx.ranks}, "sum")
+    mx = ctx.allreduce({r: np.array([float(r)]) for r in ctx.ranks}, "max")
+    gat = ctx.allgather({r: [np.arange(r, dtype=np.float32)] for r in ctx.ranks})
+    ctx.barrier()
+    for r in ctx.ranks:
+        out[r] = {
+            "alltoall": [(s, a[0].tolist()) for s, a in got[r]],
+            "sum": red.tolist(),
+            "max": mx.tolist(),
+            "gather": [g[0].tolist() for g in gat],
+        }
+    return out
+
+
+@pytest.mark.parametrize("ranks", [1, 3, 8])
+def test_collectives(client, ranks):
+    g = grid_graph(4, 5, ranks=ranks)
+    futures, stats = g.run(collectives_kernel)
+    P = ranks
+    for r, res in enumerate(client.gather(futures)):
+        assert res["alltoall"] == [(s, [s, r]) for s in range(P)]
+        assert res["sum"] == [P * (P - 1) // 2, P]
+        assert res["max"] == [P - 1.0]
+        assert res["gather"] == [list(range(d)) for d in range(P)]
+    assert stats.supersteps == 5
+    # per logical rank pair: one alltoall message each (not to self), plus allgather pieces
+    assert stats.messages[0, P - 1] >= (1 if P > 1 else 0)
+    assert stats.bytes.trace() == 0
+
+
+def failing_kernel(ctx, bounds, key, bad_rank):
+    for step in range(50):
+        for r in ctx.ranks:
+            if r == bad_rank and step == 3:
+                raise ZeroDivisionError("boom on purpose")
+        ctx.allreduce({r: np.ones(1) for r in ctx.ranks})
+    return {r: {} for r in ctx.ranks}
+
+
+def test_kernel_error_names_rank_and_superstep_and_next_run_works(client):
+    g = grid_graph(6, 6, ranks=4)
+    with pytest.raises(dgraph.DgraphRunError, match=r"rank 2 \(ranks 2..3 on worker tcp://.*\) failed at superstep 3: ZeroDivisionError: boom"):
+        g.run(failing_kernel, bad_rank=2)
+    assert bfs(g, 0).compute().distance.max() == 10
+
+
+def slow_kernel(ctx, bounds, key, steps):
+    for _ in range(steps):
+        ctx.allreduce({r: np.ones(1) for r in ctx.ranks})
+        time.sleep(0.01)
+    return {r: {} for r in ctx.ranks}
+
+
+def test_killed_worker_ends_run_quickly_and_retry_succeeds(client):
+    g = grid_graph(30, 30, ranks=4)
+    pids = client.run(os.getpid)
+    victim = workers(client)[1]
+    outcome = {}
+
+    def go():
+        t = time.monotonic()
+        try:
+            g.run(slow_kernel, steps=3000)
+        except Exception as exc:  # noqa: BLE001
+            outcome["error"] = exc
+        outcome["seconds"] = time.monotonic() - t
+
+    th = threading.Thread(target=go)
+    th.start()
+    time.sleep(1.5)
+    killed_at = time.monotonic()
+    os.kill(pids[victim], signal.SIGKILL)
+    th.join(30)
+    assert not th.is_alive(), "the run hung after a worker was killed"
+    assert time.monotonic() - killed_at < 10
+    err = outcome.get("error")
+    assert isinstance(err, dgraph.DgraphRunError), err
+    msg = str(err)
+    assert "superstep" in msg and "rank" in msg and victim in msg, msg
+    # the nanny restarts the worker; the same client and graph work again (lost blocks recomputed)
+    deadline = time.monotonic() + 30
+    while len(workers(client)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    r = bfs(g, 0).compute()
+    assert r.distance.max() == 58
+
+
+def wait_for_file(path, limit=60):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def waiting_kernel(ctx, bounds, key, path):
+    seen = wait_for_file(path)
+    ctx.barrier()
+    return {r: {"seen": seen} for r in ctx.ranks}
+
+
+def test_workers_stay_usable_during_a_run(client, tmp_path):
+    """With one thread per worker, a run in progress must leave the worker able to run tasks:
+    the kernel waits for a file that only a task submitted during the run creates."""
+    g = grid_graph(10, 10, ranks=2)
+    flag = str(tmp_path / "task-ran")
+    result = {}
+    th = threading.Thread(target=lambda: result.update(out=g.run(waiting_kernel, path=flag)))
+    th.start()
+    for w in workers(client):
+        client.submit(lambda p: open(p, "w").close(), flag, workers=[w], pure=False).result()
+    th.join(90)
+    futures, _ = result["out"]
+    assert all(r["seen"] for r in client.gather(futures)), "a driver held the worker's only thread"
+
+
+def test_stale_and_unknown_runs_get_error_replies(client):
+    w = workers(client)
+    replies = client.sync(client.scheduler.broadcast, msg={"op": "dgraph_fail", "run_id": "nope", "reason": "x"}, workers=w)
+    assert all(r["status"] == "error" and "unknown run" in r["message"] for r in replies.values())
+    replies = client.sync(client.scheduler.broadcast, msg={"op": "dgraph_close", "run_id": "nope"}, workers=w)
+    assert all(r["status"] == "error" for r in replies.values())
+
+
+def test_channel_rejects_wrong_secret_and_foreign_runs():
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    wake_r, wake_w = socket.socketpair()
+    run_id, secret = b"r" * 16, b"s" * 32
+    intruders = []
+    for rid, key in ((run_id, b"x" * 32), (b"o" * 16, secret)):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(HELLO.pack(rid, key, 0))
+        intruders.append(s)
+    with pytest.raises(PeerLost, match="did not connect"):
+        connect_mesh(1, [("127.0.0.1", port), ("127.0.0.1", port)], listener, run_id, secret, wake_r, timeout=1)
+    for s in intruders:
+        s.settimeout(2)
+        assert s.recv(1) == b""  # dropped
+        s.close()
+    listener.close()
+    wake_r.close()
+    wake_w.close()
+
+
+def test_frames_roundtrip_and_reject_objects():
+    a, b = socket.socketpair()
+    arrays = [np.arange(5, dtype=np.int64), np.array([], dtype=np.float64), np.array([True, False])]
+    bufs, size = encode(7, [(1, 2, arrays), (3, 0, [])])
+    a.sendall(b"".join(bytes(x) for x in bufs))
+    b.setblocking(False)
+    reader = _FrameReader(7)
+    while not reader.done:
+        time.sleep(0.01)
+        assert reader.feed(b)
+    (s1, d1, got), (s3, d3, none) = reader.entries
+    assert (s1, d1, s3, d3, none) == (1, 2, 3, 0, [])
+    for x, y in zip(arrays, got):
+        np.testing.assert_array_equal(x, y)
+        assert x.dtype == y.dtype
+    with pytest.raises(TypeError):
+        encode(1, [(0, 0, [np.array(["a"], dtype=object)])])
+    bad = _FrameReader(8)
+    a.sendall(b"".join(bytes(x) for x in bufs))
+    time.sleep(0.05)
+    with pytest.raises(ValueError, match="superstep 7 while in superstep 8"):
+        bad.feed(b)
+    a.close()
+    b.close()
