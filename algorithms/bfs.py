@@ -28,13 +28,18 @@ from dgraph.errors import DgraphInputError
 ALPHA, BETA = 15, 18
 
 
+def _stats(s):
+    """Size and out-degree sum of a rank's frontier."""
+    return np.array([s["frontier"].size, int(s["deg"][s["frontier"]].sum())], dtype=np.int64)
+
+
 def _share_frontier(ctx, state, front, bounds):
     """Allgather every rank's frontier (ids or packed bits) and its stats; refill ``front``."""
     pieces = {}
     for r in ctx.ranks:
         s = state[r]
         f = s["frontier"]
-        stats = np.array([f.size, int(s["deg"][f].sum())], dtype=np.int64)
+        stats = _stats(s)
         if f.size * 64 < s["nl"]:
             pieces[r] = [np.array([0], np.int64), stats, f + s["lo"]]
         else:
@@ -75,38 +80,52 @@ def bfs_kernel(ctx, source, depth_limit, bounds, key):
         if lo <= source < out.hi:
             s["level"][source - lo] = 0
             s["frontier"] = np.array([source - lo], np.int64)
-    totals = ctx.allreduce({r: np.array([state[r]["out"].narcs, state[r]["deg"][state[r]["frontier"]].sum()]) for r in ctx.ranks})
-    unexplored = int(totals[0] - totals[1])
-    nf, mf = 1, int(totals[1])
+    total, mf = (int(x) for x in ctx.allreduce({r: [state[r]["out"].narcs, _stats(state[r])[1]] for r in ctx.ranks}))
+    maxdeg = int(ctx.allreduce({r: [state[r]["deg"].max(initial=0)] for r in ctx.ranks}, "max")[0])
+    nf, explored, known = 1, mf, True  # known: the current frontier's global size and out-degree
     stamp = np.full(n, -1, np.int64)
     front = np.zeros(n, dtype=bool)
     front_ready = False
     mode, depth, scanned, modes, prev_nf = "td", 0, 0, [], 0
-    while nf > 0 and (depth_limit is None or depth < depth_limit):
+    while depth_limit is None or depth < depth_limit:
+        if known:
+            if nf == 0:
+                break
+            if mode == "td" and mf > (total - explored) / ALPHA and nf >= prev_nf:
+                mode = "bu"  # a large, growing frontier: bottom-up checks fewer edges
+            elif mode == "bu" and nf < n / BETA and nf < prev_nf:
+                mode = "td"  # a small, shrinking frontier: back to top-down
+            prev_nf = nf
         depth += 1
-        if mode == "td" and mf > unexplored / ALPHA and nf >= prev_nf:
-            mode = "bu"  # a large, growing frontier: bottom-up checks fewer edges
-        elif mode == "bu" and nf < n / BETA and nf < prev_nf:
-            mode = "td"  # a small, shrinking frontier: back to top-down
-        prev_nf = nf
         modes.append(mode)
         if mode == "td":
-            send = {}
+            send, counts = {}, {}
             for r in ctx.ranks:
                 s = state[r]
                 v, p, seen = kernels.bfs_top_down(s["out"].indptr, s["out"].indices, s["frontier"], s["lo"], stamp, depth * P + r)
                 scanned += seen
                 send[r] = {d: [pv, pp] for d, (pv, pp, _) in enumerate(split_by_owner(v, p, None, bounds)) if pv.size}
-            got = ctx.alltoall(send)
+                counts[r] = [v.size, *(_stats(s) if not known else (0, 0))]
+            got, sums = ctx.alltoall(send, total=counts)  # offers, and how many, in one round
+            offers = int(sums[0])
+            if not known:  # the expanded frontier's stats rode along
+                prev_nf, explored = int(sums[1]), explored + int(sums[2])
             for r in ctx.ranks:
                 s = state[r]
                 cv = np.concatenate([a[0] for _, a in got[r]]) if got[r] else np.empty(0, np.int64)
                 cp = np.concatenate([a[1] for _, a in got[r]]) if got[r] else np.empty(0, np.int64)
                 nxt = kernels.bfs_apply(cv, cp, s["lo"], s["level"], s["parent"], depth, key)
                 s["frontier"] = _sorted(nxt, s["lo"], key)
-            g = ctx.allreduce({r: np.array([state[r]["frontier"].size, state[r]["deg"][state[r]["frontier"]].sum()]) for r in ctx.ranks})
-            nf, mf = int(g[0]), int(g[1])
             front_ready = False
+            bound = offers * maxdeg  # the new frontier has at most `offers` vertices
+            if offers == 0:
+                known, nf, mf = True, 0, 0
+            elif bound <= (total - explored - bound) / ALPHA:
+                known = False  # too small to switch direction: stay top-down, learn its stats next round
+            else:
+                nf, mf = (int(x) for x in ctx.allreduce({r: _stats(state[r]) for r in ctx.ranks}))
+                explored += mf
+                known = True
         else:
             if not front_ready:
                 _share_frontier(ctx, state, front, bounds)
@@ -116,11 +135,11 @@ def bfs_kernel(ctx, source, depth_limit, bounds, key):
                 scanned += seen
                 s["frontier"] = nxt  # bottom-up finds vertices in id order; key order only matters top-down
             nf, mf = _share_frontier(ctx, state, front, bounds)
-            front_ready = True
+            explored += mf
+            known, front_ready = True, True
             if key.size:
                 for r in ctx.ranks:
                     state[r]["frontier"] = _sorted(state[r]["frontier"], state[r]["lo"], key)
-        unexplored -= mf
     ctx.stats.info.update(levels=depth, edges_examined=scanned, bottom_up_levels=modes.count("bu"))
     return {r: {"distance": state[r]["level"], "predecessor": state[r]["parent"]} for r in ctx.ranks}
 

@@ -5,10 +5,20 @@
 >>> dgraph.algorithms.bfs(g, 1).compute().sort_values("vertex").head(3)  # doctest: +SKIP
 """
 
-from . import datasets, kernels
-from .errors import ConvergenceWarning, DgraphError, DgraphInputError, DgraphRunError, DgraphWarning
-from .graph import Graph, from_edgelist
-from .io import from_networkx, read_edgelist
+import os as _os
+
+# Installed, dgraph.partitioners and dgraph.algorithms come from the repository's top-level
+# partitioners/ and algorithms/ (pyproject's package-dir). Imported straight from a source
+# checkout (python -m pytest, a notebook next to the repo), find them there too.
+_top = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+_checkout = all(_os.path.isfile(_os.path.join(_top, *p)) for p in (("pyproject.toml",), ("algorithms", "bfs.py"), ("partitioners", "oned.py")))
+if _checkout and _top not in __path__:
+    __path__.append(_top)
+
+from . import datasets, kernels  # noqa: E402
+from .errors import ConvergenceWarning, DgraphError, DgraphInputError, DgraphRunError, DgraphWarning  # noqa: E402
+from .graph import Graph, from_edgelist  # noqa: E402
+from .io import from_networkx, read_edgelist  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -45,11 +45,22 @@ class DirectTransport:
             self.stats.wire_frames += 1
         return self.mesh.round(step, frames)
 
-    def alltoall(self, send):
-        """``send[src][dst] = [arrays]`` for local src ranks -> ``{dst: [(src, [arrays])]}``."""
+    def alltoall(self, send, total=None):
+        """``send[src][dst] = [arrays]`` for local src ranks -> ``{dst: [(src, [arrays])]}``.
+
+        With ``total`` (one small array per local rank) the round also sums those arrays over
+        all ranks, riding in the same frames, and returns ``(received, sums)``: a collective
+        and an allreduce for the price of one round.
+        """
         out = {r: [] for r in self.local_ranks}
         per_peer = {}
         moved = 0
+        local_sum = None
+        if total is not None:
+            local_sum = self._local_reduce(total, np.add)
+            moved += self._count_reduce(local_sum.nbytes)
+            for w in self.peers:
+                per_peer[w] = [(-1, -1, [local_sum])]
         for src in self.local_ranks:
             for dst, arrays in send.get(src, {}).items():
                 arrays = list(arrays)
@@ -65,11 +76,34 @@ class DirectTransport:
         received = self._round("alltoall", per_peer)
         for entries in received.values():
             for src, dst, arrays in entries:
-                out[dst].append((src, arrays))
+                if src < 0:
+                    local_sum = local_sum + arrays[0].astype(local_sum.dtype, copy=False)
+                else:
+                    out[dst].append((src, arrays))
         for lst in out.values():
             lst.sort(key=lambda item: item[0])
         self.stats.step_bytes.append(("alltoall", moved))
-        return out
+        return out if total is None else (out, local_sum)
+
+    def _local_reduce(self, values, fn):
+        local = None
+        for r in self.local_ranks:
+            v = np.atleast_1d(np.asarray(values[r]))
+            local = v.copy() if local is None else fn(local, v)
+        return local
+
+    def _count_reduce(self, size):
+        """Count an allreduce of ``size`` bytes as recursive doubling sends it: ceil(log2 P)
+        messages per rank."""
+        moved = 0
+        steps = math.ceil(math.log2(self.nranks)) if self.nranks > 1 else 0
+        for r in self.local_ranks:
+            for i in range(steps):
+                partner = r ^ (1 << i)
+                if partner < self.nranks:
+                    self.stats.record(r, partner, size)
+                    moved += size
+        return moved
 
     def allgather(self, pieces):
         """``pieces[rank] = [arrays]`` for local ranks -> a list over all ranks of their arrays."""
@@ -98,18 +132,8 @@ class DirectTransport:
         Counted as recursive doubling would send it: ceil(log2 P) messages per rank.
         """
         fn = _REDUCE[op]
-        local = None
-        for r in self.local_ranks:
-            v = np.atleast_1d(np.asarray(values[r]))
-            local = v.copy() if local is None else fn(local, v)
-        size = int(local.nbytes)
-        moved = 0
-        for r in self.local_ranks:
-            for i in range(math.ceil(math.log2(self.nranks)) if self.nranks > 1 else 0):
-                partner = r ^ (1 << i)
-                if partner < self.nranks:
-                    self.stats.record(r, partner, size)
-                    moved += size
+        local = self._local_reduce(values, fn)
+        moved = self._count_reduce(int(local.nbytes))
         received = self._round("allreduce", {p: [(-1, -1, [local])] for p in self.peers})
         for entries in received.values():
             for _, _, arrays in entries:

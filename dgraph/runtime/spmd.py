@@ -59,8 +59,8 @@ class RankContext:
         self.stats = stats
         self.worker = worker
 
-    def alltoall(self, send):
-        return self.transport.alltoall(send)
+    def alltoall(self, send, total=None):
+        return self.transport.alltoall(send, total)
 
     def allgather(self, pieces):
         return self.transport.allgather(pieces)

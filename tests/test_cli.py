@@ -1,0 +1,32 @@
+"""The dgraph command."""
+
+import subprocess
+import sys
+
+import pandas as pd
+
+from dgraph.cli import main
+
+
+def test_cli_runs_each_algorithm_on_a_running_cluster(client, capsys, tmp_path):
+    addr = client.scheduler.address
+    assert main(["run", "bfs", "--dataset", "karate", "--source", "1", "--scheduler", addr, "--ranks", "3"]) == 0
+    out = capsys.readouterr()
+    assert "34 vertices, 78 edges" in out.out and "supersteps" in out.out and "bfs done in" in out.err
+    path = str(tmp_path / "cc.parquet")
+    assert main(["run", "wcc", "--kronecker", "8", "--scheduler", addr, "--output", path]) == 0
+    assert "components" in capsys.readouterr().out
+    assert len(pd.read_parquet(path)) == 256
+    assert main(["run", "bfs", "--dataset", "karate", "--source", "0", "--scheduler", addr]) == 2
+    assert "BFS source 0 is not a vertex" in capsys.readouterr().err
+
+
+def test_main_job_from_a_fresh_process():
+    """What the README's first command runs, with a local cluster of its own."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "dgraph.cli", "run", "pagerank", "--workers", "1"],
+        capture_output=True, text=True, timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "5,242 vertices, 14,496 edges" in proc.stdout
+    assert "converged True" in proc.stdout

@@ -1,0 +1,117 @@
+"""Local kernels: numba and numpy paths against each other and against plain references."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components, shortest_path
+
+from dgraph import kernels
+
+
+@pytest.fixture(params=["numba", "numpy"])
+def engine(request):
+    with kernels.using(request.param):
+        yield request.param
+
+
+def _random(n, m, seed):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, m), rng.integers(0, n, m), rng.uniform(0, 1, m)
+
+
+def test_build_csr_sorts_dedups_and_keeps_smallest_weight(engine):
+    rows, cols, w = _random(50, 400, 1)
+    key = np.random.default_rng(2).permutation(50)
+    indptr, idx, wt = kernels.build_csr(rows, cols, 50, weights=w, key=key)
+    ref = {}
+    for r, c, x in zip(rows, cols, w):
+        ref[(r, c)] = min(x, ref.get((r, c), np.inf))
+    got = {}
+    for r in range(50):
+        seg = idx[indptr[r] : indptr[r + 1]]
+        assert (np.diff(key[seg]) > 0).all()  # neighbours in key order, no repeats
+        got.update({(r, c): x for c, x in zip(seg, wt[indptr[r] : indptr[r + 1]])})
+    assert got == ref
+    p2, i2, _ = kernels.build_csr(rows, cols, 50, dedup=False)
+    assert i2.size == 400 and p2[-1] == 400
+
+
+def _local_bfs(indptr, indices, n, source, direction):
+    level = np.full(n, -1, np.int64)
+    parent = np.full(n, -1, np.int64)
+    level[source] = 0
+    frontier = np.array([source])
+    stamp = np.full(n, -1, np.int64)
+    depth = 0
+    while frontier.size:
+        depth += 1
+        if direction == "td":
+            v, p, _ = kernels.bfs_top_down(indptr, indices, frontier, 0, stamp, depth)
+            frontier = np.sort(kernels.bfs_apply(v, p, 0, level, parent, depth, np.empty(0, np.int64)))
+        else:
+            front = np.zeros(n, bool)
+            front[frontier] = True
+            frontier, _ = kernels.bfs_bottom_up(indptr, indices, front, level, parent, depth)
+    return level, parent
+
+
+@pytest.mark.parametrize("direction", ["td", "bu"])
+def test_bfs_steps_match_scipy_and_pick_smallest_parent(engine, direction):
+    n = 300
+    rows, cols, _ = _random(n, 900, 3)
+    rows, cols = np.r_[rows, cols], np.r_[cols, rows]
+    indptr, idx, _ = kernels.build_csr(rows, cols, n)
+    level, parent = _local_bfs(indptr, idx, n, 0, direction)
+    A = sp.csr_matrix((np.ones(idx.size), idx, indptr), shape=(n, n))
+    ref = shortest_path(A, unweighted=True, indices=0)
+    reached = np.isfinite(ref)
+    assert (level[reached] == ref[reached]).all() and (level[~reached] == -1).all()
+    for v in np.flatnonzero(reached)[1:]:
+        nbrs = idx[indptr[v] : indptr[v + 1]]
+        assert parent[v] == nbrs[level[nbrs] == level[v] - 1].min()
+
+
+def test_spmv(engine):
+    rows, cols, w = _random(80, 500, 4)
+    indptr, idx, wt = kernels.build_csr(rows, cols, 80, weights=w, dedup=False)
+    x = np.random.default_rng(5).uniform(size=80)
+    A = sp.csr_matrix((wt, idx, indptr), shape=(80, 80))
+    np.testing.assert_allclose(kernels.spmv(indptr, idx, wt, x), A @ x, rtol=1e-12)
+    ones = sp.csr_matrix((np.ones(idx.size), idx, indptr), shape=(80, 80))
+    np.testing.assert_allclose(kernels.spmv(indptr, idx, None, x), ones @ x, rtol=1e-12)
+
+
+def test_spanning_forest_matches_components_and_leaves_scratch(engine):
+    n = 500
+    a, b, _ = _random(n, 300, 6)
+    scratch = np.arange(n, dtype=np.int64)
+    v, root = kernels.spanning_forest(a, b, scratch)
+    assert (scratch == np.arange(n)).all()
+    labels = np.arange(n)
+    labels[v] = root
+    _, ref = connected_components(sp.coo_matrix((np.ones(a.size), (a, b)), shape=(n, n)), directed=False)
+    for c in np.unique(ref):
+        members = np.flatnonzero(ref == c)
+        assert (labels[members] == members.min()).all()
+
+
+def test_engines_agree_exactly():
+    rows, cols, w = _random(200, 2000, 7)
+    out = {}
+    for e in kernels.ENGINES:
+        with kernels.using(e):
+            csr = kernels.build_csr(rows, cols, 200, weights=w)
+            forest = kernels.spanning_forest(rows, cols, np.arange(200, dtype=np.int64))
+            order = np.lexsort((forest[1], forest[0]))
+            out[e] = (csr, (forest[0][order], forest[1][order]))
+    for x, y in zip(out["numba"][0], out["numpy"][0]):
+        np.testing.assert_array_equal(x, y)
+    for x, y in zip(out["numba"][1], out["numpy"][1]):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_bad_engine_is_named():
+    from dgraph.errors import DgraphInputError
+
+    with pytest.raises(DgraphInputError, match="kernel engine"):
+        kernels.set_engine("cuda")
