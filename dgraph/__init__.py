@@ -2,7 +2,11 @@
 
 >>> import dgraph
 >>> g = dgraph.datasets.load("karate")
->>> dgraph.algorithms.bfs(g, 1).compute().sort_values("vertex").head(3)  # doctest: +SKIP
+>>> dgraph.algorithms.bfs(g, 1).compute().sort_values("vertex").head(3)
+   vertex  distance  predecessor
+0       1         0         <NA>
+1       2         1            1
+2       3         1            1
 """
 
 import os as _os

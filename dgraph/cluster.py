@@ -40,3 +40,17 @@ def workers(client):
     if "n_workers" in inspect.signature(client.scheduler_info).parameters:
         return sorted(client.scheduler_info(n_workers=-1)["workers"])
     return sorted(client.scheduler_info()["workers"])
+
+
+def _require(module, extra, what):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"{what} needs the {extra!r} extra: pip install 'dask-dgraph[{extra}]'") from exc
+
+
+def local_cuda_cluster(**kwargs):
+    """A dask-cuda ``LocalCUDACluster`` (one worker per GPU); needs the ``gpu`` extra."""
+    return _require("dask_cuda", "gpu", "a GPU cluster").LocalCUDACluster(**kwargs)

@@ -26,8 +26,16 @@ DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")
 
 
-def _degree_count(part, n, src):
-    return np.bincount(part[src].to_numpy(dtype=np.int64), minlength=n)
+def _degree_count(part, n):
+    src, dst = part["src"].to_numpy(dtype=np.int64), part["dst"].to_numpy(dtype=np.int64)
+    for ids in (src, dst):
+        if ids.size and (ids.min() < 0 or ids.max() >= n):
+            bad = ids[(ids < 0) | (ids >= n)][0]
+            raise DgraphInputError(
+                f"vertex id {bad} is outside 0..{n - 1}: with renumber=False ids must be the integers 0..n-1 "
+                "(n = len(vertices)); use renumber=True for other labels"
+            )
+    return np.bincount(src, minlength=n)
 
 
 def _tree_sum(arrays):
@@ -361,22 +369,18 @@ def from_edgelist(
 
     edges = df[[source, destination] + ([weight] if weight else [])]
     edges = edges.rename(columns={source: "src", destination: "dst", **({weight: "weight"} if weight else {})})
-    vseries = _vertices_series(vertices) if vertices is not None else None
     if renumber:
-        labels = Labels.build(client, [edges["src"], edges["dst"]] + ([vseries] if vseries is not None else []))
+        vseries = [_vertices_series(vertices)] if vertices is not None else []
+        labels = Labels.build(client, [edges["src"], edges["dst"]] + vseries)
     else:
-        n = len(vseries) if vseries is not None else None
+        n = len(vertices) if vertices is not None else None
         if n is None:
             hi = client.compute(edges[["src", "dst"]].max().max()).result()
             n = 0 if pd.isna(hi) else int(hi) + 1
         labels = Labels.identity(n)
     if labels.n == 0:
         raise DgraphInputError("the edge list is empty and no vertices= were given: a graph needs at least one vertex")
-    edges = labels.encode(edges, ["src", "dst"])
-    if not renumber:
-        bad = client.compute(((edges["src"] < 0) | (edges["src"] >= labels.n) | (edges["dst"] < 0) | (edges["dst"] >= labels.n)).sum()).result()
-        if bad:
-            raise DgraphInputError(f"renumber=False needs ids in 0..{labels.n - 1}; {bad} edges fall outside")
+    edges = labels.encode(edges, ["src", "dst"])  # with renumber=False: a null check, ids checked below
     if self_loops == "drop":
         edges = edges[edges["src"] != edges["dst"]]
     if not directed:
@@ -387,7 +391,7 @@ def from_edgelist(
 def _place(client, edges, labels, directed, weight, layout, duplicates, wk):
     n, P = labels.n, layout.ranks
     parts = edges.to_delayed()
-    degree = client.compute(_tree_sum([dask.delayed(_degree_count)(p, n, "src") for p in parts]))
+    degree = client.compute(_tree_sum([dask.delayed(_degree_count)(p, n) for p in parts]))
     plan = client.submit(layout.plan, degree, pure=False)
     order = client.submit(operator.itemgetter(0), plan, pure=False)
     bounds = np.asarray(client.submit(operator.itemgetter(1), plan, pure=False).result(), dtype=np.int64)

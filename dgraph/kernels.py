@@ -59,9 +59,9 @@ def array_module(x):
     """numpy, or cupy for cupy arrays: kernels follow the arrays they are given."""
     mod = type(x).__module__.split(".")[0]
     if mod == "cupy":
-        import cupy
+        from .cluster import _require
 
-        return cupy
+        return _require("cupy", "gpu", "GPU arrays")
     return np
 
 

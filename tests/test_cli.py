@@ -30,3 +30,24 @@ def test_main_job_from_a_fresh_process():
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "5,242 vertices, 14,496 edges" in proc.stdout
     assert "converged True" in proc.stdout
+
+
+def test_without_a_client_a_local_cluster_starts_and_says_so():
+    code = "import dgraph; g = dgraph.datasets.load('karate'); print(g.num_edges)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "78"
+    assert proc.stderr.count("started a local cluster") == 1
+
+
+def test_gpu_extra_is_named_when_missing():
+    import importlib.util
+
+    import pytest
+
+    from dgraph.cluster import local_cuda_cluster
+
+    if importlib.util.find_spec("dask_cuda") is not None:
+        pytest.skip("dask-cuda is installed here")
+    with pytest.raises(ImportError, match=r"pip install 'dask-dgraph\[gpu\]'"):
+        local_cuda_cluster()

@@ -97,7 +97,7 @@ def test_bad_input_names_the_problem(client):
         dgraph.from_edgelist([(0, 1)])
     with pytest.raises(dgraph.DgraphInputError, match="duplicates"):
         dgraph.from_edgelist(edges, duplicates="sum")
-    with pytest.raises(dgraph.DgraphInputError, match="renumber=False needs ids"):
+    with pytest.raises(dgraph.DgraphInputError, match="vertex id -1 is outside 0..2"):
         dgraph.from_edgelist(pd.DataFrame({"src": [-1], "dst": [0]}), renumber=False, vertices=np.arange(3)).num_edges
 
 
