@@ -20,6 +20,7 @@ from .block import build_block, reverse_pieces, split_by_owner
 from .cluster import get_client, workers
 from .errors import DgraphInputError
 from .labels import Labels
+from .results import block_edges, edges_frame, rank_frame, to_dask
 from .runtime import launch
 
 DUPLICATES = ("drop", "keep")
@@ -72,35 +73,20 @@ def _placed_labels(index, order):
     return index[order] if order is not None else index
 
 
-def _decode(ids, labels, nullable):
-    """Placed ids -> the user's labels; with ``nullable`` negative ids become nulls."""
-    ids = np.asarray(ids, dtype=np.int64)
-    vals = pd.Series(ids if labels is None else labels.take(np.maximum(ids, 0)))
-    if not nullable:
-        return vals.to_numpy()
-    if pd.api.types.is_integer_dtype(vals.dtype):
-        vals = vals.astype("UInt64" if pd.api.types.is_unsigned_integer_dtype(vals.dtype) else "Int64")
-    elif not isinstance(vals.dtype, pd.api.extensions.ExtensionDtype):
-        vals = vals.astype(object)
-    vals[ids < 0] = pd.NA if not pd.api.types.is_string_dtype(vals.dtype) or vals.dtype == object else None
-    return vals.array
-
-
-def _rank_frame(result, lo, hi, labels, label_columns, nullable):
-    """One rank's result arrays as a pandas frame in the user's labels.
-
-    Columns named in ``label_columns`` hold placed ids and are decoded to labels; columns in
-    ``nullable`` get a nullable dtype, with negative values as nulls.
-    """
-    cols = {"vertex": _decode(np.arange(lo, hi), labels, False)}
-    for name, values in result.items():
-        if name in label_columns:
-            values = _decode(values, labels, name in nullable)
-        elif name in nullable:
-            values = pd.array(values, dtype="Int64")
-            values[np.asarray(result[name]) < 0] = pd.NA
-        cols[name] = values
-    return pd.DataFrame(cols)
+def _build_blocks(client, cuts, bounds, n, direction, order, dedup, where):
+    """Rank r's block from piece r of every cut, built on worker ``where[r]`` (or elsewhere if
+    that worker is gone)."""
+    blocks = []
+    for r in range(len(bounds) - 1):
+        pieces = [client.submit(operator.getitem, cut, r, pure=False) for cut in cuts]
+        blocks.append(
+            client.submit(
+                build_block, r, int(bounds[r]), int(bounds[r + 1]), n, direction, order, dedup, *pieces,
+                workers=[where[r]], allow_other_workers=True, pure=False,
+            )
+        )
+    dask.distributed.wait(blocks)
+    return blocks
 
 
 class Graph:
@@ -166,21 +152,11 @@ class Graph:
     def _reverse_blocks(self):
         """In-blocks (rank r holds the in-arcs of its vertices), built once from the out-blocks."""
         if self._rblocks is None:
-            c, P = self.client, self.nranks
+            c = self.client
             cuts = [c.submit(reverse_pieces, b, self.bounds, pure=False) for b in self._blocks]
-            wk = workers(c)
-            self._rblocks = []
-            for r in range(P):
-                pieces = [c.submit(operator.getitem, cut, r, pure=False) for cut in cuts]
-                self._rblocks.append(
-                    c.submit(
-                        build_block, r, int(self.bounds[r]), int(self.bounds[r + 1]), self.num_vertices, "in",
-                        self._order, self._dedup, *pieces,
-                        workers=[c.who_has(self._blocks[r]).get(self._blocks[r].key, [wk[0]])[0]],
-                        allow_other_workers=True, pure=False,
-                    )
-                )
-            dask.distributed.wait(self._rblocks)
+            who = c.who_has(self._blocks)
+            where = [who[b.key][0] for b in self._blocks]  # next to the out-block of the same rank
+            self._rblocks = _build_blocks(c, cuts, self.bounds, self.num_vertices, "in", self._order, self._dedup, where)
         return self._rblocks
 
     def encode_vertices(self, values, what="vertex"):
@@ -206,21 +182,17 @@ class Graph:
         self.last_stats = stats
         return results, stats
 
-    def to_frame(self, rank_results, label_columns=(), nullable=(), meta=None):
+    def to_frame(self, rank_results, label_columns=(), nullable=()):
         """A dask DataFrame [vertex, ...] from per-rank dicts of arrays (placed-id columns decoded)."""
-        import dask.dataframe as dd
-
         labels = self._placed_labels_future()
         parts = [
             self.client.submit(
-                _rank_frame, res, int(self.bounds[r]), int(self.bounds[r + 1]), labels, tuple(label_columns),
+                rank_frame, res, int(self.bounds[r]), int(self.bounds[r + 1]), labels, tuple(label_columns),
                 tuple(nullable), pure=False,
             )
             for r, res in enumerate(rank_results)
         ]
-        if meta is None:
-            meta = self.client.submit(lambda f: f.iloc[:0], parts[0]).result()
-        return dd.from_delayed([dask.delayed(p) for p in parts], meta=meta, verify_meta=False)
+        return to_dask(self.client, parts)
 
     def degrees(self):
         """Dask DataFrame [vertex, degree] (undirected; a self-loop counts twice, as in networkx)
@@ -236,13 +208,9 @@ class Graph:
     def edges(self):
         """Dask DataFrame [src, dst(, weight)] of the stored arcs in the user's labels (both arcs of
         an undirected edge)."""
-        res = [self.client.submit(_block_edges, b, pure=False) for b in self._blocks]
         labels = self._placed_labels_future()
-        import dask.dataframe as dd
-
-        parts = [self.client.submit(_edges_frame, r, labels, pure=False) for r in res]
-        meta = self.client.submit(lambda f: f.iloc[:0], parts[0]).result()
-        return dd.from_delayed([dask.delayed(p) for p in parts], meta=meta, verify_meta=False)
+        arrays = [self.client.submit(block_edges, b, pure=False) for b in self._blocks]
+        return to_dask(self.client, [self.client.submit(edges_frame, a, labels, pure=False) for a in arrays])
 
     def to_networkx(self):
         """A networkx (Di)Graph of this graph, for small graphs (needs networkx installed)."""
@@ -259,17 +227,6 @@ class Graph:
         else:
             G.add_edges_from(zip(e["src"].tolist(), e["dst"].tolist()))
         return G
-
-
-def _block_edges(b):
-    src = np.repeat(np.arange(b.lo, b.hi, dtype=np.int64), b.degree())
-    return {"src": src, "dst": b.indices, **({"weight": b.weights} if b.weights is not None else {})}
-
-
-def _edges_frame(res, labels):
-    if labels is None:
-        return pd.DataFrame(res)
-    return pd.DataFrame({k: (labels.take(v) if k in ("src", "dst") else v) for k, v in res.items()})
 
 
 def _timeout():
@@ -401,15 +358,7 @@ def _place(client, edges, labels, directed, weight, layout, duplicates, wk):
     inverse = client.submit(_inverse, order) if order is not None else None
     w = "weight" if weight else None
     cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w)) for p in parts]
-    blocks = []
-    for r in range(P):
-        pieces = [client.submit(operator.getitem, cut, r, pure=False) for cut in cuts]
-        blocks.append(
-            client.submit(
-                build_block, r, int(bounds[r]), int(bounds[r + 1]), n, "out", order, duplicates == "drop", *pieces,
-                workers=[wk[r * len(wk) // P]], allow_other_workers=True, pure=False,
-            )
-        )
-    dask.distributed.wait(blocks)
+    where = [wk[r * len(wk) // P] for r in range(P)]
+    blocks = _build_blocks(client, cuts, bounds, n, "out", order, duplicates == "drop", where)
     del cuts, degree, plan
     return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates)

@@ -1,0 +1,54 @@
+"""Per-rank result arrays -> dask DataFrames in the user's vertex labels."""
+
+from __future__ import annotations
+
+import dask
+import numpy as np
+import pandas as pd
+
+
+def decode(ids, labels, nullable):
+    """Placed ids -> labels (``labels`` in placed order, or None for ids that are their own
+    labels); with ``nullable``, negative ids become nulls of the labels' nullable dtype."""
+    ids = np.asarray(ids, dtype=np.int64)
+    vals = pd.Series(ids if labels is None else labels.take(np.maximum(ids, 0)))
+    if not nullable:
+        return vals.to_numpy()
+    if pd.api.types.is_unsigned_integer_dtype(vals.dtype):
+        vals = vals.astype("UInt64")
+    elif pd.api.types.is_integer_dtype(vals.dtype):
+        vals = vals.astype("Int64")
+    return vals.mask(ids < 0).array
+
+
+def rank_frame(result, lo, hi, labels, label_columns, nullable):
+    """One rank's ``{column: array}`` as a pandas frame with a leading ``vertex`` column.
+
+    Columns in ``label_columns`` hold placed ids and are decoded to labels; columns in
+    ``nullable`` get a nullable dtype with negative values as nulls.
+    """
+    cols = {"vertex": decode(np.arange(lo, hi), labels, False)}
+    for name, values in result.items():
+        if name in label_columns:
+            values = decode(values, labels, name in nullable)
+        elif name in nullable:
+            values = pd.Series(values).astype("Int64").mask(np.asarray(values) < 0).array
+        cols[name] = values
+    return pd.DataFrame(cols)
+
+
+def block_edges(block):
+    src = np.repeat(np.arange(block.lo, block.hi, dtype=np.int64), block.degree())
+    return {"src": src, "dst": block.indices, **({"weight": block.weights} if block.weights is not None else {})}
+
+
+def edges_frame(arrays, labels):
+    return pd.DataFrame({k: (decode(v, labels, False) if k in ("src", "dst") else v) for k, v in arrays.items()})
+
+
+def to_dask(client, parts):
+    """A dask DataFrame whose partitions are the pandas frames held by the futures ``parts``."""
+    import dask.dataframe as dd
+
+    meta = client.submit(lambda f: f.iloc[:0], parts[0]).result()
+    return dd.from_delayed([dask.delayed(p) for p in parts], meta=meta, verify_meta=False)
