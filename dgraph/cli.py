@@ -131,7 +131,14 @@ def run(args):
 
 
 def main(argv=None):
+    import logging
+
     args = _parser().parse_args(argv)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("  %(message)s"))
+    logger = logging.getLogger("dgraph")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
     from dgraph.errors import DgraphError
 
     try:
@@ -139,6 +146,8 @@ def main(argv=None):
     except DgraphError as exc:
         print(f"dgraph: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        logger.removeHandler(handler)
 
 
 if __name__ == "__main__":

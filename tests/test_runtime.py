@@ -196,3 +196,10 @@ def test_frames_roundtrip_and_reject_objects():
         bad.feed(b)
     a.close()
     b.close()
+
+
+def test_long_runs_report_progress(client, caplog):
+    g = grid_graph(6, 6, ranks=2)
+    with caplog.at_level("INFO", logger="dgraph"):
+        g.run(slow_kernel, steps=500)  # about 5 s
+    assert any("superstep" in r.getMessage() for r in caplog.records)

@@ -77,6 +77,7 @@ class ExchangePlugin(WorkerPlugin):
         worker.handlers["dgraph_fail"] = self.fail
         worker.handlers["dgraph_close"] = self.close
         worker.handlers["dgraph_runs"] = self.list_runs
+        worker.handlers["dgraph_progress"] = self.progress
 
     def teardown(self, worker):
         for run in list(self.runs.values()):
@@ -108,6 +109,11 @@ class ExchangePlugin(WorkerPlugin):
     async def list_runs(self):
         drivers = [r.run_id for r in self.runs.values() if r.driver is not None and r.driver.is_alive()]
         return {"runs": sorted(self.runs), "drivers": drivers}
+
+    async def progress(self, run_id=None):
+        run = self.runs.get(run_id)
+        ctx = getattr(run, "ctx", None)
+        return {"superstep": ctx.stats.supersteps if ctx is not None else 0}
 
     def get_run(self, run_id):
         run = self.runs.get(run_id)

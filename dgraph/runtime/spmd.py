@@ -14,6 +14,7 @@ worker, whatever happened.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -31,6 +32,8 @@ from .metrics import RunStats
 from .plugin import PLUGIN_NAME, ExchangePlugin
 
 _registered = threading.Lock()
+log = logging.getLogger("dgraph")
+PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 2.0
 
 
 class _Ranks(list):
@@ -199,7 +202,7 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
                     key=f"dgraph-{name}-{run_id}-{i}", workers=[w], allow_other_workers=False, pure=False,
                 )
             )
-        _watch(client, futures, worker_addrs, run_id)
+        _watch(client, futures, worker_addrs, run_id, name)
         stats = RunStats.merge(client.gather([client.submit(_stats, f, workers=[w], pure=False) for f, w in zip(futures, worker_addrs)]))
         results = [
             client.submit(_pick, futures[worker_of_rank[r]], r, workers=[worker_addrs[worker_of_rank[r]]], pure=False)
@@ -211,10 +214,19 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
         _broadcast(client, opened, op="dgraph_close", run_id=run_id)
 
 
-def _watch(client, futures, worker_addrs, run_id):
-    """Wait for the drivers; on the first error or a lost worker, fail the run everywhere."""
+def _watch(client, futures, worker_addrs, run_id, name):
+    """Wait for the drivers; on the first error or a lost worker, fail the run everywhere.
+    A run that takes more than a few seconds reports its superstep to the ``dgraph`` logger."""
     lost_reason = None
+    start = last_report = time.monotonic()
     while True:
+        now = time.monotonic()
+        if now - start > PROGRESS_AFTER and now - last_report > PROGRESS_EVERY:
+            last_report = now
+            step = _broadcast(client, worker_addrs[:1], op="dgraph_progress", run_id=run_id)
+            step = next(iter(step.values()), {})
+            if isinstance(step, dict):
+                log.info("dgraph %s: superstep %s after %.0f s", name, step.get("superstep"), now - start)
         pending = [f for f in futures if f.status == "pending"]
         if pending:
             try:
