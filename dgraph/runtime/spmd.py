@@ -80,7 +80,11 @@ class RankContext:
 
 def _describe(ranks):
     ranks = list(ranks)
-    return f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {ranks[0]}..{ranks[-1]}" if ranks == list(range(ranks[0], ranks[-1] + 1)) else f"ranks {ranks}"
+    if len(ranks) == 1:
+        return f"rank {ranks[0]}"
+    if ranks == list(range(ranks[0], ranks[-1] + 1)):
+        return f"ranks {ranks[0]}..{ranks[-1]}"
+    return f"ranks {ranks}"
 
 
 def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, *blocks):
@@ -208,7 +212,6 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
             client.submit(_pick, futures[worker_of_rank[r]], r, workers=[worker_addrs[worker_of_rank[r]]], pure=False)
             for r in range(len(blocks))
         ]
-        wait(results)
         return results, stats
     finally:
         _broadcast(client, opened, op="dgraph_close", run_id=run_id)
