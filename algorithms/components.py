@@ -1,10 +1,12 @@
 """Connected components (weakly connected for directed graphs).
 
-Method: every rank builds a spanning forest of its own arcs with union-find (roots are the
-smallest id of their tree) and keeps only (vertex, root) pairs of its non-root vertices; forests
-are merged up a binomial tree of ranks (log2 P supersteps, each merge is again union-find over
-the two pair lists); the root rank names each component by its member with the smallest
-canonical id and sends every owner the labels of its vertices. Work is O(m alpha(n)); unlike
+Method: every rank builds a spanning forest of its own arcs with union-find (out-arcs; in-arcs
+too for directed graphs, so every arc between ranks is seen at both ends). Trees made only of
+the rank's own vertices are finished there. Of the others (interface trees) only the vertices
+at the cut, plus each tree's smallest-label member, are linked to an owned anchor; those pairs
+are merged up a binomial tree of ranks (log2 P supersteps, each merge is again union-find),
+the root rank names each merged component by its smallest-label member and sends every owner
+the names of its anchors and cut vertices. Communication is proportional to the cut, not to n. Work is O(m alpha(n)); unlike
 label propagation the number of supersteps does not grow with the diameter, so road networks
 cost the same few supersteps as social graphs.
 
@@ -42,35 +44,41 @@ def _representatives(v, root, key):
 def components_kernel(ctx, bounds, key):
     key = np.empty(0, np.int64) if key is None else key
     n, P = int(bounds[-1]), ctx.nranks
-    scratch = np.arange(n, dtype=np.int64)
-    pairs = {}
-    for r in ctx.ranks:
-        out = ctx.blocks[r][0]
-        a = np.repeat(np.arange(out.lo, out.hi, dtype=np.int64), out.degree())
-        pairs[r] = kernels.spanning_forest(a, out.indices, scratch)
-    for level in range(math.ceil(math.log2(P)) if P > 1 else 0):
-        step = 1 << level
-        send = {}
+    parent = np.arange(n, dtype=np.int64)
+    scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64))
+    pairs, local = {}, {}
+    with ctx.phase("local"):
         for r in ctx.ranks:
-            if r % (2 * step) == step:
-                send[r] = {r - step: list(pairs.pop(r))}
+            blocks = ctx.blocks[r]  # (out,) undirected; (out, in) directed: every cut arc seen at both ends
+            lo, hi = blocks[0].lo, blocks[0].hi
+            a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), b.degree()) for b in blocks])
+            b = np.concatenate([blk.indices for blk in blocks])
+            v, root = kernels.spanning_forest(a, b, parent)
+            px, pa, *local[r] = kernels.component_interface(a, b, v, root, lo, hi, key, scratch)
+            pairs[r] = (px, pa)
+    for level in range(math.ceil(math.log2(P)) if P > 1 else 0):  # merge up a binomial tree
+        step = 1 << level
+        send = {r: {r - step: list(pairs.pop(r))} for r in ctx.ranks if r % (2 * step) == step}
         got = ctx.alltoall(send)
         for r in ctx.ranks:
             if r % (2 * step) == 0 and r in pairs:
-                v = np.concatenate([pairs[r][0]] + [a[0] for _, a in got[r]])
-                root = np.concatenate([pairs[r][1]] + [a[1] for _, a in got[r]])
-                pairs[r] = kernels.spanning_forest(v, root, scratch)
+                x = np.concatenate([pairs[r][0]] + [a[0] for _, a in got[r]])
+                y = np.concatenate([pairs[r][1]] + [a[1] for _, a in got[r]])
+                pairs[r] = kernels.spanning_forest(x, y, parent)
     send = {}
     if 0 in ctx.ranks:
-        v, rep = _representatives(*pairs[0], key)
+        v, rep = _representatives(*kernels.spanning_forest(*pairs[0], parent), key)
         send[0] = {d: [pv, pr] for d, (pv, pr, _) in enumerate(split_by_owner(v, rep, None, bounds)) if pv.size}
     got = ctx.alltoall(send)
     out = {}
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
-        comp = np.arange(lo, hi, dtype=np.int64)
+        rep_of = np.arange(lo, hi, dtype=np.int64)
         for _, (v, rep) in got[r]:
-            comp[v - lo] = rep
+            rep_of[v - lo] = rep
+        owned, target, interface = local[r]
+        comp = np.arange(lo, hi, dtype=np.int64)
+        comp[owned - lo] = np.where(interface, rep_of[np.where(interface, target, lo) - lo], target)
         out[r] = {"component": comp}
     return out
 
@@ -86,8 +94,8 @@ def connected_components(graph):
 
     Notes
     -----
-    ``ceil(log2 P) + 1`` supersteps; the merge moves at most one (vertex, root) pair of 16 bytes
-    per vertex per tree level, and the root rank holds O(n) pairs at the end.
+    ``ceil(log2 P) + 1`` supersteps; the merge moves at most one 16-byte pair per vertex at the
+    cut (plus one per interface tree) per tree level, and the root rank holds all of them.
 
     Examples
     --------
@@ -97,7 +105,7 @@ def connected_components(graph):
     >>> cc.component.nunique()
     1
     """
-    results, _ = graph.run(components_kernel, name="wcc")
+    results, _ = graph.run(components_kernel, reverse=graph.directed, name="wcc")
     return graph.to_frame(results, label_columns=("component",))
 
 

@@ -368,3 +368,109 @@ def spanning_forest(a, b, parent):
     b = np.ascontiguousarray(b, dtype=np.int64)
     fn = _forest_numba if engine() == "numba" else _forest_numpy
     return fn(a, b, parent)
+
+
+# ----------------------------------------------------------------------------- component interfaces
+@numba.njit(cache=True)
+def _interface_numba(a, b, v, root, lo, hi, key, tflag, vflag, anchor, best):
+    keyed = key.size > 0
+    for i in range(a.size):  # owned endpoints of arcs that leave the rank
+        if b[i] < lo or b[i] >= hi:
+            vflag[a[i]] |= 1
+    m = v.size
+    for i in range(2 * m):  # members: every non-root, then every root (repeated)
+        x = v[i] if i < m else root[i - m]
+        t = root[i] if i < m else x
+        if x < lo or x >= hi:
+            tflag[t] |= 1
+        elif anchor[t] == -1 or x < anchor[t]:
+            anchor[t] = x
+        if best[t] == -1 or (key[x] < key[best[t]] if keyed else x < best[t]):
+            best[t] = x
+    out_x = np.empty(2 * m + 1, np.int64)
+    out_a = np.empty(2 * m + 1, np.int64)
+    own_x = np.empty(2 * m + 1, np.int64)
+    own_t = np.empty(2 * m + 1, np.int64)
+    own_i = np.empty(2 * m + 1, np.bool_)
+    c = 0
+    o = 0
+    for i in range(2 * m):
+        x = v[i] if i < m else root[i - m]
+        t = root[i] if i < m else x
+        if vflag[x] & 2:
+            continue  # a root seen before
+        vflag[x] |= 2
+        interface = (tflag[t] & 1) != 0
+        owned = lo <= x < hi
+        if interface:
+            if (not owned or vflag[x] & 1) and x != anchor[t]:
+                out_x[c] = x
+                out_a[c] = anchor[t]
+                c += 1
+            if not tflag[t] & 2:
+                tflag[t] |= 2
+                if best[t] != anchor[t]:
+                    out_x[c] = best[t]
+                    out_a[c] = anchor[t]
+                    c += 1
+        if owned:
+            own_x[o] = x
+            own_t[o] = anchor[t] if interface else best[t]
+            own_i[o] = interface
+            o += 1
+    for i in range(2 * m):
+        x = v[i] if i < m else root[i - m]
+        t = root[i] if i < m else x
+        tflag[t] = 0
+        anchor[t] = -1
+        best[t] = -1
+        vflag[x] = 0
+    for i in range(a.size):
+        vflag[a[i]] = 0
+    return out_x[:c], out_a[:c], own_x[:o], own_t[:o], own_i[:o]
+
+
+def _interface_numpy(a, b, v, root, lo, hi, key, tflag, vflag, anchor, best):
+    roots = np.unique(root)
+    members = np.concatenate([v, roots])
+    tree = np.concatenate([root, roots])
+    ghost = (members < lo) | (members >= hi)
+    leaving = np.zeros(vflag.size, dtype=bool)
+    leaving[a[(b < lo) | (b >= hi)]] = True
+    order = np.argsort(tree, kind="stable")
+    members, tree, ghost = members[order], tree[order], ghost[order]
+    starts = np.flatnonzero(np.r_[True, tree[1:] != tree[:-1]])
+    sizes = np.diff(np.r_[starts, tree.size])
+    interface = np.repeat(np.logical_or.reduceat(ghost, starts), sizes)
+    big = np.iinfo(np.int64).max
+    anchor_of = np.repeat(np.minimum.reduceat(np.where(ghost, big, members), starts), sizes)
+    k = members if key.size == 0 else key[members]
+    by_key = np.lexsort((k, tree))
+    best_of = np.repeat(members[by_key][starts], sizes)
+    send = interface & (ghost | leaving[members]) & (members != anchor_of)
+    first = np.zeros(tree.size, dtype=bool)
+    first[starts] = True
+    send_best = interface & first & (best_of != anchor_of)
+    out_x = np.concatenate([members[send], best_of[send_best]])
+    out_a = np.concatenate([anchor_of[send], anchor_of[send_best]])
+    owned = ~ghost
+    return out_x, out_a, members[owned], np.where(interface, anchor_of, best_of)[owned], interface[owned]
+
+
+def component_interface(a, b, v, root, lo, hi, key, scratch):
+    """Summarise a rank's spanning forest (pairs (v, root) of arcs (a, b), a owned) for merging.
+
+    A tree is an *interface* tree when it holds a vertex owned elsewhere. For each interface
+    tree: anchor = its smallest owned vertex; pairs (x, anchor) are returned for every member x
+    that is owned elsewhere or is an owned endpoint of an arc leaving the rank, and for the
+    tree's smallest-key member. For every owned member: its anchor (interface trees: its final
+    label is the anchor's) or its tree's smallest-key member (the final label). ``scratch`` is
+    four n-long int64 arrays, zero / zero / -1 / -1 on entry and on return.
+
+    Returns (pair_x, pair_anchor, owned_x, owned_target, owned_is_interface), each in no
+    particular order (the two engines return the same sets).
+    """
+    tflag, vflag, anchor, best = scratch
+    args = [np.ascontiguousarray(x, dtype=np.int64) for x in (a, b, v, root)]
+    fn = _interface_numba if engine() == "numba" else _interface_numpy
+    return fn(*args, lo, hi, key, tflag, vflag, anchor, best)

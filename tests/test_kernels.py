@@ -115,3 +115,45 @@ def test_bad_engine_is_named():
 
     with pytest.raises(DgraphInputError, match="kernel engine"):
         kernels.set_engine("cuda")
+
+
+def test_component_interface_engines_agree_and_components_are_right():
+    """Two ranks' forests summarised by component_interface and merged give scipy's components."""
+    n, half = 400, 200
+    rng = np.random.default_rng(9)
+    u, w = rng.integers(0, n, 300), rng.integers(0, n, 300)
+    u, w = np.r_[u, w], np.r_[w, u]  # symmetric, as an undirected graph is stored
+    key = rng.permutation(n)
+    _, ref = connected_components(sp.coo_matrix((np.ones(u.size), (u, w)), shape=(n, n)), directed=False)
+    results = {}
+    for e in kernels.ENGINES:
+        with kernels.using(e):
+            parent = np.arange(n, dtype=np.int64)
+            scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64))
+            pairs, local = [], []
+            for lo, hi in ((0, half), (half, n)):
+                m = (u >= lo) & (u < hi)
+                v, root = kernels.spanning_forest(u[m], w[m], parent)
+                px, pa, *own = kernels.component_interface(u[m], w[m], v, root, lo, hi, key, scratch)
+                pairs.append((px, pa))
+                local.append(own)
+            assert (scratch[0] == 0).all() and (scratch[2] == -1).all()  # scratch left clean
+            x = np.concatenate([p[0] for p in pairs])
+            y = np.concatenate([p[1] for p in pairs])
+            mv, mroot = kernels.spanning_forest(x, y, parent)
+            final = np.arange(n)
+            final[mv] = mroot
+            members = np.unique(np.r_[mv, mroot])
+            rep = {}
+            for t in np.unique(final[members]):
+                group = members[final[members] == t]
+                rep[t] = group[np.argmin(key[group])]
+            comp = np.arange(n)
+            for owned, target, interface in local:
+                comp[owned] = [rep[final[t]] if i else t for t, i in zip(target, interface)]
+            results[e] = (comp, {(int(a), int(b)) for p in pairs for a, b in zip(*p)})
+            for c in np.unique(ref):
+                group = np.flatnonzero(ref == c)
+                assert (comp[group] == group[np.argmin(key[group])]).all() or group.size == 1
+    np.testing.assert_array_equal(results["numba"][0], results["numpy"][0])
+    assert results["numba"][1] == results["numpy"][1]
