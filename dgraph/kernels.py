@@ -309,13 +309,16 @@ def _find(parent, x):
 
 @numba.njit(cache=True)
 def _forest_numba(a, b, parent):
+    x = -1
     for i in range(a.size):
-        x = _find(parent, a[i])
+        if i == 0 or a[i] != a[i - 1]:
+            x = _find(parent, a[i])  # CSR order: runs of one source keep their root in hand
         y = _find(parent, b[i])
         if x < y:
             parent[y] = x
         elif y < x:
             parent[x] = y
+            x = y
     out_v = np.empty(2 * a.size, dtype=np.int64)
     out_r = np.empty(2 * a.size, dtype=np.int64)
     c = 0
