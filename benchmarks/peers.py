@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 PR_ITERS = 20
+REPEATS = 3  # every kernel is timed this many times; the best is reported (this machine is shared)
 
 
 def _rss_mb():
@@ -119,7 +120,8 @@ PEERS = {"scipy": _scipy, "igraph": _igraph, "networkit": _networkit, "networkx"
 def _child(name, files, n, algo, source, queue):
     src, dst = np.load(files[0]), np.load(files[1])
     try:
-        kernel, total = PEERS[name](src, dst, n, algo, source)
+        runs = [PEERS[name](src, dst, n, algo, source) for _ in range(REPEATS)]
+        kernel, total = min(r[0] for r in runs), min(r[1] for r in runs)
         queue.put((kernel, total, _rss_mb()))
     except Exception as exc:  # a missing or failing peer is reported, not fatal
         queue.put(f"{type(exc).__name__}: {exc}")
@@ -150,12 +152,15 @@ def run_dgraph(client, path, n, algos, source):
         fn = {"bfs": lambda: bfs(g, source), "wcc": lambda: connected_components(g),
               "pagerank": lambda: pagerank(g, max_iter=PR_ITERS, tol=0)}[algo]
         fn()  # warm: numba caches, reverse blocks
-        t1 = time.perf_counter()
-        frame = fn()
-        frame.compute()
-        total = time.perf_counter() - t1
-        kernel = g.last_stats.phases.get("kernel", float("nan"))
-        out[algo] = (kernel, total, total + build, g.last_stats)
+        best = None
+        for _ in range(REPEATS):
+            t1 = time.perf_counter()
+            fn().compute()
+            total = time.perf_counter() - t1
+            kernel = g.last_stats.phases.get("kernel", float("nan"))
+            if best is None or kernel < best[0]:
+                best = (kernel, total, total + build, g.last_stats)
+        out[algo] = best
     rss = sum(client.run(_rss_mb).values())
     return out, rss, build
 
@@ -174,7 +179,7 @@ def bench(client, name, src, dst, n, algos, peers, source):
         pd.DataFrame({"src": src[rows], "dst": dst[rows]}).to_parquet(os.path.join(parquet, f"part.{i}.parquet"))
     ours, our_rss, build = run_dgraph(client, parquet, n, algos, source)
     print(f"dgraph graph build from parquet (read, place, CSR): {build:.2f} s; peak RSS of its 2 workers {our_rss:,.0f} MB")
-    print("kernel: the algorithm alone; call: dgraph's algorithm call until its result is computed (peers: = kernel);")
+    print(f"best of {REPEATS}. kernel: the algorithm alone; call: dgraph's algorithm call until its result is computed (peers: = kernel);")
     print("end-to-end: graph construction from the input + the call. Ratios are kernel / fastest peer kernel.")
     header = f"{'algorithm':<9} {'library':<10} {'kernel s':>9} {'call s':>8} {'end-to-end s':>13} {'ratio':>7} {'peak RSS MB':>12}"
     print(header)
