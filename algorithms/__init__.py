@@ -4,5 +4,6 @@
 from .bfs import bfs, validate_bfs
 from .components import connected_components, weakly_connected_components
 from .pagerank import pagerank
+from .sssp import sssp
 
-__all__ = ["bfs", "connected_components", "pagerank", "validate_bfs", "weakly_connected_components"]
+__all__ = ["bfs", "connected_components", "pagerank", "sssp", "validate_bfs", "weakly_connected_components"]

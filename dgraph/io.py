@@ -16,7 +16,7 @@ import pandas as pd
 
 from .errors import DgraphInputError
 
-FORMATS = ("auto", "csv", "tsv", "snap", "mtx", "gml", "parquet")
+FORMATS = ("auto", "csv", "tsv", "snap", "mtx", "gml", "gr", "parquet")
 
 
 def _open(path):
@@ -26,7 +26,7 @@ def _open(path):
 def _detect(path):
     base = path[:-3] if path.endswith(".gz") else path
     ext = os.path.splitext(base)[1].lower()
-    return {".csv": "csv", ".tsv": "tsv", ".mtx": "mtx", ".gml": "gml", ".parquet": "parquet", ".pq": "parquet"}.get(ext, "snap")
+    return {".csv": "csv", ".tsv": "tsv", ".mtx": "mtx", ".gml": "gml", ".gr": "gr", ".parquet": "parquet", ".pq": "parquet"}.get(ext, "snap")
 
 
 def _paths(path_or_glob):
@@ -100,9 +100,9 @@ def read_edgelist(
     ----------
     path_or_glob : str, list of str
         ``.csv``, ``.tsv``, SNAP-style text (``.txt``, ``.edges``, ...: ``#`` comments, any
-        whitespace, CRLF), Matrix Market ``.mtx``, GML ``.gml`` or ``.parquet``; any of the text
-        ones may be ``.gz``.
-    format : {"auto", "csv", "tsv", "snap", "mtx", "gml", "parquet"}
+        whitespace, CRLF), Matrix Market ``.mtx``, DIMACS shortest-path ``.gr`` (arc lengths as
+        ``weight="weight"``), GML ``.gml`` or ``.parquet``; any of the text ones may be ``.gz``.
+    format : {"auto", "csv", "tsv", "snap", "mtx", "gml", "gr", "parquet"}
     source, destination, weight : int or str
         Column positions (text without header) or names (csv with header, parquet). For ``mtx``
         the third column, when present, is the weight if ``weight`` is given.
@@ -135,6 +135,14 @@ def read_edgelist(
         if isinstance(src, int):
             src, dst = df.columns[src], df.columns[dst]
             w = df.columns[w] if isinstance(w, int) else w
+    elif fmt == "gr":  # DIMACS shortest-path arcs: "a u v length", with "c" comments and a "p" line
+        df = dd.read_csv(paths, sep=r"\s+", comment="c", header=None, names=["kind", "src", "dst", "weight"],
+                         dtype=str, blocksize=None if gz else blocksize, quoting=csv.QUOTE_NONE)
+        df = df[df["kind"] == "a"].astype({"src": "int64", "dst": "int64", "weight": "float64"})[["src", "dst", "weight"]]
+        src, dst = "src", "dst"
+        if weight not in (None, "weight"):
+            raise DgraphInputError("a DIMACS .gr file has one weight column: pass weight='weight' (or None)")
+        w = weight
     elif fmt == "gml":
         frames = [read_gml_edges(p) for p in paths]
         df = pd.concat([f[0] for f in frames], ignore_index=True)

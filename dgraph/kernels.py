@@ -267,6 +267,44 @@ def bfs_bottom_up(indptr, indices, front, level, parent, depth):
     return fn(indptr, indices, front, level, parent, depth)
 
 
+# ----------------------------------------------------------------------------- frontier arcs
+@numba.njit(cache=True)
+def _arcs_numba(indptr, indices, weights, frontier):
+    total = 0
+    for u in frontier:
+        total += indptr[u + 1] - indptr[u]
+    pos = np.empty(total, np.int64)
+    dst = np.empty(total, np.int64)
+    w = np.empty(total if weights.size else 0, np.float64)
+    c = 0
+    for i in range(frontier.size):
+        u = frontier[i]
+        for e in range(indptr[u], indptr[u + 1]):
+            pos[c] = i
+            dst[c] = indices[e]
+            if weights.size:
+                w[c] = weights[e]
+            c += 1
+    return pos, dst, w
+
+
+def _arcs_numpy(indptr, indices, weights, frontier):
+    starts, counts = indptr[frontier], indptr[frontier + 1] - indptr[frontier]
+    total = int(counts.sum())
+    offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(total)
+    return np.repeat(np.arange(frontier.size), counts), indices[offsets], weights[offsets] if weights.size else weights
+
+
+def frontier_arcs(indptr, indices, weights, frontier):
+    """The out-arcs of the (local) frontier vertices: (position in frontier, head, weight).
+
+    Unweighted CSRs give weight 1.0 per arc."""
+    w = np.empty(0) if weights is None else weights
+    fn = _arcs_numba if engine() == "numba" else _arcs_numpy
+    pos, dst, wt = fn(indptr, indices, w, np.ascontiguousarray(frontier, dtype=np.int64))
+    return pos, dst, (wt if weights is not None else np.ones(dst.size))
+
+
 # ----------------------------------------------------------------------------- SpMV
 @numba.njit(cache=True)
 def _spmv_numba(indptr, indices, weights, x):

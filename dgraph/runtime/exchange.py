@@ -45,19 +45,20 @@ class DirectTransport:
             self.stats.wire_frames += 1
         return self.mesh.round(step, frames)
 
-    def alltoall(self, send, total=None):
+    def alltoall(self, send, total=None, op="sum"):
         """``send[src][dst] = [arrays]`` for local src ranks -> ``{dst: [(src, [arrays])]}``.
 
-        With ``total`` (one small array per local rank) the round also sums those arrays over
-        all ranks, riding in the same frames, and returns ``(received, sums)``: a collective
-        and an allreduce for the price of one round.
+        With ``total`` (one small array per local rank) the round also reduces those arrays
+        over all ranks with ``op``, riding in the same frames, and returns ``(received,
+        reduced)``: a collective and an allreduce for the price of one round.
         """
         out = {r: [] for r in self.local_ranks}
         per_peer = {}
         moved = 0
         local_sum = None
+        fn = _REDUCE[op]
         if total is not None:
-            local_sum = self._local_reduce(total, np.add)
+            local_sum = self._local_reduce(total, fn)
             moved += self._count_reduce(local_sum.nbytes)
             for w in self.peers:
                 per_peer[w] = [(-1, -1, [local_sum])]
@@ -77,7 +78,7 @@ class DirectTransport:
         for entries in received.values():
             for src, dst, arrays in entries:
                 if src < 0:
-                    local_sum = local_sum + arrays[0].astype(local_sum.dtype, copy=False)
+                    local_sum = fn(local_sum, arrays[0].astype(local_sum.dtype, copy=False))
                 else:
                     out[dst].append((src, arrays))
         for lst in out.values():

@@ -62,8 +62,8 @@ class RankContext:
         self.stats = stats
         self.worker = worker
 
-    def alltoall(self, send, total=None):
-        return self.transport.alltoall(send, total)
+    def alltoall(self, send, total=None, op="sum"):
+        return self.transport.alltoall(send, total, op)
 
     def allgather(self, pieces):
         return self.transport.allgather(pieces)

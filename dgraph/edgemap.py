@@ -1,0 +1,87 @@
+"""DistEdgeMap on the 1D layout: apply a function to the out-arcs of a frontier and merge the
+results at the owners of their heads (TDO-GP, Figure 6).
+
+An algorithm hands ``edge_map`` a frontier (per rank, the sorted local ids of its active
+vertices, with one value each), a vectorized ``f(src, dst, weight, value) -> values`` and a
+mergeable operator. Each rank evaluates ``f`` on the out-arcs of its frontier, pre-merges the
+results per head (the 1D scatter plan: one bucket per peer, pre-merged at the sender), and every
+owner merges what it receives. What to do with the merged values (the paper's write_back) stays
+with the algorithm, which owns its vertex arrays.
+
+Merges: ``"min"``, ``"max"``, ``"sum"``. With ``"min"``/``"max"`` the result also carries the
+tail of the winning arc (smallest canonical id on ties), so algorithms get paths, not only values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import kernels
+
+MERGES = ("min", "max", "sum")
+
+
+def _reduce(ids, values, tails, merge, key):
+    """Merge values per id; for min/max keep the winning tail (ties: smallest key)."""
+    if ids.size == 0:
+        return ids, values, tails
+    if merge == "sum":
+        order = np.argsort(ids, kind="stable")
+        ids, values = ids[order], values[order]
+        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        return ids[starts], np.add.reduceat(values, starts), tails[order][starts]
+    k = tails if key.size == 0 else key[tails]
+    order = np.lexsort((k, values if merge == "min" else -values, ids))
+    ids, values, tails = ids[order], values[order], tails[order]
+    first = np.r_[True, ids[1:] != ids[:-1]]
+    return ids[first], values[first], tails[first]
+
+
+class EdgeMap:
+    """The edge map of one run on one worker: its ranks' blocks, the rank bounds, tie keys."""
+
+    def __init__(self, ctx, bounds, key):
+        self.ctx = ctx
+        self.bounds = np.asarray(bounds, dtype=np.int64)
+        self.key = np.empty(0, np.int64) if key is None else key
+        self.edges_examined = 0
+
+    def out_block(self, r):
+        return self.ctx.blocks[r][0]
+
+    def __call__(self, frontier, values, f, merge, total=None, total_op="sum"):
+        """Push ``f`` along the out-arcs of ``frontier`` and merge at the heads' owners.
+
+        ``frontier[r]``: sorted local ids of rank r's active vertices; ``values[r]``: one value
+        per active vertex. Returns ``({r: (local ids, merged values, tails)}, totals)``;
+        ``totals`` reduces ``total`` (one small array per rank) in the same superstep.
+        """
+        if merge not in MERGES:
+            raise ValueError(f"merge must be one of {MERGES}, got {merge!r}")
+        send = {}
+        for r in self.ctx.ranks:
+            out = self.out_block(r)
+            pos, dst, w = kernels.frontier_arcs(out.indptr, out.indices, out.weights, frontier[r])
+            self.edges_examined += dst.size
+            tails = frontier[r][pos] + out.lo
+            vals = np.asarray(f(tails, dst, w, values[r][pos]))
+            ids, vals, tails = _reduce(dst, vals, tails, merge, self.key)
+            cuts = np.searchsorted(ids, self.bounds)
+            send[r] = {
+                d: [ids[a:b], vals[a:b], tails[a:b]]
+                for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
+                if b > a
+            }
+        if total is None:
+            got, totals = self.ctx.alltoall(send), None
+        else:
+            got, totals = self.ctx.alltoall(send, total=total, op=total_op)
+        merged = {}
+        for r in self.ctx.ranks:
+            parts = got[r]
+            ids = np.concatenate([p[0] for _, p in parts]) if parts else np.empty(0, np.int64)
+            vals = np.concatenate([p[1] for _, p in parts]) if parts else np.empty(0)
+            tails = np.concatenate([p[2] for _, p in parts]) if parts else np.empty(0, np.int64)
+            ids, vals, tails = _reduce(ids, vals, tails, merge, self.key)
+            merged[r] = (ids - self.out_block(r).lo, vals, tails)
+        return merged, totals

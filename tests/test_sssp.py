@@ -1,0 +1,89 @@
+"""SSSP (delta-stepping on edge_map) against networkx Dijkstra."""
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import dgraph
+from dgraph.algorithms import sssp
+from dgraph.partitioners import OneD
+
+from conftest import dataset
+from graphs import er_edges, grid_edges, kron_edges, nx_graph
+
+LAYOUTS = [OneD(ranks=1), OneD(ranks=3), OneD(ranks=8), OneD(ranks=3, balance="striped"), OneD(ranks=4, balance="hashed")]
+
+
+def _weighted(kind):
+    rng = np.random.default_rng(17)
+    if kind == "er-directed":
+        e, directed = er_edges(300, 1200, seed=8), True
+    elif kind == "kronecker":
+        e, directed = kron_edges(9, seed=4), False
+    else:
+        e, directed = grid_edges(15, 25), False
+    e = e.assign(w=rng.integers(0, 20, len(e)).astype(float) / 4)  # zeros and ties included
+    return e, directed
+
+
+def _check_paths(result, G, source):
+    ref = nx.single_source_dijkstra_path_length(G, source)
+    got = result.set_index("vertex")
+    dist = got.distance
+    assert dist.isna().sum() == G.number_of_nodes() - len(ref)
+    assert max(abs(dist[v] - d) for v, d in ref.items()) < 1e-9
+    for v, p in got.predecessor.dropna().items():  # every predecessor ends a shortest path
+        assert abs(dist[p] + G[p][v]["weight"] - dist[v]) < 1e-9
+    assert pd.isna(got.predecessor[source])
+
+
+@pytest.mark.parametrize("kind", ["er-directed", "kronecker", "grid"])
+def test_sssp_matches_dijkstra_on_every_layout(client, kind):
+    e, directed = _weighted(kind)
+    G = nx_graph(e, directed, weight="w")
+    source = int(e.src.iloc[0])
+    first = None
+    for layout in LAYOUTS:
+        g = dgraph.from_edgelist(e, weight="w", directed=directed, layout=layout)
+        r = sssp(g, source, weight="w").compute().sort_values("vertex").reset_index(drop=True)
+        _check_paths(r, G, source)
+        if first is None:
+            first = r
+        pd.testing.assert_frame_equal(first, r)  # identical on every layout, predecessors included
+
+
+def test_sssp_unit_weights_and_delta(client):
+    e = grid_edges(10, 10)
+    g = dgraph.from_edgelist(e, directed=False, ranks=3)
+    r = sssp(g, 0).compute().set_index("vertex").distance
+    assert r.loc[99] == 18 and r.dtype == "Float64"
+    r2 = sssp(g, 0, delta=100.0).compute().set_index("vertex").distance
+    pd.testing.assert_series_equal(r.sort_index(), r2.sort_index())
+
+
+def test_sssp_road_network_is_work_efficient(client):
+    g = dgraph.read_edgelist(dataset("rome99", "rome99.gr.gz"), weight="weight", ranks=4)
+    raw = pd.read_csv(dataset("rome99", "rome99.gr.gz"), sep=r"\s+", comment="c", header=None)
+    raw = raw[raw[0] == "a"].drop(columns=0).astype(int)
+    G = nx.DiGraph()
+    for u, v, w in raw.itertuples(index=False):
+        if not G.has_edge(u, v) or G[u][v]["weight"] > w:
+            G.add_edge(u, v, weight=float(w))
+    assert (g.directed, g.num_vertices) == (True, 3353)
+    r = sssp(g, 1, weight="weight").compute()
+    _check_paths(r, G, 1)
+    assert g.last_stats.info["edges_examined"] < 4 * g.num_edges  # not O(n * diameter)
+
+
+def test_sssp_bad_input(client):
+    e = pd.DataFrame({"src": [0, 1], "dst": [1, 2], "w": [1.0, -2.0]})
+    g = dgraph.from_edgelist(e, weight="w")
+    with pytest.raises(dgraph.DgraphInputError, match="non-negative"):
+        sssp(g, 0, weight="w")
+    with pytest.raises(dgraph.DgraphInputError, match="pass weight='w'"):
+        sssp(g, 0)
+    with pytest.raises(dgraph.DgraphInputError, match="SSSP source 9"):
+        sssp(dgraph.from_edgelist(e.assign(w=1.0), weight="w"), 9, weight="w")
+    with pytest.raises(dgraph.DgraphInputError, match="delta"):
+        sssp(dgraph.from_edgelist(e.assign(w=1.0), weight="w"), 0, weight="w", delta=0)
