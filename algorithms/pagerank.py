@@ -21,30 +21,8 @@ import numpy as np
 import pandas as pd
 
 from dgraph import kernels
+from dgraph.edgemap import GhostExchange
 from dgraph.errors import ConvergenceWarning, DgraphInputError
-
-
-def ghost_plan(ctx, blocks, bounds):
-    """Who needs which of my values: every rank asks each owner, once, for the sources of its
-    in-arcs that it does not own (TDO-GP E.1: send a vertex's value only where its edges are).
-
-    Returns ``(need, serve)``: ``need[r][d]`` the ids rank r receives from rank d, in the order
-    d sends them; ``serve[d]`` the list of (requesting rank, local offsets) rank d sends.
-    """
-    n = int(bounds[-1])
-    requests, need = {}, {}
-    for r in ctx.ranks:
-        inn = blocks[r]
-        wanted = np.zeros(n, dtype=bool)
-        wanted[inn.indices] = True
-        wanted[inn.lo : inn.hi] = False
-        ids = np.flatnonzero(wanted)
-        cuts = np.searchsorted(ids, bounds)
-        need[r] = {d: ids[cuts[d] : cuts[d + 1]] for d in range(len(bounds) - 1) if cuts[d + 1] > cuts[d]}
-        requests[r] = {d: [v] for d, v in need[r].items()}
-    got = ctx.alltoall(requests)
-    serve = {d: [(src, a[0] - int(bounds[d])) for src, a in got[d]] for d in ctx.ranks}
-    return need, serve
 
 
 def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key):
@@ -61,23 +39,18 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         p = np.full(hi - lo, 1.0 / n) if personalization is None else personalization[lo:hi]
         st[r] = {"inn": inn, "lo": lo, "hi": hi, "outw": outw, "p": p, "pr": np.full(hi - lo, 1.0 / n), "err": 0.0}
     with ctx.phase("plan"):
-        need, serve = ghost_plan(ctx, {r: st[r]["inn"] for r in ctx.ranks}, bounds)
+        gather = GhostExchange(ctx, {r: [st[r]["inn"]] for r in ctx.ranks}, bounds)
     x = np.zeros(n)  # contributions of every vertex this worker's ranks read; shared by them
     updates, converged = 0, False
     while True:
-        send, sums = {}, {}
+        contrib, sums = {}, {}
         for r in ctx.ranks:
             s = st[r]
             dangling = s["outw"] == 0
-            contrib = np.divide(s["pr"], s["outw"], out=np.zeros_like(s["pr"]), where=~dangling)
-            x[s["lo"] : s["hi"]] = contrib
-            send[r] = {dst: [contrib[offsets]] for dst, offsets in serve[r]}
+            contrib[r] = np.divide(s["pr"], s["outw"], out=np.zeros_like(s["pr"]), where=~dangling)
             sums[r] = [s["pr"][dangling].sum(), s["err"]]
         with ctx.phase("exchange"):
-            got, total = ctx.alltoall(send, total=sums)  # ghost values, dangling mass and change
-            for r in ctx.ranks:
-                for src, (values,) in got[r]:
-                    x[need[r][src]] = values
+            total = gather(contrib, x, total=sums)  # ghost values, dangling mass and change
         dangling_sum, err = float(total[0]), float(total[1])
         if updates > 0 and err < n * tol:
             converged = True

@@ -1,5 +1,8 @@
-"""DistEdgeMap on the 1D layout: apply a function to the out-arcs of a frontier and merge the
-results at the owners of their heads (TDO-GP, Figure 6).
+"""DistEdgeMap on the 1D layout and its two communication plans.
+
+``EdgeMap`` (scatter, sparse push): apply a function to the out-arcs of a frontier and merge
+the results at the owners of their heads (TDO-GP, Figure 6). ``GhostExchange`` (gather, dense
+pull): give every rank the current values of all the vertices its arcs read.
 
 An algorithm hands ``edge_map`` a frontier (per rank, the sorted local ids of its active
 vertices, with one value each), a vectorized ``f(src, dst, weight, value) -> values`` and a
@@ -85,3 +88,46 @@ class EdgeMap:
             ids, vals, tails = _reduce(ids, vals, tails, merge, self.key)
             merged[r] = (ids - self.out_block(r).lo, vals, tails)
         return merged, totals
+
+
+class GhostExchange:
+    """The dense gather plan: each rank receives, every superstep, the values of the vertices
+    its arcs read that other ranks own, and nothing else (TDO-GP E.1). Planned once per run:
+    every rank asks each owner for the ids it needs (one superstep).
+
+    ``blocks[r]`` lists the blocks whose ``indices`` rank r reads.
+    """
+
+    def __init__(self, ctx, blocks, bounds):
+        self.ctx = ctx
+        self.bounds = np.asarray(bounds, dtype=np.int64)
+        n = int(self.bounds[-1])
+        requests, self.need = {}, {}
+        for r in ctx.ranks:
+            wanted = np.zeros(n, dtype=bool)
+            for b in blocks[r]:
+                wanted[b.indices] = True
+            lo, hi = self.bounds[r], self.bounds[r + 1]
+            wanted[lo:hi] = False
+            ids = np.flatnonzero(wanted)
+            cuts = np.searchsorted(ids, self.bounds)
+            self.need[r] = {d: ids[cuts[d] : cuts[d + 1]] for d in range(len(cuts) - 1) if cuts[d + 1] > cuts[d]}
+            requests[r] = {d: [v] for d, v in self.need[r].items()}
+        got = ctx.alltoall(requests)
+        self.serve = {d: [(src, a[0] - int(self.bounds[d])) for src, a in got[d]] for d in ctx.ranks}
+
+    def __call__(self, values, out, total=None, op="sum"):
+        """Write every rank's ``values[r]`` (one per owned vertex) and the ghosts it needs into
+        the worker's n-long array ``out``; reduce ``total`` in the same superstep."""
+        send = {}
+        for r in self.ctx.ranks:
+            out[self.bounds[r] : self.bounds[r + 1]] = values[r]
+            send[r] = {dst: [values[r][offsets]] for dst, offsets in self.serve[r]}
+        if total is None:
+            got, totals = self.ctx.alltoall(send), None
+        else:
+            got, totals = self.ctx.alltoall(send, total=total, op=op)
+        for r in self.ctx.ranks:
+            for src, (vals,) in got[r]:
+                out[self.need[r][src]] = vals
+        return totals
