@@ -515,3 +515,62 @@ def component_interface(a, b, v, root, lo, hi, key, scratch):
     args = [np.ascontiguousarray(x, dtype=np.int64) for x in (a, b, v, root)]
     fn = _interface_numba if engine() == "numba" else _interface_numpy
     return fn(*args, lo, hi, key, tflag, vflag, anchor, best)
+
+
+# ----------------------------------------------------------------------------- label mode (CDLP)
+@numba.njit(cache=True)
+def _mode_numba(indptr_a, indices_a, indptr_b, indices_b, labels, own):
+    out = own.copy()
+    buf = np.empty(0, np.int64)
+    for v in range(own.size):
+        da = indptr_a[v + 1] - indptr_a[v]
+        db = indptr_b[v + 1] - indptr_b[v] if indptr_b.size else 0
+        d = da + db
+        if d == 0:
+            continue  # isolated: keeps its label
+        if buf.size < d:
+            buf = np.empty(2 * d, np.int64)
+        for i in range(da):
+            buf[i] = labels[indices_a[indptr_a[v] + i]]
+        for i in range(db):
+            buf[da + i] = labels[indices_b[indptr_b[v] + i]]
+        seg = np.sort(buf[:d])
+        best, best_count, run = seg[0], 0, 0
+        for i in range(d):
+            run = run + 1 if i > 0 and seg[i] == seg[i - 1] else 1
+            if run > best_count:  # strictly more: on ties the smaller label, met first, stays
+                best, best_count = seg[i], run
+        out[v] = best
+    return out
+
+
+def _mode_numpy(indptr_a, indices_a, indptr_b, indices_b, labels, own):
+    rows = [np.repeat(np.arange(own.size), np.diff(indptr_a))]
+    labs = [labels[indices_a]]
+    if indptr_b.size:
+        rows.append(np.repeat(np.arange(own.size), np.diff(indptr_b)))
+        labs.append(labels[indices_b])
+    rows, labs = np.concatenate(rows), np.concatenate(labs)
+    out = own.copy()
+    if rows.size == 0:
+        return out
+    order = np.lexsort((labs, rows))
+    rows, labs = rows[order], labs[order]
+    starts = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (labs[1:] != labs[:-1])])
+    counts = np.diff(np.r_[starts, rows.size])
+    r, l = rows[starts], labs[starts]
+    pick = np.lexsort((l, -counts, r))
+    r, l = r[pick], l[pick]
+    first = np.r_[True, r[1:] != r[:-1]]
+    out[r[first]] = l[first]
+    return out
+
+
+def label_mode(a, b, labels, own):
+    """For every row v of CSR ``a`` (and ``b``, the same rows, or None): the most frequent value
+    of ``labels`` over its neighbours in both (a neighbour in both counts twice), ties to the
+    smallest; rows without neighbours keep ``own[v]``."""
+    empty = np.empty(0, np.int64)
+    ib, xb = (b.indptr, b.indices) if b is not None else (empty, empty)
+    fn = _mode_numba if engine() == "numba" else _mode_numpy
+    return fn(a.indptr, a.indices, ib, xb, labels, own)

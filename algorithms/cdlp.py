@@ -1,0 +1,77 @@
+"""Community detection by label propagation, with LDBC Graphalytics CDLP semantics.
+
+Method: synchronous label propagation. Every vertex starts with its own label; in each of
+exactly ``max_iter`` rounds every vertex takes the most frequent label among its neighbours in
+the previous round, ties to the smallest label, and a vertex without neighbours keeps its label.
+In a directed graph in- and out-neighbours are counted separately, so a neighbour linked both
+ways counts twice. Labels reach the ranks through the dense gather plan (each rank receives the
+labels of the vertices its arcs read), so a round is one superstep.
+
+Output encoding: ``label`` is a vertex label of the user's (initially the vertex itself);
+"smallest" is the order of the user's labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dgraph import kernels
+from dgraph.edgemap import GhostExchange
+from dgraph.errors import DgraphInputError
+
+
+def cdlp_kernel(ctx, max_iter, bounds, key):
+    n = int(bounds[-1])
+    canon = np.arange(n, dtype=np.int64) if key is None else key  # labels live as canonical ids
+    gather = GhostExchange(ctx, {r: list(ctx.blocks[r]) for r in ctx.ranks}, bounds)
+    own = {r: canon[bounds[r] : bounds[r + 1]].copy() for r in ctx.ranks}
+    seen = np.empty(n, dtype=np.int64)  # the labels this worker's ranks read
+    for _ in range(max_iter):
+        gather(own, seen)
+        for r in ctx.ranks:
+            blocks = ctx.blocks[r]
+            own[r] = kernels.label_mode(blocks[0], blocks[1] if len(blocks) > 1 else None, seen, own[r])
+    placed = np.empty(n, dtype=np.int64)
+    placed[canon] = np.arange(n, dtype=np.int64)
+    ctx.stats.info.update(iterations=max_iter)
+    return {r: {"label": placed[own[r]]} for r in ctx.ranks}
+
+
+def label_propagation(graph, max_iter=10):
+    """Communities by synchronous label propagation (LDBC Graphalytics CDLP).
+
+    Parameters
+    ----------
+    graph : dgraph.Graph
+    max_iter : int
+        Exactly this many rounds are run (LDBC ``cdlp.max-iterations``); the result is
+        deterministic, so it always terminates.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Columns ``vertex`` and ``label``.
+
+    Notes
+    -----
+    One superstep per round moving 8 bytes per (vertex, rank) pair where the rank holds an arc
+    from or to the vertex. Weights are ignored.
+
+    References
+    ----------
+    U. N. Raghavan, R. Albert, S. Kumara, Phys. Rev. E 76, 2007; LDBC Graphalytics
+    specification, CDLP.
+
+    Examples
+    --------
+    >>> import pandas as pd, dgraph
+    >>> e = pd.DataFrame({"src": [1, 2, 3, 4, 5, 6, 3], "dst": [2, 3, 1, 5, 6, 4, 4]})
+    >>> g = dgraph.from_edgelist(e, directed=False)
+    >>> r = dgraph.algorithms.label_propagation(g, max_iter=5).compute()
+    >>> r.sort_values("vertex").label.tolist()
+    [1, 1, 1, 3, 3, 3]
+    """
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
+        raise DgraphInputError(f"max_iter must be a non-negative integer, got {max_iter!r}")
+    results, _ = graph.run(cdlp_kernel, reverse=graph.directed, name="cdlp", max_iter=int(max_iter))
+    return graph.to_frame(results, label_columns=("label",))
