@@ -574,3 +574,102 @@ def label_mode(a, b, labels, own):
     ib, xb = (b.indptr, b.indices) if b is not None else (empty, empty)
     fn = _mode_numba if engine() == "numba" else _mode_numpy
     return fn(a.indptr, a.indices, ib, xb, labels, own)
+
+
+# ----------------------------------------------------------------------------- neighbourhood arcs (LCC)
+@numba.njit(cache=True)
+def _neighbour_sets_numba(ptr_a, idx_a, ptr_b, idx_b, lo):
+    nloc = ptr_a.size - 1
+    total = idx_a.size + idx_b.size
+    ptr = np.zeros(nloc + 1, np.int64)
+    out = np.empty(total, np.int64)
+    c = 0
+    for v in range(nloc):
+        da = ptr_a[v + 1] - ptr_a[v]
+        db = ptr_b[v + 1] - ptr_b[v] if ptr_b.size else 0
+        seg = np.empty(da + db, np.int64)
+        seg[:da] = idx_a[ptr_a[v] : ptr_a[v + 1]]
+        if db:
+            seg[da:] = idx_b[ptr_b[v] : ptr_b[v + 1]]
+        seg.sort()
+        for i in range(seg.size):
+            if seg[i] != v + lo and (i == 0 or seg[i] != seg[i - 1]):
+                out[c] = seg[i]
+                c += 1
+        ptr[v + 1] = c
+    return ptr, out[:c]
+
+
+@numba.njit(cache=True)
+def _nbr_arcs_numba(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, mark):
+    nloc = nb_ptr.size - 1
+    hi = lo + nloc
+    arcs = np.zeros(nloc, np.int64)
+    for v in range(nloc):
+        s, e = nb_ptr[v], nb_ptr[v + 1]
+        if e - s < 2:
+            continue
+        for i in range(s, e):
+            mark[nb_idx[i]] = True
+        c = 0
+        for i in range(s, e):
+            u = nb_idx[i]
+            if lo <= u < hi:
+                a, b = own_ptr[u - lo], own_ptr[u - lo + 1]
+                for j in range(a, b):
+                    w = own_idx[j]
+                    if w != u and mark[w]:
+                        c += 1
+            else:
+                k = np.searchsorted(g_ids, u)
+                for j in range(g_ptr[k], g_ptr[k + 1]):
+                    w = g_idx[j]
+                    if w != u and mark[w]:
+                        c += 1
+        for i in range(s, e):
+            mark[nb_idx[i]] = False
+        arcs[v] = c
+    return arcs
+
+
+def _nbr_arcs_numpy(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, mark):
+    import scipy.sparse as sp
+
+    n, nloc = mark.size, nb_ptr.size - 1
+    M = sp.csr_matrix((np.ones(nb_idx.size), nb_idx, nb_ptr), shape=(nloc, n))
+    rows = np.concatenate([np.repeat(np.arange(lo, lo + nloc), np.diff(own_ptr)), np.repeat(g_ids, np.diff(g_ptr))])
+    cols = np.concatenate([own_idx, g_idx])
+    keep = rows != cols
+    A = sp.csr_matrix((np.ones(int(keep.sum())), (rows[keep], cols[keep])), shape=(n, n))
+    return np.asarray((M @ A).multiply(M).sum(axis=1)).ravel().astype(np.int64)
+
+
+def neighbour_sets(a, b, lo):
+    """Per row: the sorted distinct neighbours in CSR ``a`` and ``b`` (same rows, or None),
+    without the row's own vertex (``lo + row``)."""
+    empty = np.empty(0, np.int64)
+    pb, ib = (b.indptr, b.indices) if b is not None else (empty, empty)
+    if engine() == "numba":
+        return _neighbour_sets_numba(a.indptr, a.indices, pb, ib, lo)
+    rows = np.concatenate([np.repeat(np.arange(a.nlocal), np.diff(a.indptr))] + ([np.repeat(np.arange(a.nlocal), np.diff(pb))] if pb.size else []))
+    cols = np.concatenate([a.indices] + ([ib] if pb.size else []))
+    keep = cols != rows + lo
+    rows, cols = rows[keep], cols[keep]
+    order = np.lexsort((cols, rows))
+    rows, cols = rows[order], cols[order]
+    first = np.r_[True, (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])] if rows.size else np.empty(0, bool)
+    rows, cols = rows[first], cols[first]
+    ptr = np.zeros(a.nlocal + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=a.nlocal), out=ptr[1:])
+    return ptr, cols
+
+
+def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
+    """For every owned v: the number of arcs (u, w), u != w, with u and w both in N(v).
+
+    ``nb_ptr/nb_idx``: N(v) per owned row; ``own``: the rank's block (rows lo..); ``ghosts``:
+    (ids, indptr, indices) rows of the other vertices of any N(v); ``mark``: n-long False bools.
+    """
+    g_ids, g_ptr, g_idx = ghosts
+    fn = _nbr_arcs_numba if engine() == "numba" else _nbr_arcs_numpy
+    return fn(nb_ptr, nb_idx, lo, own.indptr, own.indices, g_ids, g_ptr, g_idx, mark)
