@@ -4,6 +4,7 @@
     dgraph run bfs --dataset karate --source 1
     dgraph run wcc --kronecker 16 --workers 2 --ranks 8 --output cc.parquet
     dgraph run bfs --input edges.tsv --directed --scheduler tcp://host:8786
+    dgraph graphalytics --graph ldbc/example-directed --algorithm CDLP --output out.txt
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ def _parser():
     run.add_argument("--output", metavar="PATH.parquet", help="write the result to a parquet directory")
     run.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
     run.add_argument("--top", type=int, default=10, help="rows of the result to print")
+    ga = sub.add_parser("graphalytics", help="run an LDBC Graphalytics algorithm and write its output file")
+    ga.add_argument("--graph", required=True, metavar="DIR/NAME", help="the graph: DIR/NAME.properties, NAME.v, NAME.e")
+    ga.add_argument("--algorithm", required=True, type=str.upper, choices=("BFS", "SSSP", "PR", "WCC", "CDLP", "LCC"))
+    ga.add_argument("--output", required=True, metavar="FILE")
+    ga.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
+    ga.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
+    ga.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
     return p
 
 
@@ -75,19 +83,37 @@ def _source(graph, given):
     return int(given) if label_kind in "iu" else given
 
 
-def run(args):
+def _connect(args):
     from distributed import Client, LocalCluster
 
+    if args.scheduler:
+        return Client(args.scheduler), None
+    _say(f"dgraph: starting a local cluster of {args.workers} workers")
+    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def graphalytics(args):
+    from dgraph import graphalytics as ga
+
+    client, cluster = _connect(args)
+    try:
+        t = time.perf_counter()
+        result = ga.run(args.graph + ".properties", args.algorithm, ranks=args.ranks, client=client)
+        ga.write(result, args.output)
+        print(f"{args.algorithm} on {args.graph}: {len(result):,} vertices in {time.perf_counter() - t:.2f} s; wrote {args.output}")
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return 0
+
+
+def run(args):
     from dgraph import algorithms
 
     times = {}
-    if args.scheduler:
-        client = Client(args.scheduler)
-        cluster = None
-    else:
-        _say(f"dgraph: starting a local cluster of {args.workers} workers")
-        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
+    client, cluster = _connect(args)
     try:
         with _Phase("load and place", times):
             graph, what = _load(args)
@@ -142,7 +168,7 @@ def main(argv=None):
     from dgraph.errors import DgraphError
 
     try:
-        return run(args)
+        return graphalytics(args) if args.command == "graphalytics" else run(args)
     except DgraphError as exc:
         print(f"dgraph: error: {exc}", file=sys.stderr)
         return 2

@@ -10,19 +10,9 @@ from dgraph import kernels
 from dgraph.algorithms import local_clustering_coefficient, total_triangles, triangle_count
 from dgraph.partitioners import OneD
 
-from graphs import er_edges, grid_edges, kron_edges, nx_graph
+from graphs import er_edges, grid_edges, kron_edges, ldbc_lcc, nx_graph
 
 LAYOUTS = [OneD(ranks=1), OneD(ranks=3), OneD(ranks=8), OneD(ranks=3, balance="striped"), OneD(ranks=4, balance="hashed")]
-
-
-def ldbc_lcc(G):
-    out = {}
-    for v in G.nodes():
-        nbrs = (set(G.successors(v)) | set(G.predecessors(v))) - {v}
-        d = len(nbrs)
-        arcs = sum(1 for u in nbrs for w in G.successors(u) if w in nbrs and w != u)
-        out[v] = arcs / (d * (d - 1)) if d >= 2 else 0.0
-    return out
 
 
 @pytest.mark.parametrize("kind", ["kronecker", "er", "grid"])
