@@ -166,3 +166,27 @@ def fetch_rows(ctx, blocks, wanted, bounds):
         np.cumsum(counts, out=indptr[1:])
         out[r] = (ids, indptr, indices)
     return out
+
+
+def fetch(ctx, wanted, values, bounds, total=None, op="sum"):
+    """Values at arbitrary vertices: ``wanted[r]`` any ids, ``values[r]`` one value per vertex
+    rank r owns. Returns ``({r: values aligned with wanted[r]}, reduced total)`` after two
+    supersteps (requests, replies; ``total`` rides with the replies)."""
+    bounds = np.asarray(bounds, dtype=np.int64)
+    requests, inverse = {}, {}
+    for r in ctx.ranks:
+        ids, inverse[r] = np.unique(wanted[r], return_inverse=True)
+        cuts = np.searchsorted(ids, bounds)
+        requests[r] = {d: [ids[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
+    asked = ctx.alltoall(requests)
+    replies = {d: {src: [values[d][ids - bounds[d]]] for src, (ids,) in asked[d]} for d in ctx.ranks}
+    if total is None:
+        got, totals = ctx.alltoall(replies), None
+    else:
+        got, totals = ctx.alltoall(replies, total=total, op=op)
+    out = {}
+    for r in ctx.ranks:
+        parts = [a[0] for _, a in got[r]]  # in owner order, as the sorted unique ids
+        vals = np.concatenate(parts) if parts else values[r][:0]
+        out[r] = vals[inverse[r]]
+    return out, totals

@@ -1,0 +1,91 @@
+"""Pointer jumping: the root of every vertex of a forest given by parent pointers.
+
+The graph's arcs are the parent pointers: a vertex's one out-arc points at its parent; a vertex
+without an out-arc, or pointing at itself, is a root. Every round replaces each pointer by its
+target's pointer (HPCGraph's PJ: values fetched from their owners, two supersteps), so a forest of
+depth h takes ceil(log2 h) + 1 rounds. Pointers that form a cycle are an error, not a hang.
+
+Output encoding: ``root``, the label of the vertex's root.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dgraph.edgemap import fetch
+from dgraph.errors import DgraphInputError
+
+
+def pointer_jumping_kernel(ctx, bounds, key):
+    n = int(bounds[-1])
+    parent, orig, extra = {}, {}, {}
+    for r in ctx.ranks:
+        out = ctx.blocks[r][0]
+        deg = out.degree()
+        extra[r] = [int((deg > 1).sum())]
+        p = np.arange(out.lo, out.hi, dtype=np.int64)
+        has = deg == 1
+        p[has] = out.indices[out.indptr[:-1][has]]
+        parent[r], orig[r] = p, p.copy()
+    if int(ctx.allreduce(extra)[0]):
+        return {r: {"root": np.full(parent[r].size, TWO_PARENTS)} for r in ctx.ranks}
+    rounds, moved = 0, 1
+    while moved and rounds <= math.log2(max(n, 2)) + 2:  # a forest of n vertices is done by then
+        grand, _ = fetch(ctx, parent, parent, bounds)
+        moved = int(ctx.allreduce({r: [int((grand[r] != parent[r]).sum())] for r in ctx.ranks})[0])
+        parent = grand
+        rounds += 1
+    ctx.stats.info.update(rounds=rounds)
+    out = {}
+    for r in ctx.ranks:
+        own = np.arange(bounds[r], bounds[r + 1])
+        fake_root = (parent[r] == own) & (orig[r] != own)  # settled on itself without being a root: a cycle
+        out[r] = {"root": np.full(own.size, CYCLE) if moved or fake_root.any() else parent[r]}
+    return out
+
+
+TWO_PARENTS, CYCLE = -2, -3
+
+
+def _check(res):
+    codes = set(np.unique(res["root"][res["root"] < 0]).tolist())
+    return codes
+
+
+def pointer_jumping(graph):
+    """Roots of the forest whose parent pointers are the graph's arcs.
+
+    Parameters
+    ----------
+    graph : dgraph.Graph
+        Directed; every vertex has at most one out-arc (its parent). Roots have none or a
+        self-loop.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Columns ``vertex`` and ``root``.
+
+    References
+    ----------
+    G. M. Slota, S. Rajamanickam, K. Madduri et al., HPCGraph (pointer jumping, packet swapping).
+
+    Examples
+    --------
+    >>> import pandas as pd, dgraph
+    >>> e = pd.DataFrame({"src": [2, 3, 4, 6], "dst": [1, 2, 3, 5]})
+    >>> g = dgraph.from_edgelist(e, vertices=[1, 2, 3, 4, 5, 6, 7])
+    >>> dgraph.algorithms.pointer_jumping(g).compute().root.tolist()
+    [1, 1, 1, 1, 5, 5, 7]
+    """
+    if not graph.directed:
+        raise DgraphInputError("pointer_jumping needs a directed graph whose arcs point from child to parent")
+    results, _ = graph.run(pointer_jumping_kernel, name="pointer_jumping")
+    codes = set().union(*graph.client.gather([graph.client.submit(_check, f, pure=False) for f in results]))
+    if TWO_PARENTS in codes:
+        raise DgraphInputError("a vertex has more than one out-arc: parent pointers allow one parent per vertex")
+    if CYCLE in codes:
+        raise DgraphInputError("the parent pointers contain a cycle (other than a self-loop at a root)")
+    return graph.to_frame(results, label_columns=("root",))
