@@ -3,10 +3,11 @@
 
 from .bfs import bfs, validate_bfs
 from .components import connected_components, weakly_connected_components
+from .cores import core_number, k_core
 from .cdlp import label_propagation
 from .pagerank import pagerank
 from .pointer_jumping import pointer_jumping
 from .sssp import sssp
 from .triangles import local_clustering_coefficient, total_triangles, triangle_count
 
-__all__ = ["bfs", "connected_components", "label_propagation", "local_clustering_coefficient", "pointer_jumping", "total_triangles", "triangle_count", "pagerank", "sssp", "validate_bfs", "weakly_connected_components"]
+__all__ = ["bfs", "connected_components", "core_number", "k_core", "label_propagation", "local_clustering_coefficient", "pointer_jumping", "total_triangles", "triangle_count", "pagerank", "sssp", "validate_bfs", "weakly_connected_components"]

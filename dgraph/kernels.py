@@ -673,3 +673,42 @@ def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
     g_ids, g_ptr, g_idx = ghosts
     fn = _nbr_arcs_numba if engine() == "numba" else _nbr_arcs_numpy
     return fn(nb_ptr, nb_idx, lo, own.indptr, own.indices, g_ids, g_ptr, g_idx, mark)
+
+
+# ----------------------------------------------------------------------------- h-index (core numbers)
+@numba.njit(cache=True)
+def _hindex_numba(indptr, indices, values, own):
+    out = own.copy()
+    for v in range(own.size):
+        s, e = indptr[v], indptr[v + 1]
+        if e == s:
+            out[v] = 0
+            continue
+        seg = np.sort(values[indices[s:e]])[::-1]
+        h = 0
+        for i in range(seg.size):
+            if seg[i] >= i + 1:
+                h = i + 1
+            else:
+                break
+        out[v] = min(h, own[v])
+    return out
+
+
+def _hindex_numpy(indptr, indices, values, own):
+    rows = np.repeat(np.arange(own.size), np.diff(indptr))
+    vals = values[indices]
+    order = np.lexsort((-vals, rows))
+    rows, vals = rows[order], vals[order]
+    starts = np.searchsorted(rows, np.arange(own.size))
+    rank = np.arange(rows.size) - starts[rows] + 1
+    ok = vals >= rank
+    h = np.zeros(own.size, dtype=np.int64)
+    np.maximum.at(h, rows[ok], rank[ok])
+    return np.minimum(h, own)
+
+
+def h_index(block, values, own):
+    """Per row: the largest h such that h neighbours have ``values`` >= h, capped at ``own``."""
+    fn = _hindex_numba if engine() == "numba" else _hindex_numpy
+    return fn(block.indptr, block.indices, values, own)
