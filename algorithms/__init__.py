@@ -1,6 +1,7 @@
 """Graph algorithms. Each takes a ``dgraph.Graph`` first and returns a dask DataFrame with a
 ``vertex`` column in the user's labels and named value columns."""
 
+from .betweenness import betweenness_centrality
 from .bfs import bfs, validate_bfs
 from .components import connected_components, weakly_connected_components
 from .cores import core_number, k_core
@@ -10,4 +11,4 @@ from .pointer_jumping import pointer_jumping
 from .sssp import sssp
 from .triangles import local_clustering_coefficient, total_triangles, triangle_count
 
-__all__ = ["bfs", "connected_components", "core_number", "k_core", "label_propagation", "local_clustering_coefficient", "pointer_jumping", "total_triangles", "triangle_count", "pagerank", "sssp", "validate_bfs", "weakly_connected_components"]
+__all__ = ["betweenness_centrality", "bfs", "connected_components", "core_number", "k_core", "label_propagation", "local_clustering_coefficient", "pointer_jumping", "total_triangles", "triangle_count", "pagerank", "sssp", "validate_bfs", "weakly_connected_components"]

@@ -41,16 +41,18 @@ def _reduce(ids, values, tails, merge, key):
 
 
 class EdgeMap:
-    """The edge map of one run on one worker: its ranks' blocks, the rank bounds, tie keys."""
+    """The edge map of one run on one worker: its ranks' blocks, the rank bounds, tie keys.
+    ``block=1`` pushes along the in-arcs (the reverse graph) of a run started with reverse."""
 
-    def __init__(self, ctx, bounds, key):
+    def __init__(self, ctx, bounds, key, block=0):
         self.ctx = ctx
         self.bounds = np.asarray(bounds, dtype=np.int64)
         self.key = np.empty(0, np.int64) if key is None else key
+        self.block = block  # which of a rank's blocks holds the arcs to push along (1: in-arcs)
         self.edges_examined = 0
 
     def out_block(self, r):
-        return self.ctx.blocks[r][0]
+        return self.ctx.blocks[r][self.block]
 
     def __call__(self, frontier, values, f, merge, total=None, total_op="sum"):
         """Push ``f`` along the out-arcs of ``frontier`` and merge at the heads' owners.

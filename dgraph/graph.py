@@ -161,10 +161,13 @@ class Graph:
 
     def encode_vertices(self, values, what="vertex"):
         """Placed ids of user labels (a DgraphInputError names the first unknown label)."""
-        ids = self.labels.lookup(self.client, values, what)
+        return self.placed_ids(self.labels.lookup(self.client, values, what))
+
+    def placed_ids(self, canonical):
+        """Placed ids of canonical ids (the sorted positions of labels)."""
         if self._inverse is not None:
-            ids = self.client.submit(lambda inv, i: inv[i], self._inverse, ids).result()
-        return np.asarray(ids, dtype=np.int64)
+            canonical = self.client.submit(lambda inv, i: inv[i], self._inverse, canonical).result()
+        return np.asarray(canonical, dtype=np.int64)
 
     # ------------------------------------------------------------------ running
     def run(self, kernel, reverse=False, name="run", **params):
