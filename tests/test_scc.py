@@ -1,0 +1,38 @@
+"""Strongly connected components against networkx."""
+
+import networkx as nx
+import pandas as pd
+import pytest
+
+import dgraph
+from dgraph.algorithms import strongly_connected_components
+from dgraph.partitioners import OneD
+
+from graphs import er_edges, grid_edges, kron_edges, nx_graph
+
+LAYOUTS = [OneD(ranks=1), OneD(ranks=3), OneD(ranks=8), OneD(ranks=3, balance="striped"), OneD(ranks=4, balance="hashed")]
+
+
+@pytest.mark.parametrize("kind", ["er", "kronecker", "grid", "strings"])
+def test_scc_matches_networkx_on_every_layout(client, kind):
+    if kind == "er":
+        e = er_edges(300, 450, seed=21)
+    elif kind == "kronecker":
+        e = kron_edges(9, seed=2, edge_factor=2)
+    elif kind == "grid":  # arcs right and down, plus a few back arcs that close cycles
+        e = pd.concat([grid_edges(8, 8), pd.DataFrame({"src": [27, 45, 60], "dst": [9, 18, 52]})])
+    else:
+        e = er_edges(150, 260, seed=22)
+        e = pd.DataFrame({"src": "v" + e.src.astype(str), "dst": "v" + e.dst.astype(str)})
+    G = nx_graph(e, True)
+    expected = {v: max(c) for c in nx.strongly_connected_components(G) for v in c}
+    assert len(set(expected.values())) > 1
+    for layout in LAYOUTS:
+        g = dgraph.from_edgelist(e, directed=True, layout=layout)
+        got = strongly_connected_components(g).compute().set_index("vertex").component.to_dict()
+        assert got == expected, layout
+
+
+def test_scc_needs_directed(client):
+    with pytest.raises(dgraph.DgraphInputError, match="directed"):
+        strongly_connected_components(dgraph.datasets.load("karate"))
