@@ -34,12 +34,15 @@ def get_client():
 
 
 def workers(client):
-    """Addresses of all workers (newer distributed lists only 5 unless asked for all)."""
-    import inspect
+    """Addresses of all workers, asked of the scheduler now.
 
-    if "n_workers" in inspect.signature(client.scheduler_info).parameters:
-        return sorted(client.scheduler_info(n_workers=-1)["workers"])
-    return sorted(client.scheduler_info()["workers"])
+    (``Client.scheduler_info()`` returns a cached copy that a periodic refresh may replace by one
+    listing no workers at all, so it cannot tell whether a worker is gone.)"""
+    try:
+        info = client.sync(client.scheduler.identity, n_workers=-1)
+    except TypeError:  # schedulers before n_workers= existed list every worker
+        info = client.sync(client.scheduler.identity)
+    return sorted(info["workers"])
 
 
 def _require(module, extra, what):

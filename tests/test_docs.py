@@ -8,7 +8,7 @@ import pytest
 MODULES = [
     "dgraph", "dgraph.graph", "dgraph.io", "dgraph.generators", "dgraph.datasets",
     "dgraph.partitioners.oned", "dgraph.algorithms.bfs", "dgraph.algorithms.pagerank",
-    "dgraph.algorithms.components", "dgraph.algorithms.sssp", "dgraph.algorithms.cdlp", "dgraph.algorithms.triangles", "dgraph.algorithms.pointer_jumping", "dgraph.algorithms.cores", "dgraph.algorithms.betweenness", "dgraph.algorithms.scc",
+    "dgraph.algorithms.components", "dgraph.algorithms.sssp", "dgraph.algorithms.cdlp", "dgraph.algorithms.triangles", "dgraph.algorithms.pointer_jumping", "dgraph.algorithms.cores", "dgraph.algorithms.betweenness", "dgraph.algorithms.scc", "dgraph.algorithms.matching",
 ]
 
 
