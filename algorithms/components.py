@@ -46,7 +46,7 @@ def components_kernel(ctx, bounds, key):
     n, P = int(bounds[-1]), ctx.nranks
     parent = np.arange(n, dtype=np.int64)
     scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64))
-    pairs, local = {}, {}
+    pairs, local, examined = {}, {}, 0
     with ctx.phase("local"):
         for r in ctx.ranks:
             blocks = ctx.blocks[r]  # (out,) undirected; (out, in) directed: every cut arc seen at both ends
@@ -54,6 +54,7 @@ def components_kernel(ctx, bounds, key):
             a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), b.degree()) for b in blocks])
             b = np.concatenate([blk.indices for blk in blocks])
             v, root = kernels.spanning_forest(a, b, parent)
+            examined += a.size
             px, pa, *local[r] = kernels.component_interface(a, b, v, root, lo, hi, key, scratch)
             pairs[r] = (px, pa)
     for level in range(math.ceil(math.log2(P)) if P > 1 else 0):  # merge up a binomial tree
@@ -70,6 +71,7 @@ def components_kernel(ctx, bounds, key):
         v, rep = _representatives(*kernels.spanning_forest(*pairs[0], parent), key)
         send[0] = {d: [pv, pr] for d, (pv, pr, _) in enumerate(split_by_owner(v, rep, None, bounds)) if pv.size}
     got = ctx.alltoall(send)
+    ctx.stats.info.update(edges_examined=examined)
     out = {}
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
