@@ -3,7 +3,8 @@
 Method: the distributed h-index iteration (Montresor, De Pellegrini, Miorandi, 2013; Lu et
 al., 2016): every vertex starts at its degree and repeatedly lowers its value to the h-index of
 its neighbours' values, which converges to the core number. Neighbour values reach the ranks
-through the dense gather plan, and whether anything changed rides in the same superstep, so a
+through the gather plan (only the values that changed, once few do), only vertices with a
+changed neighbour are recomputed, and whether anything changed rides in the same superstep, so a
 round is one superstep.
 
 Output encoding: ``core`` (int64), as ``networkx.core_number``.
@@ -22,14 +23,16 @@ def core_kernel(ctx, bounds, key):
     n = int(bounds[-1])
     gather = GhostExchange(ctx, {r: [ctx.blocks[r][0]] for r in ctx.ranks}, bounds)
     core = {r: ctx.blocks[r][0].degree().astype(np.int64) for r in ctx.ranks}
-    seen = np.zeros(n, dtype=np.int64)
-    changed, rounds = {r: [1] for r in ctx.ranks}, 0
-    while True:
-        if int(gather(core, seen, total=changed)[0]) == 0:
-            break
+    seen, before = np.zeros(n, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+    changed, rounds, diff = {r: [1] for r in ctx.ranks}, 0, None
+    while int(gather(core, seen, total=changed, changed=diff)[0]):
+        moved = seen != before  # values that changed last round, own and ghosts alike
+        before[:] = seen
+        diff = {}
         for r in ctx.ranks:
-            new = kernels.h_index(ctx.blocks[r][0], seen, core[r])
-            changed[r] = [int((new != core[r]).sum())]
+            new = kernels.h_index(ctx.blocks[r][0], seen, core[r], moved)
+            diff[r] = new != core[r]
+            changed[r] = [int(diff[r].sum())]
             core[r] = new
         rounds += 1
     ctx.stats.info.update(rounds=rounds)

@@ -118,20 +118,34 @@ class GhostExchange:
         got = ctx.alltoall(requests)
         self.serve = {d: [(src, a[0] - int(self.bounds[d])) for src, a in got[d]] for d in ctx.ranks}
 
-    def __call__(self, values, out, total=None, op="sum"):
+    def __call__(self, values, out, total=None, op="sum", changed=None):
         """Write every rank's ``values[r]`` (one per owned vertex) and the ghosts it needs into
-        the worker's n-long array ``out``; reduce ``total`` in the same superstep."""
+        the worker's n-long array ``out``; reduce ``total`` in the same superstep.
+
+        With ``changed[r]`` (a mask over rank r's vertices) only changed values are sent where
+        that is smaller (the sparse form: positions and values); receivers keep the rest.
+        """
         send = {}
         for r in self.ctx.ranks:
             out[self.bounds[r] : self.bounds[r + 1]] = values[r]
-            send[r] = {dst: [values[r][offsets]] for dst, offsets in self.serve[r]}
+            send[r] = {}
+            for dst, offsets in self.serve[r]:
+                if changed is not None:
+                    pos = np.flatnonzero(changed[r][offsets])
+                    if 2 * pos.size < offsets.size:
+                        send[r][dst] = [pos, values[r][offsets[pos]]]
+                        continue
+                send[r][dst] = [values[r][offsets]]
         if total is None:
             got, totals = self.ctx.alltoall(send), None
         else:
             got, totals = self.ctx.alltoall(send, total=total, op=op)
         for r in self.ctx.ranks:
-            for src, (vals,) in got[r]:
-                out[self.need[r][src]] = vals
+            for src, arrays in got[r]:
+                if len(arrays) == 1:
+                    out[self.need[r][src]] = arrays[0]
+                else:
+                    out[self.need[r][src][arrays[0]]] = arrays[1]
         return totals
 
 

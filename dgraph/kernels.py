@@ -677,25 +677,36 @@ def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
 
 # ----------------------------------------------------------------------------- h-index (core numbers)
 @numba.njit(cache=True)
-def _hindex_numba(indptr, indices, values, own):
+def _hindex_numba(indptr, indices, values, own, changed):
     out = own.copy()
+    count = np.zeros(1, np.int64)
     for v in range(own.size):
         s, e = indptr[v], indptr[v + 1]
-        if e == s:
-            out[v] = 0
-            continue
-        seg = np.sort(values[indices[s:e]])[::-1]
-        h = 0
-        for i in range(seg.size):
-            if seg[i] >= i + 1:
-                h = i + 1
-            else:
+        touched = False
+        for j in range(s, e):  # only vertices with a neighbour that changed can change
+            if changed[indices[j]]:
+                touched = True
                 break
-        out[v] = min(h, own[v])
+        if not touched:
+            continue
+        cap = own[v]
+        if count.size < cap + 1:
+            count = np.zeros(2 * cap + 2, np.int64)
+        for j in range(s, e):
+            count[min(values[indices[j]], cap)] += 1
+        h, above = cap, 0
+        while h > 0:
+            above += count[h]
+            if above >= h:
+                break
+            h -= 1
+        out[v] = h
+        count[: cap + 1] = 0
     return out
 
 
-def _hindex_numpy(indptr, indices, values, own):
+def _hindex_numpy(indptr, indices, values, own, changed):
+    # every row is recomputed: a row none of whose neighbours changed gives its old value again
     rows = np.repeat(np.arange(own.size), np.diff(indptr))
     vals = values[indices]
     order = np.lexsort((-vals, rows))
@@ -708,10 +719,11 @@ def _hindex_numpy(indptr, indices, values, own):
     return np.minimum(h, own)
 
 
-def h_index(block, values, own):
-    """Per row: the largest h such that h neighbours have ``values`` >= h, capped at ``own``."""
+def h_index(block, values, own, changed):
+    """Per row: the largest h such that h neighbours have ``values`` >= h, capped at ``own``;
+    rows none of whose neighbours are ``changed`` keep ``own``."""
     fn = _hindex_numba if engine() == "numba" else _hindex_numpy
-    return fn(block.indptr, block.indices, values, own)
+    return fn(block.indptr, block.indices, values, own, changed)
 
 
 # ----------------------------------------------------------------------------- matching candidates
