@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from contextlib import contextmanager
 
 ALGORITHMS = ("bfs", "pagerank", "wcc")
 
@@ -83,29 +84,29 @@ def _source(graph, given):
     return int(given) if label_kind in "iu" else given
 
 
-def _connect(args):
+@contextmanager
+def _connected(args):
+    """A client of ``--scheduler``, or of a local cluster started (and closed) for this command."""
     from distributed import Client, LocalCluster
 
     if args.scheduler:
-        return Client(args.scheduler), None
+        with Client(args.scheduler) as client:
+            yield client
+        return
     _say(f"dgraph: starting a local cluster of {args.workers} workers")
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
-    return Client(cluster), cluster
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            yield client
 
 
 def graphalytics(args):
     from dgraph import graphalytics as ga
 
-    client, cluster = _connect(args)
-    try:
+    with _connected(args) as client:
         t = time.perf_counter()
         result = ga.run(args.graph + ".properties", args.algorithm, ranks=args.ranks, client=client)
         ga.write(result, args.output)
         print(f"{args.algorithm} on {args.graph}: {len(result):,} vertices in {time.perf_counter() - t:.2f} s; wrote {args.output}")
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
     return 0
 
 
@@ -113,8 +114,7 @@ def run(args):
     from dgraph import algorithms
 
     times = {}
-    client, cluster = _connect(args)
-    try:
+    with _connected(args):
         with _Phase("load and place", times):
             graph, what = _load(args)
         extra = {}
@@ -149,10 +149,6 @@ def run(args):
         if args.output:
             result.to_parquet(args.output, write_index=False)
             print(f"wrote      {args.output}")
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
     return 0
 
 

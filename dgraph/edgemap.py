@@ -24,22 +24,6 @@ from . import kernels
 MERGES = ("min", "max", "sum")
 
 
-def _reduce(ids, values, tails, merge, key):
-    """Merge values per id; for min/max keep the winning tail (ties: smallest key)."""
-    if ids.size == 0:
-        return ids, values, tails
-    if merge == "sum":
-        order = np.argsort(ids, kind="stable")
-        ids, values = ids[order], values[order]
-        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-        return ids[starts], np.add.reduceat(values, starts), tails[order][starts]
-    k = tails if key.size == 0 else key[tails]
-    order = np.lexsort((k, values if merge == "min" else -values, ids))
-    ids, values, tails = ids[order], values[order], tails[order]
-    first = np.r_[True, ids[1:] != ids[:-1]]
-    return ids[first], values[first], tails[first]
-
-
 class EdgeMap:
     """The edge map of one run on one worker: its ranks' blocks, the rank bounds, tie keys.
     ``block=1`` pushes along the in-arcs (the reverse graph) of a run started with reverse."""
@@ -50,6 +34,8 @@ class EdgeMap:
         self.key = np.empty(0, np.int64) if key is None else key
         self.block = block  # which of a rank's blocks holds the arcs to push along (1: in-arcs)
         self.edges_examined = 0
+        n = int(self.bounds[-1])
+        self.scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=np.bool_))
 
     def out_block(self, r):
         return self.ctx.blocks[r][self.block]
@@ -70,7 +56,7 @@ class EdgeMap:
             self.edges_examined += dst.size
             tails = frontier[r][pos] + out.lo
             vals = np.asarray(f(tails, dst, w, values[r][pos]))
-            ids, vals, tails = _reduce(dst, vals, tails, merge, self.key)
+            ids, vals, tails = kernels.merge_by_id(dst, vals, tails, merge, self.key, self.scratch)
             cuts = np.searchsorted(ids, self.bounds)
             send[r] = {
                 d: [ids[a:b], vals[a:b], tails[a:b]]
@@ -87,7 +73,7 @@ class EdgeMap:
             ids = np.concatenate([p[0] for _, p in parts]) if parts else np.empty(0, np.int64)
             vals = np.concatenate([p[1] for _, p in parts]) if parts else np.empty(0)
             tails = np.concatenate([p[2] for _, p in parts]) if parts else np.empty(0, np.int64)
-            ids, vals, tails = _reduce(ids, vals, tails, merge, self.key)
+            ids, vals, tails = kernels.merge_by_id(ids, vals, tails, merge, self.key, self.scratch)
             merged[r] = (ids - self.out_block(r).lo, vals, tails)
         return merged, totals
 

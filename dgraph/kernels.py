@@ -774,3 +774,72 @@ def heaviest_free_neighbour(block, matched, key, weighted=True):
     k = np.empty(0, np.int64) if key is None else key
     fn = _heaviest_numba if engine() == "numba" else _heaviest_numpy
     return fn(block.indptr, block.indices, w, block.lo, matched[block.lo : block.hi], matched, k)
+
+
+# ----------------------------------------------------------------------------- merge by id (edge map)
+MERGE_CODES = {"min": 0, "max": 1, "sum": 2}
+
+
+@numba.njit(cache=True)
+def _merge_numba(ids, vals, tails, mode, key, best, btail, seen):
+    keyed = key.size > 0
+    first = np.empty(ids.size, np.int64)
+    c = 0
+    for i in range(ids.size):
+        v = ids[i]
+        x = vals[i]
+        if not seen[v]:
+            seen[v] = True
+            best[v] = x
+            btail[v] = tails[i]
+            first[c] = v
+            c += 1
+        elif mode == 2:
+            best[v] += x
+        else:
+            better = x < best[v] if mode == 0 else x > best[v]
+            if not better and x == best[v]:
+                t, b = tails[i], btail[v]
+                better = key[t] < key[b] if keyed else t < b
+            if better:
+                best[v] = x
+                btail[v] = tails[i]
+    out = np.sort(first[:c])
+    rv = np.empty(c, best.dtype)
+    rt = np.empty(c, np.int64)
+    for j in range(c):
+        v = out[j]
+        rv[j] = best[v]
+        rt[j] = btail[v]
+        seen[v] = False
+    return out, rv, rt
+
+
+def _merge_numpy(ids, vals, tails, mode, key, best, btail, seen):
+    if mode == 2:
+        order = np.argsort(ids, kind="stable")
+        ids, vals, tails = ids[order], vals[order], tails[order]
+        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        return ids[starts], np.add.reduceat(vals, starts), tails[starts]
+    k = tails if key.size == 0 else key[tails]
+    order = np.lexsort((k, vals if mode == 0 else -vals, ids))
+    ids, vals, tails = ids[order], vals[order], tails[order]
+    first = np.r_[True, ids[1:] != ids[:-1]]
+    return ids[first], vals[first], tails[first]
+
+
+def merge_by_id(ids, vals, tails, merge, key, scratch):
+    """Merge values (float64 or int64) per id: ``"sum"`` adds (in input order; the tail kept is
+    the first), ``"min"``/``"max"`` keep the winning value and its tail (ties: smallest key).
+    Returns (sorted unique ids, merged values, tails). ``scratch`` = (n floats, n ints, n ints,
+    n False bools), left as found."""
+    vals = np.asarray(vals)
+    vals = vals.astype(np.int64 if np.issubdtype(vals.dtype, np.integer) else np.float64, copy=False)
+    if ids.size == 0:
+        return ids, vals, tails
+    fbest, ibest, btail, seen = scratch
+    fn = _merge_numba if engine() == "numba" else _merge_numpy
+    return fn(np.ascontiguousarray(ids, dtype=np.int64), np.ascontiguousarray(vals),
+              np.ascontiguousarray(tails, dtype=np.int64), MERGE_CODES[merge],
+              np.empty(0, np.int64) if key is None or key.size == 0 else key,
+              ibest if vals.dtype == np.int64 else fbest, btail, seen)

@@ -157,3 +157,22 @@ def test_component_interface_engines_agree_and_components_are_right():
                 assert (comp[group] == group[np.argmin(key[group])]).all() or group.size == 1
     np.testing.assert_array_equal(results["numba"][0], results["numpy"][0])
     assert results["numba"][1] == results["numpy"][1]
+
+
+@pytest.mark.parametrize("merge", ["min", "max", "sum"])
+def test_merge_by_id_engines_agree(merge):
+    rng = np.random.default_rng(11)
+    n = 60
+    ids = rng.integers(0, n, 500)
+    tails = rng.integers(0, n, 500)
+    key = rng.permutation(n)
+    for vals in (rng.integers(0, 5, 500).astype(float) / 2, rng.integers(0, 5, 500)):
+        out = {}
+        for e in kernels.ENGINES:
+            with kernels.using(e):
+                scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=bool))
+                out[e] = kernels.merge_by_id(ids, vals, tails, merge, key, scratch)
+                assert not scratch[3].any()
+        for x, y in zip(out["numba"], out["numpy"]):
+            np.testing.assert_array_equal(x, y)
+            assert x.dtype == y.dtype
