@@ -4,8 +4,8 @@ Method: the distributed h-index iteration (Montresor, De Pellegrini, Miorandi, 2
 al., 2016): every vertex starts at its degree and repeatedly lowers its value to the h-index of
 its neighbours' values, which converges to the core number. Neighbour values reach the ranks
 through the gather plan (only the values that changed, once few do), only vertices with a
-changed neighbour are recomputed, and whether anything changed rides in the same superstep, so a
-round is one superstep.
+changed neighbour are recomputed (found through the block's transpose, built once per run), and
+whether anything changed rides in the same superstep, so a round is one superstep.
 
 Output encoding: ``core`` (int64), as ``networkx.core_number``.
 """
@@ -23,20 +23,46 @@ def core_kernel(ctx, bounds, key):
     n = int(bounds[-1])
     gather = GhostExchange(ctx, {r: [ctx.blocks[r][0]] for r in ctx.ranks}, bounds)
     core = {r: ctx.blocks[r][0].degree().astype(np.int64) for r in ctx.ranks}
+    # who reads whom: for every vertex, the local rows that have it as a neighbour
+    readers = {}
+    for r in ctx.ranks:
+        b = ctx.blocks[r][0]
+        rows = np.repeat(np.arange(b.nlocal, dtype=np.int64), b.degree())
+        readers[r] = kernels.build_csr(b.indices, rows, n, order=False)[:2]
     seen, before = np.zeros(n, dtype=np.int64), np.full(n, -1, dtype=np.int64)
     changed, rounds, diff = {r: [1] for r in ctx.ranks}, 0, None
     while int(gather(core, seen, total=changed, changed=diff)[0]):
-        moved = seen != before  # values that changed last round, own and ghosts alike
-        before[:] = seen
+        # the values that changed last round: own ones, and ghosts just written with a new value
+        written = [np.arange(bounds[r], bounds[r + 1]) if diff is None else np.flatnonzero(diff[r]) + bounds[r]
+                   for r in ctx.ranks] + gather.written
+        written = np.concatenate(written) if written else np.empty(0, np.int64)
+        moved = written[seen[written] != before[written]]
+        before[moved] = seen[moved]
         diff = {}
         for r in ctx.ranks:
-            new = kernels.h_index(ctx.blocks[r][0], seen, core[r], moved)
+            if 16 * moved.size > n:  # many changed: one scan of the block beats the transpose
+                mask = np.zeros(n, dtype=bool)
+                mask[moved] = True
+                todo = kernels.rows_touching(ctx.blocks[r][0], mask)
+            else:
+                ptr, rows = readers[r]
+                todo = _distinct(kernels.frontier_arcs(ptr, rows, None, moved)[1], core[r].size)
+            new = kernels.h_index(ctx.blocks[r][0], seen, core[r], todo)
             diff[r] = new != core[r]
             changed[r] = [int(diff[r].sum())]
             core[r] = new
         rounds += 1
     ctx.stats.info.update(rounds=rounds)
     return {r: {"core": core[r]} for r in ctx.ranks}
+
+
+def _distinct(ids, size):
+    """Sorted distinct ids in 0..size-1: a sort for a few, a mask for many."""
+    if 8 * ids.size < size:
+        return np.unique(ids)
+    mask = np.zeros(size, dtype=bool)
+    mask[ids] = True
+    return np.flatnonzero(mask)
 
 
 def _loops(block):

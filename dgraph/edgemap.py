@@ -126,12 +126,12 @@ class GhostExchange:
             got, totals = self.ctx.alltoall(send), None
         else:
             got, totals = self.ctx.alltoall(send, total=total, op=op)
+        self.written = []  # the ghost ids written this superstep
         for r in self.ctx.ranks:
             for src, arrays in got[r]:
-                if len(arrays) == 1:
-                    out[self.need[r][src]] = arrays[0]
-                else:
-                    out[self.need[r][src][arrays[0]]] = arrays[1]
+                ids = self.need[r][src] if len(arrays) == 1 else self.need[r][src][arrays[0]]
+                out[ids] = arrays[-1]
+                self.written.append(ids)
         return totals
 
 

@@ -67,7 +67,7 @@ def array_module(x):
 
 # ----------------------------------------------------------------------------- CSR build
 @numba.njit(cache=True)
-def _csr_numba(rows, cols, weights, nrows, key, dedup):
+def _csr_numba(rows, cols, weights, nrows, key, dedup, order):
     m = rows.size
     indptr = np.zeros(nrows + 1, dtype=np.int64)
     for i in range(m):
@@ -83,6 +83,8 @@ def _csr_numba(rows, cols, weights, nrows, key, dedup):
         if weights.size:
             w[p] = weights[i]
         fill[rows[i]] += 1
+    if not order:  # a plain counting sort by row: neighbours in input order
+        return indptr, idx, w
     # sort each row by (key of neighbour, weight) and drop repeats keeping the smallest weight
     out = 0
     newptr = np.zeros(nrows + 1, dtype=np.int64)
@@ -113,7 +115,12 @@ def _csr_numba(rows, cols, weights, nrows, key, dedup):
     return newptr, idx[:out].copy(), w[:out].copy() if weights.size else w
 
 
-def _csr_numpy(rows, cols, weights, nrows, key, dedup):
+def _csr_numpy(rows, cols, weights, nrows, key, dedup, order):
+    if not order:
+        order = np.argsort(rows, kind="stable")
+        indptr = np.zeros(nrows + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=nrows), out=indptr[1:])
+        return indptr, cols[order].astype(np.int64), weights[order].astype(np.float64) if weights.size else weights
     k = cols if key.size == 0 else key[cols]
     order = np.lexsort((weights, k, rows)) if weights.size else np.lexsort((k, rows))
     rows, cols = rows[order], cols[order]
@@ -128,11 +135,12 @@ def _csr_numpy(rows, cols, weights, nrows, key, dedup):
     return indptr, cols.astype(np.int64), weights.astype(np.float64)
 
 
-def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True):
+def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True, order=True):
     """CSR of the arcs (rows[i] -> cols[i]); rows are local (0..nrows-1), cols any int64 ids.
 
     Neighbours are sorted by ``key[col]`` (or col), so adjacency order is canonical on every
-    layout. With ``dedup`` repeated arcs are dropped, keeping the smallest weight.
+    layout. With ``dedup`` repeated arcs are dropped, keeping the smallest weight. With
+    ``order=False`` rows keep their arcs in input order and nothing is dropped (a counting sort).
     Returns (indptr, indices, weights-or-None).
     """
     rows = np.ascontiguousarray(rows, dtype=np.int64)
@@ -140,7 +148,7 @@ def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True):
     w = np.empty(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     k = np.empty(0, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
     fn = _csr_numba if engine() == "numba" else _csr_numpy
-    indptr, idx, wout = fn(rows, cols, w, int(nrows), k, bool(dedup))
+    indptr, idx, wout = fn(rows, cols, w, int(nrows), k, bool(dedup), bool(order))
     return indptr, idx, (wout if weights is not None else None)
 
 
@@ -677,18 +685,11 @@ def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
 
 # ----------------------------------------------------------------------------- h-index (core numbers)
 @numba.njit(cache=True)
-def _hindex_numba(indptr, indices, values, own, changed):
+def _hindex_numba(indptr, indices, values, own, rows):
     out = own.copy()
     count = np.zeros(1, np.int64)
-    for v in range(own.size):
+    for v in rows:
         s, e = indptr[v], indptr[v + 1]
-        touched = False
-        for j in range(s, e):  # only vertices with a neighbour that changed can change
-            if changed[indices[j]]:
-                touched = True
-                break
-        if not touched:
-            continue
         cap = own[v]
         if count.size < cap + 1:
             count = np.zeros(2 * cap + 2, np.int64)
@@ -705,25 +706,50 @@ def _hindex_numba(indptr, indices, values, own, changed):
     return out
 
 
-def _hindex_numpy(indptr, indices, values, own, changed):
-    # every row is recomputed: a row none of whose neighbours changed gives its old value again
-    rows = np.repeat(np.arange(own.size), np.diff(indptr))
-    vals = values[indices]
-    order = np.lexsort((-vals, rows))
-    rows, vals = rows[order], vals[order]
-    starts = np.searchsorted(rows, np.arange(own.size))
-    rank = np.arange(rows.size) - starts[rows] + 1
+def _hindex_numpy(indptr, indices, values, own, rows):
+    pos, nbr, _ = _arcs_numpy(indptr, indices, np.empty(0), rows)
+    vals = np.minimum(values[nbr], own[rows][pos])
+    order = np.lexsort((-vals, pos))
+    pos, vals = pos[order], vals[order]
+    starts = np.searchsorted(pos, np.arange(rows.size))
+    rank = np.arange(pos.size) - starts[pos] + 1
     ok = vals >= rank
-    h = np.zeros(own.size, dtype=np.int64)
-    np.maximum.at(h, rows[ok], rank[ok])
-    return np.minimum(h, own)
+    h = np.zeros(rows.size, dtype=np.int64)
+    np.maximum.at(h, pos[ok], rank[ok])
+    out = own.copy()
+    out[rows] = h
+    return out
 
 
-def h_index(block, values, own, changed):
-    """Per row: the largest h such that h neighbours have ``values`` >= h, capped at ``own``;
-    rows none of whose neighbours are ``changed`` keep ``own``."""
+@numba.njit(cache=True)
+def _touching_numba(indptr, indices, changed):
+    out = np.empty(indptr.size - 1, np.int64)
+    c = 0
+    for v in range(indptr.size - 1):
+        for j in range(indptr[v], indptr[v + 1]):
+            if changed[indices[j]]:
+                out[c] = v
+                c += 1
+                break
+    return out[:c]
+
+
+def _touching_numpy(indptr, indices, changed):
+    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    return np.unique(rows[changed[indices]])
+
+
+def rows_touching(block, changed):
+    """The (sorted) local rows with at least one neighbour marked in ``changed`` (an n-long mask)."""
+    fn = _touching_numba if engine() == "numba" else _touching_numpy
+    return fn(block.indptr, block.indices, changed)
+
+
+def h_index(block, values, own, rows):
+    """For the given local ``rows``: the largest h such that h neighbours have ``values`` >= h,
+    capped at ``own``; other rows keep ``own``."""
     fn = _hindex_numba if engine() == "numba" else _hindex_numpy
-    return fn(block.indptr, block.indices, values, own, changed)
+    return fn(block.indptr, block.indices, values, own, np.ascontiguousarray(rows, dtype=np.int64))
 
 
 # ----------------------------------------------------------------------------- matching candidates
