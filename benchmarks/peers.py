@@ -39,8 +39,13 @@ def _rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _best(run):
-    times = [run() for _ in range(REPEATS)]
+def _best(call):
+    """The best of REPEATS timings of ``call()``."""
+    times = []
+    for _ in range(REPEATS):
+        t = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - t)
     return min(times)
 
 
@@ -57,7 +62,6 @@ def _scipy(src, dst, w, n, directed, algo, source):
     build = time.perf_counter() - t0
 
     def kernel():
-        t = time.perf_counter()
         if algo == "bfs":
             breadth_first_order(U, source, directed=True, return_predecessors=True)
         elif algo == "sssp":
@@ -75,7 +79,6 @@ def _scipy(src, dst, w, n, directed, algo, source):
                 x = 0.85 * (At @ (x * inv) + x[deg == 0].sum() / n) + 0.15 / n
         else:
             raise NotImplementedError
-        return time.perf_counter() - t
 
     k = _best(kernel)
     return k, build + k
@@ -98,13 +101,7 @@ def _igraph(src, dst, w, n, directed, algo, source):
     }
     if algo not in calls:
         raise NotImplementedError
-
-    def kernel():
-        t = time.perf_counter()
-        calls[algo]()
-        return time.perf_counter() - t
-
-    k = _best(kernel)
+    k = _best(calls[algo])
     return k, build + k
 
 
@@ -134,13 +131,7 @@ def _networkit(src, dst, w, n, directed, algo, source):
     calls["pagerank"] = pagerank
     if algo not in calls:
         raise NotImplementedError
-
-    def kernel():
-        t = time.perf_counter()
-        calls[algo]()
-        return time.perf_counter() - t
-
-    k = _best(kernel)
+    k = _best(calls[algo])
     return k, build + k
 
 
