@@ -53,7 +53,7 @@ def components_kernel(ctx, bounds, key):
             lo, hi = blocks[0].lo, blocks[0].hi
             a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), b.degree()) for b in blocks])
             b = np.concatenate([blk.indices for blk in blocks])
-            v, root = kernels.spanning_forest(a, b, parent)
+            v, root = kernels.spanning_forest(a, b, parent, symmetric=(lo, hi) if len(blocks) == 1 else None)
             examined += a.size
             px, pa, *local[r] = kernels.component_interface(a, b, v, root, lo, hi, key, scratch)
             pairs[r] = (px, pa)

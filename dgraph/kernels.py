@@ -354,11 +354,17 @@ def _find(parent, x):
 
 
 @numba.njit(cache=True)
-def _forest_numba(a, b, parent):
+def _forest_numba(a, b, parent, lo, hi):
     x = -1
+    fresh = True
     for i in range(a.size):
         if i == 0 or a[i] != a[i - 1]:
+            fresh = True
+        if lo <= b[i] < hi and b[i] < a[i]:
+            continue  # its twin (b[i], a[i]) is here too: one of the two suffices
+        if fresh:
             x = _find(parent, a[i])  # CSR order: runs of one source keep their root in hand
+            fresh = False
         y = _find(parent, b[i])
         if x < y:
             parent[y] = x
@@ -386,7 +392,7 @@ def _forest_numba(a, b, parent):
     return out_v[:c], out_r[:c]
 
 
-def _forest_numpy(a, b, parent):
+def _forest_numpy(a, b, parent, lo, hi):
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
@@ -407,16 +413,19 @@ def _forest_numpy(a, b, parent):
     return verts[nonroot], r[nonroot]
 
 
-def spanning_forest(a, b, parent):
+def spanning_forest(a, b, parent, symmetric=None):
     """Union the arcs (a[i], b[i]); return (vertex, root) for every non-root endpoint.
 
     Roots are the smallest id of their tree. ``parent`` is an n-long scratch array with
-    parent[v] == v, left unchanged on return, so one array serves many calls.
+    parent[v] == v, left unchanged on return, so one array serves many calls. With
+    ``symmetric=(lo, hi)`` every arc between two vertices of lo..hi-1 is known to come with its
+    twin, so only one of the two is united (the result is the same).
     """
     a = np.ascontiguousarray(a, dtype=np.int64)
     b = np.ascontiguousarray(b, dtype=np.int64)
+    lo, hi = symmetric if symmetric is not None else (0, 0)
     fn = _forest_numba if engine() == "numba" else _forest_numpy
-    return fn(a, b, parent)
+    return fn(a, b, parent, lo, hi)
 
 
 # ----------------------------------------------------------------------------- component interfaces
