@@ -3,6 +3,7 @@
     dgraph run pagerank                       # embedded ca-GrQc on a local cluster
     dgraph run bfs --dataset karate --source 1
     dgraph run wcc --kronecker 16 --workers 2 --ranks 8 --output cc.parquet
+    dgraph run sssp --input roads.tsv --weight --source 17
     dgraph run bfs --input edges.tsv --directed --scheduler tcp://host:8786
     dgraph graphalytics --graph ldbc/example-directed --algorithm CDLP --output out.txt
 """
@@ -14,14 +15,28 @@ import sys
 import time
 from contextlib import contextmanager
 
-ALGORITHMS = ("bfs", "pagerank", "wcc")
+# name -> (function in dgraph.algorithms, takes a source, column to rank by: (name, ascending) or
+# None to print group sizes of the first value column)
+ALGORITHMS = {
+    "bfs": ("bfs", True, ("distance", True)),
+    "sssp": ("sssp", True, ("distance", True)),
+    "pagerank": ("pagerank", False, ("pagerank", False)),
+    "wcc": ("connected_components", False, None),
+    "scc": ("strongly_connected_components", False, None),
+    "cdlp": ("label_propagation", False, None),
+    "lcc": ("local_clustering_coefficient", False, ("lcc", False)),
+    "triangles": ("triangle_count", False, ("triangles", False)),
+    "core": ("core_number", False, ("core", False)),
+    "bc": ("betweenness_centrality", False, ("betweenness", False)),
+    "mwm": ("max_weight_matching", False, None),
+}
 
 
 def _parser():
     p = argparse.ArgumentParser(prog="dgraph", description="Distributed graph analytics on dask.")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run an algorithm and print a summary")
-    run.add_argument("algorithm", choices=ALGORITHMS)
+    run.add_argument("algorithm", choices=sorted(ALGORITHMS))
     src = run.add_mutually_exclusive_group()
     src.add_argument("--input", metavar="PATH", help="edge list file or glob (csv, tsv, SNAP txt, mtx, gml, parquet, .gz)")
     src.add_argument("--dataset", metavar="NAME", help="embedded dataset (karate, ca-GrQc); the default is ca-GrQc")
@@ -30,7 +45,8 @@ def _parser():
     run.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
     run.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
     run.add_argument("--layout", default="1d", help="layout name (1d)")
-    run.add_argument("--source", help="BFS source label (default: the highest-degree vertex)")
+    run.add_argument("--source", help="BFS/SSSP source label (default: the highest-degree vertex)")
+    run.add_argument("--weight", action="store_true", help="read a third column of --input as edge weights")
     run.add_argument("--output", metavar="PATH.parquet", help="write the result to a parquet directory")
     run.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
     run.add_argument("--top", type=int, default=10, help="rows of the result to print")
@@ -67,10 +83,13 @@ def _load(args):
     from dgraph.generators import kronecker_graph
 
     kw = dict(layout=args.layout, ranks=args.ranks)
+    if args.algorithm == "core":
+        kw["self_loops"] = "drop"  # core numbers are undefined with self-loops
     if args.kronecker is not None:
         return kronecker_graph(args.kronecker, **kw), f"Kronecker scale {args.kronecker}"
     if args.input:
-        return dgraph.read_edgelist(args.input, directed=args.directed, **kw), args.input
+        weight = None if not args.weight else "weight" if args.input.endswith((".gr", ".gr.gz")) else 2
+        return dgraph.read_edgelist(args.input, directed=args.directed, weight=weight, **kw), args.input
     name = args.dataset or "ca-GrQc"
     return dgraph.datasets.load(name, **kw), f"dataset {name}"
 
@@ -118,18 +137,17 @@ def run(args):
         with _Phase("load and place", times):
             graph, what = _load(args)
         extra = {}
+        name, needs_source, sort = ALGORITHMS[args.algorithm]
         with _Phase(args.algorithm, times):
-            if args.algorithm == "bfs":
-                source = _source(graph, args.source)
-                extra["source"] = source
-                result = algorithms.bfs(graph, source)
-                sort = ("distance", True)
-            elif args.algorithm == "pagerank":
-                result = algorithms.pagerank(graph)
-                sort = ("pagerank", False)
+            fn = getattr(algorithms, name)
+            kwargs = {"weight": graph.weight} if args.algorithm in ("sssp", "mwm") else {}
+            if args.algorithm == "bc" and graph.num_vertices > 2000:
+                kwargs = {"k": 64, "seed": 0}  # sampled: all sources would take n passes
+            if needs_source:
+                extra["source"] = _source(graph, args.source)
+                result = fn(graph, extra["source"], **kwargs)
             else:
-                result = algorithms.connected_components(graph)
-                sort = None
+                result = fn(graph, **kwargs)
             frame = result.compute()
         stats = graph.last_stats
         print(f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
@@ -141,8 +159,9 @@ def run(args):
         if stats.info:
             print("facts      " + ", ".join(f"{k} {v}" for k, v in stats.info.items()) + "".join(f", {k} {v}" for k, v in extra.items()))
         if sort is None:
-            sizes = frame.groupby("component").size().sort_values(ascending=False)
-            print(f"components {len(sizes):,}; largest:")
+            column = frame.columns[1]
+            sizes = frame.groupby(column).size().sort_values(ascending=False)
+            print(f"{column} groups {len(sizes):,}; largest:")
             print(sizes.head(args.top).rename("vertices").to_string())
         else:
             print(frame.sort_values(sort[0], ascending=sort[1]).head(args.top).to_string(index=False))

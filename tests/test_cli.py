@@ -15,7 +15,7 @@ def test_cli_runs_each_algorithm_on_a_running_cluster(client, capsys, tmp_path):
     assert "34 vertices, 78 edges" in out.out and "supersteps" in out.out and "bfs done in" in out.err
     path = str(tmp_path / "cc.parquet")
     assert main(["run", "wcc", "--kronecker", "8", "--scheduler", addr, "--output", path]) == 0
-    assert "components" in capsys.readouterr().out
+    assert "component groups" in capsys.readouterr().out
     assert len(pd.read_parquet(path)) == 256
     assert main(["run", "bfs", "--dataset", "karate", "--source", "0", "--scheduler", addr]) == 2
     assert "BFS source 0 is not a vertex" in capsys.readouterr().err
@@ -51,3 +51,18 @@ def test_gpu_extra_is_named_when_missing():
         pytest.skip("dask-cuda is installed here")
     with pytest.raises(ImportError, match=r"pip install 'dask-dgraph\[gpu\]'"):
         local_cuda_cluster()
+
+
+def test_cli_runs_every_algorithm(client, capsys, tmp_path):
+    addr = client.scheduler.address
+    for algo, expect in (("sssp", "distance"), ("cdlp", "label groups"), ("lcc", "lcc"), ("triangles", "triangles"),
+                         ("core", "core"), ("bc", "betweenness"), ("mwm", "mate groups")):
+        assert main(["run", algo, "--dataset", "karate", "--scheduler", addr]) == 0, algo
+        assert expect in capsys.readouterr().out, algo
+    path = tmp_path / "roads.tsv"
+    path.write_text("1\t2\t0.5\n2\t3\t0.25\n1\t3\t2.0\n")
+    assert main(["run", "sssp", "--input", str(path), "--weight", "--directed", "--source", "1", "--scheduler", addr]) == 0
+    out = capsys.readouterr().out
+    assert "0.75" in out
+    assert main(["run", "scc", "--dataset", "karate", "--scheduler", addr]) == 2
+    assert "directed graph" in capsys.readouterr().err
