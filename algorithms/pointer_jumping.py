@@ -33,7 +33,7 @@ def pointer_jumping_kernel(ctx, bounds, key):
         return {r: {"root": np.full(parent[r].size, TWO_PARENTS)} for r in ctx.ranks}
     rounds, moved = 0, 1
     while moved and rounds <= math.log2(max(n, 2)) + 2:  # a forest of n vertices is done by then
-        grand, _ = fetch(ctx, parent, parent, bounds)
+        grand = fetch(ctx, parent, parent, bounds)
         moved = int(ctx.allreduce({r: [int((grand[r] != parent[r]).sum())] for r in ctx.ranks})[0])
         parent = grand
         rounds += 1

@@ -170,10 +170,10 @@ def fetch_rows(ctx, blocks, wanted, bounds):
     return out
 
 
-def fetch(ctx, wanted, values, bounds, total=None, op="sum"):
+def fetch(ctx, wanted, values, bounds):
     """Values at arbitrary vertices: ``wanted[r]`` any ids, ``values[r]`` one value per vertex
-    rank r owns. Returns ``({r: values aligned with wanted[r]}, reduced total)`` after two
-    supersteps (requests, replies; ``total`` rides with the replies)."""
+    rank r owns. Returns ``{r: values aligned with wanted[r]}`` after two supersteps (requests,
+    then replies)."""
     bounds = np.asarray(bounds, dtype=np.int64)
     requests, inverse = {}, {}
     for r in ctx.ranks:
@@ -181,14 +181,10 @@ def fetch(ctx, wanted, values, bounds, total=None, op="sum"):
         cuts = np.searchsorted(ids, bounds)
         requests[r] = {d: [ids[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
     asked = ctx.alltoall(requests)
-    replies = {d: {src: [values[d][ids - bounds[d]]] for src, (ids,) in asked[d]} for d in ctx.ranks}
-    if total is None:
-        got, totals = ctx.alltoall(replies), None
-    else:
-        got, totals = ctx.alltoall(replies, total=total, op=op)
+    got = ctx.alltoall({d: {src: [values[d][ids - bounds[d]]] for src, (ids,) in asked[d]} for d in ctx.ranks})
     out = {}
     for r in ctx.ranks:
         parts = [a[0] for _, a in got[r]]  # in owner order, as the sorted unique ids
         vals = np.concatenate(parts) if parts else values[r][:0]
         out[r] = vals[inverse[r]]
-    return out, totals
+    return out

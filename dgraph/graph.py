@@ -62,7 +62,7 @@ def _split(part, inverse, bounds, weight):
     return split_by_owner(rows, cols, w, bounds)
 
 
-def _symmetrize(part, weight):
+def _symmetrize(part):
     back = part[part["src"] != part["dst"]].rename(columns={"src": "dst", "dst": "src"})
     return pd.concat([part, back[part.columns]], ignore_index=True)
 
@@ -344,7 +344,7 @@ def from_edgelist(
     if self_loops == "drop":
         edges = edges[edges["src"] != edges["dst"]]
     if not directed:
-        edges = edges.map_partitions(_symmetrize, weight, meta=edges._meta)
+        edges = edges.map_partitions(_symmetrize, meta=edges._meta)
     return _place(client, edges, labels, directed, weight, layout, duplicates, wk)
 
 

@@ -18,16 +18,13 @@ from .errors import DgraphInputError
 
 FORMATS = ("auto", "csv", "tsv", "snap", "mtx", "gml", "gr", "parquet")
 
-
 def _open(path):
     return gzip.open(path, "rt", errors="replace") if path.endswith(".gz") else open(path, errors="replace")
-
 
 def _detect(path):
     base = path[:-3] if path.endswith(".gz") else path
     ext = os.path.splitext(base)[1].lower()
     return {".csv": "csv", ".tsv": "tsv", ".mtx": "mtx", ".gml": "gml", ".gr": "gr", ".parquet": "parquet", ".pq": "parquet"}.get(ext, "snap")
-
 
 def _paths(path_or_glob):
     if isinstance(path_or_glob, (list, tuple)):
@@ -42,7 +39,6 @@ def _paths(path_or_glob):
         if not os.path.exists(p):
             raise DgraphInputError(f"edge list file {p!r} does not exist")
     return paths
-
 
 def _mtx_header(path):
     """(symmetric, pattern, header lines) of a Matrix Market coordinate file."""
@@ -59,7 +55,6 @@ def _mtx_header(path):
             if not line.startswith("%"):
                 break  # the size line
         return ("symmetric" in banner or "hermitian" in banner), ("pattern" in banner), lines
-
 
 def read_gml_edges(path):
     """Edges (and node ids) of a GML file: the ``id`` of nodes, ``source``/``target`` of edges."""
@@ -79,7 +74,6 @@ def read_gml_edges(path):
             src.append(int(s.group(1)))
             dst.append(int(t.group(1)))
     return pd.DataFrame({"src": src, "dst": dst}, dtype="int64"), pd.Series(nodes, dtype="int64"), directed
-
 
 def read_edgelist(
     path_or_glob,
@@ -182,7 +176,6 @@ def read_edgelist(
         graph_kwargs.setdefault("vertices", vertices)
     return from_edgelist(df, source=src, destination=dst, weight=w, directed=directed, **graph_kwargs)
 
-
 def from_networkx(G, weight=None, **graph_kwargs):
     """A dgraph ``Graph`` of a networkx graph (its nodes, including isolated ones, and edges).
 
@@ -205,9 +198,4 @@ def from_networkx(G, weight=None, **graph_kwargs):
     return from_edgelist(df, weight="weight" if weight else None, vertices=pd.Series(nodes), **graph_kwargs)
 
 
-def write_parquet(frame, path):
-    """Write an algorithm's result (a dask DataFrame) to a parquet directory."""
-    frame.to_parquet(path, write_index=False)
-
-
-__all__ = ["from_networkx", "read_edgelist", "read_gml_edges", "write_parquet"]
+__all__ = ["from_networkx", "read_edgelist", "read_gml_edges"]

@@ -30,7 +30,7 @@ class DirectTransport:
         self.nranks = len(worker_of_rank)
         self.peers = sorted(mesh.sockets) if mesh is not None else []
 
-    def _round(self, kind, per_peer):
+    def _round(self, per_peer):
         from .channels import encode
 
         self.stats.supersteps += 1
@@ -74,7 +74,7 @@ class DirectTransport:
                     out[dst].append((src, arrays))
                 else:
                     per_peer.setdefault(w, []).append((src, dst, arrays))
-        received = self._round("alltoall", per_peer)
+        received = self._round(per_peer)
         for entries in received.values():
             for src, dst, arrays in entries:
                 if src < 0:
@@ -120,7 +120,7 @@ class DirectTransport:
                     self.stats.record(r, dst, size)
                     moved += size
             entries.append((r, -1, arrays))
-        received = self._round("allgather", {p: entries for p in self.peers})
+        received = self._round({p: entries for p in self.peers})
         for entries_in in received.values():
             for src, _, arrays in entries_in:
                 out[src] = arrays
@@ -135,7 +135,7 @@ class DirectTransport:
         fn = _REDUCE[op]
         local = self._local_reduce(values, fn)
         moved = self._count_reduce(int(local.nbytes))
-        received = self._round("allreduce", {p: [(-1, -1, [local])] for p in self.peers})
+        received = self._round({p: [(-1, -1, [local])] for p in self.peers})
         for entries in received.values():
             for _, _, arrays in entries:
                 local = fn(local, arrays[0].astype(local.dtype, copy=False))

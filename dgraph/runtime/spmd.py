@@ -53,14 +53,13 @@ class _Ranks(list):
 class RankContext:
     """What a kernel sees on one worker: its ranks, their blocks, the collectives and the stats."""
 
-    def __init__(self, nranks, ranks, blocks, transport, stats, worker):
+    def __init__(self, nranks, ranks, blocks, transport, stats):
         self.nranks = nranks
         self.ranks = _Ranks(ranks, self)
         self.current = None
         self.blocks = blocks
         self.transport = transport
         self.stats = stats
-        self.worker = worker
 
     def alltoall(self, send, total=None, op="sum"):
         return self.transport.alltoall(send, total, op)
@@ -102,7 +101,7 @@ def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel
             transport = DirectTransport(mesh, worker_of_rank, index, ranks, stats)
             k = len(blocks) // max(len(ranks), 1)
             per_rank = {r: tuple(blocks[i * k : (i + 1) * k]) for i, r in enumerate(ranks)}
-            ctx = RankContext(len(worker_of_rank), ranks, per_rank, transport, stats, worker.address)
+            ctx = RankContext(len(worker_of_rank), ranks, per_rank, transport, stats)
             run.ctx = ctx
             with stats.phase("kernel"), kernels.using(engine):
                 results = kernel(ctx, **params)
