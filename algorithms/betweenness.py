@@ -17,11 +17,11 @@ from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 
 
-def brandes_kernel(ctx, sources, directed, bounds, key):
-    forward = EdgeMap(ctx, bounds, key, block=0)
-    backward = EdgeMap(ctx, bounds, key, block=1 if directed else 0)
-    nl = {r: forward.out_block(r).nlocal for r in ctx.ranks}
-    lo = {r: forward.out_block(r).lo for r in ctx.ranks}
+def brandes_kernel(ctx, sources, directed, bounds, key, layout):
+    forward = EdgeMap(ctx, bounds, key, block=0, layout=layout)
+    backward = EdgeMap(ctx, bounds, key, block=1 if directed else 0, layout=layout)
+    nl = {r: forward.size(r) for r in ctx.ranks}
+    lo = {r: forward.lo(r) for r in ctx.ranks}
     bc = {r: np.zeros(nl[r]) for r in ctx.ranks}
     for s in sources:
         level = {r: np.full(nl[r], -1, np.int64) for r in ctx.ranks}
@@ -130,7 +130,7 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
         sampled = int(k)
     else:
         ids = graph.placed_ids(np.arange(n))
-    results, _ = graph.run(brandes_kernel, reverse=graph.directed, name="betweenness",
+    results, _ = graph.run(brandes_kernel, reverse=graph.directed, name="betweenness", placement="layout",
                            sources=[int(s) for s in ids], directed=graph.directed)
     scale = _scale(n, normalized, graph.directed, sampled)
     return graph.to_frame([graph.client.submit(_rescale, f, scale, pure=False) for f in results])

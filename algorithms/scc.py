@@ -35,9 +35,9 @@ def _propagate(ctx, edge_map, merge, frontier, value, accept):
         frontier = {r: accept(r, *merged[r][:2]) for r in ctx.ranks}
 
 
-def scc_kernel(ctx, bounds, key):
-    forward = EdgeMap(ctx, bounds, key, block=0)
-    backward = EdgeMap(ctx, bounds, key, block=1)
+def scc_kernel(ctx, bounds, key, layout):
+    forward = EdgeMap(ctx, bounds, key, block=0, layout=layout)
+    backward = EdgeMap(ctx, bounds, key, block=1, layout=layout)
     n = int(bounds[-1])
     canon = np.arange(n, dtype=np.int64) if key is None else key
     own = {r: canon[bounds[r] : bounds[r + 1]] for r in ctx.ranks}
@@ -108,5 +108,5 @@ def strongly_connected_components(graph):
         raise DgraphInputError(
             "strongly_connected_components needs a directed graph; for undirected graphs use connected_components"
         )
-    results, _ = graph.run(scc_kernel, reverse=True, name="scc")
+    results, _ = graph.run(scc_kernel, reverse=True, name="scc", placement="layout")
     return graph.to_frame(results, label_columns=("component",))

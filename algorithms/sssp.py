@@ -22,16 +22,15 @@ from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 
 
-def sssp_kernel(ctx, source, delta, bounds, key):
-    edge_map = EdgeMap(ctx, bounds, key)
+def sssp_kernel(ctx, source, delta, bounds, key, layout):
+    edge_map = EdgeMap(ctx, bounds, key, layout=layout)
     st = {}
     for r in ctx.ranks:
-        b = edge_map.out_block(r)
-        st[r] = {"lo": b.lo, "dist": np.full(b.nlocal, np.inf), "pred": np.full(b.nlocal, -1, np.int64),
-                 "pending": np.zeros(b.nlocal, dtype=bool)}
-        if b.lo <= source < b.hi:
-            st[r]["dist"][source - b.lo] = 0.0
-            st[r]["pending"][source - b.lo] = True
+        lo, size = edge_map.lo(r), edge_map.size(r)
+        st[r] = {"dist": np.full(size, np.inf), "pred": np.full(size, -1, np.int64), "pending": np.zeros(size, dtype=bool)}
+        if lo <= source < lo + size:
+            st[r]["dist"][source - lo] = 0.0
+            st[r]["pending"][source - lo] = True
     threshold, rounds = delta, 0
     while True:
         frontier, values, total = {}, {}, {}
@@ -120,7 +119,7 @@ def sssp(graph, source, weight=None, delta=None):
     if not (isinstance(delta, (int, float)) and delta > 0):
         raise DgraphInputError(f"delta must be a positive number, got {delta!r}")
     src = int(graph.encode_vertices([source], "SSSP source")[0])
-    results, _ = graph.run(sssp_kernel, name="sssp", source=src, delta=float(delta))
+    results, _ = graph.run(sssp_kernel, name="sssp", placement="layout", source=src, delta=float(delta))
     frame = graph.to_frame(results, label_columns=("predecessor",), nullable=("predecessor",))
     return frame.map_partitions(_nullable_distance, meta=frame._meta.assign(distance=pd.Series([], dtype="Float64")))
 

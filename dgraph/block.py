@@ -7,13 +7,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels
+from .partitioners.base import owner_of
 
 
 @dataclass
 class Block:
     """Arcs of one rank in CSR form.
 
-    Rows are the rank's own vertices (placed ids ``lo..hi-1``, row = id - lo); ``indices`` are
+    Rows are the placed ids ``lo..hi-1`` (row = id - lo): the rank's own vertices in an owner
+    block, the layout's row range otherwise (2D: the mesh row's vertices); ``indices`` are
     placed ids of the other endpoint, sorted by canonical id within a row. In an ``"out"`` block
     a row lists out-neighbours, in an ``"in"`` block in-neighbours.
     """
@@ -44,9 +46,12 @@ class Block:
         return np.bincount(rows[rows == self.indices] - self.lo, minlength=self.nlocal)
 
 
-def split_by_owner(rows, cols, weights, bounds):
-    """Cut arcs into one piece per rank, by the rank owning ``rows`` (placed ids)."""
-    owner = np.searchsorted(bounds, rows, side="right") - 1
+def split_by_owner(rows, cols, weights, bounds, layout=None):
+    """Cut arcs into one piece per rank: the owner of ``rows`` (placed ids), or with a layout the
+    rank that stores the arc (``layout.arc_ranks`` of the two owners)."""
+    owner = owner_of(rows, bounds)
+    if layout is not None:
+        owner = layout.arc_ranks(owner, owner_of(cols, bounds))
     order = np.argsort(owner, kind="stable")
     cuts = np.searchsorted(owner[order], np.arange(bounds.size), side="left")
     rows, cols = rows[order], cols[order]
@@ -69,7 +74,16 @@ def build_block(rank, lo, hi, n, direction, key, dedup, *pieces):
     return Block(rank, lo, hi, n, direction, indptr, indices, weights, loops)
 
 
-def reverse_pieces(block, bounds):
-    """The arcs of an out-block, flipped and cut by the owner of their head."""
-    rows = np.repeat(np.arange(block.lo, block.hi, dtype=np.int64), block.degree())
-    return split_by_owner(block.indices, rows, block.weights, bounds)
+def block_rows(block):
+    """The row (placed id) of every arc of a block."""
+    return np.repeat(np.arange(block.lo, block.hi, dtype=np.int64), block.degree())
+
+
+def reverse_pieces(block, bounds, layout=None):
+    """The arcs of a block, flipped and cut by the rank that stores the flipped arc."""
+    return split_by_owner(block.indices, block_rows(block), block.weights, bounds, layout)
+
+
+def owner_pieces(block, bounds):
+    """The arcs of a layout block cut by the owner of their row (to build 1D owner blocks)."""
+    return split_by_owner(block_rows(block), block.indices, block.weights, bounds)

@@ -1,18 +1,28 @@
-"""DistEdgeMap on the 1D layout and its two communication plans.
+"""DistEdgeMap: one edge map for every layout, and the gather plans beside it.
 
-``EdgeMap`` (scatter, sparse push): apply a function to the out-arcs of a frontier and merge
-the results at the owners of their heads (TDO-GP, Figure 6). ``GhostExchange`` (gather, dense
-pull): give every rank the current values of all the vertices its arcs read.
+``EdgeMap`` applies a vectorized ``f(src, dst, weight, value) -> values`` to the arcs leaving a
+frontier and merges the results at the owners of their heads (TDO-GP, Figure 6, Algorithm 2),
+in one of two directions chosen per superstep:
 
-An algorithm hands ``edge_map`` a frontier (per rank, the sorted local ids of its active
-vertices, with one value each), a vectorized ``f(src, dst, weight, value) -> values`` and a
-mergeable operator. Each rank evaluates ``f`` on the out-arcs of its frontier, pre-merges the
-results per head (the 1D scatter plan: one bucket per peer, pre-merged at the sender), and every
-owner merges what it receives. What to do with the merged values (the paper's write_back) stays
-with the algorithm, which owns its vertex arrays.
+- **push** (sparse): the frontier's ids and values are gathered to the ranks whose block rows
+  hold them (the layout's ``push_peers``: nobody else in 1D, the mesh row in 2D), each rank
+  evaluates ``f`` on its arcs, pre-merges per head, and sends each head's result to its owner
+  (the scatter plan: within the mesh column in 2D).
+- **pull** (dense): the frontier is gathered to the ranks whose arcs may come from it (the
+  layout's ``pull_peers``: every rank in 1D, the mesh column in 2D), and every rank scans the
+  in-arcs of its candidate heads; with ``merge="first"`` a head stops at its first frontier
+  in-neighbour, which is Beamer's bottom-up step. Results go to the heads' owners.
 
-Merges: ``"min"``, ``"max"``, ``"sum"``. With ``"min"``/``"max"`` the result also carries the
-tail of the winning arc (smallest canonical id on ties), so algorithms get paths, not only values.
+``direction="auto"`` picks pull when the frontier and its out-degree sum exceed 1/20 of the arcs
+(Ligra's rule, TDO-GP 3.1); algorithms with a sharper rule (BFS: Beamer's) pass it explicitly.
+Each message travels in its dense form (a bitmap of the owner's range instead of ids) when that
+is smaller than its sparse form (ids), the HPCGraph cut-off expressed in bytes.
+
+Merges: ``"min"``, ``"max"``, ``"sum"``, ``"first"`` (the arc whose tail has the smallest
+canonical id) or a numpy ufunc (``np.maximum``, ``np.bitwise_or``, ...). Min, max and first also
+return the tail of the winning arc (smallest canonical id on ties), so algorithms get paths.
+What to do with the merged values (the paper's write_back) stays with the algorithm, which owns
+its vertex arrays.
 """
 
 from __future__ import annotations
@@ -20,46 +30,184 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
+from .partitioners.oned import OneD
 
-MERGES = ("min", "max", "sum")
+MERGES = ("min", "max", "sum", "first")
+DIRECTIONS = ("auto", "push", "pull")
+PULL_SHARE = 20  # Ligra: pull when |F| + outdeg(F) > arcs / 20
+
+
+class VertexSubset:
+    """Active vertices of one rank's owned range, held sparse (sorted local ids) or dense
+    (a bitmap); each form is built from the other on first use.
+
+    >>> f = VertexSubset(6, ids=np.array([1, 4]))
+    >>> f.mask.tolist(), len(f)
+    ([False, True, False, False, True, False], 2)
+    """
+
+    __slots__ = ("size", "_ids", "_mask")
+
+    def __init__(self, size, ids=None, mask=None):
+        self.size = int(size)
+        self._ids = None if ids is None else np.asarray(ids, dtype=np.int64)
+        self._mask = mask
+
+    @property
+    def ids(self):
+        if self._ids is None:
+            self._ids = np.flatnonzero(self._mask)
+        return self._ids
+
+    @property
+    def mask(self):
+        if self._mask is None:
+            self._mask = np.zeros(self.size, dtype=bool)
+            self._mask[self._ids] = True
+        return self._mask
+
+    def __len__(self):
+        return int(self._ids.size if self._ids is not None else np.count_nonzero(self._mask))
+
+
+def _pack(local_ids, arrays, size):
+    """A message of (ids, *arrays) in its smaller form: ids, or a bitmap of the owner's range."""
+    if local_ids.size * 64 > size:
+        if local_ids.size > 1 and not np.all(local_ids[1:] > local_ids[:-1]):
+            order = np.argsort(local_ids)
+            local_ids, arrays = local_ids[order], [a[order] for a in arrays]
+        bits = np.zeros(size, dtype=bool)
+        bits[local_ids] = True
+        return [np.packbits(bits), *arrays]
+    return [local_ids, *arrays]
+
+
+def _unpack(message, size):
+    head = message[0]
+    ids = np.flatnonzero(np.unpackbits(head, count=size)) if head.dtype == np.uint8 else head
+    return ids, message[1:]
+
+
+def _concat(parts, dtype):
+    return np.concatenate(parts) if parts else np.empty(0, dtype)
 
 
 class EdgeMap:
-    """The edge map of one run on one worker: its ranks' blocks, the rank bounds, tie keys.
-    ``block=1`` pushes along the in-arcs (the reverse graph) of a run started with reverse."""
+    """The edge map of one run on one worker (see the module docstring).
 
-    def __init__(self, ctx, bounds, key, block=0):
+    ``block``: which of a rank's blocks holds the arcs to push along (0: out-arcs, 1: in-arcs,
+    for a run started with ``reverse``); pulls read the other one. ``layout``: the graph's layout
+    (kernels run with ``placement="layout"`` receive it); None means 1D.
+    """
+
+    def __init__(self, ctx, bounds, key, block=0, layout=None):
         self.ctx = ctx
         self.bounds = np.asarray(bounds, dtype=np.int64)
         self.key = np.empty(0, np.int64) if key is None else key
-        self.block = block  # which of a rank's blocks holds the arcs to push along (1: in-arcs)
+        self.block = block
+        self.layout = layout if layout is not None else OneD(ctx.nranks)
+        self.push_to = {r: [d for d in self.layout.push_peers(r) if d != r] for r in ctx.ranks}
+        self.pull_to = {r: [d for d in self.layout.pull_peers(r) if d != r] for r in ctx.ranks}
+        self.local_rows = all(self.layout.push_peers(r) == [r] for r in range(ctx.nranks))
         self.edges_examined = 0
+        self.seen = []  # global ids of the frontier vertices this worker saw in the last call
         n = int(self.bounds[-1])
+        self.n = n
         self.scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=np.bool_))
+        self._front = None
+        self._degree = None
+        self._arcs = None
+
+    def lo(self, r):
+        return int(self.bounds[r])
+
+    def size(self, r):
+        return int(self.bounds[r + 1] - self.bounds[r])
 
     def out_block(self, r):
         return self.ctx.blocks[r][self.block]
 
-    def __call__(self, frontier, values, f, merge, total=None, total_op="sum"):
-        """Push ``f`` along the out-arcs of ``frontier`` and merge at the heads' owners.
+    def in_block(self, r):
+        blocks = self.ctx.blocks[r]
+        return blocks[1 - self.block] if len(blocks) > 1 else blocks[0]
 
-        ``frontier[r]``: sorted local ids of rank r's active vertices; ``values[r]``: one value
-        per active vertex. Returns ``({r: (local ids, merged values, tails)}, totals)``;
-        ``totals`` reduces ``total`` (one small array per rank) in the same superstep.
+    # ------------------------------------------------------------------ the call
+    def __call__(self, frontier, values, f, merge, total=None, total_op="sum", filter_dst=None, direction="push"):
+        """Apply ``f`` along the arcs leaving ``frontier`` and merge at the heads' owners.
+
+        ``frontier[r]``: rank r's active vertices, a VertexSubset or sorted local ids (placed id
+        minus ``lo(r)``); ``values[r]``: one value per active vertex (or ``values=None``: zeros).
+        ``f(src, dst, weight, value)``: global placed ids, weights (1.0 when unweighted) and the
+        source's value, as arrays; None passes the value on. ``filter_dst(ids) -> mask``: heads
+        worth trying, judged by what this worker knows (pull skips the others' arcs entirely).
+        ``total``: one small array per rank, reduced with ``total_op`` in the same superstep.
+
+        Returns ``({r: (local ids, merged values, tails)}, totals)``.
         """
-        if merge not in MERGES:
-            raise ValueError(f"merge must be one of {MERGES}, got {merge!r}")
+        if not (merge in MERGES or isinstance(merge, np.ufunc)):
+            raise ValueError(f"merge must be one of {MERGES} or a numpy ufunc, got {merge!r}")
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        ids = {r: (frontier[r].ids if isinstance(frontier[r], VertexSubset) else np.asarray(frontier[r], np.int64))
+               for r in self.ctx.ranks}
+        vals = {r: np.zeros(ids[r].size, np.int64) if values is None else np.asarray(values[r]) for r in self.ctx.ranks}
+        f = f or _carry
+        if direction == "auto":
+            direction = self._choose(ids)
+        if direction == "pull":
+            return self._pull(ids, vals, f, merge, total, total_op, filter_dst)
+        return self._push(ids, vals, f, merge, total, total_op, filter_dst)
+
+    def out_degree(self):
+        """``{r: out-degree of each of r's own vertices}`` (a row reduction the first time)."""
+        if self._degree is None:
+            partial = {r: self.out_block(r).degree() for r in self.ctx.ranks}
+            self._degree = reduce_rows(self.ctx, partial, self.layout, self.bounds)
+        return self._degree
+
+    def _choose(self, ids):
+        degree = self.out_degree()
+        if self._arcs is None:
+            self._arcs = int(self.ctx.allreduce({r: [self.out_block(r).narcs] for r in self.ctx.ranks})[0])
+        nf, mf = self.ctx.allreduce({r: [ids[r].size, int(degree[r][ids[r]].sum())] for r in self.ctx.ranks})
+        return "pull" if nf + mf > self._arcs / PULL_SHARE else "push"
+
+    def _gather(self, ids, vals, peers, total=None, total_op="sum"):
+        """Every rank's frontier (global ids, values) plus those its peers sent it."""
+        send = {r: {d: _pack(ids[r], [vals[r]], self.size(r)) for d in peers[r]} for r in self.ctx.ranks}
+        if not any(send.values()) and total is None:
+            got, totals = {r: [] for r in self.ctx.ranks}, None
+        elif total is None:
+            got, totals = self.ctx.alltoall(send), None
+        else:
+            got, totals = self.ctx.alltoall(send, total=total, op=total_op)
+        rows = {}
+        for r in self.ctx.ranks:
+            parts = [(ids[r] + self.lo(r), vals[r])]
+            for src, message in got[r]:
+                local, (v,) = _unpack(message, self.size(src))
+                parts.append((local + self.lo(src), v))
+            rows[r] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+        self.seen = [rows[r][0] for r in self.ctx.ranks]
+        return rows, totals
+
+    def _merge(self, dst, vals, tails, merge):
+        vals = np.asarray(vals)
+        if isinstance(merge, np.ufunc):
+            order = np.argsort(dst, kind="stable")
+            dst, vals, tails = dst[order], vals[order], tails[order]
+            starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]]) if dst.size else dst
+            return dst[starts], merge.reduceat(vals, starts) if dst.size else vals, tails[starts]
+        return kernels.merge_by_id(dst, vals, tails, merge, self.key, self.scratch)
+
+    def _scatter(self, results, merge, total, total_op):
+        """Send each rank's merged (heads, values, tails) to the heads' owners and merge there."""
         send = {}
         for r in self.ctx.ranks:
-            out = self.out_block(r)
-            pos, dst, w = kernels.frontier_arcs(out.indptr, out.indices, out.weights, frontier[r])
-            self.edges_examined += dst.size
-            tails = frontier[r][pos] + out.lo
-            vals = np.asarray(f(tails, dst, w, values[r][pos]))
-            ids, vals, tails = kernels.merge_by_id(dst, vals, tails, merge, self.key, self.scratch)
+            ids, vals, tails = results[r]
             cuts = np.searchsorted(ids, self.bounds)
             send[r] = {
-                d: [ids[a:b], vals[a:b], tails[a:b]]
+                d: _pack(ids[a:b] - self.bounds[d], [vals[a:b], tails[a:b]], self.size(d))
                 for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
                 if b > a
             }
@@ -69,13 +217,95 @@ class EdgeMap:
             got, totals = self.ctx.alltoall(send, total=total, op=total_op)
         merged = {}
         for r in self.ctx.ranks:
-            parts = got[r]
-            ids = np.concatenate([p[0] for _, p in parts]) if parts else np.empty(0, np.int64)
-            vals = np.concatenate([p[1] for _, p in parts]) if parts else np.empty(0)
-            tails = np.concatenate([p[2] for _, p in parts]) if parts else np.empty(0, np.int64)
-            ids, vals, tails = kernels.merge_by_id(ids, vals, tails, merge, self.key, self.scratch)
-            merged[r] = (ids - self.out_block(r).lo, vals, tails)
+            parts = [(_unpack(m, self.size(r))) for _, m in got[r]]
+            if len(parts) == 1:  # one sender: already merged and sorted
+                local, (v, t) = parts[0]
+                merged[r] = (local, v, t)
+                continue
+            local = _concat([p[0] for p in parts], np.int64)
+            v = _concat([p[1][0] for p in parts], np.float64)
+            t = _concat([p[1][1] for p in parts], np.int64)
+            heads, v, t = self._merge(local + self.lo(r), v, t, merge)
+            merged[r] = (heads - self.lo(r), v, t)
         return merged, totals
+
+    def _push(self, ids, vals, f, merge, total, total_op, filter_dst):
+        rows = self._gather(ids, vals, self.push_to)[0]
+        results = {}
+        for r in self.ctx.ranks:
+            out = self.out_block(r)
+            tails, tvals = rows[r]
+            pos, dst, w = kernels.frontier_arcs(out.indptr, out.indices, out.weights, tails - out.lo)
+            self.edges_examined += dst.size
+            if filter_dst is not None:
+                keep = np.flatnonzero(filter_dst(dst))
+                pos, dst, w = pos[keep], dst[keep], w[keep]
+            results[r] = self._merge(dst, f(tails[pos], dst, w, tvals[pos]), tails[pos], merge)
+        return self._scatter(results, merge, total, total_op)
+
+    def _pull(self, ids, vals, f, merge, total, total_op, filter_dst):
+        n = self.n
+        if self._front is None or self._front[1].dtype != vals[self.ctx.ranks[0]].dtype:
+            self._front = (np.zeros(n, dtype=bool), np.zeros(n, dtype=vals[self.ctx.ranks[0]].dtype))
+        front, fval = self._front
+        # in 1D the results stay home, so the totals ride on the gather instead
+        early = total if self.local_rows else None
+        rows, totals = self._gather(ids, vals, self.pull_to, early, total_op)
+        for r in self.ctx.ranks:
+            front[rows[r][0]] = True
+            fval[rows[r][0]] = rows[r][1]
+        results = {}
+        for r in self.ctx.ranks:
+            inn = self.in_block(r)
+            heads = np.arange(inn.lo, inn.hi, dtype=np.int64)
+            if filter_dst is not None:
+                heads = heads[filter_dst(heads)]
+            if merge == "first":
+                pos, src, w, scanned = kernels.first_in_frontier(inn.indptr, inn.indices, inn.weights, heads - inn.lo, front)
+            else:
+                pos, src, w = kernels.frontier_arcs(inn.indptr, inn.indices, inn.weights, heads - inn.lo)
+                scanned = src.size
+                keep = np.flatnonzero(front[src])
+                pos, src, w = pos[keep], src[keep], w[keep]
+            self.edges_examined += scanned
+            dst = heads[pos]
+            results[r] = self._merge(dst, f(src, dst, w, fval[src]), src, merge)
+        for r in self.ctx.ranks:
+            front[rows[r][0]] = False
+        if self.local_rows:
+            return {r: (results[r][0] - self.lo(r), results[r][1], results[r][2]) for r in self.ctx.ranks}, totals
+        return self._scatter(results, merge, total, total_op)
+
+
+def _carry(src, dst, w, value):
+    return value
+
+
+def reduce_rows(ctx, partial, layout, bounds):
+    """Sum per-row partial values over a layout's block rows into per-owner arrays.
+
+    ``partial[r]`` has one value per row of rank r's block (``layout.row_range``); returns
+    ``{r: array over r's own vertices}``. In 1D rows are owned, so nothing moves; in 2D each
+    rank sends every row peer its slice (the reduction along the mesh row).
+    """
+    bounds = np.asarray(bounds, dtype=np.int64)
+    if all(layout.push_peers(r) == [r] for r in range(ctx.nranks)):
+        return {r: np.asarray(partial[r]) for r in ctx.ranks}
+    send, own = {}, {}
+    for r in ctx.ranks:
+        lo = layout.row_range(r, bounds)[0]
+        send[r] = {}
+        for d in layout.push_peers(r):
+            piece = partial[r][bounds[d] - lo : bounds[d + 1] - lo]
+            if d == r:
+                own[r] = piece.copy()
+            else:
+                send[r][d] = [piece]
+    got = ctx.alltoall(send)
+    for r in ctx.ranks:
+        for _, (piece,) in got[r]:
+            own[r] = own[r] + piece
+    return own
 
 
 class GhostExchange:

@@ -16,7 +16,7 @@ import dask.distributed
 import numpy as np
 import pandas as pd
 
-from .block import build_block, reverse_pieces, split_by_owner
+from .block import build_block, owner_pieces, reverse_pieces, split_by_owner
 from .cluster import get_client, workers
 from .errors import DgraphInputError
 from .labels import Labels
@@ -53,13 +53,13 @@ def _inverse(order):
     return inv
 
 
-def _split(part, inverse, bounds, weight):
+def _split(part, inverse, bounds, weight, layout):
     rows = part["src"].to_numpy(dtype=np.int64)
     cols = part["dst"].to_numpy(dtype=np.int64)
     if inverse is not None:
         rows, cols = inverse[rows], inverse[cols]
     w = part[weight].to_numpy(dtype=np.float64) if weight else None
-    return split_by_owner(rows, cols, w, bounds)
+    return split_by_owner(rows, cols, w, bounds, layout)
 
 
 def _symmetrize(part):
@@ -73,15 +73,15 @@ def _placed_labels(index, order):
     return index[order] if order is not None else index
 
 
-def _build_blocks(client, cuts, bounds, n, direction, order, dedup, where):
-    """Rank r's block from piece r of every cut, built on worker ``where[r]`` (or elsewhere if
-    that worker is gone)."""
+def _build_blocks(client, cuts, ranges, n, direction, order, dedup, where):
+    """Rank r's block over rows ``ranges[r]`` from piece r of every cut, built on worker
+    ``where[r]`` (or elsewhere if that worker is gone)."""
     blocks = []
-    for r in range(len(bounds) - 1):
+    for r, (lo, hi) in enumerate(ranges):
         pieces = [client.submit(operator.getitem, cut, r, pure=False) for cut in cuts]
         blocks.append(
             client.submit(
-                build_block, r, int(bounds[r]), int(bounds[r + 1]), n, direction, order, dedup, *pieces,
+                build_block, r, lo, hi, n, direction, order, dedup, *pieces,
                 workers=[where[r]], allow_other_workers=True, pure=False,
             )
         )
@@ -111,6 +111,7 @@ class Graph:
         self._rblocks = None if directed else blocks
         self._dedup = duplicates == "drop"
         self._placed = None
+        self._owned = None
         self._counts = None
         self.last_stats = None
 
@@ -149,15 +150,43 @@ class Graph:
             self._placed = self.client.submit(_placed_labels, self.labels.index, self._order)
         return self._placed
 
+    def _ranges(self, owner=False):
+        if owner:
+            return [(int(a), int(b)) for a, b in zip(self.bounds[:-1], self.bounds[1:])]
+        return [self.layout.row_range(r, self.bounds) for r in range(self.nranks)]
+
+    def _where(self, blocks):
+        who = self.client.who_has(blocks)
+        return [who[b.key][0] for b in blocks]
+
     def _reverse_blocks(self):
-        """In-blocks (rank r holds the in-arcs of its vertices), built once from the out-blocks."""
+        """In-blocks of the layout (the flipped arcs, placed by the layout), built once."""
         if self._rblocks is None:
             c = self.client
-            cuts = [c.submit(reverse_pieces, b, self.bounds, pure=False) for b in self._blocks]
-            who = c.who_has(self._blocks)
-            where = [who[b.key][0] for b in self._blocks]  # next to the out-block of the same rank
-            self._rblocks = _build_blocks(c, cuts, self.bounds, self.num_vertices, "in", self._order, self._dedup, where)
+            cuts = [c.submit(reverse_pieces, b, self.bounds, self.layout, pure=False) for b in self._blocks]
+            self._rblocks = _build_blocks(c, cuts, self._ranges(), self.num_vertices, "in", self._order, self._dedup,
+                                          self._where(self._blocks))
         return self._rblocks
+
+    def _owner_blocks(self, reverse=False):
+        """1D blocks (rank r holds the out- or in-arcs of its own vertices). The layout's own
+        blocks when it is 1D; otherwise rebuilt once from them, for the algorithms that need a
+        vertex's whole neighbourhood in one place."""
+        if self._owned is None:
+            self._owned = {}
+        if reverse not in self._owned:
+            layout_blocks = self._reverse_blocks() if reverse else self._blocks
+            if all(self.layout.push_peers(r) == [r] for r in range(self.nranks)):
+                self._owned[reverse] = layout_blocks
+            elif not self.directed and reverse:
+                self._owned[reverse] = self._owner_blocks(False)
+            else:
+                c = self.client
+                cuts = [c.submit(owner_pieces, b, self.bounds, pure=False) for b in layout_blocks]
+                self._owned[reverse] = _build_blocks(c, cuts, self._ranges(owner=True), self.num_vertices,
+                                                     "in" if reverse else "out", self._order, self._dedup,
+                                                     self._where(layout_blocks))
+        return self._owned[reverse]
 
     def encode_vertices(self, values, what="vertex"):
         """Placed ids of user labels (a DgraphInputError names the first unknown label)."""
@@ -170,16 +199,21 @@ class Graph:
         return np.asarray(canonical, dtype=np.int64)
 
     # ------------------------------------------------------------------ running
-    def run(self, kernel, reverse=False, name="run", **params):
+    def run(self, kernel, reverse=False, name="run", placement="owner", **params):
         """Run ``kernel(ctx, **params)`` on every worker holding ranks (see dgraph.runtime).
 
         ``ctx.blocks[r]`` is ``(out_block,)``, or ``(out_block, in_block)`` with ``reverse``.
+        ``placement="owner"``: 1D owner blocks (a vertex's arcs at its owner, whatever the
+        layout); ``"layout"``: the layout's own blocks, and the kernel also gets ``layout=``
+        (algorithms on ``EdgeMap`` run this way).
         Returns one future per rank of what the kernel returned for it.
         """
-        if reverse:
-            blocks = [[o, i] for o, i in zip(self._blocks, self._reverse_blocks())]
+        if placement == "layout":
+            outs, ins = self._blocks, (self._reverse_blocks() if reverse else None)
+            params = dict(params, layout=self.layout)
         else:
-            blocks = [[o] for o in self._blocks]
+            outs, ins = self._owner_blocks(), (self._owner_blocks(True) if reverse else None)
+        blocks = [[o] for o in outs] if ins is None else [[o, i] for o, i in zip(outs, ins)]
         params = dict(params, bounds=self.bounds, key=self._order)
         results, stats = launch(self.client, blocks, kernel, params, timeout=_timeout(), name=name)
         self.last_stats = stats
@@ -201,11 +235,12 @@ class Graph:
         """Dask DataFrame [vertex, degree] (undirected; a self-loop counts twice, as in networkx)
         or [vertex, in_degree, out_degree] (directed), with duplicates dropped per the policy."""
         if self.directed:
-            outs = [self.client.submit(lambda b: b.degree(), b, pure=False) for b in self._blocks]
-            ins = [self.client.submit(lambda b: b.degree(), b, pure=False) for b in self._reverse_blocks()]
+            outs = [self.client.submit(lambda b: b.degree(), b, pure=False) for b in self._owner_blocks()]
+            ins = [self.client.submit(lambda b: b.degree(), b, pure=False) for b in self._owner_blocks(True)]
             res = [self.client.submit(lambda i, o: {"in_degree": i, "out_degree": o}, i, o, pure=False) for i, o in zip(ins, outs)]
         else:
-            res = [self.client.submit(lambda b: {"degree": b.degree() + b.loop_counts()}, b, pure=False) for b in self._blocks]
+            res = [self.client.submit(lambda b: {"degree": b.degree() + b.loop_counts()}, b, pure=False)
+                   for b in self._owner_blocks()]
         return self.to_frame(res)
 
     def edges(self):
@@ -360,8 +395,9 @@ def _place(client, edges, labels, directed, weight, layout, duplicates, wk):
         order = None
     inverse = client.submit(_inverse, order) if order is not None else None
     w = "weight" if weight else None
-    cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w)) for p in parts]
+    cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w, layout)) for p in parts]
     where = [wk[r * len(wk) // P] for r in range(P)]
-    blocks = _build_blocks(client, cuts, bounds, n, "out", order, duplicates == "drop", where)
+    ranges = [layout.row_range(r, bounds) for r in range(P)]
+    blocks = _build_blocks(client, cuts, ranges, n, "out", order, duplicates == "drop", where)
     del cuts, degree, plan
     return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates)

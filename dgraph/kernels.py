@@ -313,6 +313,48 @@ def frontier_arcs(indptr, indices, weights, frontier):
     return pos, dst, (wt if weights is not None else np.ones(dst.size))
 
 
+@numba.njit(cache=True)
+def _first_numba(indptr, indices, weights, rows, front):
+    pos = np.empty(rows.size, np.int64)
+    src = np.empty(rows.size, np.int64)
+    w = np.empty(rows.size if weights.size else 0, np.float64)
+    c, scanned = 0, 0
+    for i in range(rows.size):
+        v = rows[i]
+        for e in range(indptr[v], indptr[v + 1]):
+            scanned += 1
+            if front[indices[e]]:
+                pos[c] = i
+                src[c] = indices[e]
+                if weights.size:
+                    w[c] = weights[e]
+                c += 1
+                break
+    return pos[:c], src[:c], w[:c] if weights.size else w, scanned
+
+
+def _first_numpy(indptr, indices, weights, rows, front):
+    pos, src, w = _arcs_numpy(indptr, indices, weights, rows)
+    hit = np.flatnonzero(front[src])
+    keep = hit[np.r_[True, pos[hit][1:] != pos[hit][:-1]]] if hit.size else hit
+    # arcs scanned with an early exit: up to the first hit in a row, the whole row otherwise
+    counts = indptr[rows + 1] - indptr[rows]
+    scanned = counts.copy()
+    starts = np.cumsum(counts) - counts
+    scanned[pos[keep]] = keep - starts[pos[keep]] + 1
+    return pos[keep], src[keep], w[keep] if weights.size else w, int(scanned.sum())
+
+
+def first_in_frontier(indptr, indices, weights, rows, front):
+    """Pull with an early exit (Beamer's bottom-up step): for each local row in ``rows``, its
+    first arc (in CSR order) whose other end is set in ``front``. Returns (position in rows,
+    that end, weight, arcs scanned)."""
+    w = np.empty(0) if weights is None else weights
+    fn = _first_numba if engine() == "numba" else _first_numpy
+    pos, src, wt, scanned = fn(indptr, indices, w, np.ascontiguousarray(rows, dtype=np.int64), front)
+    return pos, src, (wt if weights is not None else np.ones(src.size)), int(scanned)
+
+
 # ----------------------------------------------------------------------------- SpMV
 @numba.njit(cache=True)
 def _spmv_numba(indptr, indices, weights, x):
@@ -812,7 +854,7 @@ def heaviest_free_neighbour(block, matched, key, weighted=True):
 
 
 # ----------------------------------------------------------------------------- merge by id (edge map)
-MERGE_CODES = {"min": 0, "max": 1, "sum": 2}
+MERGE_CODES = {"min": 0, "max": 1, "sum": 2, "first": 3}
 
 
 @numba.njit(cache=True)
@@ -832,8 +874,8 @@ def _merge_numba(ids, vals, tails, mode, key, best, btail, seen):
         elif mode == 2:
             best[v] += x
         else:
-            better = x < best[v] if mode == 0 else x > best[v]
-            if not better and x == best[v]:
+            better = False if mode == 3 else (x < best[v] if mode == 0 else x > best[v])
+            if not better and (mode == 3 or x == best[v]):
                 t, b = tails[i], btail[v]
                 better = key[t] < key[b] if keyed else t < b
             if better:
@@ -857,7 +899,7 @@ def _merge_numpy(ids, vals, tails, mode, key, best, btail, seen):
         starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
         return ids[starts], np.add.reduceat(vals, starts), tails[starts]
     k = tails if key.size == 0 else key[tails]
-    order = np.lexsort((k, vals if mode == 0 else -vals, ids))
+    order = np.lexsort((k, ids) if mode == 3 else (k, vals if mode == 0 else -vals, ids))
     ids, vals, tails = ids[order], vals[order], tails[order]
     first = np.r_[True, ids[1:] != ids[:-1]]
     return ids[first], vals[first], tails[first]
@@ -865,7 +907,8 @@ def _merge_numpy(ids, vals, tails, mode, key, best, btail, seen):
 
 def merge_by_id(ids, vals, tails, merge, key, scratch):
     """Merge values (float64 or int64) per id: ``"sum"`` adds (in input order; the tail kept is
-    the first), ``"min"``/``"max"`` keep the winning value and its tail (ties: smallest key).
+    the first), ``"min"``/``"max"`` keep the winning value and its tail (ties: smallest key),
+    ``"first"`` keeps the value of the arc whose tail has the smallest key.
     Returns (sorted unique ids, merged values, tails). ``scratch`` = (n floats, n ints, n ints,
     n False bools), left as found."""
     vals = np.asarray(vals)

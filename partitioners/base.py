@@ -1,17 +1,30 @@
-"""What every layout provides, and turning a user's ``layout=`` argument into one."""
+"""What every layout provides, and turning a user's ``layout=`` argument into one.
+
+A layout answers two placement questions, and the communication plans follow from them:
+
+- ``plan(out_degree) -> (order, bounds)``: which rank owns each vertex. ``order`` lists canonical
+  ids in placed order (None when placed ids equal canonical ids); rank r owns the placed ids
+  ``bounds[r]:bounds[r + 1]``. Every layout owns vertices in contiguous placed ranges, so the
+  owner of a vertex is arithmetic on ``bounds``.
+- ``arc_ranks(src_owner, dst_owner)``: which rank stores an arc, and ``row_range(r, bounds)``:
+  the source range its block's rows cover. 1D stores an arc at its source's owner; 2D at the
+  mesh position (row of the source's owner, column of the destination's owner).
+
+From these, ``push_peers(r)`` (ranks whose rows cover r's vertices: where a push-direction
+frontier of r must be gathered) and ``pull_peers(r)`` (ranks whose arcs may lead to r's vertices:
+where a pull-direction frontier must be gathered) follow; the scatter plan is always "to the
+destination's owner".
+"""
 
 from __future__ import annotations
+
+import numpy as np
 
 from ..errors import DgraphInputError
 
 
 class Layout:
-    """A placement of vertices and edges on ``nranks`` logical ranks.
-
-    ``plan(out_degree)`` runs on a worker and returns ``(order, bounds)``: ``order`` lists the
-    canonical vertex ids in placed order (None when placed ids equal canonical ids) and rank r
-    owns placed ids ``bounds[r]:bounds[r + 1]``.
-    """
+    """A placement of vertices and edges on ``nranks`` logical ranks (see the module docstring)."""
 
     name = "layout"
 
@@ -27,23 +40,43 @@ class Layout:
     def plan(self, out_degree):
         raise NotImplementedError
 
+    # 1D defaults: an arc lives at its source's owner, a rank's rows are its own vertices.
+    def arc_ranks(self, src_owner, dst_owner):
+        return src_owner
+
+    def row_range(self, r, bounds):
+        return int(bounds[r]), int(bounds[r + 1])
+
+    def push_peers(self, r):
+        return [r]
+
+    def pull_peers(self, r):
+        return list(range(self.ranks))
+
     def __repr__(self):
         return f"{type(self).__name__}(ranks={self.ranks})"
 
 
+def owner_of(ids, bounds):
+    """The rank owning each placed id."""
+    return np.searchsorted(bounds, ids, side="right") - 1
+
+
 def resolve_layout(layout, ranks, default_ranks):
-    """A Layout object with a rank count from ``layout="1d"`` / an object, and ``ranks``."""
+    """A Layout object with a rank count from ``layout="1d"``/``"2d"`` / an object, and ``ranks``."""
     from .oned import OneD
+    from .twod import TwoD, meshes
 
     if ranks is not None and (isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1):
         raise DgraphInputError(f"ranks must be a positive integer, got {ranks!r}")
     if isinstance(layout, str):
-        names = {"1d": OneD}
+        names = {"1d": OneD, "2d": TwoD}
         if layout.lower() not in names:
             raise DgraphInputError(f"unknown layout {layout!r}; available: {sorted(names)} or a dgraph.partitioners object")
         layout = names[layout.lower()]()
     if not isinstance(layout, Layout):
         raise DgraphInputError(f"layout must be a name or a dgraph.partitioners.Layout, got {type(layout).__name__}")
     if ranks is not None and layout.ranks is not None and ranks != layout.ranks:
-        raise DgraphInputError(f"ranks={ranks} disagrees with {layout!r}; give the rank count once")
+        hint = f"; meshes for {ranks} ranks: {meshes(ranks)}" if isinstance(layout, TwoD) else ""
+        raise DgraphInputError(f"ranks={ranks} disagrees with {layout!r}; give the rank count once{hint}")
     return layout.with_ranks(ranks or layout.ranks or default_ranks)
