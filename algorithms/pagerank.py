@@ -1,14 +1,14 @@
 """PageRank by power iteration, with networkx's semantics.
 
-Method: pull-direction iteration on the 1D layout. Every rank turns its vertices' ranks into
-contributions (rank / out-degree, or / out-weight) and sends each one only to the ranks that hold
-an in-arc from that vertex (a ghost exchange planned once per run, TDO-GP E.1); every rank then
-sums, over the in-arcs of its own vertices, the contributions of their sources (a local SpMV on
-the in-CSR). Mass of dangling vertices is spread like the
+Method: pull-direction iteration on the layout's in-blocks. Every rank turns its vertices' ranks
+into contributions (rank / out-degree, or / out-weight) and sends each one only to the ranks that
+hold an in-arc from that vertex (a ghost exchange planned once per run, TDO-GP E.1: in 2D, the
+mesh column); every rank then sums, over its in-arcs, the contributions of their sources (a
+local SpMV on the in-CSR), and in 2D the partial sums of a mesh row are added at the owners. Mass of dangling vertices is spread like the
 personalization vector (uniform by default), exactly as ``networkx.pagerank`` does; iteration
 stops when the L1 change is below ``n * tol``, or after ``max_iter`` iterations (``tol=0`` runs
 exactly ``max_iter``). The dangling sum and the previous change ride in the same exchange, so an
-iteration is one superstep.
+iteration is one superstep in 1D (two in 2D).
 
 Output encoding: ``pagerank`` (float64, sums to 1).
 """
@@ -21,25 +21,28 @@ import numpy as np
 import pandas as pd
 
 from dgraph import kernels
-from dgraph.edgemap import GhostExchange
+from dgraph.edgemap import GhostExchange, reduce_rows
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 
 
-def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key):
+def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key, layout):
     n = int(bounds[-1])
+    partial = {}
+    for r in ctx.ranks:
+        out = ctx.blocks[r][0]
+        if weighted:
+            partial[r] = np.add.reduceat(out.weights, out.indptr[:-1]) if out.narcs else np.zeros(out.nlocal)
+            partial[r][out.degree() == 0] = 0.0
+        else:
+            partial[r] = out.degree().astype(np.float64)
+    with ctx.phase("plan"):
+        out_weight = reduce_rows(ctx, partial, layout, bounds)  # whole out-weights at the owners
+        gather = GhostExchange(ctx, {r: [ctx.blocks[r][1]] for r in ctx.ranks}, bounds)
     st = {}
     for r in ctx.ranks:
-        out, inn = ctx.blocks[r]
-        lo, hi = out.lo, out.hi
-        if weighted:
-            outw = np.add.reduceat(out.weights, out.indptr[:-1]) if out.narcs else np.zeros(out.nlocal)
-            outw[out.degree() == 0] = 0.0
-        else:
-            outw = out.degree().astype(np.float64)
+        lo, hi = int(bounds[r]), int(bounds[r + 1])
         p = np.full(hi - lo, 1.0 / n) if personalization is None else personalization[lo:hi]
-        st[r] = {"inn": inn, "lo": lo, "hi": hi, "outw": outw, "p": p, "pr": np.full(hi - lo, 1.0 / n), "err": 0.0}
-    with ctx.phase("plan"):
-        gather = GhostExchange(ctx, {r: [st[r]["inn"]] for r in ctx.ranks}, bounds)
+        st[r] = {"outw": out_weight[r], "p": p, "pr": np.full(hi - lo, 1.0 / n), "err": 0.0}
     x = np.zeros(n)  # contributions of every vertex this worker's ranks read; shared by them
     updates, converged = 0, False
     while True:
@@ -58,20 +61,18 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         if updates == max_iter:
             break
         with ctx.phase("compute"):
-            _update(ctx, st, x, dangling_sum, alpha, weighted)
+            pulled = {r: kernels.spmv(b.indptr, b.indices, b.weights if weighted else None, x)
+                      for r, b in ((r, ctx.blocks[r][1]) for r in ctx.ranks)}
+        with ctx.phase("exchange"):
+            pulled = reduce_rows(ctx, pulled, layout, bounds)  # 2D: partial sums along the mesh row
+        for r in ctx.ranks:
+            s = st[r]
+            new = alpha * (pulled[r] + dangling_sum * s["p"]) + (1 - alpha) * s["p"]
+            s["err"] = float(np.abs(new - s["pr"]).sum())
+            s["pr"] = new
         updates += 1
     ctx.stats.info.update(iterations=updates, converged=converged)
     return {r: {"pagerank": st[r]["pr"]} for r in ctx.ranks}
-
-
-def _update(ctx, st, x, dangling_sum, alpha, weighted):
-    for r in ctx.ranks:
-        s = st[r]
-        inn = s["inn"]
-        pulled = kernels.spmv(inn.indptr, inn.indices, inn.weights if weighted else None, x)
-        new = alpha * (pulled + dangling_sum * s["p"]) + (1 - alpha) * s["p"]
-        s["err"] = float(np.abs(new - s["pr"]).sum())
-        s["pr"] = new
 
 
 def _personalization_vector(labels_ids, values, n):
@@ -148,7 +149,7 @@ def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, we
         ids = graph.encode_vertices(personalization.index.tolist(), "personalization vertex")
         pers = graph.client.submit(_personalization_vector, ids, vals, graph.num_vertices)
     results, stats = graph.run(
-        pagerank_kernel, reverse=True, name="pagerank", alpha=float(alpha), max_iter=int(max_iter), tol=float(tol),
+        pagerank_kernel, reverse=True, name="pagerank", placement="layout", alpha=float(alpha), max_iter=int(max_iter), tol=float(tol),
         personalization=pers, weighted=weight is not None,
     )
     if tol > 0 and not stats.info.get("converged"):

@@ -1,4 +1,4 @@
-"""BFS, PageRank and connected components against networkx, on every 1D variant and rank count."""
+"""BFS, PageRank and connected components against networkx, on every layout and rank count."""
 
 import networkx as nx
 import numpy as np
@@ -8,7 +8,7 @@ import pytest
 import dgraph
 from dgraph import kernels
 from dgraph.algorithms import bfs, connected_components, pagerank, validate_bfs
-from dgraph.partitioners import OneD
+from dgraph.partitioners import OneD, TwoD
 
 from graphs import er_edges, grid_edges, kron_edges, nx_graph
 
@@ -18,6 +18,8 @@ LAYOUTS = [
     pytest.param(OneD(ranks=8), id="8ranks"),
     pytest.param(OneD(ranks=3, balance="striped"), id="striped3"),
     pytest.param(OneD(ranks=4, balance="hashed"), id="hashed4"),
+    pytest.param(TwoD(rows=2, cols=3), id="2d-2x3"),
+    pytest.param(TwoD(rows=4, cols=4), id="2d-4x4"),
 ]
 
 

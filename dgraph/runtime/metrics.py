@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+SUMMED = ("edges_examined",)  # info counted per worker; other info is the same on every worker
+
+
 @dataclass
 class RunStats:
     nranks: int
@@ -66,7 +69,10 @@ class RunStats:
             for k, v in p.phases.items():
                 out.phases[k] = max(out.phases.get(k, 0.0), v)
             for k, v in p.info.items():
-                out.info.setdefault(k, v)
+                if k in SUMMED and k in out.info:
+                    out.info[k] += v  # each worker counted its own ranks' work
+                else:
+                    out.info.setdefault(k, v)
         steps = max(len(p.step_bytes) for p in parts)
         for i in range(steps):
             kinds = [p.step_bytes[i] for p in parts if i < len(p.step_bytes)]
