@@ -37,25 +37,31 @@ def test_build_csr_sorts_dedups_and_keeps_smallest_weight(engine):
 
 
 def _local_bfs(indptr, indices, n, source, direction):
+    """BFS on one CSR by frontier_arcs + merge "first" (push) or first_in_frontier (pull)."""
     level = np.full(n, -1, np.int64)
     parent = np.full(n, -1, np.int64)
     level[source] = 0
     frontier = np.array([source])
-    stamp = np.full(n, -1, np.int64)
+    scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=bool))
     depth = 0
     while frontier.size:
         depth += 1
-        if direction == "td":
-            v, p, _ = kernels.bfs_top_down(indptr, indices, frontier, 0, stamp, depth)
-            frontier = np.sort(kernels.bfs_apply(v, p, 0, level, parent, depth, np.empty(0, np.int64)))
+        if direction == "push":
+            pos, dst, _ = kernels.frontier_arcs(indptr, indices, None, frontier)
+            v, _, p = kernels.merge_by_id(dst, np.zeros(dst.size, np.int64), frontier[pos], "first", None, scratch)
         else:
             front = np.zeros(n, bool)
             front[frontier] = True
-            frontier, _ = kernels.bfs_bottom_up(indptr, indices, front, level, parent, depth)
+            rows = np.flatnonzero(level == -1)
+            pos, p, _, _ = kernels.first_in_frontier(indptr, indices, None, rows, front)
+            v = rows[pos]
+        new = level[v] == -1
+        frontier = v[new]
+        level[frontier], parent[frontier] = depth, p[new]
     return level, parent
 
 
-@pytest.mark.parametrize("direction", ["td", "bu"])
+@pytest.mark.parametrize("direction", ["push", "pull"])
 def test_bfs_steps_match_scipy_and_pick_smallest_parent(engine, direction):
     n = 300
     rows, cols, _ = _random(n, 900, 3)
@@ -69,6 +75,25 @@ def test_bfs_steps_match_scipy_and_pick_smallest_parent(engine, direction):
     for v in np.flatnonzero(reached)[1:]:
         nbrs = idx[indptr[v] : indptr[v + 1]]
         assert parent[v] == nbrs[level[nbrs] == level[v] - 1].min()
+
+
+def test_first_in_frontier_engines_agree_on_hits_and_scan_counts():
+    rows, cols, w = _random(100, 800, 12)
+    indptr, idx, wt = kernels.build_csr(rows, cols, 100, weights=w)
+    front = np.random.default_rng(13).random(100) < 0.1
+    which = np.arange(0, 100, 3)
+    out = {}
+    for e in kernels.ENGINES:
+        with kernels.using(e):
+            out[e] = kernels.first_in_frontier(indptr, idx, wt, which, front)
+    for x, y in zip(out["numba"][:3], out["numpy"][:3]):
+        np.testing.assert_array_equal(x, y)
+    assert out["numba"][3] == out["numpy"][3]
+    pos, src, _, scanned = out["numba"]
+    for i, v in enumerate(which):  # the first frontier neighbour in CSR order, or none
+        hits = [u for u in idx[indptr[v] : indptr[v + 1]] if front[u]]
+        assert (src[pos == i].tolist() == hits[:1])
+    assert scanned <= indptr[which + 1].sum() - indptr[which].sum()
 
 
 def test_spmv(engine):
@@ -159,7 +184,7 @@ def test_component_interface_engines_agree_and_components_are_right():
     assert results["numba"][1] == results["numpy"][1]
 
 
-@pytest.mark.parametrize("merge", ["min", "max", "sum"])
+@pytest.mark.parametrize("merge", ["min", "max", "sum", "first"])
 def test_merge_by_id_engines_agree(merge):
     rng = np.random.default_rng(11)
     n = 60

@@ -1,0 +1,104 @@
+"""The edge map on every layout: push, pull and auto give the same merged results as a plain
+pandas reference, for every merge, with and without filter_dst."""
+
+import sys
+
+import cloudpickle
+import numpy as np
+import pandas as pd
+import pytest
+
+import dgraph
+from dgraph.edgemap import EdgeMap, VertexSubset
+from dgraph.partitioners import OneD, TwoD
+
+from graphs import kron_edges
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+MERGES = ["min", "max", "sum", "first", np.maximum]
+
+
+def _value(v):
+    return (v * 7919) % 101  # a vertex's value, from its placed id
+
+
+def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, key, layout):
+    em = EdgeMap(ctx, bounds, key, layout=layout)
+    frontier, values = {}, {}
+    for r in ctx.ranks:
+        own = np.arange(em.lo(r), em.lo(r) + em.size(r))
+        ids = np.flatnonzero(active[own])
+        frontier[r] = VertexSubset(em.size(r), mask=active[own]) if r % 2 else ids
+        values[r] = _value(own[ids]).astype(np.float64)
+    keep = (lambda d: d % 3 != 0) if filtered else None
+    merged, total = em(frontier, values, lambda s, d, w, x: x + (d % 5), merge, total={r: [1] for r in ctx.ranks},
+                       filter_dst=keep, direction=direction)
+    out = {}
+    for r in ctx.ranks:
+        ids, vals, tails = merged[r]
+        got = np.full(em.size(r), np.nan)
+        tail = np.full(em.size(r), -1, np.int64)
+        got[ids], tail[ids] = vals, tails
+        out[r] = {"value": got, "tail": tail, "ranks": np.full(em.size(r), int(total[0]))}
+    return out
+
+
+def _reference(edges, active, merge, filtered, canonical):
+    """Per head (placed id): the merged value and winning tail, from the arcs out of active tails."""
+    e = edges[active[edges.src.to_numpy()]].copy()
+    if filtered:
+        e = e[e.dst % 3 != 0]
+    e["value"] = _value(e.src) + e.dst % 5
+    e["key"] = canonical[e.src.to_numpy()]
+    if merge in ("min", "max"):
+        e = e.sort_values(["dst", "value", "key"], ascending=[True, merge == "min", True])
+        return e.groupby("dst").first()[["value", "src"]]
+    if merge == "first":
+        return e.sort_values(["dst", "key"]).groupby("dst").first()[["value", "src"]]
+    agg = "sum" if merge == "sum" else "max"
+    return e.groupby("dst").agg(value=("value", agg))
+
+
+@pytest.mark.parametrize("layout", [OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(rows=2, cols=3)], ids=repr)
+def test_push_pull_and_auto_agree_with_reference(client, layout):
+    edges = kron_edges(8, seed=4)
+    g = dgraph.from_edgelist(edges, directed=True, layout=layout)
+    # placed arcs and the canonical id of each placed id, to build the reference in placed ids
+    n = g.num_vertices
+    order = g._order.result() if g._order is not None else np.arange(n)
+    placed = np.empty(n, np.int64)
+    placed[order] = np.arange(n)
+    labels = g.labels.index.result() if g.labels.index is not None else np.arange(n)
+    lab = pd.Series(np.arange(n), index=labels)
+    arcs = pd.DataFrame({"src": placed[lab[edges.src].to_numpy()], "dst": placed[lab[edges.dst].to_numpy()]}).drop_duplicates()
+    active = np.random.default_rng(5).random(n) < 0.3
+    for merge in MERGES:
+        for filtered in (False, True):
+            ref = _reference(arcs, active, merge, filtered, order)
+            for direction in ("push", "pull", "auto"):
+                results, _ = g.run(edge_map_kernel, reverse=True, placement="layout", active=active, merge=merge,
+                                   direction=direction, filtered=filtered)
+                got = pd.concat([pd.DataFrame(r) for r in g.client.gather(results)], ignore_index=True)
+                assert (got["ranks"] == g.nranks).all()  # the total rode along
+                hit = got[got.value.notna()]
+                assert hit.index.tolist() == ref.index.tolist(), (merge, direction)
+                np.testing.assert_allclose(hit.value.to_numpy(), ref.value.to_numpy(), rtol=1e-12)
+                if "src" in ref:
+                    assert hit["tail"].tolist() == ref["src"].tolist(), (merge, direction)
+
+
+def test_vertex_subset_converts_both_ways():
+    s = VertexSubset(10, mask=np.arange(10) % 4 == 1)
+    assert s.ids.tolist() == [1, 5, 9] and len(s) == 3
+    t = VertexSubset(10, ids=[0, 7])
+    assert np.flatnonzero(t.mask).tolist() == [0, 7] and len(t) == 2
+
+
+def test_bad_merge_and_direction_are_named(client):
+    g = dgraph.from_edgelist(kron_edges(5, seed=1), directed=True)
+    active = np.ones(g.num_vertices, dtype=bool)
+    for merge, direction, word in (("median", "push", "merge"), ("min", "sideways", "direction")):
+        with pytest.raises(dgraph.DgraphRunError, match=word):
+            g.run(edge_map_kernel, reverse=True, placement="layout", active=active, merge=merge,
+                  direction=direction, filtered=False)
