@@ -6,8 +6,11 @@ frontier reaches it). Each level is one ``edge_map`` with the ``"first"`` merge:
 push (vertex, parent) offers to the owners, pre-merged at the sender; bottom-up levels pull, every
 unvisited vertex scanning its in-neighbours and stopping at the first in the frontier. Switching
 follows Beamer's rule (top-down -> bottom-up when the frontier's out-arcs exceed 1/alpha of the
-unexplored arcs and the frontier grows, back when it falls below n/beta vertices and shrinks);
-the frontier's size and out-degree sum are reduced once per level. Arcs into vertices this worker
+unexplored arcs and the frontier grows, back when it falls below n/beta vertices and shrinks).
+The frontier's size and out-degree sum are reduced before a level only when a switch is
+possible: a top-down level whose offers (times the largest degree) are too few to trigger one
+skips that reduction, and the exact figures ride with the next level (one superstep per level
+on high-diameter graphs). Arcs into vertices this worker
 knows are visited (its own, and every frontier it saw) are skipped (TDO-GP's filter_dst).
 
 Output encoding: ``distance`` (Int64, hops from the source, null when unreachable) and
@@ -43,19 +46,24 @@ def bfs_kernel(ctx, source, depth_limit, bounds, key, layout):
     visited[source] = True
     unvisited = lambda ids: ~visited[ids]  # noqa: E731
     arcs = int(ctx.allreduce({r: [em.out_block(r).narcs] for r in ctx.ranks})[0])
-    mode, depth, explored, prev_nf, modes = "push", 0, 0, 0, []
+    maxdeg = int(ctx.allreduce({r: [degree[r].max(initial=0)] for r in ctx.ranks}, "max")[0])
+    stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731
+    mode, depth, explored, prev_nf, modes, skip = "push", 0, 0, 0, [], False
     while depth_limit is None or depth < depth_limit:
-        nf, mf = (int(x) for x in ctx.allreduce({r: [frontier[r].size, int(degree[r][frontier[r]].sum())] for r in ctx.ranks}))
-        if nf == 0:
-            break
-        if mode == "push" and mf > (arcs - explored) / ALPHA and nf >= prev_nf:
-            mode = "pull"  # a large, growing frontier: bottom-up checks fewer arcs
-        elif mode == "pull" and nf < n / BETA and nf < prev_nf:
-            mode = "push"  # a small, shrinking frontier: back to top-down
-        explored, prev_nf = explored + mf, nf
+        if not skip:
+            nf, mf = (int(x) for x in ctx.allreduce({r: stats(r) for r in ctx.ranks}))
+            if nf == 0:
+                break
+            if mode == "push" and mf > (arcs - explored) / ALPHA and nf >= prev_nf:
+                mode = "pull"  # a large, growing frontier: bottom-up checks fewer arcs
+            elif mode == "pull" and nf < n / BETA and nf < prev_nf:
+                mode = "push"  # a small, shrinking frontier: back to top-down
         depth += 1
         modes.append(mode)
-        merged, _ = em(frontier, None, None, "first", filter_dst=unvisited, direction=mode)
+        now = {r: stats(r) for r in ctx.ranks}  # this frontier's stats ride along with the level
+        merged, (sent, nf, mf) = em(frontier, None, None, "first", filter_dst=unvisited, direction=mode,
+                                    total=lambda r, heads: [heads.size, *now[r]])
+        explored, prev_nf = explored + mf, nf
         for ids in em.seen:
             visited[ids] = True
         for r in ctx.ranks:
@@ -65,6 +73,12 @@ def bfs_kernel(ctx, source, depth_limit, bounds, key, layout):
             level[r][ids], parent[r][ids] = depth, tails[new]
             visited[ids + em.lo(r)] = True
             frontier[r] = ids
+        # a pushed level reaching few heads cannot trigger a switch: skip reducing the next
+        # frontier's stats (they ride with the next level instead); none reached ends the search
+        bound = int(sent) * maxdeg
+        skip = mode == "push" and bound <= (arcs - explored - bound) / ALPHA
+        if sent == 0:
+            break
     ctx.stats.info.update(levels=depth, edges_examined=em.edges_examined, bottom_up_levels=modes.count("pull"))
     return {r: {"distance": level[r], "predecessor": parent[r]} for r in ctx.ranks}
 

@@ -115,6 +115,7 @@ class EdgeMap:
         self.n = n
         self.scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=np.bool_))
         self._front = None
+        self._valueless = False
         self._degree = None
         self._arcs = None
 
@@ -140,7 +141,9 @@ class EdgeMap:
         ``f(src, dst, weight, value)``: global placed ids, weights (1.0 when unweighted) and the
         source's value, as arrays; None passes the value on. ``filter_dst(ids) -> mask``: heads
         worth trying, judged by what this worker knows (pull skips the others' arcs entirely).
-        ``total``: one small array per rank, reduced with ``total_op`` in the same superstep.
+        ``total``: one small array per rank, reduced with ``total_op`` in the same superstep, or
+        ``total(r, heads)`` computed from the heads rank r's results go to (before they merge
+        at the owners: an upper bound on how many change).
 
         Returns ``({r: (local ids, merged values, tails)}, totals)``.
         """
@@ -150,6 +153,8 @@ class EdgeMap:
             raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
         ids = {r: (frontier[r].ids if isinstance(frontier[r], VertexSubset) else np.asarray(frontier[r], np.int64))
                for r in self.ctx.ranks}
+        # without values or f only the winning tails matter, and messages carry no values
+        self._valueless = values is None and f is None
         vals = {r: np.zeros(ids[r].size, np.int64) if values is None else np.asarray(values[r]) for r in self.ctx.ranks}
         f = f or _carry
         if direction == "auto":
@@ -174,7 +179,8 @@ class EdgeMap:
 
     def _gather(self, ids, vals, peers, total=None, total_op="sum"):
         """Every rank's frontier (global ids, values) plus those its peers sent it."""
-        send = {r: {d: _pack(ids[r], [vals[r]], self.size(r)) for d in peers[r]} for r in self.ctx.ranks}
+        carried = (lambda r: []) if self._valueless else (lambda r: [vals[r]])
+        send = {r: {d: _pack(ids[r], carried(r), self.size(r)) for d in peers[r]} for r in self.ctx.ranks}
         if not any(send.values()) and total is None:
             got, totals = {r: [] for r in self.ctx.ranks}, None
         elif total is None:
@@ -185,8 +191,8 @@ class EdgeMap:
         for r in self.ctx.ranks:
             parts = [(ids[r] + self.lo(r), vals[r])]
             for src, message in got[r]:
-                local, (v,) = _unpack(message, self.size(src))
-                parts.append((local + self.lo(src), v))
+                local, rest = _unpack(message, self.size(src))
+                parts.append((local + self.lo(src), rest[0] if rest else np.zeros(local.size, vals[r].dtype)))
             rows[r] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
         self.seen = [rows[r][0] for r in self.ctx.ranks]
         return rows, totals
@@ -207,24 +213,28 @@ class EdgeMap:
             ids, vals, tails = results[r]
             cuts = np.searchsorted(ids, self.bounds)
             send[r] = {
-                d: _pack(ids[a:b] - self.bounds[d], [vals[a:b], tails[a:b]], self.size(d))
+                d: _pack(ids[a:b] - self.bounds[d], ([] if self._valueless else [vals[a:b]]) + [tails[a:b]], self.size(d))
                 for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
                 if b > a
             }
+        if callable(total):
+            total = {r: total(r, results[r][0]) for r in self.ctx.ranks}
         if total is None:
             got, totals = self.ctx.alltoall(send), None
         else:
             got, totals = self.ctx.alltoall(send, total=total, op=total_op)
         merged = {}
         for r in self.ctx.ranks:
-            parts = [(_unpack(m, self.size(r))) for _, m in got[r]]
+            parts = []
+            for _, m in got[r]:
+                local, rest = _unpack(m, self.size(r))
+                parts.append((local, rest[0] if len(rest) == 2 else np.zeros(local.size, np.int64), rest[-1]))
             if len(parts) == 1:  # one sender: already merged and sorted
-                local, (v, t) = parts[0]
-                merged[r] = (local, v, t)
+                merged[r] = parts[0]
                 continue
             local = _concat([p[0] for p in parts], np.int64)
-            v = _concat([p[1][0] for p in parts], np.float64)
-            t = _concat([p[1][1] for p in parts], np.int64)
+            v = _concat([p[1] for p in parts], np.float64)
+            t = _concat([p[2] for p in parts], np.int64)
             heads, v, t = self._merge(local + self.lo(r), v, t, merge)
             merged[r] = (heads - self.lo(r), v, t)
         return merged, totals
@@ -249,7 +259,7 @@ class EdgeMap:
             self._front = (np.zeros(n, dtype=bool), np.zeros(n, dtype=vals[self.ctx.ranks[0]].dtype))
         front, fval = self._front
         # in 1D the results stay home, so the totals ride on the gather instead
-        early = total if self.local_rows else None
+        early = total if self.local_rows and not callable(total) else None
         rows, totals = self._gather(ids, vals, self.pull_to, early, total_op)
         for r in self.ctx.ranks:
             front[rows[r][0]] = True
@@ -273,6 +283,8 @@ class EdgeMap:
         for r in self.ctx.ranks:
             front[rows[r][0]] = False
         if self.local_rows:
+            if callable(total):
+                totals = self.ctx.allreduce({r: total(r, results[r][0]) for r in self.ctx.ranks}, total_op)
             return {r: (results[r][0] - self.lo(r), results[r][1], results[r][2]) for r in self.ctx.ranks}, totals
         return self._scatter(results, merge, total, total_op)
 
