@@ -5,6 +5,7 @@
     dgraph run wcc --kronecker 16 --workers 2 --ranks 8 --output cc.parquet
     dgraph run sssp --input roads.tsv --weight --source 17
     dgraph run bfs --input edges.tsv --directed --scheduler tcp://host:8786
+    dgraph partition --kronecker 16 --layout 2d --ranks 64 --measure
     dgraph graphalytics --graph ldbc/example-directed --algorithm CDLP --output out.txt
 """
 
@@ -32,24 +33,32 @@ ALGORITHMS = {
 }
 
 
+def _graph_options(cmd):
+    """The options that say which graph to load, where, and how to place it."""
+    src = cmd.add_mutually_exclusive_group()
+    src.add_argument("--input", metavar="PATH", help="edge list file or glob (csv, tsv, SNAP txt, mtx, gml, parquet, .gz)")
+    src.add_argument("--dataset", metavar="NAME", help="embedded dataset (karate, ca-GrQc); the default is ca-GrQc")
+    src.add_argument("--kronecker", metavar="SCALE", type=int, help="Graph 500 Kronecker graph of 2**SCALE vertices")
+    cmd.add_argument("--directed", action="store_true", help="treat --input as directed (default: undirected)")
+    cmd.add_argument("--weight", action="store_true", help="read a third column of --input as edge weights")
+    cmd.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
+    cmd.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
+    cmd.add_argument("--layout", default="1d", help="layout name: 1d or 2d (a near-square mesh of --ranks)")
+    cmd.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
+
+
 def _parser():
     p = argparse.ArgumentParser(prog="dgraph", description="Distributed graph analytics on dask.")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run an algorithm and print a summary")
     run.add_argument("algorithm", choices=sorted(ALGORITHMS))
-    src = run.add_mutually_exclusive_group()
-    src.add_argument("--input", metavar="PATH", help="edge list file or glob (csv, tsv, SNAP txt, mtx, gml, parquet, .gz)")
-    src.add_argument("--dataset", metavar="NAME", help="embedded dataset (karate, ca-GrQc); the default is ca-GrQc")
-    src.add_argument("--kronecker", metavar="SCALE", type=int, help="Graph 500 Kronecker graph of 2**SCALE vertices")
-    run.add_argument("--directed", action="store_true", help="treat --input as directed (default: undirected)")
-    run.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
-    run.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
-    run.add_argument("--layout", default="1d", help="layout name (1d)")
+    _graph_options(run)
     run.add_argument("--source", help="BFS/SSSP source label (default: the highest-degree vertex)")
-    run.add_argument("--weight", action="store_true", help="read a third column of --input as edge weights")
     run.add_argument("--output", metavar="PATH.parquet", help="write the result to a parquet directory")
-    run.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
     run.add_argument("--top", type=int, default=10, help="rows of the result to print")
+    part = sub.add_parser("partition", help="place a graph and print the layout's partition report")
+    _graph_options(part)
+    part.add_argument("--measure", action="store_true", help="also run one dense superstep and show counted traffic")
     ga = sub.add_parser("graphalytics", help="run an LDBC Graphalytics algorithm and write its output file")
     ga.add_argument("--graph", required=True, metavar="DIR/NAME", help="the graph: DIR/NAME.properties, NAME.v, NAME.e")
     ga.add_argument("--algorithm", required=True, type=str.upper, choices=("BFS", "SSSP", "PR", "WCC", "CDLP", "LCC"))
@@ -83,7 +92,7 @@ def _load(args):
     from dgraph.generators import kronecker_graph
 
     kw = dict(layout=args.layout, ranks=args.ranks)
-    if args.algorithm == "core":
+    if getattr(args, "algorithm", None) == "core":
         kw["self_loops"] = "drop"  # core numbers are undefined with self-loops
     if args.kronecker is not None:
         return kronecker_graph(args.kronecker, **kw), f"Kronecker scale {args.kronecker}"
@@ -126,6 +135,21 @@ def graphalytics(args):
         result = ga.run(args.graph + ".properties", args.algorithm, ranks=args.ranks, client=client)
         ga.write(result, args.output)
         print(f"{args.algorithm} on {args.graph}: {len(result):,} vertices in {time.perf_counter() - t:.2f} s; wrote {args.output}")
+    return 0
+
+
+def partition(args):
+    import pandas as pd
+
+    with _connected(args):
+        graph, what = _load(args)
+        report = graph.layout_report(measure=args.measure)
+        print(f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs stored, {graph.nranks} ranks, "
+              f"layout {graph.layout!r}")
+        with pd.option_context("display.width", 200, "display.max_rows", 200):
+            print(report.to_string(index=False))
+        for k, v in report.attrs["summary"].items():
+            print(f"{k:30s} {v}")
     return 0
 
 
@@ -183,7 +207,7 @@ def main(argv=None):
     from dgraph.errors import DgraphError
 
     try:
-        return graphalytics(args) if args.command == "graphalytics" else run(args)
+        return {"graphalytics": graphalytics, "partition": partition, "run": run}[args.command](args)
     except DgraphError as exc:
         print(f"dgraph: error: {exc}", file=sys.stderr)
         return 2

@@ -231,6 +231,12 @@ class Graph:
         ]
         return to_dask(self.client, parts)
 
+    def layout_report(self, measure=False):
+        """Per-rank placement facts and dense-superstep traffic (see ``dgraph.report``)."""
+        from .report import layout_report
+
+        return layout_report(self, measure)
+
     def degrees(self):
         """Dask DataFrame [vertex, degree] (undirected; a self-loop counts twice, as in networkx)
         or [vertex, in_degree, out_degree] (directed), with duplicates dropped per the policy."""

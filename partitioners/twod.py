@@ -1,7 +1,10 @@
 """2D layout (HPCGraph-GPU, section 3.2): ranks form an R x C mesh.
 
-Vertices are dealt to ranks striped (vertex v to rank v mod P, expressed as a renumbering so each
-rank owns a contiguous placed range); the row group of mesh row i is the union of the ranges of
+Vertices are dealt to ranks striped after a hash of their id (HPCGraph stripes ids it assumes
+random; Graph 500 labels keep their parity through the specification's scrambling, and parity
+predicts degree, so a plain v mod P stripe measured 1.30 arcs max/mean on a 2 x 3 mesh at
+Kronecker scale 12 against 1.17 hashed). The deal is a renumbering, so each rank owns a
+contiguous placed range; the row group of mesh row i is the union of the ranges of
 ranks i*C .. i*C + C - 1 (contiguous), the column group of column j the ranges of ranks j, C + j,
 ... An arc (u, v) lives on the rank at (row of u's owner, column of v's owner), so a rank's block
 rows are its row group and its arcs lead into its column group: a push gathers the frontier
@@ -71,7 +74,7 @@ class TwoD(Layout):
         return self if self.ranks == ranks else TwoD(ranks=ranks)
 
     def plan(self, out_degree):
-        return OneD(self.ranks, balance="striped").plan(out_degree)
+        return OneD(self.ranks, balance="hashed").plan(out_degree)
 
     def arc_ranks(self, src_owner, dst_owner):
         return (src_owner // self.cols) * self.cols + dst_owner % self.cols

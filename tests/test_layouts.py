@@ -1,0 +1,110 @@
+"""Layouts: every algorithm gives the same answer on every layout and rank count, the partition
+report predicts what the runtime counts, and bad meshes are named."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dgraph
+from dgraph import algorithms as alg
+from dgraph.cli import main
+from dgraph.partitioners import OneD, TwoD
+from dgraph.partitioners.twod import near_square
+
+from graphs import er_edges, grid_edges, kron_edges
+
+# ranks 1, 4, 6 (2 x 3), 16 and 64, on 2 workers
+LAYOUTS = [OneD(ranks=1), OneD(ranks=6), OneD(ranks=64), TwoD(ranks=1), TwoD(rows=2, cols=2), TwoD(rows=2, cols=3),
+           TwoD(rows=4, cols=4), TwoD(rows=8, cols=8)]
+
+
+def _all_algorithms(g, source):
+    """Every algorithm's result, sorted by vertex."""
+    out = {
+        "bfs": alg.bfs(g, source),
+        "sssp": alg.sssp(g, source, weight=g.weight),
+        "pagerank": alg.pagerank(g, tol=0, max_iter=30),
+        "wcc": alg.connected_components(g),
+        "cdlp": alg.label_propagation(g, max_iter=5),
+        "lcc": alg.local_clustering_coefficient(g),
+        "bc": alg.betweenness_centrality(g, k=3, seed=2),
+    }
+    if g.directed:
+        out["scc"] = alg.strongly_connected_components(g)
+    else:
+        out["triangles"] = alg.triangle_count(g)
+        out["core"] = alg.core_number(g)
+        out["mwm"] = alg.max_weight_matching(g, weight=g.weight)
+    return {k: v.compute().sort_values("vertex").reset_index(drop=True) for k, v in out.items()}
+
+
+def _case(kind):
+    if kind == "kronecker":
+        e = kron_edges(8, seed=7)
+        return e[e.src != e.dst], False, None
+    if kind == "erdos-renyi-directed":
+        e = er_edges(200, 700, seed=8)
+        return e[e.src != e.dst], True, None
+    e = grid_edges(8, 20)
+    e["w"] = (e.src * 7 + e.dst * 3) % 5 + 1.0
+    return e, False, "w"
+
+
+@pytest.mark.parametrize("kind", ["kronecker", "erdos-renyi-directed", "grid-weighted"])
+def test_every_algorithm_agrees_on_every_layout(client, kind):
+    edges, directed, weight = _case(kind)
+    source = int(edges.src.iloc[0])
+    first = None
+    for layout in LAYOUTS:
+        g = dgraph.from_edgelist(edges, directed=directed, weight=weight, layout=layout)
+        got = _all_algorithms(g, source)
+        if first is None:
+            first = got
+            continue
+        for name, frame in got.items():
+            floats = [c for c in frame.columns if frame[c].dtype.kind == "f" or str(frame[c].dtype) == "Float64"]
+            ints = [c for c in frame.columns if c not in floats]
+            pd.testing.assert_frame_equal(frame[ints], first[name][ints], obj=f"{name} on {layout!r}")
+            for c in floats:  # float sums may associate differently across layouts
+                np.testing.assert_allclose(frame[c].astype(float), first[name][c].astype(float), rtol=1e-9, atol=1e-15,
+                                           err_msg=f"{name}.{c} on {layout!r}")
+
+
+@pytest.mark.parametrize("layout", [OneD(ranks=4), OneD(ranks=5, balance="hashed"), TwoD(rows=2, cols=3),
+                                    TwoD(rows=4, cols=4), TwoD(rows=3, cols=2)], ids=repr)
+def test_report_predicts_the_counted_dense_superstep(client, layout):
+    g = dgraph.from_edgelist(kron_edges(11, seed=3), directed=False, layout=layout)
+    rep = g.layout_report(measure=True)
+    assert rep.arcs.sum() == g.num_arcs
+    assert rep.owned.sum() == g.num_vertices
+    assert (rep.dense_messages == rep.measured_messages).all()
+    assert (rep.dense_bytes == rep.measured_bytes).all()
+    s = rep.attrs["summary"]
+    if isinstance(layout, TwoD):  # a mesh row and a mesh column: R + C - 2 peers per dense superstep
+        assert s["dense_messages_per_rank_max"] == layout.rows + layout.cols - 2
+        assert s["sparse_peers_per_rank_max"] == layout.rows + layout.cols - 2
+    assert s["arcs_max_over_mean"] >= 1 and s["owned_max_over_mean"] >= 1
+
+
+def test_near_square_meshes():
+    assert [near_square(P) for P in (1, 2, 4, 6, 7, 12, 16, 64)] == [
+        (1, 1), (1, 2), (2, 2), (2, 3), (1, 7), (3, 4), (4, 4), (8, 8)]
+    assert repr(TwoD(ranks=6)) == "TwoD(rows=2, cols=3)"
+
+
+def test_a_mesh_that_does_not_factor_the_ranks_says_which_would(client):
+    with pytest.raises(dgraph.DgraphInputError, match=r"2 x 3 mesh has 6 ranks, not 8; meshes for 8 ranks: 1 x 8, 2 x 4, 4 x 2, 8 x 1"):
+        TwoD(rows=2, cols=3, ranks=8)
+    with pytest.raises(dgraph.DgraphInputError, match=r"meshes for 8 ranks: 1 x 8, 2 x 4"):
+        dgraph.from_edgelist(kron_edges(5, seed=1), layout=TwoD(rows=2, cols=3), ranks=8)
+    with pytest.raises(dgraph.DgraphInputError, match="give both rows and cols"):
+        TwoD(rows=2)
+    with pytest.raises(dgraph.DgraphInputError, match="unknown layout '3d'"):
+        dgraph.from_edgelist(kron_edges(5, seed=1), layout="3d")
+
+
+def test_partition_command_prints_the_report(client, capsys):
+    addr = client.scheduler.address
+    assert main(["partition", "--kronecker", "9", "--layout", "2d", "--ranks", "6", "--measure", "--scheduler", addr]) == 0
+    out = capsys.readouterr().out
+    assert "TwoD(rows=2, cols=3)" in out and "measured_bytes" in out and "dense_messages_per_rank_max    3" in out
