@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -15,9 +15,11 @@ class Block:
     """Arcs of one rank in CSR form.
 
     Rows are the placed ids ``lo..hi-1`` (row = id - lo): the rank's own vertices in an owner
-    block, the layout's row range otherwise (2D: the mesh row's vertices); ``indices`` are
-    placed ids of the other endpoint, sorted by canonical id within a row. In an ``"out"`` block
-    a row lists out-neighbours, in an ``"in"`` block in-neighbours.
+    block, the layout's row range otherwise (2D: the mesh row's vertices). With ``row_ids`` the
+    rows are those placed ids instead (1.5D: the heavy vertices, row = heavy index) and
+    ``lo, hi = 0, len(row_ids)``. ``indices`` are placed ids of the other endpoint, sorted by
+    canonical id within a row. In an ``"out"`` block a row lists out-neighbours, in an ``"in"``
+    block in-neighbours. ``name`` says which subgraph of a layout it holds ("" when only one).
     """
 
     rank: int
@@ -29,6 +31,8 @@ class Block:
     indices: np.ndarray
     weights: np.ndarray | None
     loops: int
+    row_ids: np.ndarray | None = None
+    name: str = ""
 
     @property
     def nlocal(self):
@@ -38,6 +42,14 @@ class Block:
     def narcs(self):
         return int(self.indices.size)
 
+    @property
+    def parts(self):
+        return [self]
+
+    def rows(self):
+        """Placed id of every row."""
+        return self.row_ids if self.row_ids is not None else np.arange(self.lo, self.hi, dtype=np.int64)
+
     def degree(self):
         return np.diff(self.indptr)
 
@@ -46,12 +58,39 @@ class Block:
         return np.bincount(rows[rows == self.indices] - self.lo, minlength=self.nlocal)
 
 
-def split_by_owner(rows, cols, weights, bounds, layout=None):
+@dataclass
+class Subgraphs:
+    """A rank's arcs kept as several CSRs, one per subgraph of a layout (1.5D: EH2EH, E2L, H2L,
+    L2E, L2H, L2L), with the layout's heavy vertices (placed ids, by degree; the first
+    ``n_extreme`` are E)."""
+
+    rank: int
+    parts: list
+    heavy: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    n_extreme: int = 0
+
+    @property
+    def narcs(self):
+        return sum(p.narcs for p in self.parts)
+
+    @property
+    def loops(self):
+        return sum(p.loops for p in self.parts)
+
+
+def block_arcs(block):
+    """(rows, cols, weights) of every arc of a block or of all its subgraphs."""
+    parts = block.parts
+    rows = np.concatenate([np.repeat(p.rows(), p.degree()) for p in parts])
+    cols = np.concatenate([p.indices for p in parts])
+    weights = None if parts[0].weights is None else np.concatenate([p.weights for p in parts])
+    return rows, cols, weights
+
+
+def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None):
     """Cut arcs into one piece per rank: the owner of ``rows`` (placed ids), or with a layout the
-    rank that stores the arc (``layout.arc_ranks`` of the two owners)."""
-    owner = owner_of(rows, bounds)
-    if layout is not None:
-        owner = layout.arc_ranks(owner, owner_of(cols, bounds))
+    rank that stores the arc (``layout.arc_ranks``)."""
+    owner = owner_of(rows, bounds) if layout is None else layout.arc_ranks(rows, cols, bounds, extra)
     order = np.argsort(owner, kind="stable")
     cuts = np.searchsorted(owner[order], np.arange(bounds.size), side="left")
     rows, cols = rows[order], cols[order]
@@ -62,28 +101,39 @@ def split_by_owner(rows, cols, weights, bounds, layout=None):
     ]
 
 
-def build_block(rank, lo, hi, n, direction, key, dedup, *pieces):
-    """Concatenate the pieces sent to ``rank`` and build its CSR."""
+def concat_pieces(pieces):
     rows = np.concatenate([p[0] for p in pieces]) if pieces else np.empty(0, np.int64)
     cols = np.concatenate([p[1] for p in pieces]) if pieces else np.empty(0, np.int64)
     weighted = bool(pieces) and pieces[0][2] is not None
-    w = np.concatenate([p[2] for p in pieces]) if weighted else None
-    indptr, indices, weights = kernels.build_csr(rows - lo, cols, hi - lo, weights=w, key=key, dedup=dedup)
-    rows_back = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(indptr))
-    loops = int(np.count_nonzero(rows_back == indices))
-    return Block(rank, lo, hi, n, direction, indptr, indices, weights, loops)
+    return rows, cols, (np.concatenate([p[2] for p in pieces]) if weighted else None)
 
 
-def block_rows(block):
-    """The row (placed id) of every arc of a block."""
-    return np.repeat(np.arange(block.lo, block.hi, dtype=np.int64), block.degree())
+def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, name=""):
+    """Concatenate the pieces sent to ``rank`` and build its CSR (rows ``lo..hi-1``, or the
+    positions of arcs' rows in ``row_ids``)."""
+    rows, cols, w = concat_pieces(pieces)
+    if row_ids is not None:
+        lo, hi = 0, row_ids.size
+        local = np.searchsorted(row_ids, rows) if np.all(row_ids[1:] > row_ids[:-1]) else _position(row_ids, rows)
+    else:
+        local = rows - lo
+    indptr, indices, weights = kernels.build_csr(local, cols, hi - lo, weights=w, key=key, dedup=dedup)
+    ids = row_ids if row_ids is not None else np.arange(lo, hi, dtype=np.int64)
+    loops = int(np.count_nonzero(np.repeat(ids, np.diff(indptr)) == indices))
+    return Block(rank, lo, hi, n, direction, indptr, indices, weights, loops, row_ids, name)
 
 
-def reverse_pieces(block, bounds, layout=None):
+def _position(row_ids, rows):
+    order = np.argsort(row_ids)
+    return order[np.searchsorted(row_ids[order], rows)]
+
+
+def reverse_pieces(block, bounds, layout=None, extra=None):
     """The arcs of a block, flipped and cut by the rank that stores the flipped arc."""
-    return split_by_owner(block.indices, block_rows(block), block.weights, bounds, layout)
+    rows, cols, w = block_arcs(block)
+    return split_by_owner(cols, rows, w, bounds, layout, extra)
 
 
 def owner_pieces(block, bounds):
     """The arcs of a layout block cut by the owner of their row (to build 1D owner blocks)."""
-    return split_by_owner(block_rows(block), block.indices, block.weights, bounds)
+    return split_by_owner(*block_arcs(block), bounds)

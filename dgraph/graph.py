@@ -16,10 +16,11 @@ import dask.distributed
 import numpy as np
 import pandas as pd
 
-from .block import build_block, owner_pieces, reverse_pieces, split_by_owner
+from .block import owner_pieces, reverse_pieces, split_by_owner
 from .cluster import get_client, workers
 from .errors import DgraphInputError
 from .labels import Labels
+from .partitioners.oned import OneD
 from .results import block_edges, edges_frame, rank_frame, to_dask
 from .runtime import launch
 
@@ -53,13 +54,13 @@ def _inverse(order):
     return inv
 
 
-def _split(part, inverse, bounds, weight, layout):
+def _split(part, inverse, bounds, weight, layout, extra):
     rows = part["src"].to_numpy(dtype=np.int64)
     cols = part["dst"].to_numpy(dtype=np.int64)
     if inverse is not None:
         rows, cols = inverse[rows], inverse[cols]
     w = part[weight].to_numpy(dtype=np.float64) if weight else None
-    return split_by_owner(rows, cols, w, bounds, layout)
+    return split_by_owner(rows, cols, w, bounds, layout, extra)
 
 
 def _symmetrize(part):
@@ -73,20 +74,24 @@ def _placed_labels(index, order):
     return index[order] if order is not None else index
 
 
-def _build_blocks(client, cuts, ranges, n, direction, order, dedup, where):
-    """Rank r's block over rows ``ranges[r]`` from piece r of every cut, built on worker
-    ``where[r]`` (or elsewhere if that worker is gone)."""
+def _build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, where, extra=None):
+    """Rank r's block from piece r of every cut, built by ``layout`` (a 1D layout for owner
+    blocks) on worker ``where[r]`` (or elsewhere if that worker is gone)."""
     blocks = []
-    for r, (lo, hi) in enumerate(ranges):
+    for r in range(len(bounds) - 1):
         pieces = [client.submit(operator.getitem, cut, r, pure=False) for cut in cuts]
         blocks.append(
             client.submit(
-                build_block, r, lo, hi, n, direction, order, dedup, *pieces,
+                layout.build, r, bounds, n, direction, order, dedup, extra, *pieces,
                 workers=[where[r]], allow_other_workers=True, pure=False,
             )
         )
     dask.distributed.wait(blocks)
     return blocks
+
+
+def _plan_extra(plan):
+    return plan[2] if len(plan) > 2 else None
 
 
 class Graph:
@@ -97,7 +102,7 @@ class Graph:
     ``RunStats`` of the last algorithm run on it.
     """
 
-    def __init__(self, client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates):
+    def __init__(self, client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra=None):
         self.client = client
         self.labels = labels
         self.directed = directed
@@ -107,6 +112,7 @@ class Graph:
         self._order = order  # future: placed id -> canonical id, or None
         self._inverse = inverse
         self.bounds = bounds
+        self._extra = extra  # future: what the layout's plan added (1.5D: heavy vertices), or None
         self._blocks = blocks
         self._rblocks = None if directed else blocks
         self._dedup = duplicates == "drop"
@@ -150,11 +156,6 @@ class Graph:
             self._placed = self.client.submit(_placed_labels, self.labels.index, self._order)
         return self._placed
 
-    def _ranges(self, owner=False):
-        if owner:
-            return [(int(a), int(b)) for a, b in zip(self.bounds[:-1], self.bounds[1:])]
-        return [self.layout.row_range(r, self.bounds) for r in range(self.nranks)]
-
     def _where(self, blocks):
         who = self.client.who_has(blocks)
         return [who[b.key][0] for b in blocks]
@@ -163,9 +164,9 @@ class Graph:
         """In-blocks of the layout (the flipped arcs, placed by the layout), built once."""
         if self._rblocks is None:
             c = self.client
-            cuts = [c.submit(reverse_pieces, b, self.bounds, self.layout, pure=False) for b in self._blocks]
-            self._rblocks = _build_blocks(c, cuts, self._ranges(), self.num_vertices, "in", self._order, self._dedup,
-                                          self._where(self._blocks))
+            cuts = [c.submit(reverse_pieces, b, self.bounds, self.layout, self._extra, pure=False) for b in self._blocks]
+            self._rblocks = _build_blocks(c, cuts, self.layout, self.bounds, self.num_vertices, "in", self._order,
+                                          self._dedup, self._where(self._blocks), self._extra)
         return self._rblocks
 
     def _owner_blocks(self, reverse=False):
@@ -183,7 +184,7 @@ class Graph:
             else:
                 c = self.client
                 cuts = [c.submit(owner_pieces, b, self.bounds, pure=False) for b in layout_blocks]
-                self._owned[reverse] = _build_blocks(c, cuts, self._ranges(owner=True), self.num_vertices,
+                self._owned[reverse] = _build_blocks(c, cuts, OneD(self.nranks), self.bounds, self.num_vertices,
                                                      "in" if reverse else "out", self._order, self._dedup,
                                                      self._where(layout_blocks))
         return self._owned[reverse]
@@ -396,14 +397,17 @@ def _place(client, edges, labels, directed, weight, layout, duplicates, wk):
     plan = client.submit(layout.plan, degree, pure=False)
     order = client.submit(operator.itemgetter(0), plan, pure=False)
     bounds = np.asarray(client.submit(operator.itemgetter(1), plan, pure=False).result(), dtype=np.int64)
+    extra = client.submit(_plan_extra, plan, pure=False)
+    if client.submit(lambda e: e is None, extra).result():
+        extra.release()
+        extra = None
     if client.submit(lambda o: o is None, order).result():
         order.release()
         order = None
     inverse = client.submit(_inverse, order) if order is not None else None
     w = "weight" if weight else None
-    cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w, layout)) for p in parts]
+    cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w, layout, extra)) for p in parts]
     where = [wk[r * len(wk) // P] for r in range(P)]
-    ranges = [layout.row_range(r, bounds) for r in range(P)]
-    blocks = _build_blocks(client, cuts, ranges, n, "out", order, duplicates == "drop", where)
+    blocks = _build_blocks(client, cuts, layout, bounds, n, "out", order, duplicates == "drop", where, extra)
     del cuts, degree, plan
-    return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates)
+    return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra)

@@ -38,8 +38,10 @@ def rank_frame(result, lo, hi, labels, label_columns, nullable):
 
 
 def block_edges(block):
-    src = np.repeat(np.arange(block.lo, block.hi, dtype=np.int64), block.degree())
-    return {"src": src, "dst": block.indices, **({"weight": block.weights} if block.weights is not None else {})}
+    from .block import block_arcs
+
+    src, dst, w = block_arcs(block)
+    return {"src": src, "dst": dst, **({"weight": w} if w is not None else {})}
 
 
 def edges_frame(arrays, labels):

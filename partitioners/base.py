@@ -6,9 +6,13 @@ A layout answers two placement questions, and the communication plans follow fro
   ids in placed order (None when placed ids equal canonical ids); rank r owns the placed ids
   ``bounds[r]:bounds[r + 1]``. Every layout owns vertices in contiguous placed ranges, so the
   owner of a vertex is arithmetic on ``bounds``.
-- ``arc_ranks(src_owner, dst_owner)``: which rank stores an arc, and ``row_range(r, bounds)``:
-  the source range its block's rows cover. 1D stores an arc at its source's owner; 2D at the
-  mesh position (row of the source's owner, column of the destination's owner).
+- ``arc_ranks(src, dst, bounds, extra)``: which rank stores each arc (placed ids), and
+  ``row_range(r, bounds)``: the source range its block's rows cover. 1D stores an arc at its
+  source's owner; 2D at the mesh position (row of the source's owner, column of the
+  destination's owner); 1.5D by the classes of both ends. ``extra`` is what a plan returned
+  beyond ``(order, bounds)`` (1.5D: its heavy vertices), None for the others.
+- ``build(rank, bounds, n, direction, key, dedup, extra, *pieces)``: a rank's block from the arcs
+  placed on it (one CSR, or several subgraphs).
 
 From these, ``push_peers(r)`` (ranks whose rows cover r's vertices: where a push-direction
 frontier of r must be gathered) and ``pull_peers(r)`` (ranks whose arcs may lead to r's vertices:
@@ -41,8 +45,12 @@ class Layout:
         raise NotImplementedError
 
     # 1D defaults: an arc lives at its source's owner, a rank's rows are its own vertices.
-    def arc_ranks(self, src_owner, dst_owner):
-        return src_owner
+    def arc_ranks(self, src, dst, bounds, extra=None):
+        return owner_of(src, bounds)
+
+    def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
+        lo, hi = self.row_range(rank, bounds)
+        return build_block(rank, lo, hi, n, direction, key, dedup, *pieces)
 
     def row_range(self, r, bounds):
         return int(bounds[r]), int(bounds[r + 1])
@@ -60,6 +68,12 @@ class Layout:
 def owner_of(ids, bounds):
     """The rank owning each placed id."""
     return np.searchsorted(bounds, ids, side="right") - 1
+
+
+def build_block(*args, **kwargs):
+    from ..block import build_block as build
+
+    return build(*args, **kwargs)
 
 
 def resolve_layout(layout, ranks, default_ranks):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from ..errors import DgraphInputError
-from .base import Layout
+from .base import Layout, owner_of
 from .oned import OneD
 
 
@@ -47,7 +47,8 @@ class TwoD(Layout):
     --------
     >>> import numpy as np
     >>> from dgraph.partitioners import TwoD
-    >>> TwoD(rows=2, cols=3).arc_ranks(np.array([0, 5]), np.array([4, 1])).tolist()
+    >>> bounds = np.arange(7) * 10  # rank r owns placed ids 10r .. 10r + 9
+    >>> TwoD(rows=2, cols=3).arc_ranks(np.array([0, 55]), np.array([40, 12]), bounds).tolist()
     [1, 4]
     """
 
@@ -76,8 +77,12 @@ class TwoD(Layout):
     def plan(self, out_degree):
         return OneD(self.ranks, balance="hashed").plan(out_degree)
 
-    def arc_ranks(self, src_owner, dst_owner):
-        return (src_owner // self.cols) * self.cols + dst_owner % self.cols
+    def arc_ranks(self, src, dst, bounds, extra=None):
+        return self.mesh_rank(owner_of(src, bounds), owner_of(dst, bounds))
+
+    def mesh_rank(self, row_owner, col_owner):
+        """The rank in the mesh row of ``row_owner`` and the mesh column of ``col_owner``."""
+        return (row_owner // self.cols) * self.cols + col_owner % self.cols
 
     def row_range(self, r, bounds):
         i = r // self.cols
