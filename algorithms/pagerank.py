@@ -27,17 +27,12 @@ from dgraph.errors import ConvergenceWarning, DgraphInputError
 
 def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key, layout):
     n = int(bounds[-1])
-    partial = {}
-    for r in ctx.ranks:
-        out = ctx.blocks[r][0]
-        if weighted:
-            partial[r] = np.add.reduceat(out.weights, out.indptr[:-1]) if out.narcs else np.zeros(out.nlocal)
-            partial[r][out.degree() == 0] = 0.0
-        else:
-            partial[r] = out.degree().astype(np.float64)
+    outs = {r: ctx.blocks[r][0] for r in ctx.ranks}
+    ins = {r: ctx.blocks[r][1] for r in ctx.ranks}
+    partial = {r: [_out_weight(p, weighted) for p in outs[r].parts] for r in ctx.ranks}
     with ctx.phase("plan"):
-        out_weight = reduce_rows(ctx, partial, layout, bounds)  # whole out-weights at the owners
-        gather = GhostExchange(ctx, {r: [ctx.blocks[r][1]] for r in ctx.ranks}, bounds)
+        out_weight = reduce_rows(ctx, outs, partial, layout, bounds)  # whole out-weights at the owners
+        gather = GhostExchange(ctx, {r: ins[r].parts for r in ctx.ranks}, bounds)
     st = {}
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
@@ -61,10 +56,10 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         if updates == max_iter:
             break
         with ctx.phase("compute"):
-            pulled = {r: kernels.spmv(b.indptr, b.indices, b.weights if weighted else None, x)
-                      for r, b in ((r, ctx.blocks[r][1]) for r in ctx.ranks)}
+            pulled = {r: [kernels.spmv(p.indptr, p.indices, p.weights if weighted else None, x) for p in ins[r].parts]
+                      for r in ctx.ranks}
         with ctx.phase("exchange"):
-            pulled = reduce_rows(ctx, pulled, layout, bounds)  # 2D: partial sums along the mesh row
+            pulled = reduce_rows(ctx, ins, pulled, layout, bounds)  # 2D: partial sums along the mesh row
         for r in ctx.ranks:
             s = st[r]
             new = alpha * (pulled[r] + dangling_sum * s["p"]) + (1 - alpha) * s["p"]
@@ -73,6 +68,14 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         updates += 1
     ctx.stats.info.update(iterations=updates, converged=converged)
     return {r: {"pagerank": st[r]["pr"]} for r in ctx.ranks}
+
+
+def _out_weight(block, weighted):
+    """Out-degree (or out-weight) of each row of a block."""
+    if not weighted:
+        return block.degree().astype(np.float64)
+    rows = np.repeat(np.arange(block.nlocal), block.degree())
+    return np.bincount(rows, weights=block.weights, minlength=block.nlocal)
 
 
 def _personalization_vector(labels_ids, values, n):

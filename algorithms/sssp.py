@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dgraph.block import block_arcs
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 
@@ -59,7 +60,7 @@ def sssp_kernel(ctx, source, delta, bounds, key, layout):
 
 
 def _weight_facts(block):
-    w = block.weights
+    w = block_arcs(block)[2]
     return (float(w.min()) if w is not None and w.size else 0.0, float(w.sum()) if w is not None else 0.0, block.narcs)
 
 

@@ -16,8 +16,8 @@ class Block:
 
     Rows are the placed ids ``lo..hi-1`` (row = id - lo): the rank's own vertices in an owner
     block, the layout's row range otherwise (2D: the mesh row's vertices). With ``row_ids`` the
-    rows are those placed ids instead (1.5D: the heavy vertices, row = heavy index) and
-    ``lo, hi = 0, len(row_ids)``. ``indices`` are placed ids of the other endpoint, sorted by
+    rows are those placed ids instead and ``lo..hi-1`` their positions in an index (1.5D: the
+    heavy vertices by degree, row = heavy index - lo). ``indices`` are placed ids of the other endpoint, sorted by
     canonical id within a row. In an ``"out"`` block a row lists out-neighbours, in an ``"in"``
     block in-neighbours. ``name`` says which subgraph of a layout it holds ("" when only one).
     """
@@ -109,12 +109,12 @@ def concat_pieces(pieces):
 
 
 def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, name=""):
-    """Concatenate the pieces sent to ``rank`` and build its CSR (rows ``lo..hi-1``, or the
-    positions of arcs' rows in ``row_ids``)."""
+    """Concatenate the pieces sent to ``rank`` and build its CSR: row of an arc = its placed id
+    minus ``lo``, or with ``row_ids`` its position there (and ``hi = lo + len(row_ids)``)."""
     rows, cols, w = concat_pieces(pieces)
-    if row_ids is not None:
-        lo, hi = 0, row_ids.size
-        local = np.searchsorted(row_ids, rows) if np.all(row_ids[1:] > row_ids[:-1]) else _position(row_ids, rows)
+    if row_ids is not None:  # rows lo..hi-1 of an index (1.5D: heavy vertices by degree)
+        hi = lo + row_ids.size
+        local = _position(row_ids, rows)
     else:
         local = rows - lo
     indptr, indices, weights = kernels.build_csr(local, cols, hi - lo, weights=w, key=key, dedup=dedup)

@@ -106,8 +106,7 @@ class EdgeMap:
         self.key = np.empty(0, np.int64) if key is None else key
         self.block = block
         self.layout = layout if layout is not None else OneD(ctx.nranks)
-        self.push_to = {r: [d for d in self.layout.push_peers(r) if d != r] for r in ctx.ranks}
-        self.pull_to = {r: [d for d in self.layout.pull_peers(r) if d != r] for r in ctx.ranks}
+        self.pull_to = {r: {d: None for d in self.layout.pull_peers(r) if d != r} for r in ctx.ranks}
         self.local_rows = all(self.layout.push_peers(r) == [r] for r in range(ctx.nranks))
         self.edges_examined = 0
         self.seen = []  # global ids of the frontier vertices this worker saw in the last call
@@ -118,6 +117,7 @@ class EdgeMap:
         self._valueless = False
         self._degree = None
         self._arcs = None
+        self._hid, self._classes = heavy_index(ctx.blocks[ctx.ranks[0]][0], self.n) if ctx.ranks else (None, None)
 
     def lo(self, r):
         return int(self.bounds[r])
@@ -166,9 +166,16 @@ class EdgeMap:
     def out_degree(self):
         """``{r: out-degree of each of r's own vertices}`` (a row reduction the first time)."""
         if self._degree is None:
-            partial = {r: self.out_block(r).degree() for r in self.ctx.ranks}
-            self._degree = reduce_rows(self.ctx, partial, self.layout, self.bounds)
+            blocks = {r: self.out_block(r) for r in self.ctx.ranks}
+            partial = {r: [p.degree() for p in blocks[r].parts] for r in self.ctx.ranks}
+            self._degree = reduce_rows(self.ctx, blocks, partial, self.layout, self.bounds)
         return self._degree
+
+    def _local(self, part, gids):
+        """Local rows of ``part`` for global ids, and which of the ids have a row there."""
+        loc = (gids if part.row_ids is None else self._hid[gids]) - part.lo
+        ok = (loc >= 0) & (loc < part.nlocal)
+        return loc, ok
 
     def _choose(self, ids):
         degree = self.out_degree()
@@ -177,11 +184,22 @@ class EdgeMap:
         nf, mf = self.ctx.allreduce({r: [ids[r].size, int(degree[r][ids[r]].sum())] for r in self.ctx.ranks})
         return "pull" if nf + mf > self._arcs / PULL_SHARE else "push"
 
-    def _gather(self, ids, vals, peers, total=None, total_op="sum"):
-        """Every rank's frontier (global ids, values) plus those its peers sent it."""
-        carried = (lambda r: []) if self._valueless else (lambda r: [vals[r]])
-        send = {r: {d: _pack(ids[r], carried(r), self.size(r)) for d in peers[r]} for r in self.ctx.ranks}
-        if not any(send.values()) and total is None:
+    def _push_targets(self, ids):
+        classes = {r: None if self._classes is None else self._classes[ids[r] + self.lo(r)] for r in self.ctx.ranks}
+        return {r: self.layout.push_targets(r, classes[r]) for r in self.ctx.ranks}
+
+    def _gather(self, ids, vals, targets, total=None, total_op="sum"):
+        """Every rank's frontier (global ids, values) plus those its peers sent it.
+        ``targets[r][d]``: which of r's active vertices peer d gets (a mask; None: all)."""
+        send = {}
+        for r in self.ctx.ranks:
+            send[r] = {}
+            for d, mask in targets[r].items():
+                sel = slice(None) if mask is None else np.flatnonzero(mask)
+                if mask is not None and sel.size == 0:
+                    continue
+                send[r][d] = _pack(ids[r][sel], [] if self._valueless else [vals[r][sel]], self.size(r))
+        if not any(targets[r] for r in self.ctx.ranks) and total is None:  # the layout never gathers (1D)
             got, totals = {r: [] for r in self.ctx.ranks}, None
         elif total is None:
             got, totals = self.ctx.alltoall(send), None
@@ -240,17 +258,21 @@ class EdgeMap:
         return merged, totals
 
     def _push(self, ids, vals, f, merge, total, total_op, filter_dst):
-        rows = self._gather(ids, vals, self.push_to)[0]
+        rows = self._gather(ids, vals, self._push_targets(ids))[0]
         results = {}
         for r in self.ctx.ranks:
-            out = self.out_block(r)
-            tails, tvals = rows[r]
-            pos, dst, w = kernels.frontier_arcs(out.indptr, out.indices, out.weights, tails - out.lo)
-            self.edges_examined += dst.size
-            if filter_dst is not None:
-                keep = np.flatnonzero(filter_dst(dst))
-                pos, dst, w = pos[keep], dst[keep], w[keep]
-            results[r] = self._merge(dst, f(tails[pos], dst, w, tvals[pos]), tails[pos], merge)
+            found = []
+            for part in self.out_block(r).parts:
+                loc, ok = self._local(part, rows[r][0])
+                sel = np.flatnonzero(ok)
+                tails, tvals = rows[r][0][sel], rows[r][1][sel]
+                pos, dst, w = kernels.frontier_arcs(part.indptr, part.indices, part.weights, loc[sel])
+                self.edges_examined += dst.size
+                if filter_dst is not None:
+                    keep = np.flatnonzero(filter_dst(dst))
+                    pos, dst, w = pos[keep], dst[keep], w[keep]
+                found.append((dst, np.asarray(f(tails[pos], dst, w, tvals[pos])), tails[pos]))
+            results[r] = self._merge(*_join(found), merge)
         return self._scatter(results, merge, total, total_op)
 
     def _pull(self, ids, vals, f, merge, total, total_op, filter_dst):
@@ -266,20 +288,24 @@ class EdgeMap:
             fval[rows[r][0]] = rows[r][1]
         results = {}
         for r in self.ctx.ranks:
-            inn = self.in_block(r)
-            heads = np.arange(inn.lo, inn.hi, dtype=np.int64)
-            if filter_dst is not None:
-                heads = heads[filter_dst(heads)]
-            if merge == "first":
-                pos, src, w, scanned = kernels.first_in_frontier(inn.indptr, inn.indices, inn.weights, heads - inn.lo, front)
-            else:
-                pos, src, w = kernels.frontier_arcs(inn.indptr, inn.indices, inn.weights, heads - inn.lo)
-                scanned = src.size
-                keep = np.flatnonzero(front[src])
-                pos, src, w = pos[keep], src[keep], w[keep]
-            self.edges_examined += scanned
-            dst = heads[pos]
-            results[r] = self._merge(dst, f(src, dst, w, fval[src]), src, merge)
+            found = []
+            for part in self.in_block(r).parts:
+                local = np.arange(part.nlocal, dtype=np.int64)
+                heads = part.rows()
+                if filter_dst is not None:
+                    keep = np.flatnonzero(filter_dst(heads))
+                    local, heads = local[keep], heads[keep]
+                if merge == "first":
+                    pos, src, w, scanned = kernels.first_in_frontier(part.indptr, part.indices, part.weights, local, front)
+                else:
+                    pos, src, w = kernels.frontier_arcs(part.indptr, part.indices, part.weights, local)
+                    scanned = src.size
+                    keep = np.flatnonzero(front[src])
+                    pos, src, w = pos[keep], src[keep], w[keep]
+                self.edges_examined += scanned
+                dst = heads[pos]
+                found.append((dst, np.asarray(f(src, dst, w, fval[src])), src))
+            results[r] = self._merge(*_join(found), merge)
         for r in self.ctx.ranks:
             front[rows[r][0]] = False
         if self.local_rows:
@@ -293,30 +319,62 @@ def _carry(src, dst, w, value):
     return value
 
 
-def reduce_rows(ctx, partial, layout, bounds):
+def _join(found):
+    if len(found) == 1:
+        return found[0]
+    return tuple(np.concatenate([x[i] for x in found]) for i in range(3))
+
+
+def heavy_index(block, n):
+    """For layouts with heavy vertices (1.5D): an n-long array of each vertex's heavy index
+    (-1 for light ones) and its class (0 L, 1 H, 2 E); (None, None) otherwise."""
+    heavy = getattr(block, "heavy", None)
+    if heavy is None:
+        return None, None
+    hid = np.full(n, -1, np.int64)
+    hid[heavy] = np.arange(heavy.size)
+    classes = np.zeros(n, np.int8)
+    classes[heavy] = 1
+    classes[heavy[: block.n_extreme]] = 2
+    return hid, classes
+
+
+def reduce_rows(ctx, blocks, partial, layout, bounds):
     """Sum per-row partial values over a layout's block rows into per-owner arrays.
 
-    ``partial[r]`` has one value per row of rank r's block (``layout.row_range``); returns
-    ``{r: array over r's own vertices}``. In 1D rows are owned, so nothing moves; in 2D each
-    rank sends every row peer its slice (the reduction along the mesh row).
+    ``partial[r]`` holds, for each part of ``blocks[r]``, one value per row; returns ``{r: array
+    over r's own vertices}``. In 1D rows are owned, so nothing moves; in 2D each rank sends every
+    row peer its slice of the row range (the reduction along the mesh row); with subgraphs
+    (1.5D) each rank sends each owner the (id, sum) pairs of the rows it holds.
     """
     bounds = np.asarray(bounds, dtype=np.int64)
-    if all(layout.push_peers(r) == [r] for r in range(ctx.nranks)):
-        return {r: np.asarray(partial[r]) for r in ctx.ranks}
+    ranged = all(len(blocks[r].parts) == 1 and blocks[r].parts[0].row_ids is None for r in ctx.ranks)
+    if ranged and all(layout.push_peers(r) == [r] for r in range(ctx.nranks)):
+        return {r: np.asarray(partial[r][0]) for r in ctx.ranks}
     send, own = {}, {}
     for r in ctx.ranks:
-        lo = layout.row_range(r, bounds)[0]
+        own[r] = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=np.result_type(*partial[r]))
         send[r] = {}
-        for d in layout.push_peers(r):
-            piece = partial[r][bounds[d] - lo : bounds[d + 1] - lo]
-            if d == r:
-                own[r] = piece.copy()
-            else:
-                send[r][d] = [piece]
+        if ranged:
+            lo = blocks[r].parts[0].lo
+            for d in layout.push_peers(r):
+                send[r][d] = [partial[r][0][bounds[d] - lo : bounds[d + 1] - lo]]
+            continue
+        ids = np.concatenate([p.rows() for p in blocks[r].parts])
+        vals = np.concatenate(partial[r])
+        ids, inverse = np.unique(ids, return_inverse=True)
+        sums = np.bincount(inverse, weights=vals, minlength=ids.size).astype(own[r].dtype)
+        cuts = np.searchsorted(ids, bounds)
+        for d in range(ctx.nranks):
+            if cuts[d + 1] > cuts[d]:
+                send[r][d] = [ids[cuts[d] : cuts[d + 1]] - bounds[d], sums[cuts[d] : cuts[d + 1]]]
     got = ctx.alltoall(send)
     for r in ctx.ranks:
-        for _, (piece,) in got[r]:
-            own[r] = own[r] + piece
+        for _, arrays in got[r]:
+            if len(arrays) == 1:
+                own[r] += arrays[0]
+            else:
+                np.add.at(own[r], arrays[0], arrays[1])
     return own
 
 

@@ -177,7 +177,7 @@ class Graph:
             self._owned = {}
         if reverse not in self._owned:
             layout_blocks = self._reverse_blocks() if reverse else self._blocks
-            if all(self.layout.push_peers(r) == [r] for r in range(self.nranks)):
+            if not self.layout.subgraphs and all(self.layout.push_peers(r) == [r] for r in range(self.nranks)):
                 self._owned[reverse] = layout_blocks
             elif not self.directed and reverse:
                 self._owned[reverse] = self._owner_blocks(False)

@@ -9,8 +9,10 @@ hold it (2D: the mesh row), and every rank sends each owner the distinct heads i
 their sums. ``measure=True`` runs exactly that superstep on the cluster and adds the runtime's
 counted messages and bytes beside the prediction.
 
-The summary (``report.attrs["summary"]``) gives max/mean imbalance of arcs and owned vertices,
-the predicted dense-superstep totals, and the per-rank peer bound of a sparse superstep.
+For layouts with subgraphs (1.5D) the frame also has one ``arcs_<subgraph>`` column each. The
+summary (``report.attrs["summary"]``) gives max/mean imbalance of arcs (overall and per
+subgraph) and of owned vertices, the predicted dense-superstep totals, and the per-rank peer
+bound of a sparse superstep.
 """
 
 from __future__ import annotations
@@ -18,23 +20,33 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .edgemap import EdgeMap
+from .block import block_arcs
+from .edgemap import EdgeMap, heavy_index
 from .partitioners.base import owner_of
 
-ARC_BYTES = 8  # one int64 head per arc (plus 8 per weight, counted from the block)
-
-
 def _block_facts(block, bounds, layout):
-    """What one rank's layout block holds, computed where it lives."""
+    """What one rank's layout block holds, and whom its dense superstep talks to, computed where
+    the block lives."""
     rank = block.rank
     lo, hi = int(bounds[rank]), int(bounds[rank + 1])
-    heads = np.unique(block.indices)
-    per_owner = np.bincount(owner_of(heads, bounds), minlength=bounds.size - 1)
-    rows = np.arange(block.lo, block.hi)[block.degree() > 0]
-    ghosts = np.union1d(rows[(rows < lo) | (rows >= hi)], heads[(heads < lo) | (heads >= hi)]).size
-    resident = block.indptr.nbytes + block.indices.nbytes + (block.weights.nbytes if block.weights is not None else 0)
-    return {"rank": rank, "arcs": block.narcs, "owned": hi - lo, "rows": block.hi - block.lo, "ghosts": int(ghosts),
-            "bytes_resident": int(resident), "heads_per_owner": per_owner}
+    rows, cols, _ = block_arcs(block)
+    heads = np.unique(cols)
+    rows = np.unique(rows)
+    classes = heavy_index(block, block.parts[0].n)[1]
+    targets = layout.push_targets(rank, None if classes is None else classes[lo:hi])
+    gather = {d: hi - lo if mask is None else int(np.count_nonzero(mask)) for d, mask in targets.items()}
+    facts = {
+        "rank": rank, "arcs": block.narcs, "owned": hi - lo,
+        "rows": int(sum(p.nlocal for p in block.parts)),
+        "ghosts": int(np.union1d(rows[(rows < lo) | (rows >= hi)], heads[(heads < lo) | (heads >= hi)]).size),
+        "bytes_resident": int(sum(p.indptr.nbytes + p.indices.nbytes + (p.weights.nbytes if p.weights is not None else 0)
+                                  for p in block.parts)),
+        "gather": {d: k for d, k in gather.items() if k or targets[d] is None},
+        "heads_per_owner": np.bincount(owner_of(heads, bounds), minlength=bounds.size - 1),
+    }
+    if len(block.parts) > 1:
+        facts.update({f"arcs_{p.name}": p.narcs for p in block.parts})
+    return facts
 
 
 def _packed(k, size, values):
@@ -45,16 +57,15 @@ def _packed(k, size, values):
     return head + 8 * values * k
 
 
-def _predict(facts, bounds, layout):
+def _predict(facts, bounds):
     P = bounds.size - 1
     size = np.diff(bounds)
     msgs, nbytes = np.zeros(P, np.int64), np.zeros(P, np.int64)
     for f in facts:
         r = f["rank"]
-        for d in layout.push_peers(r):  # gather: all of r's vertices with their values
-            if d != r:
-                msgs[r] += 1
-                nbytes[r] += _packed(int(size[r]), int(size[r]), 1)
+        for d, k in f["gather"].items():  # gather: r's active vertices with their values
+            msgs[r] += 1
+            nbytes[r] += _packed(k, int(size[r]), 1)
         for d, k in enumerate(f["heads_per_owner"]):  # scatter: heads, sums and tails to owners
             if d != r and k:
                 msgs[r] += 1
@@ -84,8 +95,8 @@ def layout_report(graph, measure=False):
     c = graph.client
     facts = c.gather([c.submit(_block_facts, b, graph.bounds, graph.layout, pure=False) for b in graph._blocks])
     facts.sort(key=lambda f: f["rank"])
-    msgs, nbytes = _predict(facts, graph.bounds, graph.layout)
-    rep = pd.DataFrame([{k: v for k, v in f.items() if k != "heads_per_owner"} for f in facts])
+    msgs, nbytes = _predict(facts, graph.bounds)
+    rep = pd.DataFrame([{k: v for k, v in f.items() if k not in ("heads_per_owner", "gather")} for f in facts])
     rep["dense_messages"], rep["dense_bytes"] = msgs, nbytes
     if measure:
         graph.run(dense_superstep_kernel, placement="layout", name="layout-report")
@@ -95,15 +106,17 @@ def layout_report(graph, measure=False):
     layout = graph.layout
     rows, cols = (getattr(layout, "rows", 1), getattr(layout, "cols", graph.nranks))
     peers = max(len(set(layout.push_peers(r)) | set(layout.pull_peers(r)) | {r}) - 1 for r in range(graph.nranks))
+    per_subgraph = {f"{c}_max_over_mean": _imbalance(rep[c]) for c in rep.columns if c.startswith("arcs_")}
     rep.attrs["summary"] = {
         "layout": repr(layout),
         "mesh": f"{rows} x {cols}",
         "ranks": graph.nranks,
         "arcs_max_over_mean": _imbalance(rep.arcs),
         "owned_max_over_mean": _imbalance(rep.owned),
+        **per_subgraph,
         "dense_messages_per_rank_max": int(msgs.max()),
         "dense_bytes_total": int(nbytes.sum()),
-        "sparse_peers_per_rank_max": peers if layout.name != "1d" else graph.nranks - 1,
+        "sparse_peers_per_rank_max": peers,
     }
     return rep
 

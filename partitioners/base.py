@@ -31,6 +31,7 @@ class Layout:
     """A placement of vertices and edges on ``nranks`` logical ranks (see the module docstring)."""
 
     name = "layout"
+    subgraphs = False  # True when a rank's block is several subgraph CSRs (1.5D)
 
     def __init__(self, ranks=None):
         if ranks is not None and (not isinstance(ranks, (int,)) or isinstance(ranks, bool) or ranks < 1):
@@ -58,6 +59,11 @@ class Layout:
     def push_peers(self, r):
         return [r]
 
+    def push_targets(self, r, classes):
+        """``{peer: which of rank r's active vertices it needs (a mask, None for all)}`` before a
+        push; ``classes`` gives the layout's class of each (None when it has none)."""
+        return {d: None for d in self.push_peers(r) if d != r}
+
     def pull_peers(self, r):
         return list(range(self.ranks))
 
@@ -79,18 +85,19 @@ def build_block(*args, **kwargs):
 def resolve_layout(layout, ranks, default_ranks):
     """A Layout object with a rank count from ``layout="1d"``/``"2d"`` / an object, and ``ranks``."""
     from .oned import OneD
+    from .onefived import OnePointFiveD
     from .twod import TwoD, meshes
 
     if ranks is not None and (isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1):
         raise DgraphInputError(f"ranks must be a positive integer, got {ranks!r}")
     if isinstance(layout, str):
-        names = {"1d": OneD, "2d": TwoD}
+        names = {"1d": OneD, "2d": TwoD, "1.5d": OnePointFiveD}
         if layout.lower() not in names:
             raise DgraphInputError(f"unknown layout {layout!r}; available: {sorted(names)} or a dgraph.partitioners object")
         layout = names[layout.lower()]()
     if not isinstance(layout, Layout):
         raise DgraphInputError(f"layout must be a name or a dgraph.partitioners.Layout, got {type(layout).__name__}")
     if ranks is not None and layout.ranks is not None and ranks != layout.ranks:
-        hint = f"; meshes for {ranks} ranks: {meshes(ranks)}" if isinstance(layout, TwoD) else ""
+        hint = f"; meshes for {ranks} ranks: {meshes(ranks)}" if isinstance(layout, (TwoD, OnePointFiveD)) else ""
         raise DgraphInputError(f"ranks={ranks} disagrees with {layout!r}; give the rank count once{hint}")
     return layout.with_ranks(ranks or layout.ranks or default_ranks)

@@ -8,7 +8,7 @@ import pytest
 import dgraph
 from dgraph import kernels
 from dgraph.algorithms import bfs, connected_components, pagerank, validate_bfs
-from dgraph.partitioners import OneD, TwoD
+from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
 from graphs import er_edges, grid_edges, kron_edges, nx_graph
 
@@ -20,6 +20,7 @@ LAYOUTS = [
     pytest.param(OneD(ranks=4, balance="hashed"), id="hashed4"),
     pytest.param(TwoD(rows=2, cols=3), id="2d-2x3"),
     pytest.param(TwoD(rows=4, cols=4), id="2d-4x4"),
+    pytest.param(OnePointFiveD(rows=2, cols=3, e_threshold=14, h_threshold=6), id="1.5d-2x3"),
 ]
 
 

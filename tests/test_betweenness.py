@@ -8,11 +8,12 @@ from networkx.algorithms.centrality.betweenness import _accumulate_basic, _singl
 
 import dgraph
 from dgraph.algorithms import betweenness_centrality
-from dgraph.partitioners import OneD, TwoD
+from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
 from graphs import er_edges, grid_edges, kron_edges, nx_graph
 
-LAYOUTS = [OneD(ranks=1), OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(rows=2, cols=3)]
+LAYOUTS = [OneD(ranks=1), OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(rows=2, cols=3),
+           OnePointFiveD(rows=2, cols=2, e_threshold=10, h_threshold=4)]
 
 
 @pytest.mark.parametrize("kind", ["er-directed", "kronecker", "grid"])

@@ -7,7 +7,7 @@ import pytest
 import dgraph
 from dgraph import kernels
 from dgraph.algorithms import core_number, k_core
-from dgraph.partitioners import OneD, TwoD
+from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
 from graphs import er_edges, grid_edges, kron_edges, nx_graph
 
@@ -19,7 +19,8 @@ def test_core_numbers_match_networkx(client, kind):
     e = e[e.src != e.dst]
     G = nx_graph(e, False)
     ref = nx.core_number(G)
-    for layout in (OneD(ranks=1), OneD(ranks=3), OneD(ranks=8, balance="striped"), TwoD(rows=2, cols=3)):
+    for layout in (OneD(ranks=1), OneD(ranks=3), OneD(ranks=8, balance="striped"), TwoD(rows=2, cols=3),
+                   OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5)):
         g = dgraph.from_edgelist(e, directed=False, layout=layout)
         assert core_number(g).compute().set_index("vertex").core.to_dict() == ref
     top = k_core(g).compute()

@@ -10,7 +10,7 @@ import pytest
 
 import dgraph
 from dgraph.edgemap import EdgeMap, VertexSubset
-from dgraph.partitioners import OneD, TwoD
+from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
 from graphs import kron_edges
 
@@ -60,7 +60,8 @@ def _reference(edges, active, merge, filtered, canonical):
     return e.groupby("dst").agg(value=("value", agg))
 
 
-@pytest.mark.parametrize("layout", [OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(rows=2, cols=3)], ids=repr)
+@pytest.mark.parametrize("layout", [OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(rows=2, cols=3),
+                                    OnePointFiveD(rows=2, cols=3, e_threshold=30, h_threshold=8)], ids=repr)
 def test_push_pull_and_auto_agree_with_reference(client, layout):
     edges = kron_edges(8, seed=4)
     g = dgraph.from_edgelist(edges, directed=True, layout=layout)

@@ -8,14 +8,18 @@ import pytest
 import dgraph
 from dgraph import algorithms as alg
 from dgraph.cli import main
-from dgraph.partitioners import OneD, TwoD
+from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 from dgraph.partitioners.twod import near_square
 
 from graphs import er_edges, grid_edges, kron_edges
 
 # ranks 1, 4, 6 (2 x 3), 16 and 64, on 2 workers
-LAYOUTS = [OneD(ranks=1), OneD(ranks=6), OneD(ranks=64), TwoD(ranks=1), TwoD(rows=2, cols=2), TwoD(rows=2, cols=3),
-           TwoD(rows=4, cols=4), TwoD(rows=8, cols=8)]
+LAYOUTS = [OneD(ranks=1), OneD(ranks=6), TwoD(rows=2, cols=2), TwoD(rows=2, cols=3),
+           TwoD(rows=4, cols=4), TwoD(rows=8, cols=8), OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6), OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
+           OnePointFiveD(rows=4, cols=4), OnePointFiveD(rows=8, cols=8, e_threshold=12, h_threshold=4),
+           # classes forced empty: no H, no E, no L (every vertex with an arc heavy)
+           OnePointFiveD(rows=2, cols=3, e_threshold=10, h_threshold=10), OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=5),
+           OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1)]
 
 
 def _all_algorithms(g, source):
@@ -71,7 +75,8 @@ def test_every_algorithm_agrees_on_every_layout(client, kind):
 
 
 @pytest.mark.parametrize("layout", [OneD(ranks=4), OneD(ranks=5, balance="hashed"), TwoD(rows=2, cols=3),
-                                    TwoD(rows=4, cols=4), TwoD(rows=3, cols=2)], ids=repr)
+                                    TwoD(rows=4, cols=4), TwoD(rows=3, cols=2), OnePointFiveD(rows=4, cols=4),
+                                    OnePointFiveD(rows=2, cols=3, e_threshold=50, h_threshold=12)], ids=repr)
 def test_report_predicts_the_counted_dense_superstep(client, layout):
     g = dgraph.from_edgelist(kron_edges(11, seed=3), directed=False, layout=layout)
     rep = g.layout_report(measure=True)
@@ -84,6 +89,36 @@ def test_report_predicts_the_counted_dense_superstep(client, layout):
         assert s["dense_messages_per_rank_max"] == layout.rows + layout.cols - 2
         assert s["sparse_peers_per_rank_max"] == layout.rows + layout.cols - 2
     assert s["arcs_max_over_mean"] >= 1 and s["owned_max_over_mean"] >= 1
+
+
+def test_one_point_five_d_degenerates_to_1d_and_2d(client):
+    """No heavy vertex: every arc at its source's owner (1D, hashed deal). Every vertex with an
+    arc heavy and none extreme: every arc at its 2D mesh position."""
+    edges = kron_edges(10, seed=9)
+    edges = edges[edges.src != edges.dst]
+
+    def arcs(layout):
+        g = dgraph.from_edgelist(edges, directed=False, layout=layout)
+        return g.layout_report().arcs.tolist()
+
+    assert arcs(OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=10**9)) == arcs(OneD(ranks=6, balance="hashed"))
+    assert arcs(OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1)) == arcs(TwoD(rows=2, cols=3))
+
+
+def test_one_point_five_d_classes_and_thresholds(client):
+    g = dgraph.generators.kronecker_graph(12, layout=OnePointFiveD(rows=2, cols=2))
+    x = g._extra.result()
+    e, h, heavy, ne, classes = x["e_threshold"], x["h_threshold"], x["heavy"], x["n_extreme"], x["classes"]
+    assert e >= 2 * 4 and 2 + 2 <= h <= e  # automatic: above the rank count / the row-and-column peers
+    assert 0 < ne < heavy.size < g.num_vertices // 4  # all three classes present, heavy ones a small tail
+    assert (classes[heavy[:ne]] == 2).all() and (classes[heavy[ne:]] == 1).all() and np.count_nonzero(classes) == heavy.size
+    degree = g.degrees().compute().set_index("vertex")["degree"]
+    order = g._order.result()
+    assert degree.loc[order[heavy]].min() > degree.median()  # heavy really means high degree
+    given = dgraph.generators.kronecker_graph(10, layout=OnePointFiveD(rows=2, cols=2, e_threshold=40, h_threshold=9))
+    assert (given._extra.result()["e_threshold"], given._extra.result()["h_threshold"]) == (40, 9)
+    with pytest.raises(dgraph.DgraphInputError, match="h_threshold=9 is above e_threshold=5"):
+        OnePointFiveD(e_threshold=5, h_threshold=9)
 
 
 def test_near_square_meshes():

@@ -1,0 +1,148 @@
+"""3-level degree-aware 1.5D layout (Sunway BFS, section 4.1) on an R x C mesh.
+
+Vertices are dealt to ranks as in 2D (a hashed stripe) and classed by degree: E (extremely
+heavy, degree >= ``e_threshold``), H (heavy, >= ``h_threshold``) and L (light). E and H are
+relabelled by degree into a heavy index (E first), so their rows in a rank's CSRs are found by
+array lookup. Arcs split into six subgraphs, each kept as its own CSR on the rank Sunway puts it:
+
+- EH2EH (both ends heavy): 2D, at (row of the source's owner, column of the head's owner);
+- E2L: at the L head's owner (E is delegated everywhere);
+- H2L: at (row of the L head's owner, column of H's owner), so results travel along a row;
+- L2E, L2H, L2L: at the L source's owner (1D).
+
+A push therefore gathers an active E vertex to every rank, an active H vertex along its owner's
+mesh row and column, and an L vertex nowhere; results go to the heads' owners. Delegates are
+reduced every superstep (the edge map's scatter) rather than lazily.
+
+Automatic thresholds (both are degrees, so the choice follows the degree distribution and the
+rank count): a vertex becomes H when its arcs would reach more ranks as 1D remote arcs than a
+row-and-column delegation talks to, i.e. degree >= R + C, and at least 4x the mean degree so
+only the tail is delegated; it becomes E when its arcs reach most ranks anyway (degree >= 2P,
+and >= 16x the mean), where delegating everywhere removes its messages entirely.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DgraphInputError
+from .base import Layout, build_block, owner_of
+from .oned import OneD
+from .twod import TwoD
+
+SUBGRAPHS = ("EH2EH", "E2L", "H2L", "L2E", "L2H", "L2L")
+L, H, E = 0, 1, 2
+
+
+def subgraph_of(src_class, dst_class):
+    """Index into SUBGRAPHS of each arc, from the classes of its ends."""
+    heavy_src, heavy_dst = src_class > L, dst_class > L
+    return np.select(
+        [heavy_src & heavy_dst, src_class == E, src_class == H, dst_class == E, dst_class == H],
+        [0, 1, 2, 3, 4], default=5,
+    )
+
+
+class OnePointFiveD(Layout):
+    """1.5D layout: E delegated everywhere, H along mesh rows and columns, L not delegated.
+
+    Parameters
+    ----------
+    rows, cols : int, optional
+        Mesh shape (both or neither; default: near-square for the rank count, as in 2D).
+    e_threshold, h_threshold : int, optional
+        Degrees from which a vertex is E, H (default: automatic, see the module).
+    ranks : int, optional
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dgraph.partitioners import OnePointFiveD
+    >>> lay = OnePointFiveD(rows=2, cols=2, e_threshold=100, h_threshold=10)
+    >>> order, bounds, extra = lay.plan(np.array([500, 50, 1, 2, 3, 40, 1, 1]))
+    >>> int(extra["n_extreme"]), extra["heavy"].size
+    (1, 3)
+    """
+
+    name = "1.5d"
+    subgraphs = True
+
+    def __init__(self, rows=None, cols=None, e_threshold=None, h_threshold=None, ranks=None):
+        self.mesh = TwoD(rows, cols, ranks)
+        super().__init__(self.mesh.ranks)
+        for what, v in (("e_threshold", e_threshold), ("h_threshold", h_threshold)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
+                raise DgraphInputError(f"{what} must be a positive integer degree, got {v!r}")
+        if e_threshold is not None and h_threshold is not None and h_threshold > e_threshold:
+            raise DgraphInputError(f"h_threshold={h_threshold} is above e_threshold={e_threshold}; H must be lighter than E")
+        self.e_threshold, self.h_threshold = e_threshold, h_threshold
+        self.rows, self.cols = self.mesh.rows, self.mesh.cols
+
+    def with_ranks(self, ranks):
+        if self.ranks == ranks:
+            return self
+        return OnePointFiveD(e_threshold=self.e_threshold, h_threshold=self.h_threshold, ranks=ranks)
+
+    def thresholds(self, degree):
+        """(e, h) degree thresholds: the given ones, or automatic ones (see the module)."""
+        P, mean = self.ranks, float(degree.mean()) if degree.size else 0.0
+        e = self.e_threshold or int(max(2 * P, 16 * mean, 2))
+        h = self.h_threshold or int(max(self.rows + self.cols, 4 * mean, 1))
+        return e, min(h, e)
+
+    def plan(self, out_degree):
+        order, bounds = OneD(self.ranks, balance="hashed").plan(out_degree)
+        degree = out_degree[order]  # by placed id
+        e, h = self.thresholds(out_degree)
+        heavy = np.flatnonzero(degree >= h)
+        heavy = heavy[np.lexsort((heavy, -degree[heavy]))]  # by degree, then id
+        classes = np.zeros(degree.size, np.int8)
+        classes[heavy] = H
+        n_extreme = int(np.count_nonzero(degree[heavy] >= e))
+        classes[heavy[:n_extreme]] = E
+        return order, bounds, {"heavy": heavy, "n_extreme": n_extreme, "classes": classes,
+                               "e_threshold": e, "h_threshold": h}
+
+    def arc_ranks(self, src, dst, bounds, extra=None):
+        cls = extra["classes"]
+        cs, cd = cls[src], cls[dst]
+        so, do = owner_of(src, bounds), owner_of(dst, bounds)
+        sg = subgraph_of(cs, cd)
+        return np.select([sg == 0, sg == 1, sg == 2], [self.mesh.mesh_rank(so, do), do, self.mesh.mesh_rank(do, so)],
+                         default=so)
+
+    def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
+        from ..block import Subgraphs, concat_pieces
+
+        rows, cols, w = concat_pieces(pieces)
+        cls, heavy, ne = extra["classes"], extra["heavy"], extra["n_extreme"]
+        sg = subgraph_of(cls[rows], cls[cols])
+        lo, hi = int(bounds[rank]), int(bounds[rank + 1])
+        heavy_rows = {0: (0, heavy), 1: (0, heavy[:ne]), 2: (ne, heavy[ne:])}  # (first heavy index, row ids)
+        parts = []
+        for i, name in enumerate(SUBGRAPHS):
+            m = sg == i
+            piece = (rows[m], cols[m], None if w is None else w[m])
+            if i in heavy_rows:
+                first, ids = heavy_rows[i]
+                parts.append(build_block(rank, first, None, n, direction, key, dedup, piece, row_ids=ids, name=name))
+            else:
+                parts.append(build_block(rank, lo, hi, n, direction, key, dedup, piece, name=name))
+        return Subgraphs(rank, parts, heavy, ne)
+
+    def row_range(self, r, bounds):
+        return int(bounds[r]), int(bounds[r + 1])
+
+    def push_peers(self, r):
+        return list(range(self.ranks))
+
+    def push_targets(self, r, classes):
+        """Where rank r's active vertices (of these classes) go before a push: E to every
+        rank, H along r's mesh row and column, L nowhere."""
+        near = set(self.mesh.push_peers(r)) | set(self.mesh.pull_peers(r))
+        extreme, heavy = classes == E, classes > L
+        return {d: (heavy if d in near else extreme) for d in range(self.ranks) if d != r}
+
+    def __repr__(self):
+        return (f"OnePointFiveD(rows={self.rows}, cols={self.cols}, e_threshold={self.e_threshold}, "
+                f"h_threshold={self.h_threshold})")
