@@ -29,9 +29,11 @@ from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 
 ALPHA, BETA = 15, 18
+NODE_LOCAL = ("EH2EH", "E2L", "L2E")  # 1.5D subgraphs whose pulls stay on the rank
+LOCAL_PULL_SHARE = 0.05  # such a subgraph pulls once 5% of its sources are active
 
 
-def bfs_kernel(ctx, source, depth_limit, bounds, key, layout):
+def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
     em = EdgeMap(ctx, bounds, key, layout=layout)
     n = em.n
     degree = em.out_degree()
@@ -45,6 +47,8 @@ def bfs_kernel(ctx, source, depth_limit, bounds, key, layout):
     visited = np.zeros(n, dtype=bool)  # what this worker knows to be visited
     visited[source] = True
     unvisited = lambda ids: ~visited[ids]  # noqa: E731
+    if sub_iterations:
+        return _by_subgraph(ctx, em, source, depth_limit, level, parent, frontier, visited)
     arcs = int(ctx.allreduce({r: [em.out_block(r).narcs] for r in ctx.ranks})[0])
     maxdeg = int(ctx.allreduce({r: [degree[r].max(initial=0)] for r in ctx.ranks}, "max")[0])
     stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731
@@ -83,7 +87,54 @@ def bfs_kernel(ctx, source, depth_limit, bounds, key, layout):
     return {r: {"distance": level[r], "predecessor": parent[r]} for r in ctx.ranks}
 
 
-def bfs(graph, source, depth_limit=None):
+def _by_subgraph(ctx, em, source, depth_limit, level, parent, frontier, visited):
+    """Sunway's sub-iteration direction optimization (section 4.2) on a 1.5D layout: each level
+    runs the six subgraphs in turn, higher degrees first, each choosing its own direction from
+    the latest counts and skipping heads an earlier subgraph of the level already reached."""
+    from dgraph.partitioners.onefived import ENDS, SUBGRAPHS
+
+    classes, n = em._classes, em.n
+    own = {r: np.arange(em.lo(r), em.lo(r) + em.size(r)) for r in ctx.ranks}
+    size = ctx.allreduce({r: np.bincount(classes[own[r]], minlength=3) for r in ctx.ranks})
+    unvisited = lambda ids: ~visited[ids]  # noqa: E731
+    depth, modes = 0, []
+    while depth_limit is None or depth < depth_limit:
+        fclass = {r: classes[frontier[r] + em.lo(r)] for r in ctx.ranks}
+        active = ctx.allreduce({r: np.bincount(fclass[r], minlength=3) for r in ctx.ranks})
+        if active.sum() == 0:
+            break
+        depth += 1
+        found = {r: [] for r in ctx.ranks}
+        for name in SUBGRAPHS:
+            src, dst = (list(c) for c in ENDS[name])
+            if active[src].sum() == 0:
+                continue
+            left = ctx.allreduce({r: np.bincount(classes[own[r][level[r] < 0]], minlength=3) for r in ctx.ranks})
+            share = active[src].sum() / max(size[src].sum(), 1)
+            if name in NODE_LOCAL:  # early exit makes pulls cheap where arcs stay on the rank
+                pull = share > LOCAL_PULL_SHARE
+            else:  # remote arcs: Sunway compares the active share of sources with the unvisited
+                # share of heads; pulls stop early, so as in Beamer's rule they get a factor alpha
+                pull = share > left[dst].sum() / max(size[dst].sum(), 1) / ALPHA
+            mode = "pull" if pull else "push"
+            modes.append(f"{name}:{mode}")
+            sub = {r: frontier[r][np.isin(fclass[r], src)] for r in ctx.ranks}
+            merged, _ = em(sub, None, None, "first", filter_dst=unvisited, direction=mode, subgraph=name)
+            for ids in em.seen:
+                visited[ids] = True
+            for r in ctx.ranks:
+                ids, _, tails = merged[r]
+                new = level[r][ids] == -1
+                ids = ids[new]
+                level[r][ids], parent[r][ids] = depth, tails[new]
+                visited[ids + em.lo(r)] = True
+                found[r].append(ids)
+        frontier = {r: np.sort(np.concatenate(found[r])) for r in ctx.ranks}
+    ctx.stats.info.update(levels=depth, edges_examined=em.edges_examined, sub_iterations=modes)
+    return {r: {"distance": level[r], "predecessor": parent[r]} for r in ctx.ranks}
+
+
+def bfs(graph, source, depth_limit=None, sub_iterations=False):
     """Breadth-first search from ``source``.
 
     Parameters
@@ -93,6 +144,11 @@ def bfs(graph, source, depth_limit=None):
         The start vertex, in the graph's own labels.
     depth_limit : int, optional
         Visit only vertices at most this many hops away.
+    sub_iterations : bool
+        On a 1.5D layout, choose the direction per subgraph within each level (Sunway 4.2).
+        Distances are the same; the predecessor is then a valid BFS parent (it passes the Graph
+        500 rules) but not necessarily the smallest-label one, since a head reached by an
+        earlier subgraph is not offered again.
 
     Returns
     -------
@@ -122,8 +178,11 @@ def bfs(graph, source, depth_limit=None):
     """
     if depth_limit is not None and (not isinstance(depth_limit, (int, np.integer)) or depth_limit < 0):
         raise DgraphInputError(f"depth_limit must be a non-negative integer or None, got {depth_limit!r}")
+    if sub_iterations and not graph.layout.subgraphs:
+        raise DgraphInputError(f"sub_iterations=True needs a layout with subgraphs (layout='1.5d'), not {graph.layout!r}")
     src = int(graph.encode_vertices([source], "BFS source")[0])
-    results, _ = graph.run(bfs_kernel, reverse=True, name="bfs", placement="layout", source=src, depth_limit=depth_limit)
+    results, _ = graph.run(bfs_kernel, reverse=True, name="bfs", placement="layout", source=src, depth_limit=depth_limit,
+                           sub_iterations=bool(sub_iterations))
     return graph.to_frame(results, label_columns=("predecessor",), nullable=("distance", "predecessor"))
 
 

@@ -115,6 +115,7 @@ class EdgeMap:
         self.scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=np.bool_))
         self._front = None
         self._valueless = False
+        self._subgraph = None
         self._degree = None
         self._arcs = None
         self._hid, self._classes = heavy_index(ctx.blocks[ctx.ranks[0]][0], self.n) if ctx.ranks else (None, None)
@@ -133,7 +134,8 @@ class EdgeMap:
         return blocks[1 - self.block] if len(blocks) > 1 else blocks[0]
 
     # ------------------------------------------------------------------ the call
-    def __call__(self, frontier, values, f, merge, total=None, total_op="sum", filter_dst=None, direction="push"):
+    def __call__(self, frontier, values, f, merge, total=None, total_op="sum", filter_dst=None, direction="push",
+                 subgraph=None):
         """Apply ``f`` along the arcs leaving ``frontier`` and merge at the heads' owners.
 
         ``frontier[r]``: rank r's active vertices, a VertexSubset or sorted local ids (placed id
@@ -143,7 +145,8 @@ class EdgeMap:
         worth trying, judged by what this worker knows (pull skips the others' arcs entirely).
         ``total``: one small array per rank, reduced with ``total_op`` in the same superstep, or
         ``total(r, heads)`` computed from the heads rank r's results go to (before they merge
-        at the owners: an upper bound on how many change).
+        at the owners: an upper bound on how many change). ``subgraph``: only the arcs of that
+        subgraph of a layout with subgraphs (1.5D: "EH2EH", "E2L", ...; a pull reads its mirror).
 
         Returns ``({r: (local ids, merged values, tails)}, totals)``.
         """
@@ -159,9 +162,16 @@ class EdgeMap:
         f = f or _carry
         if direction == "auto":
             direction = self._choose(ids)
+        self._subgraph = subgraph
         if direction == "pull":
             return self._pull(ids, vals, f, merge, total, total_op, filter_dst)
         return self._push(ids, vals, f, merge, total, total_op, filter_dst)
+
+    def _parts(self, block, pull):
+        if self._subgraph is None:
+            return block.parts
+        name = self.layout.mirror(self._subgraph) if pull else self._subgraph
+        return [p for p in block.parts if p.name == name]
 
     def out_degree(self):
         """``{r: out-degree of each of r's own vertices}`` (a row reduction the first time)."""
@@ -262,7 +272,7 @@ class EdgeMap:
         results = {}
         for r in self.ctx.ranks:
             found = []
-            for part in self.out_block(r).parts:
+            for part in self._parts(self.out_block(r), pull=False):
                 loc, ok = self._local(part, rows[r][0])
                 sel = np.flatnonzero(ok)
                 tails, tvals = rows[r][0][sel], rows[r][1][sel]
@@ -289,7 +299,7 @@ class EdgeMap:
         results = {}
         for r in self.ctx.ranks:
             found = []
-            for part in self.in_block(r).parts:
+            for part in self._parts(self.in_block(r), pull=True):
                 local = np.arange(part.nlocal, dtype=np.int64)
                 heads = part.rows()
                 if filter_dst is not None:

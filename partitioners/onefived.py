@@ -30,8 +30,10 @@ from .base import Layout, build_block, owner_of
 from .oned import OneD
 from .twod import TwoD
 
-SUBGRAPHS = ("EH2EH", "E2L", "H2L", "L2E", "L2H", "L2L")
+SUBGRAPHS = ("EH2EH", "E2L", "H2L", "L2E", "L2H", "L2L")  # higher degrees first
 L, H, E = 0, 1, 2
+ENDS = {"EH2EH": ((E, H), (E, H)), "E2L": ((E,), (L,)), "H2L": ((H,), (L,)), "L2E": ((L,), (E,)),
+        "L2H": ((L,), (H,)), "L2L": ((L,), (L,))}  # (source classes, head classes)
 
 
 def subgraph_of(src_class, dst_class):
@@ -135,6 +137,12 @@ class OnePointFiveD(Layout):
 
     def push_peers(self, r):
         return list(range(self.ranks))
+
+    def mirror(self, subgraph):
+        """The subgraph of the flipped arcs that holds the arcs of ``subgraph`` (pulls read it):
+        flipping H2L gives L2H arcs, stored at the L end's owner, and so on."""
+        src, dst = ENDS[subgraph]
+        return next(name for name, ends in ENDS.items() if ends == (dst, src))
 
     def push_targets(self, r, classes):
         """Where rank r's active vertices (of these classes) go before a push: E to every

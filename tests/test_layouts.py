@@ -121,6 +121,26 @@ def test_one_point_five_d_classes_and_thresholds(client):
         OnePointFiveD(e_threshold=5, h_threshold=9)
 
 
+@pytest.mark.parametrize("layout", [OnePointFiveD(rows=2, cols=3), OnePointFiveD(rows=4, cols=4, e_threshold=40, h_threshold=6)],
+                         ids=repr)
+def test_sub_iteration_bfs_on_1_5d_gives_bfs_distances_and_a_valid_tree(client, layout):
+    edges = kron_edges(11, seed=5)
+    g = dgraph.from_edgelist(edges, directed=False, layout=layout)
+    source = int(edges.src.iloc[0])
+    plain = alg.bfs(g, source).compute().sort_values("vertex").reset_index(drop=True)
+    plain_examined = g.last_stats.info["edges_examined"]
+    sub = alg.bfs(g, source, sub_iterations=True).compute().sort_values("vertex").reset_index(drop=True)
+    info = g.last_stats.info
+    pd.testing.assert_series_equal(sub.distance, plain.distance)
+    arcs = g.edges().compute()
+    alg.validate_bfs(arcs, sub, source)
+    assert 0 < info["edges_examined"] and plain_examined > 0
+    assert {m.split(":")[0] for m in info["sub_iterations"]} <= {"EH2EH", "E2L", "H2L", "L2E", "L2H", "L2L"}
+    assert any(m.endswith(":pull") for m in info["sub_iterations"]) and any(m.endswith(":push") for m in info["sub_iterations"])
+    with pytest.raises(dgraph.DgraphInputError, match="sub_iterations=True needs a layout with subgraphs"):
+        alg.bfs(dgraph.from_edgelist(edges, directed=False, layout="2d"), source, sub_iterations=True)
+
+
 def test_near_square_meshes():
     assert [near_square(P) for P in (1, 2, 4, 6, 7, 12, 16, 64)] == [
         (1, 1), (1, 2), (2, 2), (2, 3), (1, 7), (3, 4), (4, 4), (8, 8)]
