@@ -329,7 +329,8 @@ def from_edgelist(
     vertices : Series, list or array, optional
         All vertex labels, so vertices without edges exist too.
     layout : str or dgraph.partitioners.Layout
-        ``"1d"`` or a layout object such as ``OneD(ranks=8, balance="striped")``.
+        ``"1d"``, ``"2d"``, ``"1.5d"`` or a layout object such as ``OneD(ranks=8,
+        balance="striped")``, ``TwoD(rows=2, cols=4)`` or ``OnePointFiveD(e_threshold=...)``.
     ranks : int, optional
         Logical ranks (default: one per worker). May exceed the number of workers.
     duplicates : {"drop", "keep"}

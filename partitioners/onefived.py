@@ -1,7 +1,9 @@
 """3-level degree-aware 1.5D layout (Sunway BFS, section 4.1) on an R x C mesh.
 
-Vertices are dealt to ranks as in 2D (a hashed stripe) and classed by degree: E (extremely
-heavy, degree >= ``e_threshold``), H (heavy, >= ``h_threshold``) and L (light). E and H are
+Vertices are classed by degree: E (extremely heavy, degree >= ``e_threshold``), H (heavy,
+>= ``h_threshold``) and L (light). L vertices are dealt to ranks as in 2D (a hashed stripe);
+E and H vertices in snake order of degree, so each rank, mesh row and column holds an even
+share of the heavy arcs. E and H are
 relabelled by degree into a heavy index (E first), so their rows in a rank's CSRs are found by
 array lookup. Arcs split into six subgraphs, each kept as its own CSR on the rank Sunway puts it:
 
@@ -93,14 +95,26 @@ class OnePointFiveD(Layout):
         return e, min(h, e)
 
     def plan(self, out_degree):
-        order, bounds = OneD(self.ranks, balance="hashed").plan(out_degree)
-        degree = out_degree[order]  # by placed id
+        P, n = self.ranks, out_degree.size
+        order, bounds = OneD(P, balance="hashed").plan(out_degree)
+        owner = np.empty(n, np.int64)
+        owner[order] = np.repeat(np.arange(P), np.diff(bounds))  # by canonical id
         e, h = self.thresholds(out_degree)
-        heavy = np.flatnonzero(degree >= h)
-        heavy = heavy[np.lexsort((heavy, -degree[heavy]))]  # by degree, then id
-        classes = np.zeros(degree.size, np.int8)
+        heavy = np.flatnonzero(out_degree >= h)
+        heavy = heavy[np.lexsort((heavy, -out_degree[heavy]))]  # by degree, then id
+        # heavy vertices dealt in snake order by degree, so every rank, mesh row and column gets
+        # an even share of the heavy arcs (the hashed deal leaves that to chance)
+        k = np.arange(heavy.size)
+        owner[heavy] = np.where((k // P) % 2 == 0, k % P, P - 1 - k % P)
+        order = np.argsort(owner, kind="stable").astype(np.int64)
+        bounds = np.zeros(P + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=P), out=bounds[1:])
+        placed = np.empty(n, np.int64)
+        placed[order] = np.arange(n)
+        classes = np.zeros(n, np.int8)
+        n_extreme = int(np.count_nonzero(out_degree[heavy] >= e))
+        heavy = placed[heavy]
         classes[heavy] = H
-        n_extreme = int(np.count_nonzero(degree[heavy] >= e))
         classes[heavy[:n_extreme]] = E
         return order, bounds, {"heavy": heavy, "n_extreme": n_extreme, "classes": classes,
                                "e_threshold": e, "h_threshold": h}

@@ -92,17 +92,26 @@ def test_report_predicts_the_counted_dense_superstep(client, layout):
 
 
 def test_one_point_five_d_degenerates_to_1d_and_2d(client):
-    """No heavy vertex: every arc at its source's owner (1D, hashed deal). Every vertex with an
-    arc heavy and none extreme: every arc at its 2D mesh position."""
+    """No heavy vertex: every arc at its source's owner, as 1D with the same (hashed) deal. No H:
+    1D with E delegated everywhere. No L (every vertex with an arc heavy, none E): all arcs in
+    EH2EH at their 2D mesh positions."""
     edges = kron_edges(10, seed=9)
     edges = edges[edges.src != edges.dst]
 
-    def arcs(layout):
-        g = dgraph.from_edgelist(edges, directed=False, layout=layout)
-        return g.layout_report().arcs.tolist()
+    def report(layout):
+        return dgraph.from_edgelist(edges, directed=False, layout=layout).layout_report(measure=True)
 
-    assert arcs(OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=10**9)) == arcs(OneD(ranks=6, balance="hashed"))
-    assert arcs(OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1)) == arcs(TwoD(rows=2, cols=3))
+    none = report(OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=10**9))
+    assert none.arcs.tolist() == report(OneD(ranks=6, balance="hashed")).arcs.tolist()
+    assert (none.arcs == none.arcs_L2L).all()
+    no_h = report(OnePointFiveD(rows=2, cols=3, e_threshold=30, h_threshold=30))
+    assert no_h.arcs_H2L.sum() == no_h.arcs_L2H.sum() == 0 and no_h.arcs_E2L.sum() > 0
+    no_l = report(OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1))
+    assert (no_l.arcs == no_l.arcs_EH2EH).all()
+    # the row gather and column reduction of 2D, plus the column gather H always gets (for H2L)
+    assert no_l.attrs["summary"]["dense_messages_per_rank_max"] == (3 - 1) + 2 * (2 - 1)
+    for rep in (none, no_h, no_l):
+        assert (rep.dense_bytes == rep.measured_bytes).all()
 
 
 def test_one_point_five_d_classes_and_thresholds(client):
