@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,7 @@ class Block:
     loops: int
     row_ids: np.ndarray | None = None
     name: str = ""
+    owned_degree: np.ndarray | None = None  # degree of each vertex the rank owns, when rows aren't those
 
     @property
     def nlocal(self):
@@ -68,6 +70,7 @@ class Subgraphs:
     parts: list
     heavy: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     n_extreme: int = 0
+    owned_degree: np.ndarray | None = None
 
     @property
     def narcs(self):
@@ -132,6 +135,26 @@ def reverse_pieces(block, bounds, layout=None, extra=None):
     """The arcs of a block, flipped and cut by the rank that stores the flipped arc."""
     rows, cols, w = block_arcs(block)
     return split_by_owner(cols, rows, w, bounds, layout, extra)
+
+
+def degree_pieces(block, bounds):
+    """Each row's arc count in a block, cut by the row's owner: one (local ids, counts) per rank."""
+    ids = np.concatenate([p.rows() for p in block.parts])
+    counts = np.concatenate([p.degree() for p in block.parts])
+    ids, counts = ids[counts > 0], counts[counts > 0]
+    order = np.argsort(ids, kind="stable")
+    ids, counts = ids[order], counts[order]
+    cuts = np.searchsorted(ids, bounds)
+    return [(ids[a:b] - bounds[r], counts[a:b]) for r, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))]
+
+
+def with_owned_degree(block, size, *pieces):
+    """A copy of a layout block that also knows the whole degree of each vertex its rank owns
+    (summed over the blocks that hold its arcs), so algorithms need not reduce it every run."""
+    degree = np.zeros(size, np.int64)
+    for ids, counts in pieces:
+        np.add.at(degree, ids, counts)
+    return dataclasses.replace(block, owned_degree=degree)
 
 
 def owner_pieces(block, bounds):

@@ -174,7 +174,11 @@ class EdgeMap:
         return [p for p in block.parts if p.name == name]
 
     def out_degree(self):
-        """``{r: out-degree of each of r's own vertices}`` (a row reduction the first time)."""
+        """``{r: out-degree of each of r's own vertices}``: the block's own rows in 1D, the
+        degrees placement stored with the blocks otherwise (or a row reduction, for blocks
+        without them)."""
+        if self._degree is None and all(self.out_block(r).owned_degree is not None for r in self.ctx.ranks):
+            self._degree = {r: self.out_block(r).owned_degree for r in self.ctx.ranks}  # kept since placement
         if self._degree is None:
             blocks = {r: self.out_block(r) for r in self.ctx.ranks}
             partial = {r: [p.degree() for p in blocks[r].parts] for r in self.ctx.ranks}

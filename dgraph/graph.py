@@ -16,7 +16,7 @@ import dask.distributed
 import numpy as np
 import pandas as pd
 
-from .block import owner_pieces, reverse_pieces, split_by_owner
+from .block import degree_pieces, owner_pieces, reverse_pieces, split_by_owner, with_owned_degree
 from .cluster import get_client, workers
 from .errors import DgraphInputError
 from .labels import Labels
@@ -76,7 +76,8 @@ def _placed_labels(index, order):
 
 def _build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, where, extra=None):
     """Rank r's block from piece r of every cut, built by ``layout`` (a 1D layout for owner
-    blocks) on worker ``where[r]`` (or elsewhere if that worker is gone)."""
+    blocks) on worker ``where[r]`` (or elsewhere if that worker is gone). Where a rank's rows are
+    not its own vertices (2D, 1.5D) the blocks also get the degrees of their owned vertices."""
     blocks = []
     for r in range(len(bounds) - 1):
         pieces = [client.submit(operator.getitem, cut, r, pure=False) for cut in cuts]
@@ -86,6 +87,14 @@ def _build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, wher
                 workers=[where[r]], allow_other_workers=True, pure=False,
             )
         )
+    if layout.subgraphs or any(layout.push_peers(r) != [r] for r in range(len(blocks))):
+        degrees = [client.submit(degree_pieces, b, bounds, pure=False) for b in blocks]
+        blocks = [
+            client.submit(with_owned_degree, b, int(bounds[r + 1] - bounds[r]),
+                          *[client.submit(operator.getitem, d, r, pure=False) for d in degrees],
+                          workers=[where[r]], allow_other_workers=True, pure=False)
+            for r, b in enumerate(blocks)
+        ]
     dask.distributed.wait(blocks)
     return blocks
 
