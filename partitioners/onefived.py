@@ -1,9 +1,9 @@
 """3-level degree-aware 1.5D layout (Sunway BFS, section 4.1) on an R x C mesh.
 
 Vertices are classed by degree: E (extremely heavy, degree >= ``e_threshold``), H (heavy,
->= ``h_threshold``) and L (light). L vertices are dealt to ranks as in 2D (a hashed stripe);
-E and H vertices in snake order of degree, so each rank, mesh row and column holds an even
-share of the heavy arcs. E and H are
+>= ``h_threshold``) and L (light), and dealt to ranks in snake order of degree (P ranks forward, then
+back, ...) over a diagonal walk of the mesh (consecutive ranks in different rows and columns), so
+each rank, mesh row and column holds an even share of the arcs of every class. E and H are
 relabelled by degree into a heavy index (E first), so their rows in a rank's CSRs are found by
 array lookup. Arcs split into six subgraphs, each kept as its own CSR on the rank Sunway puts it:
 
@@ -96,24 +96,26 @@ class OnePointFiveD(Layout):
 
     def plan(self, out_degree):
         P, n = self.ranks, out_degree.size
-        order, bounds = OneD(P, balance="hashed").plan(out_degree)
-        owner = np.empty(n, np.int64)
-        owner[order] = np.repeat(np.arange(P), np.diff(bounds))  # by canonical id
         e, h = self.thresholds(out_degree)
-        heavy = np.flatnonzero(out_degree >= h)
-        heavy = heavy[np.lexsort((heavy, -out_degree[heavy]))]  # by degree, then id
-        # heavy vertices dealt in snake order by degree, so every rank, mesh row and column gets
-        # an even share of the heavy arcs (the hashed deal leaves that to chance)
-        k = np.arange(heavy.size)
-        owner[heavy] = np.where((k // P) % 2 == 0, k % P, P - 1 - k % P)
+        by_degree = np.lexsort((np.arange(n), -out_degree))  # by degree, then id
+        # every vertex dealt in snake order of degree: each rank, mesh row and column gets an
+        # even share of the arcs of every class (a hashed deal left 5-6% to chance at P = 64,
+        # a snake along rank numbers left the heaviest vertices all in mesh row 0)
+        R, C = self.rows, self.cols
+        t = np.arange(P)
+        diagonal = (t % R) * C + (t // R + t % R) % C  # consecutive ranks in different rows and columns
+        k = np.arange(n)
+        owner = np.empty(n, np.int64)
+        owner[by_degree] = diagonal[np.where((k // P) % 2 == 0, k % P, P - 1 - k % P)]
         order = np.argsort(owner, kind="stable").astype(np.int64)
         bounds = np.zeros(P + 1, dtype=np.int64)
         np.cumsum(np.bincount(owner, minlength=P), out=bounds[1:])
         placed = np.empty(n, np.int64)
         placed[order] = np.arange(n)
-        classes = np.zeros(n, np.int8)
+        heavy = by_degree[: int(np.count_nonzero(out_degree >= h))]
         n_extreme = int(np.count_nonzero(out_degree[heavy] >= e))
         heavy = placed[heavy]
+        classes = np.zeros(n, np.int8)
         classes[heavy] = H
         classes[heavy[:n_extreme]] = E
         return order, bounds, {"heavy": heavy, "n_extreme": n_extreme, "classes": classes,

@@ -92,7 +92,7 @@ def test_report_predicts_the_counted_dense_superstep(client, layout):
 
 
 def test_one_point_five_d_degenerates_to_1d_and_2d(client):
-    """No heavy vertex: every arc at its source's owner, as 1D with the same (hashed) deal. No H:
+    """No heavy vertex: every arc at its source's owner, as in 1D. No H:
     1D with E delegated everywhere. No L (every vertex with an arc heavy, none E): all arcs in
     EH2EH at their 2D mesh positions."""
     edges = kron_edges(10, seed=9)
@@ -102,8 +102,8 @@ def test_one_point_five_d_degenerates_to_1d_and_2d(client):
         return dgraph.from_edgelist(edges, directed=False, layout=layout).layout_report(measure=True)
 
     none = report(OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=10**9))
-    assert none.arcs.tolist() == report(OneD(ranks=6, balance="hashed")).arcs.tolist()
-    assert (none.arcs == none.arcs_L2L).all()
+    assert (none.arcs == none.arcs_L2L).all()  # 1D: every arc at its source's owner
+    assert none.attrs["summary"]["dense_messages_per_rank_max"] <= 6 - 1
     no_h = report(OnePointFiveD(rows=2, cols=3, e_threshold=30, h_threshold=30))
     assert no_h.arcs_H2L.sum() == no_h.arcs_L2H.sum() == 0 and no_h.arcs_E2L.sum() > 0
     no_l = report(OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1))
