@@ -96,6 +96,8 @@ def _by_subgraph(ctx, em, source, depth_limit, level, parent, frontier, visited)
     classes, n = em._classes, em.n
     own = {r: np.arange(em.lo(r), em.lo(r) + em.size(r)) for r in ctx.ranks}
     size = ctx.allreduce({r: np.bincount(classes[own[r]], minlength=3) for r in ctx.ranks})
+    arcs = dict(zip(SUBGRAPHS, ctx.allreduce({r: [p.narcs for p in em.out_block(r).parts] for r in ctx.ranks})))
+    readers = {"H2L": ctx.nranks, "L2H": em.layout.cols, "L2L": ctx.nranks}
     unvisited = lambda ids: ~visited[ids]  # noqa: E731
     depth, modes = 0, []
     while depth_limit is None or depth < depth_limit:
@@ -114,8 +116,11 @@ def _by_subgraph(ctx, em, source, depth_limit, level, parent, frontier, visited)
             if name in NODE_LOCAL:  # early exit makes pulls cheap where arcs stay on the rank
                 pull = share > LOCAL_PULL_SHARE
             else:  # remote arcs: Sunway compares the active share of sources with the unvisited
-                # share of heads; pulls stop early, so as in Beamer's rule they get a factor alpha
-                pull = share > left[dst].sum() / max(size[dst].sum(), 1) / ALPHA
+                # share of heads; pulls stop early, so as in Beamer's rule they get a factor alpha.
+                # A pull also ships the sources' bitmap to every reader: not when offers cost less.
+                offers = 16 * active[src].sum() * arcs[name] / max(size[src].sum(), 1)
+                bitmaps = readers[name] * size[src].sum() / 8
+                pull = share > left[dst].sum() / max(size[dst].sum(), 1) / ALPHA and bitmaps < offers
             mode = "pull" if pull else "push"
             modes.append(f"{name}:{mode}")
             sub = {r: frontier[r][np.isin(fclass[r], src)] for r in ctx.ranks}

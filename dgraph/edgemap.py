@@ -106,7 +106,6 @@ class EdgeMap:
         self.key = np.empty(0, np.int64) if key is None else key
         self.block = block
         self.layout = layout if layout is not None else OneD(ctx.nranks)
-        self.pull_to = {r: {d: None for d in self.layout.pull_peers(r) if d != r} for r in ctx.ranks}
         self.local_rows = all(self.layout.push_peers(r) == [r] for r in range(ctx.nranks))
         self.edges_examined = 0
         self.seen = []  # global ids of the frontier vertices this worker saw in the last call
@@ -116,6 +115,7 @@ class EdgeMap:
         self._front = None
         self._valueless = False
         self._subgraph = None
+        self._universes = {}
         self._degree = None
         self._arcs = None
         self._hid, self._classes = heavy_index(ctx.blocks[ctx.ranks[0]][0], self.n) if ctx.ranks else (None, None)
@@ -185,6 +185,14 @@ class EdgeMap:
             self._degree = reduce_rows(self.ctx, blocks, partial, self.layout, self.bounds)
         return self._degree
 
+    def _universe(self, r, classes):
+        """Rank r's own vertices (local ids) of these classes."""
+        key = (r, tuple(classes))
+        if key not in self._universes:
+            lo = self.lo(r)
+            self._universes[key] = np.flatnonzero(np.isin(self._classes[lo : lo + self.size(r)], classes))
+        return self._universes[key]
+
     def _local(self, part, gids):
         """Local rows of ``part`` for global ids, and which of the ids have a row there."""
         loc = (gids if part.row_ids is None else self._hid[gids]) - part.lo
@@ -198,21 +206,31 @@ class EdgeMap:
         nf, mf = self.ctx.allreduce({r: [ids[r].size, int(degree[r][ids[r]].sum())] for r in self.ctx.ranks})
         return "pull" if nf + mf > self._arcs / PULL_SHARE else "push"
 
-    def _push_targets(self, ids):
-        classes = {r: None if self._classes is None else self._classes[ids[r] + self.lo(r)] for r in self.ctx.ranks}
-        return {r: self.layout.push_targets(r, classes[r]) for r in self.ctx.ranks}
+    def _targets(self, pull):
+        """Per rank, which peers get which of its active vertices before a push or a pull."""
+        of = self.layout.pull_targets if pull else self.layout.push_targets
+        return {r: of(r, self._subgraph) for r in self.ctx.ranks}
 
     def _gather(self, ids, vals, targets, total=None, total_op="sum"):
         """Every rank's frontier (global ids, values) plus those its peers sent it.
-        ``targets[r][d]``: which of r's active vertices peer d gets (a mask; None: all)."""
+        ``targets[r][d]``: which of r's active vertices peer d gets: None for all, or a tuple of
+        the layout's vertex classes. A class-restricted message numbers the vertices among the
+        sender's own vertices of those classes (its universe, which every worker can rebuild),
+        so a bitmap of a few heavy vertices costs a few bytes, not one bit per owned vertex."""
         send = {}
         for r in self.ctx.ranks:
             send[r] = {}
-            for d, mask in targets[r].items():
-                sel = slice(None) if mask is None else np.flatnonzero(mask)
-                if mask is not None and sel.size == 0:
+            cls = None if self._classes is None else self._classes[ids[r] + self.lo(r)]
+            for d, classes in targets[r].items():
+                carried = lambda sel: [] if self._valueless else [vals[r][sel]]  # noqa: E731
+                if classes is None:
+                    send[r][d] = _pack(ids[r], carried(slice(None)), self.size(r))
                     continue
-                send[r][d] = _pack(ids[r][sel], [] if self._valueless else [vals[r][sel]], self.size(r))
+                sel = np.flatnonzero(np.isin(cls, classes))
+                if sel.size:
+                    universe = self._universe(r, classes)
+                    header = np.array([sum(1 << c for c in classes)], np.int8)
+                    send[r][d] = [header, *_pack(np.searchsorted(universe, ids[r][sel]), carried(sel), universe.size)]
         if not any(targets[r] for r in self.ctx.ranks) and total is None:  # the layout never gathers (1D)
             got, totals = {r: [] for r in self.ctx.ranks}, None
         elif total is None:
@@ -223,7 +241,12 @@ class EdgeMap:
         for r in self.ctx.ranks:
             parts = [(ids[r] + self.lo(r), vals[r])]
             for src, message in got[r]:
-                local, rest = _unpack(message, self.size(src))
+                if message[0].dtype == np.int8:  # class-restricted: positions in the sender's universe
+                    universe = self._universe(src, tuple(c for c in range(8) if int(message[0][0]) >> c & 1))
+                    pos, rest = _unpack(message[1:], universe.size)
+                    local = universe[pos]
+                else:
+                    local, rest = _unpack(message, self.size(src))
                 parts.append((local + self.lo(src), rest[0] if rest else np.zeros(local.size, vals[r].dtype)))
             rows[r] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
         self.seen = [rows[r][0] for r in self.ctx.ranks]
@@ -272,7 +295,7 @@ class EdgeMap:
         return merged, totals
 
     def _push(self, ids, vals, f, merge, total, total_op, filter_dst):
-        rows = self._gather(ids, vals, self._push_targets(ids))[0]
+        rows = self._gather(ids, vals, self._targets(pull=False))[0]
         results = {}
         for r in self.ctx.ranks:
             found = []
@@ -296,7 +319,7 @@ class EdgeMap:
         front, fval = self._front
         # in 1D the results stay home, so the totals ride on the gather instead
         early = total if self.local_rows and not callable(total) else None
-        rows, totals = self._gather(ids, vals, self.pull_to, early, total_op)
+        rows, totals = self._gather(ids, vals, self._targets(pull=True), early, total_op)
         for r in self.ctx.ranks:
             front[rows[r][0]] = True
             fval[rows[r][0]] = rows[r][1]

@@ -33,15 +33,18 @@ def _block_facts(block, bounds, layout):
     heads = np.unique(cols)
     rows = np.unique(rows)
     classes = heavy_index(block, block.parts[0].n)[1]
-    targets = layout.push_targets(rank, None if classes is None else classes[lo:hi])
-    gather = {d: hi - lo if mask is None else int(np.count_nonzero(mask)) for d, mask in targets.items()}
+    gather = {}  # peer -> (vertices sent, the universe they are numbered in, header bytes)
+    for d, cs in layout.push_targets(rank).items():
+        k = hi - lo if cs is None else int(np.count_nonzero(np.isin(classes[lo:hi], cs)))
+        if cs is None or k:
+            gather[d] = (k, hi - lo if cs is None else k, 0 if cs is None else 1)
     facts = {
         "rank": rank, "arcs": block.narcs, "owned": hi - lo,
         "rows": int(sum(p.nlocal for p in block.parts)),
         "ghosts": int(np.union1d(rows[(rows < lo) | (rows >= hi)], heads[(heads < lo) | (heads >= hi)]).size),
         "bytes_resident": int(sum(p.indptr.nbytes + p.indices.nbytes + (p.weights.nbytes if p.weights is not None else 0)
                                   for p in block.parts)),
-        "gather": {d: k for d, k in gather.items() if k or targets[d] is None},
+        "gather": gather,
         "heads_per_owner": np.bincount(owner_of(heads, bounds), minlength=bounds.size - 1),
     }
     if len(block.parts) > 1:
@@ -63,9 +66,9 @@ def _predict(facts, bounds):
     msgs, nbytes = np.zeros(P, np.int64), np.zeros(P, np.int64)
     for f in facts:
         r = f["rank"]
-        for d, k in f["gather"].items():  # gather: r's active vertices with their values
+        for d, (k, universe, header) in f["gather"].items():  # gather: r's active vertices with their values
             msgs[r] += 1
-            nbytes[r] += _packed(k, int(size[r]), 1)
+            nbytes[r] += header + _packed(k, universe, 1)
         for d, k in enumerate(f["heads_per_owner"]):  # scatter: heads, sums and tails to owners
             if d != r and k:
                 msgs[r] += 1

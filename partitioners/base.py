@@ -59,13 +59,18 @@ class Layout:
     def push_peers(self, r):
         return [r]
 
-    def push_targets(self, r, classes):
-        """``{peer: which of rank r's active vertices it needs (a mask, None for all)}`` before a
-        push; ``classes`` gives the layout's class of each (None when it has none)."""
-        return {d: None for d in self.push_peers(r) if d != r}
-
     def pull_peers(self, r):
         return list(range(self.ranks))
+
+    def push_targets(self, r, subgraph=None):
+        """``{peer: which of rank r's active vertices it needs}`` before a push: None for all, or
+        a tuple of the layout's vertex classes; ``subgraph`` is the one subgraph pushed along
+        (None: all)."""
+        return {d: None for d in self.push_peers(r) if d != r}
+
+    def pull_targets(self, r, subgraph=None):
+        """The same before a pull: the peers whose in-arcs may come from r's vertices."""
+        return {d: None for d in self.pull_peers(r) if d != r}
 
     def __repr__(self):
         return f"{type(self).__name__}(ranks={self.ranks})"

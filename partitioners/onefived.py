@@ -160,12 +160,34 @@ class OnePointFiveD(Layout):
         src, dst = ENDS[subgraph]
         return next(name for name, ends in ENDS.items() if ends == (dst, src))
 
-    def push_targets(self, r, classes):
-        """Where rank r's active vertices (of these classes) go before a push: E to every
-        rank, H along r's mesh row and column, L nowhere."""
-        near = set(self.mesh.push_peers(r)) | set(self.mesh.pull_peers(r))
-        extreme, heavy = classes == E, classes > L
-        return {d: (heavy if d in near else extreme) for d in range(self.ranks) if d != r}
+    def push_targets(self, r, subgraph=None):
+        """Which of rank r's active vertices each peer gets before a push, as tuples of classes:
+        E everywhere, H along r's mesh row (EH2EH) and column (H2L), L nowhere (its arcs are
+        home). Restricted to one subgraph, only where that subgraph's arcs are."""
+        row, col = set(self.mesh.push_peers(r)), set(self.mesh.pull_peers(r))
+        where = {None: (row | col, (E, H), (E,)), "EH2EH": (row, (E, H), None), "E2L": (set(), None, (E,)),
+                 "H2L": (col, (H,), None)}
+        return self._targets(r, *where.get(subgraph, (set(), None, None)))
+
+    def pull_targets(self, r, subgraph=None):
+        """The same before a pull along the flipped arcs (placed by the same rules): a pull
+        over EH2EH reads heavy tails along the tail's mesh column, over L2E at the L tail's
+        owner (nothing to send), over L2H along its mesh row; E2L, H2L and L2L read their tails
+        anywhere, and a pull over everything reads every tail anywhere."""
+        row, col = set(self.mesh.push_peers(r)), set(self.mesh.pull_peers(r))
+        where = {"EH2EH": (col, (E, H), None), "E2L": (set(), None, (E,)), "H2L": (set(), None, (H,)),
+                 "L2E": (set(), None, None), "L2H": (row, (L,), None), "L2L": (set(), None, (L,))}
+        return self._targets(r, *where.get(subgraph, (set(), None, (L, H, E))))
+
+    def _targets(self, r, near, near_classes, far_classes):
+        """``near`` ranks get r's active vertices of ``near_classes``, all others those of
+        ``far_classes`` (None: nothing)."""
+        out = {}
+        for d in range(self.ranks):
+            classes = near_classes if d in near else far_classes
+            if d != r and classes is not None:
+                out[d] = classes
+        return out
 
     def __repr__(self):
         return (f"OnePointFiveD(rows={self.rows}, cols={self.cols}, e_threshold={self.e_threshold}, "
