@@ -48,7 +48,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
     visited[source] = True
     unvisited = lambda ids: ~visited[ids]  # noqa: E731
     if sub_iterations:
-        return _by_subgraph(ctx, em, source, depth_limit, level, parent, frontier, visited)
+        return _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited)
     arcs = int(ctx.allreduce({r: [em.out_block(r).narcs] for r in ctx.ranks})[0])
     maxdeg = int(ctx.allreduce({r: [degree[r].max(initial=0)] for r in ctx.ranks}, "max")[0])
     stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731
@@ -68,15 +68,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
         merged, (sent, nf, mf) = em(frontier, None, None, "first", filter_dst=unvisited, direction=mode,
                                     total=lambda r, heads: [heads.size, *now[r]])
         explored, prev_nf = explored + mf, nf
-        for ids in em.seen:
-            visited[ids] = True
-        for r in ctx.ranks:
-            ids, _, tails = merged[r]
-            new = level[r][ids] == -1
-            ids = ids[new]
-            level[r][ids], parent[r][ids] = depth, tails[new]
-            visited[ids + em.lo(r)] = True
-            frontier[r] = ids
+        frontier = _settle(ctx, em, merged, depth, level, parent, visited)
         # a pushed level reaching few heads cannot trigger a switch: skip reducing the next
         # frontier's stats (they ride with the next level instead); none reached ends the search
         bound = int(sent) * maxdeg
@@ -87,13 +79,29 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
     return {r: {"distance": level[r], "predecessor": parent[r]} for r in ctx.ranks}
 
 
-def _by_subgraph(ctx, em, source, depth_limit, level, parent, frontier, visited):
+def _settle(ctx, em, merged, depth, level, parent, visited):
+    """Write back a level's merged offers: heads not yet reached take the level and the offered
+    parent, and become known as visited; returns them per rank (the next frontier)."""
+    for ids in em.seen:
+        visited[ids] = True
+    reached = {}
+    for r in ctx.ranks:
+        ids, _, tails = merged[r]
+        new = level[r][ids] == -1
+        ids = ids[new]
+        level[r][ids], parent[r][ids] = depth, tails[new]
+        visited[ids + em.lo(r)] = True
+        reached[r] = ids
+    return reached
+
+
+def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
     """Sunway's sub-iteration direction optimization (section 4.2) on a 1.5D layout: each level
     runs the six subgraphs in turn, higher degrees first, each choosing its own direction from
     the latest counts and skipping heads an earlier subgraph of the level already reached."""
     from dgraph.partitioners.onefived import ENDS, SUBGRAPHS
 
-    classes, n = em._classes, em.n
+    classes = em._classes
     own = {r: np.arange(em.lo(r), em.lo(r) + em.size(r)) for r in ctx.ranks}
     size = ctx.allreduce({r: np.bincount(classes[own[r]], minlength=3) for r in ctx.ranks})
     arcs = dict(zip(SUBGRAPHS, ctx.allreduce({r: [p.narcs for p in em.out_block(r).parts] for r in ctx.ranks})))
@@ -125,14 +133,7 @@ def _by_subgraph(ctx, em, source, depth_limit, level, parent, frontier, visited)
             modes.append(f"{name}:{mode}")
             sub = {r: frontier[r][np.isin(fclass[r], src)] for r in ctx.ranks}
             merged, _ = em(sub, None, None, "first", filter_dst=unvisited, direction=mode, subgraph=name)
-            for ids in em.seen:
-                visited[ids] = True
-            for r in ctx.ranks:
-                ids, _, tails = merged[r]
-                new = level[r][ids] == -1
-                ids = ids[new]
-                level[r][ids], parent[r][ids] = depth, tails[new]
-                visited[ids + em.lo(r)] = True
+            for r, ids in _settle(ctx, em, merged, depth, level, parent, visited).items():
                 found[r].append(ids)
         frontier = {r: np.sort(np.concatenate(found[r])) for r in ctx.ranks}
     ctx.stats.info.update(levels=depth, edges_examined=em.edges_examined, sub_iterations=modes)

@@ -233,10 +233,8 @@ class EdgeMap:
                     send[r][d] = [header, *_pack(np.searchsorted(universe, ids[r][sel]), carried(sel), universe.size)]
         if not any(targets[r] for r in self.ctx.ranks) and total is None:  # the layout never gathers (1D)
             got, totals = {r: [] for r in self.ctx.ranks}, None
-        elif total is None:
-            got, totals = self.ctx.alltoall(send), None
         else:
-            got, totals = self.ctx.alltoall(send, total=total, op=total_op)
+            got, totals = self._exchange(send, total, total_op)
         rows = {}
         for r in self.ctx.ranks:
             parts = [(ids[r] + self.lo(r), vals[r])]
@@ -251,6 +249,12 @@ class EdgeMap:
             rows[r] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
         self.seen = [rows[r][0] for r in self.ctx.ranks]
         return rows, totals
+
+    def _exchange(self, send, total, total_op):
+        """One alltoall superstep; ``total`` (if any) is reduced in the same frames."""
+        if total is None:
+            return self.ctx.alltoall(send), None
+        return self.ctx.alltoall(send, total=total, op=total_op)
 
     def _merge(self, dst, vals, tails, merge):
         vals = np.asarray(vals)
@@ -274,10 +278,7 @@ class EdgeMap:
             }
         if callable(total):
             total = {r: total(r, results[r][0]) for r in self.ctx.ranks}
-        if total is None:
-            got, totals = self.ctx.alltoall(send), None
-        else:
-            got, totals = self.ctx.alltoall(send, total=total, op=total_op)
+        got, totals = self._exchange(send, total, total_op)
         merged = {}
         for r in self.ctx.ranks:
             parts = []
