@@ -4,12 +4,13 @@
 frontier and merges the results at the owners of their heads (TDO-GP, Figure 6, Algorithm 2),
 in one of two directions chosen per superstep:
 
-- **push** (sparse): the frontier's ids and values are gathered to the ranks whose block rows
-  hold them (the layout's ``push_peers``: nobody else in 1D, the mesh row in 2D), each rank
-  evaluates ``f`` on its arcs, pre-merges per head, and sends each head's result to its owner
-  (the scatter plan: within the mesh column in 2D).
-- **pull** (dense): the frontier is gathered to the ranks whose arcs may come from it (the
-  layout's ``pull_peers``: every rank in 1D, the mesh column in 2D), and every rank scans the
+- **push** (sparse): the frontier's ids and values are gathered to the ranks whose blocks hold
+  their arcs (the layout's ``push_targets``: nobody else in 1D, the mesh row in 2D; in 1.5D E
+  vertices everywhere, H along the mesh row and column, L nowhere), each rank evaluates ``f`` on
+  its arcs, pre-merges per head, and sends each head's result to its owner (the scatter plan:
+  within the mesh column in 2D).
+- **pull** (dense): the frontier is gathered to the ranks whose in-arcs may come from it (the
+  layout's ``pull_targets``: every rank in 1D, the mesh column in 2D), and every rank scans the
   in-arcs of its candidate heads; with ``merge="first"`` a head stops at its first frontier
   in-neighbour, which is Beamer's bottom-up step. Results go to the heads' owners.
 
