@@ -13,13 +13,16 @@ from dgraph.partitioners.twod import near_square
 
 from graphs import er_edges, grid_edges, kron_edges
 
-# ranks 1, 4, 6 (2 x 3), 16 and 64, on 2 workers
-LAYOUTS = [OneD(ranks=1), OneD(ranks=6), TwoD(rows=2, cols=2), TwoD(rows=2, cols=3),
-           TwoD(rows=4, cols=4), TwoD(rows=8, cols=8), OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6), OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
-           OnePointFiveD(rows=4, cols=4), OnePointFiveD(rows=8, cols=8, e_threshold=12, h_threshold=4),
-           # classes forced empty: no H, no E, no L (every vertex with an arc heavy)
-           OnePointFiveD(rows=2, cols=3, e_threshold=10, h_threshold=10), OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=5),
-           OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1)]
+# ranks 1, 4 (2 x 2), 6 (2 x 3), 16 and 64, on 2 workers
+LAYOUTS = [
+    OneD(ranks=1), OneD(ranks=6), TwoD(rows=2, cols=3), TwoD(rows=4, cols=4), TwoD(rows=8, cols=8),
+    OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6), OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
+    OnePointFiveD(rows=8, cols=8, e_threshold=12, h_threshold=4),
+    # classes forced empty: no H; no E; no L (every vertex with an arc heavy)
+    OnePointFiveD(rows=2, cols=3, e_threshold=10, h_threshold=10),
+    OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=5),
+    OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1),
+]
 
 
 def _all_algorithms(g, source):
