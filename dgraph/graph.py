@@ -74,26 +74,42 @@ def _placed_labels(index, order):
     return index[order] if order is not None else index
 
 
+def _pick(ranks, pieces):
+    """The pieces of these ranks out of one cut (a list with a piece per rank)."""
+    return {r: pieces[r] for r in ranks}
+
+
+def _with_pieces(fn, r, args, *groups):
+    """``fn(*args, *pieces)`` with rank r's piece of every cut, from the groups of its worker."""
+    return fn(*args, *[g[r] for g in groups])
+
+
+def _route(client, cuts, where):
+    """For each rank, the futures holding its pieces of every cut: one selection per (cut,
+    worker) rather than per (cut, rank), so P ranks cost 2 x cuts x workers tasks, not cuts x P."""
+    ranks_of = {}
+    for r, w in enumerate(where):
+        ranks_of.setdefault(w, []).append(r)
+    group = {w: [client.submit(_pick, ranks, cut, workers=[w], allow_other_workers=True, pure=False) for cut in cuts]
+             for w, ranks in ranks_of.items()}
+    return [group[where[r]] for r in range(len(where))]
+
+
 def _build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, where, extra=None):
     """Rank r's block from piece r of every cut, built by ``layout`` (a 1D layout for owner
     blocks) on worker ``where[r]`` (or elsewhere if that worker is gone). Where a rank's rows are
     not its own vertices (2D, 1.5D) the blocks also get the degrees of their owned vertices."""
-    blocks = []
-    for r in range(len(bounds) - 1):
-        pieces = [client.submit(operator.getitem, cut, r, pure=False) for cut in cuts]
-        blocks.append(
-            client.submit(
-                layout.build, r, bounds, n, direction, order, dedup, extra, *pieces,
-                workers=[where[r]], allow_other_workers=True, pure=False,
-            )
-        )
+    blocks = [
+        client.submit(_with_pieces, layout.build, r, (r, bounds, n, direction, order, dedup, extra), *groups,
+                      workers=[where[r]], allow_other_workers=True, pure=False)
+        for r, groups in enumerate(_route(client, cuts, where))
+    ]
     if layout.subgraphs or any(layout.push_peers(r) != [r] for r in range(len(blocks))):
         degrees = [client.submit(degree_pieces, b, bounds, pure=False) for b in blocks]
         blocks = [
-            client.submit(with_owned_degree, b, int(bounds[r + 1] - bounds[r]),
-                          *[client.submit(operator.getitem, d, r, pure=False) for d in degrees],
+            client.submit(_with_pieces, with_owned_degree, r, (b, int(bounds[r + 1] - bounds[r])), *groups,
                           workers=[where[r]], allow_other_workers=True, pure=False)
-            for r, b in enumerate(blocks)
+            for r, (b, groups) in enumerate(zip(blocks, _route(client, degrees, where)))
         ]
     dask.distributed.wait(blocks)
     return blocks

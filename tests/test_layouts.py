@@ -15,7 +15,7 @@ from graphs import er_edges, grid_edges, kron_edges
 
 # ranks 1, 4 (2 x 2), 6 (2 x 3), 16 and 64, on 2 workers
 LAYOUTS = [
-    OneD(ranks=1), OneD(ranks=6), TwoD(rows=2, cols=3), TwoD(rows=4, cols=4), TwoD(rows=8, cols=8),
+    OneD(ranks=1), OneD(ranks=6), OneD(ranks=64), TwoD(rows=2, cols=3), TwoD(rows=4, cols=4), TwoD(rows=8, cols=8),
     OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6), OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
     OnePointFiveD(rows=8, cols=8, e_threshold=12, h_threshold=4),
     # classes forced empty: no H; no E; no L (every vertex with an arc heavy)
@@ -23,6 +23,11 @@ LAYOUTS = [
     OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=5),
     OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1),
 ]
+# the neighbourhood algorithms read 1D owner blocks whatever the layout: one layout of each
+# kind shows those are rebuilt right, the edge-map algorithms run on all
+NEIGHBOURHOOD_ON = {repr(x) for x in (OneD(ranks=1), OneD(ranks=64), TwoD(rows=2, cols=3), TwoD(rows=8, cols=8),
+                                      OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
+                                      OnePointFiveD(rows=8, cols=8, e_threshold=12, h_threshold=4))}
 
 
 def _all_algorithms(g, source):
@@ -31,17 +36,16 @@ def _all_algorithms(g, source):
         "bfs": alg.bfs(g, source),
         "sssp": alg.sssp(g, source, weight=g.weight),
         "pagerank": alg.pagerank(g, tol=0, max_iter=30),
-        "wcc": alg.connected_components(g),
-        "cdlp": alg.label_propagation(g, max_iter=5),
-        "lcc": alg.local_clustering_coefficient(g),
         "bc": alg.betweenness_centrality(g, k=3, seed=2),
     }
     if g.directed:
         out["scc"] = alg.strongly_connected_components(g)
-    else:
-        out["triangles"] = alg.triangle_count(g)
-        out["core"] = alg.core_number(g)
-        out["mwm"] = alg.max_weight_matching(g, weight=g.weight)
+    if repr(g.layout) in NEIGHBOURHOOD_ON:
+        out.update(wcc=alg.connected_components(g), cdlp=alg.label_propagation(g, max_iter=5),
+                   lcc=alg.local_clustering_coefficient(g))
+        if not g.directed:
+            out.update(triangles=alg.triangle_count(g), core=alg.core_number(g),
+                       mwm=alg.max_weight_matching(g, weight=g.weight))
     return {k: v.compute().sort_values("vertex").reset_index(drop=True) for k, v in out.items()}
 
 
@@ -69,6 +73,8 @@ def test_every_algorithm_agrees_on_every_layout(client, kind):
             first = got
             continue
         for name, frame in got.items():
+            if name not in first:
+                continue
             floats = [c for c in frame.columns if frame[c].dtype.kind == "f" or str(frame[c].dtype) == "Float64"]
             ints = [c for c in frame.columns if c not in floats]
             pd.testing.assert_frame_equal(frame[ints], first[name][ints], obj=f"{name} on {layout!r}")
