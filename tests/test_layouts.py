@@ -133,6 +133,9 @@ def test_one_point_five_d_classes_and_thresholds(client):
     degree = g.degrees().compute().set_index("vertex")["degree"]
     order = g._order.result()
     assert degree.loc[order[heavy]].min() > degree.median()  # heavy really means high degree
+    summary = g.layout_report().attrs["summary"]
+    assert (summary["e_threshold"], summary["h_threshold"]) == (e, h)
+    assert (summary["vertices_E"], summary["vertices_H"]) == (ne, heavy.size - ne)
     given = dgraph.generators.kronecker_graph(10, layout=OnePointFiveD(rows=2, cols=2, e_threshold=40, h_threshold=9))
     assert (given._extra.result()["e_threshold"], given._extra.result()["h_threshold"]) == (40, 9)
     with pytest.raises(dgraph.DgraphInputError, match="h_threshold=9 is above e_threshold=5"):
