@@ -101,7 +101,7 @@ def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
     the latest counts and skipping heads an earlier subgraph of the level already reached."""
     from dgraph.partitioners.onefived import ENDS, SUBGRAPHS
 
-    classes = em._classes
+    classes = em.classes
     own = {r: np.arange(em.lo(r), em.lo(r) + em.size(r)) for r in ctx.ranks}
     size = ctx.allreduce({r: np.bincount(classes[own[r]], minlength=3) for r in ctx.ranks})
     arcs = dict(zip(SUBGRAPHS, ctx.allreduce({r: [p.narcs for p in em.out_block(r).parts] for r in ctx.ranks})))

@@ -98,7 +98,8 @@ class EdgeMap:
 
     ``block``: which of a rank's blocks holds the arcs to push along (0: out-arcs, 1: in-arcs,
     for a run started with ``reverse``); pulls read the other one. ``layout``: the graph's layout
-    (kernels run with ``placement="layout"`` receive it); None means 1D.
+    (kernels run with ``placement="layout"`` receive it); None means 1D. ``classes``: the
+    layout's class of every vertex (1.5D: 0 L, 1 H, 2 E), or None.
     """
 
     def __init__(self, ctx, bounds, key, block=0, layout=None):
@@ -119,7 +120,7 @@ class EdgeMap:
         self._universes = {}
         self._degree = None
         self._arcs = None
-        self._hid, self._classes = heavy_index(ctx.blocks[ctx.ranks[0]][0], self.n) if ctx.ranks else (None, None)
+        self._hid, self.classes = heavy_index(ctx.blocks[ctx.ranks[0]][0], self.n) if ctx.ranks else (None, None)
 
     def lo(self, r):
         return int(self.bounds[r])
@@ -191,7 +192,7 @@ class EdgeMap:
         key = (r, tuple(classes))
         if key not in self._universes:
             lo = self.lo(r)
-            self._universes[key] = np.flatnonzero(np.isin(self._classes[lo : lo + self.size(r)], classes))
+            self._universes[key] = np.flatnonzero(np.isin(self.classes[lo : lo + self.size(r)], classes))
         return self._universes[key]
 
     def _local(self, part, gids):
@@ -221,7 +222,7 @@ class EdgeMap:
         send = {}
         for r in self.ctx.ranks:
             send[r] = {}
-            cls = None if self._classes is None else self._classes[ids[r] + self.lo(r)]
+            cls = None if self.classes is None else self.classes[ids[r] + self.lo(r)]
             for d, classes in targets[r].items():
                 carried = lambda sel: [] if self._valueless else [vals[r][sel]]  # noqa: E731
                 if classes is None:

@@ -104,7 +104,7 @@ def _build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, wher
                       workers=[where[r]], allow_other_workers=True, pure=False)
         for r, groups in enumerate(_route(client, cuts, where))
     ]
-    if layout.subgraphs or any(layout.push_peers(r) != [r] for r in range(len(blocks))):
+    if not layout.owns_rows():
         degrees = [client.submit(degree_pieces, b, bounds, pure=False) for b in blocks]
         blocks = [
             client.submit(_with_pieces, with_owned_degree, r, (b, int(bounds[r + 1] - bounds[r])), *groups,
@@ -142,7 +142,7 @@ class Graph:
         self._rblocks = None if directed else blocks
         self._dedup = duplicates == "drop"
         self._placed = None
-        self._owned = None
+        self._owned = {}  # reverse? -> 1D owner blocks
         self._counts = None
         self.last_stats = None
 
@@ -198,11 +198,9 @@ class Graph:
         """1D blocks (rank r holds the out- or in-arcs of its own vertices). The layout's own
         blocks when it is 1D; otherwise rebuilt once from them, for the algorithms that need a
         vertex's whole neighbourhood in one place."""
-        if self._owned is None:
-            self._owned = {}
         if reverse not in self._owned:
             layout_blocks = self._reverse_blocks() if reverse else self._blocks
-            if not self.layout.subgraphs and all(self.layout.push_peers(r) == [r] for r in range(self.nranks)):
+            if self.layout.owns_rows():
                 self._owned[reverse] = layout_blocks
             elif not self.directed and reverse:
                 self._owned[reverse] = self._owner_blocks(False)

@@ -50,6 +50,8 @@ class Layout:
         return owner_of(src, bounds)
 
     def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
+        from ..block import build_block  # blocks import this package for owner_of
+
         lo, hi = self.row_range(rank, bounds)
         return build_block(rank, lo, hi, n, direction, key, dedup, *pieces)
 
@@ -58,6 +60,11 @@ class Layout:
 
     def push_peers(self, r):
         return [r]
+
+    def owns_rows(self):
+        """True when every rank's block is one CSR over its own vertices (1D-like), so the
+        layout's blocks are also the owner blocks and no row reduction is needed."""
+        return not self.subgraphs and all(self.push_peers(r) == [r] for r in range(self.ranks))
 
     def pull_peers(self, r):
         return list(range(self.ranks))
@@ -79,12 +86,6 @@ class Layout:
 def owner_of(ids, bounds):
     """The rank owning each placed id."""
     return np.searchsorted(bounds, ids, side="right") - 1
-
-
-def build_block(*args, **kwargs):
-    from ..block import build_block as build
-
-    return build(*args, **kwargs)
 
 
 def resolve_layout(layout, ranks, default_ranks):

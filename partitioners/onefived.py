@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DgraphInputError
-from .base import Layout, build_block, owner_of
+from .base import Layout, owner_of
 from .oned import OneD
 from .twod import TwoD
 
@@ -130,7 +130,7 @@ class OnePointFiveD(Layout):
                          default=so)
 
     def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
-        from ..block import Subgraphs, concat_pieces
+        from ..block import Subgraphs, build_block, concat_pieces
 
         rows, cols, w = concat_pieces(pieces)
         cls, heavy, ne = extra["classes"], extra["heavy"], extra["n_extreme"]
