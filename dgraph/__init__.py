@@ -23,12 +23,13 @@ from . import datasets, kernels  # noqa: E402
 from .errors import ConvergenceWarning, DgraphError, DgraphInputError, DgraphRunError, DgraphWarning  # noqa: E402
 from .graph import Graph, from_edgelist  # noqa: E402
 from .io import from_networkx, read_edgelist  # noqa: E402
+from .orchestration import orchestrate  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ConvergenceWarning", "DgraphError", "DgraphInputError", "DgraphRunError", "DgraphWarning", "Graph",
-    "datasets", "from_edgelist", "from_networkx", "kernels", "read_edgelist",
+    "datasets", "from_edgelist", "from_networkx", "kernels", "orchestrate", "read_edgelist",
 ]
 
 

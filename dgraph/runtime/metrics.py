@@ -28,6 +28,7 @@ class RunStats:
     step_bytes: list = field(default_factory=list)  # per superstep: (kind, bytes between ranks)
     phases: dict = field(default_factory=dict)  # phase name -> seconds (max over workers)
     info: dict = field(default_factory=dict)  # algorithm facts (levels, iterations, converged ...)
+    marks: dict = field(default_factory=dict)  # name -> (supersteps, messages, bytes) when marked
 
     def __post_init__(self):
         if self.messages is None:
@@ -46,6 +47,15 @@ class RunStats:
     def record(self, src, dst, nbytes):
         self.messages[src, dst] += 1
         self.bytes[src, dst] += nbytes
+
+    def mark(self, name):
+        """Remember the counters now, so a later part of the run can be told apart (``since``)."""
+        self.marks[name] = (self.supersteps, self.messages.copy(), self.bytes.copy())
+
+    def since(self, name):
+        """``(supersteps, messages, bytes)`` counted after ``mark(name)``."""
+        steps, messages, nbytes = self.marks[name]
+        return self.supersteps - steps, self.messages - messages, self.bytes - nbytes
 
     @contextmanager
     def phase(self, name):
@@ -66,6 +76,12 @@ class RunStats:
             out.bytes += p.bytes
             out.wire_bytes += p.wire_bytes
             out.wire_frames += p.wire_frames
+            for k, (steps, messages, nbytes) in p.marks.items():
+                if k in out.marks:
+                    s0, m0, b0 = out.marks[k]
+                    out.marks[k] = (max(s0, steps), m0 + messages, b0 + nbytes)
+                else:
+                    out.marks[k] = (steps, messages.copy(), nbytes.copy())
             for k, v in p.phases.items():
                 out.phases[k] = max(out.phases.get(k, 0.0), v)
             for k, v in p.info.items():
