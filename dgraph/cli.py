@@ -7,6 +7,7 @@
     dgraph run bfs --input edges.tsv --directed --scheduler tcp://host:8786
     dgraph partition --kronecker 16 --layout 2d --ranks 64 --measure
     dgraph graphalytics --graph ldbc/example-directed --algorithm CDLP --output out.txt
+    dgraph orchestrate-bench --ranks 2,4,8,16 --tasks-per-rank 100000 --zipf 1.5,2.0,2.5
 """
 
 from __future__ import annotations
@@ -66,6 +67,16 @@ def _parser():
     ga.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
     ga.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
     ga.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
+    ob = sub.add_parser("orchestrate-bench", help="TD-Orch's Zipf hash-table microbenchmark: every strategy, per-rank words")
+    ob.add_argument("--ranks", default="2,4,8,16", help="comma-separated logical rank counts")
+    ob.add_argument("--tasks-per-rank", type=int, default=100_000)
+    ob.add_argument("--zipf", default="1.5,2.0,2.5", help="comma-separated Zipf exponents")
+    ob.add_argument("--strategies", default="push,pull,sort,tdorch")
+    ob.add_argument("--fanout", type=int, help="TD-Orch tree fan-out F (default: Theorem 2.1's)")
+    ob.add_argument("--chunk", type=int, help="TD-Orch meta-task chunk size C (default 4)")
+    ob.add_argument("--repeat", type=int, default=1, help="runs per configuration; the fastest counts")
+    ob.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
+    ob.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
     return p
 
 
@@ -153,6 +164,22 @@ def partition(args):
     return 0
 
 
+def orchestrate_bench(args):
+    from dgraph.orchestration import bench
+
+    def show(row):
+        _say(f"  zipf {row['zipf']} ranks {row['ranks']} {row['strategy']}: {row['stage_s']:.3f} s, "
+             f"max/mean {row['max/mean']:.2f}")
+
+    with _connected(args) as client:
+        rows = bench.zipf_bench(
+            ranks=[int(x) for x in args.ranks.split(",")], tasks_per_rank=args.tasks_per_rank,
+            zipf=[float(x) for x in args.zipf.split(",")], strategies=args.strategies.split(","),
+            fanout=args.fanout, chunk=args.chunk, repeat=args.repeat, client=client, progress=show)
+        print(bench.table(rows))
+    return 0
+
+
 def run(args):
     from dgraph import algorithms
 
@@ -207,7 +234,8 @@ def main(argv=None):
     from dgraph.errors import DgraphError
 
     try:
-        return {"graphalytics": graphalytics, "partition": partition, "run": run}[args.command](args)
+        commands = {"graphalytics": graphalytics, "partition": partition, "run": run, "orchestrate-bench": orchestrate_bench}
+        return commands[args.command](args)
     except DgraphError as exc:
         print(f"dgraph: error: {exc}", file=sys.stderr)
         return 2

@@ -72,6 +72,7 @@ def _kernel(ctx, plan):
     with ctx.phase("stage"):
         executed = _strategies()[plan["strategy"]](st)
         st.finish_writes()
+        ctx.stats.mark("written")
         results = st.return_results(executed)
     out = {}
     for r in ctx.ranks:

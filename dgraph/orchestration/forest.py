@@ -2,7 +2,7 @@
 
 The forest has one tree per rank i (for the addresses rank i owns): a balanced F-ary tree whose
 P leaves are the ranks (rank j at leaf (j - i) mod P), whose root is rank i, and whose inner
-virtual nodes sit on ranks chosen by a hash of (tree, level, index). With F >= P a tree is a star.
+virtual nodes sit on ranks chosen by a hash (see ``node_rank``). With F >= P a tree is a star.
 
 1. Up (contention detection): each rank wraps its tasks as L0 meta-tasks and sends them up the
    tree of their address, level by level. A node merges what arrives per (address, node) and
@@ -36,12 +36,15 @@ def height(nranks, fanout):
 
 
 def node_rank(tree, level, index, H, P):
-    """The rank hosting virtual node (tree, level, index)."""
+    """The rank hosting virtual node (tree, level, index): leaves are ranks, the top is the
+    tree's own rank, and an inner node sits at its tree's rank rotated by a hash of (level,
+    index). A rotation, not a free hash: every rank then hosts the same number of inner nodes
+    of every level (a free hash left some ranks twice the average at P = 16)."""
     if level == H:
         return tree
     if level == 0:
         return (tree + index) % P
-    return owner_of((tree * (H + 1) + level) * P + index, P)
+    return (tree + owner_of(np.asarray(level * P + index, dtype=np.int64), P)) % P
 
 
 def _groups(keys, q):
@@ -242,7 +245,10 @@ def _frames(parts):
 
 def tdorch(st):
     forest = Forest(st)
-    todo, rounds = forest.down(forest.up())
+    roots = forest.up()
+    st.ctx.stats.mark("up")
+    todo, rounds = forest.down(roots)
+    st.ctx.stats.mark("down")
     executed, partials = {}, {}
     for r in st.ctx.ranks:
         if todo[r]:

@@ -17,7 +17,7 @@ from .. import frames
 from ..errors import DgraphInputError
 
 ADDRESS = "\0address"  # the data's index while it travels as a column
-_MIX = np.uint64(0x9E3779B97F4A7C15)
+_GOLDEN, _M1, _M2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 
 
 def keys_of(values, mode):
@@ -28,9 +28,19 @@ def keys_of(values, mode):
     return pd.util.hash_array(values.astype(str).to_numpy(dtype=object)).view(np.int64)
 
 
+def mix(keys):
+    """splitmix64's finalizer: every bit of the key reaches the low bits (a multiply alone left
+    the 120 hottest Zipf addresses on 3 of 16 ranks)."""
+    with np.errstate(over="ignore"):
+        x = np.asarray(keys, dtype=np.int64).view(np.uint64) + _GOLDEN
+        x = (x ^ (x >> np.uint64(30))) * _M1
+        x = (x ^ (x >> np.uint64(27))) * _M2
+    return x ^ (x >> np.uint64(31))
+
+
 def owner_of(keys, nranks):
-    x = keys.view(np.uint64) * _MIX
-    return ((x ^ (x >> np.uint64(31))) % np.uint64(nranks)).astype(np.int64)
+    """The rank owning each key: the hash table's placement."""
+    return (mix(keys) % np.uint64(nranks)).astype(np.int64)
 
 
 def group_rows(dest, nranks):
