@@ -121,6 +121,9 @@ def run_orchestration(tasks, data, f, merge="sum", write_back=None, address="add
             raise DgraphInputError(f"priority column {priority!r} is not a column of tasks")
         if tasks[priority].dtype.kind not in "biuf":
             raise DgraphInputError(f"priority column {priority!r} must be numeric, it is {tasks[priority].dtype}")
+    task_schema = frames.schema_of(tasks._meta, "tasks")
+    flat_meta = data._meta.reset_index(names=ADDRESS)
+    data_schema = frames.schema_of(flat_meta, "data")
     alive = workers(client)
     nranks = int(ranks or len(alive))
     if nranks < 1:
@@ -136,9 +139,7 @@ def run_orchestration(tasks, data, f, merge="sum", write_back=None, address="add
         "f": f, "write_back": write_back, "merge": merge, "address": address, "strategy": strategy,
         "missing": missing, "offsets": offsets, "index_name": data.index.name,
         "key_mode": "int" if tasks[address].dtype.kind in "iu" and index_kind in "iu" else "hash",
-        "task_schema": frames.schema_of(tasks._meta, "tasks"), "task_meta": tasks._meta,
-        "data_schema": frames.schema_of(data._meta.reset_index(names=ADDRESS), "data"),
-        "data_meta": data._meta.reset_index(names=ADDRESS),
+        "task_schema": task_schema, "task_meta": tasks._meta, "data_schema": data_schema, "data_meta": flat_meta,
         "fanout": int(fanout or default_fanout(int(offsets[-1]), nranks)),
         "chunk": int(chunk or DEFAULT_CHUNK),
     }
