@@ -184,7 +184,7 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False):
     """
     if depth_limit is not None and (not isinstance(depth_limit, (int, np.integer)) or depth_limit < 0):
         raise DgraphInputError(f"depth_limit must be a non-negative integer or None, got {depth_limit!r}")
-    if sub_iterations and not graph.layout.subgraphs:
+    if sub_iterations and graph.layout.name != "1.5d":
         raise DgraphInputError(f"sub_iterations=True needs a layout with subgraphs (layout='1.5d'), not {graph.layout!r}")
     src = int(graph.encode_vertices([source], "BFS source")[0])
     results, _ = graph.run(bfs_kernel, reverse=True, name="bfs", placement="layout", source=src, depth_limit=depth_limit,

@@ -44,7 +44,7 @@ def _graph_options(cmd):
     cmd.add_argument("--weight", action="store_true", help="read a third column of --input as edge weights")
     cmd.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
     cmd.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
-    cmd.add_argument("--layout", default="1d", help="layout name: 1d, 2d or 1.5d (2d and 1.5d: a near-square mesh of --ranks)")
+    cmd.add_argument("--layout", default="1d", help="layout name: 1d, 2d, 1.5d or tdorch (2d and 1.5d: a near-square mesh of --ranks)")
     cmd.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
 
 

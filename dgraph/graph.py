@@ -352,7 +352,7 @@ def from_edgelist(
     vertices : Series, list or array, optional
         All vertex labels, so vertices without edges exist too.
     layout : str or dgraph.partitioners.Layout
-        ``"1d"``, ``"2d"``, ``"1.5d"`` or a layout object such as ``OneD(ranks=8,
+        ``"1d"``, ``"2d"``, ``"1.5d"``, ``"tdorch"`` or a layout object such as ``OneD(ranks=8,
         balance="striped")``, ``TwoD(rows=2, cols=4)`` or ``OnePointFiveD(e_threshold=...)``.
     ranks : int, optional
         Logical ranks (default: one per worker). May exceed the number of workers.
@@ -425,6 +425,8 @@ def _place(client, edges, labels, directed, weight, layout, duplicates, wk):
     if client.submit(lambda e: e is None, extra).result():
         extra.release()
         extra = None
+    else:
+        layout = client.submit(layout.resolve, extra, pure=False).result()
     if client.submit(lambda o: o is None, order).result():
         order.release()
         order = None

@@ -121,11 +121,8 @@ def layout_report(graph, measure=False):
         "dense_bytes_total": int(nbytes.sum()),
         "sparse_peers_per_rank_max": peers,
     }
-    if graph._extra is not None:  # the classes of a 1.5D plan
-        x = c.submit(lambda e: {k: e[k] for k in ("e_threshold", "h_threshold", "n_extreme")} | {"n_heavy": e["heavy"].size},
-                     graph._extra).result()
-        rep.attrs["summary"].update(e_threshold=int(x["e_threshold"]), h_threshold=int(x["h_threshold"]),
-                                    vertices_E=x["n_extreme"], vertices_H=x["n_heavy"] - x["n_extreme"])
+    if graph._extra is not None:  # what the plan decided (1.5D: thresholds and classes)
+        rep.attrs["summary"].update(c.submit(layout.plan_facts, graph._extra, pure=False).result())
     return rep
 
 

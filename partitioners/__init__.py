@@ -1,12 +1,14 @@
 """Layouts: how vertices and edges are placed on ranks.
 
 A layout answers where each vertex lives (its owner rank) and where each edge lives; every
-algorithm then runs unchanged on it. Available now: ``OneD`` (``layout="1d"``) and ``TwoD`` (``layout="2d"``) and ``OnePointFiveD`` (``layout="1.5d"``).
+algorithm then runs unchanged on it. Available: ``OneD`` (``layout="1d"``), ``TwoD`` (``layout="2d"``), ``OnePointFiveD`` (``layout="1.5d"``) and
+``TDOrch`` (``layout="tdorch"``).
 """
 
 from .base import Layout, resolve_layout
 from .oned import OneD
 from .onefived import OnePointFiveD
+from .tdorch import TDOrch
 from .twod import TwoD
 
-__all__ = ["Layout", "OneD", "OnePointFiveD", "TwoD", "resolve_layout"]
+__all__ = ["Layout", "OneD", "OnePointFiveD", "TDOrch", "TwoD", "resolve_layout"]

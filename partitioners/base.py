@@ -45,6 +45,14 @@ class Layout:
     def plan(self, out_degree):
         raise NotImplementedError
 
+    def plan_facts(self, extra):
+        """What the plan decided, for the partition report (a dict of plain numbers)."""
+        return {}
+
+    def resolve(self, extra):
+        """This layout with whatever its plan decided from the graph (TD-Orch: the tree shape)."""
+        return self
+
     # 1D defaults: an arc lives at its source's owner, a rank's rows are its own vertices.
     def arc_ranks(self, src, dst, bounds, extra=None):
         return owner_of(src, bounds)
@@ -92,12 +100,13 @@ def resolve_layout(layout, ranks, default_ranks):
     """A Layout object with a rank count from ``layout="1d"``/``"2d"`` / an object, and ``ranks``."""
     from .oned import OneD
     from .onefived import OnePointFiveD
+    from .tdorch import TDOrch
     from .twod import TwoD, meshes
 
     if ranks is not None and (isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1):
         raise DgraphInputError(f"ranks must be a positive integer, got {ranks!r}")
     if isinstance(layout, str):
-        names = {"1d": OneD, "2d": TwoD, "1.5d": OnePointFiveD}
+        names = {"1d": OneD, "2d": TwoD, "1.5d": OnePointFiveD, "tdorch": TDOrch}
         if layout.lower() not in names:
             raise DgraphInputError(f"unknown layout {layout!r}; available: {sorted(names)} or a dgraph.partitioners object")
         layout = names[layout.lower()]()

@@ -121,6 +121,11 @@ class OnePointFiveD(Layout):
         return order, bounds, {"heavy": heavy, "n_extreme": n_extreme, "classes": classes,
                                "e_threshold": e, "h_threshold": h}
 
+    def plan_facts(self, extra):
+        ne = int(extra["n_extreme"])
+        return {"e_threshold": int(extra["e_threshold"]), "h_threshold": int(extra["h_threshold"]),
+                "vertices_E": ne, "vertices_H": int(extra["heavy"].size) - ne}
+
     def arc_ranks(self, src, dst, bounds, extra=None):
         cls = extra["classes"]
         cs, cd = cls[src], cls[dst]

@@ -8,7 +8,7 @@ import pytest
 import dgraph
 from dgraph import algorithms as alg
 from dgraph.cli import main
-from dgraph.partitioners import OneD, OnePointFiveD, TwoD
+from dgraph.partitioners import OneD, OnePointFiveD, TDOrch, TwoD
 from dgraph.partitioners.twod import near_square
 
 from graphs import er_edges, grid_edges, kron_edges
@@ -22,12 +22,15 @@ LAYOUTS = [
     OnePointFiveD(rows=2, cols=3, e_threshold=10, h_threshold=10),
     OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=5),
     OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1),
+    # TD-Orch ingestion: a star (hot sources spread, the rest home); a tree of height 4 (F = 2)
+    TDOrch(ranks=4, chunk=2), TDOrch(ranks=16, fanout=2, chunk=1),
 ]
 # the neighbourhood algorithms read 1D owner blocks whatever the layout: one layout of each
 # kind shows those are rebuilt right, the edge-map algorithms run on all
 NEIGHBOURHOOD_ON = {repr(x) for x in (OneD(ranks=1), OneD(ranks=64), TwoD(rows=2, cols=3), TwoD(rows=8, cols=8),
                                       OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
-                                      OnePointFiveD(rows=8, cols=8, e_threshold=12, h_threshold=4))}
+                                      OnePointFiveD(rows=8, cols=8, e_threshold=12, h_threshold=4),
+                                      TDOrch(ranks=16, fanout=2, chunk=1))}
 
 
 def _all_algorithms(g, source):
@@ -85,7 +88,8 @@ def test_every_algorithm_agrees_on_every_layout(client, kind):
 
 @pytest.mark.parametrize("layout", [OneD(ranks=4), OneD(ranks=5, balance="hashed"), TwoD(rows=2, cols=3),
                                     TwoD(rows=4, cols=4), TwoD(rows=3, cols=2), OnePointFiveD(rows=4, cols=4),
-                                    OnePointFiveD(rows=2, cols=3, e_threshold=50, h_threshold=12)], ids=repr)
+                                    OnePointFiveD(rows=2, cols=3, e_threshold=50, h_threshold=12),
+                                    TDOrch(ranks=4, chunk=2), TDOrch(ranks=16, fanout=2, chunk=1)], ids=repr)
 def test_report_predicts_the_counted_dense_superstep(client, layout):
     g = dgraph.from_edgelist(kron_edges(11, seed=3), directed=False, layout=layout)
     rep = g.layout_report(measure=True)
@@ -140,6 +144,32 @@ def test_one_point_five_d_classes_and_thresholds(client):
     assert (given._extra.result()["e_threshold"], given._extra.result()["h_threshold"]) == (40, 9)
     with pytest.raises(dgraph.DgraphInputError, match="h_threshold=9 is above e_threshold=5"):
         OnePointFiveD(e_threshold=5, h_threshold=9)
+
+
+def test_tdorch_places_light_sources_home_and_spreads_hot_ones(client):
+    """TD-Orch's rule on expected gathering: a source stays at the first tree level where more
+    than C of its arcs gather; level 0 (hot) arcs spread evenly over every rank."""
+    degree = np.arange(100)
+    order, bounds, x = TDOrch(ranks=8, fanout=2, chunk=3).plan(degree)
+    assert order is None and (x["fanout"], x["chunk"], x["height"]) == (2, 3, 3)
+    levels = x["levels"]
+    for lv in range(4):
+        assert (degree[levels == lv] * min(2**lv, 8) / 8 > 3).all() or lv == 3  # more than C gather at its level
+        if lv:  # but not one level lower
+            assert (degree[levels == lv] * 2 ** (lv - 1) / 8 <= 3).all()
+    assert (x["classes"][levels == 0] == 2).all() and (x["classes"][levels == 3] == 0).all()
+    assert x["heavy"].tolist() == sorted(np.flatnonzero(levels < 3), key=lambda v: (levels[v], v))
+
+    edges = kron_edges(11, seed=4)
+    g = dgraph.from_edgelist(edges, directed=False, layout=TDOrch(ranks=8, fanout=2, chunk=3))
+    rep = g.layout_report(measure=True)
+    s = rep.attrs["summary"]
+    assert s["arcs_SPREAD_max_over_mean"] < 1.1 and (rep.dense_bytes == rep.measured_bytes).all()
+    assert sum(s[f"vertices_level_{lv}"] for lv in range(4)) == g.num_vertices
+    spread = alg.pagerank(g, tol=0, max_iter=5).compute().sort_values("vertex")
+    home = alg.pagerank(dgraph.from_edgelist(edges, directed=False, layout="1d", ranks=8), tol=0, max_iter=5)
+    np.testing.assert_allclose(spread.pagerank, home.compute().sort_values("vertex").pagerank, rtol=1e-12)
+    assert repr(dgraph.from_edgelist(edges, directed=False, layout="tdorch", ranks=4).layout).startswith("TDOrch(ranks=4, fanout=")
 
 
 @pytest.mark.parametrize("layout", [OnePointFiveD(rows=2, cols=3), OnePointFiveD(rows=4, cols=4, e_threshold=40, h_threshold=6)],
