@@ -61,7 +61,7 @@ class TDOrch(Layout):
     --------
     >>> import numpy as np
     >>> from dgraph.partitioners import TDOrch
-    >>> lay = TDOrch(ranks=4, chunk=2)
+    >>> lay = TDOrch(ranks=4, fanout=4, chunk=2)  # a star: leaves, then the owner
     >>> order, bounds, extra = lay.plan(np.array([40, 1, 2, 9, 3, 1]))
     >>> extra["levels"].tolist()  # 40 and 9 arcs: spread over the 4 leaves; the rest at home
     [0, 1, 1, 0, 1, 1]

@@ -66,3 +66,13 @@ def test_cli_runs_every_algorithm(client, capsys, tmp_path):
     assert "0.75" in out
     assert main(["run", "scc", "--dataset", "karate", "--scheduler", addr]) == 2
     assert "directed graph" in capsys.readouterr().err
+
+
+def test_orchestrate_bench_prints_every_strategy(client, capsys):
+    addr = client.scheduler.address
+    assert main(["orchestrate-bench", "--ranks", "2,4", "--tasks-per-rank", "500", "--zipf", "2.0",
+                 "--scheduler", addr]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| 2.0 |")]
+    assert [r.split("|")[3].strip() for r in rows] == ["push", "pull", "sort", "tdorch"] * 2
+    assert "max/mean" in out
