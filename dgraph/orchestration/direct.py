@@ -19,7 +19,7 @@ def push(st):
     received = st.exchange({r: st.route(st.tkeys[r], lambda rows, r=r: st.task_arrays(r, rows), st.live(r)) for r in st.ctx.ranks})
     executed = {}
     for o in st.ctx.ranks:
-        keys, gid, tasks, _ = st.task_table(received[o])
+        keys, gid, tasks = st.task_table(received[o])
         values = st.execute(tasks, st.data[o].iloc[st.data_rows(o, keys)])
         st.write(o, keys, st.partial(values, tasks, gid))
         executed[o] = (gid, values)

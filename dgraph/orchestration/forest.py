@@ -147,9 +147,10 @@ class Forest:
                 (keys, q, gid, frame), ptrs = self.settle(r, tasks, ptrs)
                 tdest = node_rank(owner_of(keys, self.P), level + 1, q // self.F, self.H, self.P)
                 pdest = node_rank(owner_of(ptrs[0], self.P), level + 1, ptrs[1] // self.F, self.H, self.P)
+                by_task, by_ptr, none = group_rows(tdest, self.P), group_rows(pdest, self.P), np.zeros(0, np.int64)
                 send[r] = {}
-                for d in np.union1d(tdest, pdest).tolist():
-                    t, p = np.flatnonzero(tdest == d), np.flatnonzero(pdest == d)
+                for d in set(by_task) | set(by_ptr):
+                    t, p = by_task.get(d, none), by_ptr.get(d, none)
                     send[r][d] = [keys[t], q[t] // self.F, gid[t], *frames.pack(frame.iloc[t], schema),
                                   ptrs[0][p], ptrs[1][p] // self.F, *(x[p] for x in ptrs[2:])]
             got = st.exchange(send)

@@ -60,7 +60,7 @@ def sort(st):
     moved = st.exchange(send)
     held = {}
     for r in ranks:
-        keys, gid, tasks, _ = st.task_table(moved[r])
+        keys, gid, tasks = st.task_table(moved[r])
         order = np.lexsort((gid, keys))
         held[r] = (keys[order], gid[order], tasks.iloc[order].reset_index(drop=True))
     bounds = st.ctx.allgather({r: [np.array([k[0], k[-1], k.size] if k.size else [0, 0, 0], dtype=np.int64)]

@@ -136,17 +136,14 @@ class Stage:
     def task_arrays(self, r, rows):
         return [self.tkeys[r][rows], self.gid[r][rows], *frames.pack(self.tasks[r].iloc[rows], self.plan["task_schema"])]
 
-    def task_table(self, received, extra=0):
-        """Concatenate shipped task rows: ``(keys, gids, frame, [extra arrays])``."""
+    def task_table(self, received):
+        """Concatenate shipped task rows (``task_arrays``): ``(keys, gids, frame)``."""
         parts = [a for _, a in received]
         if not parts:
-            return (np.zeros(0, np.int64), np.zeros(0, np.int64), self.plan["task_meta"], [np.zeros(0, np.int64)] * extra)
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), self.plan["task_meta"]
         keys = np.concatenate([p[0] for p in parts])
         gid = np.concatenate([p[1] for p in parts])
-        w = frames.width(self.plan["task_schema"])
-        frame = self.unpack_tasks([p[2 : 2 + w] for p in parts])
-        more = [np.concatenate([p[2 + w + i] for p in parts]) for i in range(extra)]
-        return keys, gid, frame, more
+        return keys, gid, self.unpack_tasks([p[2:] for p in parts])
 
     def unpack_tasks(self, packed):
         """One frame of the task rows packed in each of ``packed``."""
