@@ -144,7 +144,27 @@ class Graph:
         self._placed = None
         self._owned = {}  # reverse? -> 1D owner blocks
         self._counts = None
+        self._weights = None
+        self.transport, self.domains = "direct", None
         self.last_stats = None
+
+    def with_transport(self, transport, domains=None):
+        """This graph with another transport (and domains): the same placed blocks, shared.
+
+        >>> import dgraph
+        >>> g = dgraph.datasets.load("karate", ranks=4).with_transport("grouped", domains=2)
+        >>> int(dgraph.algorithms.bfs(g, 1).compute().distance.max()), len(g.last_stats.crossings) > 0
+        (3, True)
+        """
+        import copy
+
+        from .runtime.spmd import TRANSPORTS
+
+        if transport not in TRANSPORTS:
+            raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+        other = copy.copy(self)
+        other.transport, other.domains, other.last_stats = transport, domains, None
+        return other
 
     # ------------------------------------------------------------------ facts
     @property
@@ -239,9 +259,19 @@ class Graph:
             outs, ins = self._owner_blocks(), (self._owner_blocks(True) if reverse else None)
         blocks = [[o] for o in outs] if ins is None else [[o, i] for o, i in zip(outs, ins)]
         params = dict(params, bounds=self.bounds, key=self._order)
-        results, stats = launch(self.client, blocks, kernel, params, timeout=_timeout(), name=name)
+        results, stats = launch(self.client, blocks, kernel, params, timeout=_timeout(), name=name, transport=self.transport,
+                                domains=self.domains, weights=self._monitor_weights())
         self.last_stats = stats
         return results, stats
+
+    def _monitor_weights(self):
+        """Per rank, the largest degree among its vertices: domain monitors go to the ranks
+        holding the heaviest vertices (TuCOMM 6.3). Computed once, only for runs with domains."""
+        if self.domains is None and self.transport == "direct":
+            return None
+        if self._weights is None:
+            self._weights = self.client.gather([self.client.submit(_heaviest, b, pure=False) for b in self._blocks])
+        return self._weights
 
     def to_frame(self, rank_results, label_columns=(), nullable=()):
         """A dask DataFrame [vertex, ...] from per-rank dicts of arrays (placed-id columns decoded)."""
@@ -297,6 +327,11 @@ class Graph:
         return G
 
 
+def _heaviest(block):
+    degree = block.owned_degree if block.owned_degree is not None else block.parts[0].degree()
+    return int(degree.max()) if degree.size else 0
+
+
 def _timeout():
     return float(dask.config.get("dgraph.timeout", 600))
 
@@ -336,6 +371,8 @@ def from_edgelist(
     self_loops="keep",
     renumber=True,
     client=None,
+    transport="direct",
+    domains=None,
 ):
     """Build a distributed graph from an edge list.
 
@@ -362,6 +399,13 @@ def from_edgelist(
     renumber : bool
         ``False`` declares the labels to be the integers 0..n-1 (n = largest id + 1, or the
         length of ``vertices``) and skips renumbering.
+    transport : {"direct", "grouped"}
+        How supersteps move messages: one per rank pair, or TuCOMM's aggregation through one
+        monitor per communication domain (see ``dgraph.runtime.grouped``).
+    domains : optional
+        The communication domains (``dgraph.runtime.domains``: by host by default, an int K for
+        K contiguous rank groups, a dict of worker lists, or a function). With domains, run
+        stats split traffic into inter- and intra-domain (``g.last_stats.by_domain()``).
 
     Returns
     -------
@@ -392,6 +436,10 @@ def from_edgelist(
         raise DgraphInputError(f"self_loops must be one of {SELF_LOOPS}, got {self_loops!r}")
     wk = workers(client)
     layout = resolve_layout(layout, ranks, len(wk))
+    from .runtime.spmd import TRANSPORTS
+
+    if transport not in TRANSPORTS:
+        raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
 
     edges = df[[source, destination] + ([weight] if weight else [])]
     edges = edges.rename(columns={source: "src", destination: "dst", **({weight: "weight"} if weight else {})})
@@ -411,7 +459,9 @@ def from_edgelist(
         edges = edges[edges["src"] != edges["dst"]]
     if not directed:
         edges = edges.map_partitions(_symmetrize, meta=edges._meta)
-    return _place(client, edges, labels, directed, weight, layout, duplicates, wk)
+    g = _place(client, edges, labels, directed, weight, layout, duplicates, wk)
+    g.transport, g.domains = transport, domains
+    return g
 
 
 def _place(client, edges, labels, directed, weight, layout, duplicates, wk):

@@ -102,7 +102,8 @@ def _problem_message(problems, address):
 
 
 def run_orchestration(tasks, data, f, merge="sum", write_back=None, address="address", strategy="tdorch",
-                      ranks=None, fanout=None, chunk=None, missing="raise", priority=None, client=None):
+                      ranks=None, fanout=None, chunk=None, missing="raise", priority=None, client=None,
+                      transport="direct", domains=None):
     """``orchestrate`` returning ``(result futures, data futures, RunStats)`` per rank, for
     benchmarks that read the counters. Arguments as for ``orchestrate``."""
     client = client or get_client()
@@ -144,7 +145,7 @@ def run_orchestration(tasks, data, f, merge="sum", write_back=None, address="add
         "chunk": int(chunk or DEFAULT_CHUNK),
     }
     results, stats = launch(client, [[t, d] for t, d in zip(task_chunks, data_chunks)], _kernel, {"plan": plan},
-                            timeout=_timeout(), name=f"orchestrate-{strategy}")
+                            timeout=_timeout(), name=f"orchestrate-{strategy}", transport=transport, domains=domains)
     problems = [p for ps in client.gather([client.submit(lambda x: x[2], r, pure=False) for r in results]) for p in ps]
     if problems:
         raise DgraphInputError(_problem_message(problems, address))
@@ -154,7 +155,7 @@ def run_orchestration(tasks, data, f, merge="sum", write_back=None, address="add
 
 
 def orchestrate(tasks, data, f, merge="sum", write_back=None, address="address", strategy="tdorch",
-                ranks=None, fanout=None, chunk=None, missing="raise", priority=None):
+                ranks=None, fanout=None, chunk=None, missing="raise", priority=None, transport="direct", domains=None):
     """Run a batch of tasks, each reading the data row at its address, and merge what they
     write back: TD-Orch's task-data orchestration over the ranks of a dask cluster.
 
@@ -185,6 +186,9 @@ def orchestrate(tasks, data, f, merge="sum", write_back=None, address="address",
     missing : "raise" or "skip"
         A task whose address is not in ``data``: a ``DgraphInputError`` naming it (default), or
         left out (its result is null).
+    transport, domains : optional
+        As for ``dgraph.from_edgelist``: ``"grouped"`` aggregates every superstep's messages
+        between communication domains through their monitors.
 
     Returns
     -------
@@ -214,5 +218,5 @@ def orchestrate(tasks, data, f, merge="sum", write_back=None, address="address",
     """
     client = get_client()
     outs, datas, _ = run_orchestration(tasks, data, f, merge, write_back, address, strategy, ranks, fanout, chunk,
-                                       missing, priority, client)
+                                       missing, priority, client, transport, domains)
     return to_dask(client, outs), to_dask(client, datas)

@@ -29,12 +29,14 @@ class DirectTransport:
         self.stats = stats
         self.nranks = len(worker_of_rank)
         self.peers = sorted(mesh.sockets) if mesh is not None else []
+        self.wire_rounds = 0
 
     def _round(self, per_peer):
+        """One round of the channel mesh: a frame to and from every peer worker."""
         from .channels import encode
 
-        self.stats.supersteps += 1
-        step = self.stats.supersteps
+        self.wire_rounds += 1
+        step = self.wire_rounds
         if not self.peers:
             return {}
         frames = {}
@@ -52,6 +54,7 @@ class DirectTransport:
         over all ranks with ``op``, riding in the same frames, and returns ``(received,
         reduced)``: a collective and an allreduce for the price of one round.
         """
+        self.stats.begin_step()
         out = {r: [] for r in self.local_ranks}
         per_peer = {}
         moved = 0
@@ -108,6 +111,7 @@ class DirectTransport:
 
     def allgather(self, pieces):
         """``pieces[rank] = [arrays]`` for local ranks -> a list over all ranks of their arrays."""
+        self.stats.begin_step()
         out = [None] * self.nranks
         entries = []
         moved = 0
@@ -132,6 +136,7 @@ class DirectTransport:
 
         Counted as recursive doubling would send it: ceil(log2 P) messages per rank.
         """
+        self.stats.begin_step()
         fn = _REDUCE[op]
         local = self._local_reduce(values, fn)
         moved = self._count_reduce(int(local.nbytes))

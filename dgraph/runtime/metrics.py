@@ -29,6 +29,8 @@ class RunStats:
     phases: dict = field(default_factory=dict)  # phase name -> seconds (max over workers)
     info: dict = field(default_factory=dict)  # algorithm facts (levels, iterations, converged ...)
     marks: dict = field(default_factory=dict)  # name -> (supersteps, messages, bytes) when marked
+    domain_of: np.ndarray = None  # each rank's smallest communication domain, when domains are known
+    crossings: list = field(default_factory=list)  # per superstep: [inter msgs, inter bytes, intra msgs, intra bytes]
 
     def __post_init__(self):
         if self.messages is None:
@@ -44,9 +46,28 @@ class RunStats:
     def total_messages(self):
         return int(self.messages.sum())
 
+    def begin_step(self):
+        """A new superstep (one collective, however many hops its transport takes)."""
+        self.supersteps += 1
+        self.crossings.append([0, 0, 0, 0])
+
     def record(self, src, dst, nbytes):
         self.messages[src, dst] += 1
         self.bytes[src, dst] += nbytes
+        if self.domain_of is not None and self.crossings:
+            inter = 0 if self.domain_of[src] == self.domain_of[dst] else 1
+            step = self.crossings[-1]
+            step[2 - 2 * inter] += 1
+            step[3 - 2 * inter] += nbytes
+
+    def by_domain(self):
+        """Per-rank traffic split by domain crossing: a dict of arrays over ranks (messages and
+        bytes sent to other domains and within the own domain)."""
+        if self.domain_of is None:
+            raise ValueError("this run had no domains (pass domains= to the graph or the call)")
+        inter = self.domain_of[:, None] != self.domain_of[None, :]
+        return {"inter_messages": (self.messages * inter).sum(axis=1), "inter_bytes": (self.bytes * inter).sum(axis=1),
+                "intra_messages": (self.messages * ~inter).sum(axis=1), "intra_bytes": (self.bytes * ~inter).sum(axis=1)}
 
     def mark(self, name):
         """Remember the counters now, so a later part of the run can be told apart (``since``)."""
@@ -71,6 +92,12 @@ class RunStats:
         parts = list(parts)
         out = cls(parts[0].nranks)
         out.supersteps = max(p.supersteps for p in parts)
+        out.domain_of = parts[0].domain_of
+        for p in parts:
+            for i, row in enumerate(p.crossings):
+                if i == len(out.crossings):
+                    out.crossings.append([0, 0, 0, 0])
+                out.crossings[i] = [a + b for a, b in zip(out.crossings[i], row)]
         for p in parts:
             out.messages += p.messages
             out.bytes += p.bytes

@@ -27,7 +27,9 @@ from .. import kernels
 from ..cluster import workers
 from ..errors import DgraphRunError
 from .channels import PeerLost, RunAborted, connect_mesh
+from .domains import Domains, rank_paths
 from .exchange import DirectTransport
+from .grouped import DEFAULT_FLUSH_BYTES, GroupedTransport
 from .metrics import RunStats
 from .plugin import PLUGIN_NAME, ExchangePlugin
 
@@ -86,7 +88,15 @@ def _describe(ranks):
     return f"ranks {ranks}"
 
 
-def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, *blocks):
+def _transport(kind, mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes):
+    if domains is not None:
+        stats.domain_of = domains.level[0]
+    if kind == "grouped":
+        return GroupedTransport(mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes or DEFAULT_FLUSH_BYTES)
+    return DirectTransport(mesh, worker_of_rank, index, ranks, stats)
+
+
+def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, route, *blocks):
     worker = get_worker()
     plugin = worker.plugins[PLUGIN_NAME]
     rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
@@ -98,7 +108,7 @@ def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel
             with stats.phase("connect"):
                 mesh = connect_mesh(index, addresses, run.listener, bytes.fromhex(run_id), run.secret, run.wake_r, run.timeout)
             run.mesh = mesh
-            transport = DirectTransport(mesh, worker_of_rank, index, ranks, stats)
+            transport = _transport(*route[:1], mesh, worker_of_rank, index, ranks, stats, *route[1:])
             k = len(blocks) // max(len(ranks), 1)
             per_rank = {r: tuple(blocks[i * k : (i + 1) * k]) for i, r in enumerate(ranks)}
             ctx = RankContext(len(worker_of_rank), ranks, per_rank, transport, stats)
@@ -171,10 +181,19 @@ def _root_cause(errors):
     return errors[0]
 
 
-def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
+TRANSPORTS = ("direct", "grouped")
+
+
+def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport="direct", domains=None, weights=None,
+           flush_bytes=None):
     """Run ``kernel`` SPMD over ranks; ``blocks[r]`` is the list of rank r's block futures
     (the same number for every rank; the kernel sees them as the tuple ``ctx.blocks[r]``).
     Rank r runs on the worker holding ``blocks[r][0]``.
+
+    ``transport``: "direct" or "grouped" (TuCOMM aggregation through domain monitors);
+    ``domains``: a ``dgraph.runtime.domains`` spec (the run's stats then split traffic by domain
+    crossing, whatever the transport); ``weights``: per-rank monitor preference (the heaviest
+    vertex a rank holds); ``flush_bytes``: the grouped transport's buffer threshold.
 
     Returns ``(rank_results, stats)``: a list of futures (one per rank, held on the rank's
     worker) and the merged ``RunStats``.
@@ -186,6 +205,7 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
     holders = [who[b.key][0] for b in firsts]
     worker_addrs = sorted(set(holders))
     worker_of_rank = [worker_addrs.index(h) for h in holders]
+    route = (transport, *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights), flush_bytes)
     run_id = uuid.uuid4().hex
     secret = secrets.token_bytes(32)
     replies = _broadcast(client, worker_addrs, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
@@ -200,7 +220,7 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
             ranks = [r for r in range(len(blocks)) if worker_of_rank[r] == i]
             futures.append(
                 client.submit(
-                    _drive, run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, kernels.engine(),
+                    _drive, run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, kernels.engine(), route,
                     *[f for r in ranks for f in blocks[r]],
                     key=f"dgraph-{name}-{run_id}-{i}", workers=[w], allow_other_workers=False, pure=False,
                 )
@@ -214,6 +234,18 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run"):
         return results, stats
     finally:
         _broadcast(client, opened, op="dgraph_close", run_id=run_id)
+
+
+def resolve_domains(client, transport, spec, worker_of_rank, worker_addrs, weights):
+    """The run's ``(Domains,)`` (or ``(None,)`` for a direct run without domains)."""
+    from ..errors import DgraphInputError
+
+    if transport not in TRANSPORTS:
+        raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+    if transport == "direct" and spec is None:
+        return (None,)
+    info = client.scheduler_info(n_workers=-1)["workers"] if spec in ("job",) or isinstance(spec, dict) or callable(spec) else {}
+    return (Domains(rank_paths(spec, worker_of_rank, worker_addrs, info), weights),)
 
 
 def _watch(client, futures, worker_addrs, run_id, name):
