@@ -31,6 +31,7 @@ class RunStats:
     marks: dict = field(default_factory=dict)  # name -> (supersteps, messages, bytes) when marked
     domain_of: np.ndarray = None  # each rank's smallest communication domain, when domains are known
     crossings: list = field(default_factory=list)  # per superstep: [inter msgs, inter bytes, intra msgs, intra bytes]
+    monitors: np.ndarray = None  # the monitor rank of each smallest domain, when domains are known
 
     def __post_init__(self):
         if self.messages is None:
@@ -92,7 +93,7 @@ class RunStats:
         parts = list(parts)
         out = cls(parts[0].nranks)
         out.supersteps = max(p.supersteps for p in parts)
-        out.domain_of = parts[0].domain_of
+        out.domain_of, out.monitors = parts[0].domain_of, parts[0].monitors
         for p in parts:
             for i, row in enumerate(p.crossings):
                 if i == len(out.crossings):

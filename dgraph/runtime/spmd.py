@@ -90,7 +90,7 @@ def _describe(ranks):
 
 def _transport(kind, mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes):
     if domains is not None:
-        stats.domain_of = domains.level[0]
+        stats.domain_of, stats.monitors = domains.level[0], domains.monitor[0]
     if kind == "grouped":
         return GroupedTransport(mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes or DEFAULT_FLUSH_BYTES)
     return DirectTransport(mesh, worker_of_rank, index, ranks, stats)
