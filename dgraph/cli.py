@@ -42,10 +42,20 @@ def _graph_options(cmd):
     src.add_argument("--kronecker", metavar="SCALE", type=int, help="Graph 500 Kronecker graph of 2**SCALE vertices")
     cmd.add_argument("--directed", action="store_true", help="treat --input as directed (default: undirected)")
     cmd.add_argument("--weight", action="store_true", help="read a third column of --input as edge weights")
-    cmd.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
     cmd.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
     cmd.add_argument("--layout", default="1d", help="layout name: 1d, 2d, 1.5d or tdorch (2d and 1.5d: a near-square mesh of --ranks)")
-    cmd.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
+    cmd.add_argument("--transport", default="direct", choices=("direct", "grouped"),
+                     help="grouped: aggregate messages between communication domains through their monitors")
+    cmd.add_argument("--domains", help="communication domains: host (default), job (dask-jobqueue jobs) or K contiguous rank groups")
+    _cluster_options(cmd)
+
+
+def _cluster_options(cmd):
+    """Where to run: a local cluster of --workers, or a running scheduler."""
+    cmd.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
+    where = cmd.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
+    where.add_argument("--scheduler-file", metavar="PATH", help="connect to the scheduler that wrote this file")
 
 
 def _parser():
@@ -64,9 +74,8 @@ def _parser():
     ga.add_argument("--graph", required=True, metavar="DIR/NAME", help="the graph: DIR/NAME.properties, NAME.v, NAME.e")
     ga.add_argument("--algorithm", required=True, type=str.upper, choices=("BFS", "SSSP", "PR", "WCC", "CDLP", "LCC"))
     ga.add_argument("--output", required=True, metavar="FILE")
-    ga.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
     ga.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
-    ga.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
+    _cluster_options(ga)
     ob = sub.add_parser("orchestrate-bench", help="TD-Orch's Zipf hash-table microbenchmark: every strategy, per-rank words")
     ob.add_argument("--ranks", default="2,4,8,16", help="comma-separated logical rank counts")
     ob.add_argument("--tasks-per-rank", type=int, default=100_000)
@@ -75,8 +84,7 @@ def _parser():
     ob.add_argument("--fanout", type=int, help="TD-Orch tree fan-out F (default: Theorem 2.1's)")
     ob.add_argument("--chunk", type=int, help="TD-Orch meta-task chunk size C (default 4)")
     ob.add_argument("--repeat", type=int, default=1, help="runs per configuration; the fastest counts")
-    ob.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
-    ob.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
+    _cluster_options(ob)
     return p
 
 
@@ -102,7 +110,10 @@ def _load(args):
     import dgraph
     from dgraph.generators import kronecker_graph
 
-    kw = dict(layout=args.layout, ranks=args.ranks)
+    domains = args.domains
+    if domains is not None and domains.isdigit():
+        domains = int(domains)
+    kw = dict(layout=args.layout, ranks=args.ranks, transport=args.transport, domains=domains)
     if getattr(args, "algorithm", None) == "core":
         kw["self_loops"] = "drop"  # core numbers are undefined with self-loops
     if args.kronecker is not None:
@@ -128,8 +139,10 @@ def _connected(args):
     """A client of ``--scheduler``, or of a local cluster started (and closed) for this command."""
     from distributed import Client, LocalCluster
 
-    if args.scheduler:
-        with Client(args.scheduler) as client:
+    from dgraph.cluster import connect
+
+    if args.scheduler or args.scheduler_file:
+        with connect(args.scheduler, args.scheduler_file) as client:
             yield client
         return
     _say(f"dgraph: starting a local cluster of {args.workers} workers")
@@ -207,6 +220,11 @@ def run(args):
             print(f"time       {k}: {v:.3f} s")
         print(f"run        supersteps {stats.supersteps}, messages {stats.total_messages:,}, "
               f"bytes moved {stats.total_bytes:,} (over sockets {stats.wire_bytes:,})")
+        if stats.domain_of is not None:
+            split = stats.by_domain()
+            print(f"domains    {len(set(stats.domain_of.tolist()))} (monitors {stats.monitors.tolist()}), transport {graph.transport}: "
+                  f"inter-domain messages {int(split['inter_messages'].sum()):,} ({int(split['inter_bytes'].sum()):,} bytes), "
+                  f"intra-domain {int(split['intra_messages'].sum()):,} ({int(split['intra_bytes'].sum()):,} bytes)")
         if stats.info:
             print("facts      " + ", ".join(f"{k} {v}" for k, v in stats.info.items()) + "".join(f", {k} {v}" for k, v in extra.items()))
         if sort is None:

@@ -6,6 +6,8 @@ import os
 import sys
 import threading
 
+from .errors import DgraphInputError
+
 _lock = threading.Lock()
 _own = None
 
@@ -57,3 +59,45 @@ def _require(module, extra, what):
 def local_cuda_cluster(**kwargs):
     """A dask-cuda ``LocalCUDACluster`` (one worker per GPU); needs the ``gpu`` extra."""
     return _require("dask_cuda", "gpu", "a GPU cluster").LocalCUDACluster(**kwargs)
+
+
+SCHEDULERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "lsf": "LSFCluster", "sge": "SGECluster"}
+
+
+def hpc_cluster(system="slurm", cores=16, memory="64GB", walltime="01:00:00", interface=None, **kwargs):
+    """A dask-jobqueue cluster shaped for dgraph: each job is one node running ``cores`` worker
+    processes of one thread each (the BSP runtime drives a worker's ranks from one thread, so
+    processes, not threads, use the cores). Jobs start when you ``scale(jobs=N)``.
+
+    Worker names are ``<cluster>-<job>-<process>``, so ``domains="job"`` makes every node a
+    communication domain for the grouped transport. ``interface`` names the network interface
+    workers (and so dgraph's channels) bind to, e.g. ``"ib0"`` for InfiniBand. Other keyword
+    arguments go to the dask-jobqueue class (``queue``, ``account``, ``job_extra_directives``...).
+    Needs the ``hpc`` extra.
+
+    >>> from dgraph.cluster import hpc_cluster
+    >>> cluster = hpc_cluster("slurm", cores=8, memory="32GB", queue="normal")  # doctest: +SKIP
+    >>> print(cluster.job_script())  # doctest: +SKIP
+    >>> cluster.scale(jobs=4)  # doctest: +SKIP
+    """
+    if system not in SCHEDULERS:
+        raise DgraphInputError(f"system must be one of {sorted(SCHEDULERS)}, got {system!r}")
+    jobqueue = _require("dask_jobqueue", "hpc", "an HPC cluster")
+    kwargs.setdefault("name", "dgraph")
+    return getattr(jobqueue, SCHEDULERS[system])(cores=cores, processes=cores, memory=memory, walltime=walltime,
+                                                 interface=interface, **kwargs)
+
+
+def connect(scheduler=None, scheduler_file=None):
+    """A client of a running dask scheduler, by address or by the scheduler file that
+    ``dask scheduler --scheduler-file`` (or an ``mpirun dask-mpi`` job) wrote."""
+    from distributed import Client
+
+    if (scheduler is None) == (scheduler_file is None):
+        raise DgraphInputError("give exactly one of scheduler= (an address) or scheduler_file= (a path)")
+    if scheduler_file is not None:
+        if not os.path.exists(scheduler_file):
+            raise DgraphInputError(f"scheduler file {scheduler_file!r} does not exist; start the scheduler with "
+                                   "dask scheduler --scheduler-file PATH first")
+        return Client(scheduler_file=scheduler_file)
+    return Client(scheduler)

@@ -76,3 +76,11 @@ def test_orchestrate_bench_prints_every_strategy(client, capsys):
     rows = [line for line in out.splitlines() if line.startswith("| 2.0 |")]
     assert [r.split("|")[3].strip() for r in rows] == ["push", "pull", "sort", "tdorch"] * 2
     assert "max/mean" in out
+
+
+def test_cli_grouped_transport_and_domains(client, capsys):
+    addr = client.scheduler.address
+    assert main(["run", "pagerank", "--dataset", "karate", "--ranks", "6", "--transport", "grouped", "--domains", "3",
+                 "--scheduler", addr]) == 0
+    out = capsys.readouterr().out
+    assert "domains    3 (monitors" in out and "transport grouped: inter-domain messages" in out

@@ -116,3 +116,38 @@ def test_domain_specs(client):
         rank_paths(9, where, addrs, info)
     with pytest.raises(DgraphInputError, match="transport must be one of"):
         dgraph.datasets.load("karate").with_transport("carrier-pigeon")
+
+
+def test_hpc_cluster_renders_a_job_script_and_connect_checks_its_input(tmp_path):
+    from dgraph.cluster import connect, hpc_cluster
+
+    cluster = hpc_cluster("slurm", cores=8, memory="32GB", walltime="00:30:00", queue="normal", account="graphs")
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    assert "#SBATCH -p normal" in script and "#SBATCH -A graphs" in script and "#SBATCH -t 00:30:00" in script
+    assert "--nworkers 8" in script and "--nthreads 1" in script  # one thread per worker process
+    pbs = hpc_cluster("pbs", cores=4, memory="8GB")
+    try:
+        assert "#PBS" in pbs.job_script() and "--nworkers 4" in pbs.job_script()
+    finally:
+        pbs.close()
+    with pytest.raises(DgraphInputError, match="system must be one of"):
+        hpc_cluster("condor")
+    with pytest.raises(DgraphInputError, match="does not exist"):
+        connect(scheduler_file=str(tmp_path / "nope.json"))
+    with pytest.raises(DgraphInputError, match="exactly one"):
+        connect()
+
+
+def test_connect_by_scheduler_file(tmp_path):
+    from distributed import LocalCluster
+
+    from dgraph.cluster import connect
+
+    path = str(tmp_path / "scheduler.json")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs={"scheduler_file": path}):
+        with connect(scheduler_file=path) as c:
+            assert len(c.scheduler_info(n_workers=-1)["workers"]) == 1
