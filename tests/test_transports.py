@@ -151,3 +151,17 @@ def test_connect_by_scheduler_file(tmp_path):
                       scheduler_kwargs={"scheduler_file": path}):
         with connect(scheduler_file=path) as c:
             assert len(c.scheduler_info(n_workers=-1)["workers"]) == 1
+
+
+def test_flush_threshold_splits_monitor_messages_not_answers(client):
+    import dask
+
+    g = dgraph.generators.kronecker_graph(10, ranks=8).with_transport("grouped", domains=2)
+    alg.pagerank(g, tol=0, max_iter=3).compute()
+    big = np.array(g.last_stats.crossings).sum(axis=0)
+    ref = alg.pagerank(g, tol=0, max_iter=3).compute().sort_values("vertex").pagerank.to_numpy()
+    with dask.config.set({"dgraph.flush-bytes": 256}):
+        got = alg.pagerank(g, tol=0, max_iter=3).compute().sort_values("vertex").pagerank.to_numpy()
+    small = np.array(g.last_stats.crossings).sum(axis=0)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    assert small[0] > big[0] and small[1] == big[1]  # more, smaller inter-domain messages; the same bytes

@@ -20,6 +20,7 @@ import threading
 import time
 import uuid
 
+import dask
 import numpy as np
 from distributed import get_worker, secede, wait
 
@@ -92,7 +93,7 @@ def _transport(kind, mesh, worker_of_rank, index, ranks, stats, domains, flush_b
     if domains is not None:
         stats.domain_of, stats.monitors = domains.level[0], domains.monitor[0]
     if kind == "grouped":
-        return GroupedTransport(mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes or DEFAULT_FLUSH_BYTES)
+        return GroupedTransport(mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes)
     return DirectTransport(mesh, worker_of_rank, index, ranks, stats)
 
 
@@ -193,7 +194,8 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     ``transport``: "direct" or "grouped" (TuCOMM aggregation through domain monitors);
     ``domains``: a ``dgraph.runtime.domains`` spec (the run's stats then split traffic by domain
     crossing, whatever the transport); ``weights``: per-rank monitor preference (the heaviest
-    vertex a rank holds); ``flush_bytes``: the grouped transport's buffer threshold.
+    vertex a rank holds); ``flush_bytes``: the grouped transport's buffer threshold (default: the
+    ``dgraph.flush-bytes`` dask config value, 4 MiB).
 
     Returns ``(rank_results, stats)``: a list of futures (one per rank, held on the rank's
     worker) and the merged ``RunStats``.
@@ -205,6 +207,7 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     holders = [who[b.key][0] for b in firsts]
     worker_addrs = sorted(set(holders))
     worker_of_rank = [worker_addrs.index(h) for h in holders]
+    flush_bytes = int(flush_bytes or dask.config.get("dgraph.flush-bytes", DEFAULT_FLUSH_BYTES))
     route = (transport, *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights), flush_bytes)
     run_id = uuid.uuid4().hex
     secret = secrets.token_bytes(32)
