@@ -252,11 +252,24 @@ class EdgeMap:
         self.seen = [rows[r][0] for r in self.ctx.ranks]
         return rows, totals
 
-    def _exchange(self, send, total, total_op):
-        """One alltoall superstep; ``total`` (if any) is reduced in the same frames."""
+    def _exchange(self, send, total, total_op, combine=None):
+        """One alltoall superstep; ``total`` (if any) is reduced in the same frames. A transport
+        that forwards messages (grouped) may merge those bound for one rank with ``combine``."""
         if total is None:
-            return self.ctx.alltoall(send), None
-        return self.ctx.alltoall(send, total=total, op=total_op)
+            return self.ctx.alltoall(send, combine=combine), None
+        return self.ctx.alltoall(send, total=total, op=total_op, combine=combine)
+
+    def _combiner(self, merge):
+        """Merge several scatter messages bound for rank ``dst`` into one, with the call's merge
+        (the same merge the owner would apply): a monitor forwarding them sends fewer bytes."""
+        def combine(dst, messages):
+            parts = [_unpack(m, self.size(dst)) for m in messages]
+            local = _concat([p[0] for p in parts], np.int64)
+            tails = _concat([p[1][-1] for p in parts], np.int64)
+            vals = np.zeros(local.size, np.int64) if self._valueless else _concat([p[1][0] for p in parts], np.float64)
+            heads, vals, tails = self._merge(local + self.lo(dst), vals, tails, merge)
+            return _pack(heads - self.lo(dst), ([] if self._valueless else [vals]) + [tails], self.size(dst))
+        return combine
 
     def _merge(self, dst, vals, tails, merge):
         vals = np.asarray(vals)
@@ -280,7 +293,7 @@ class EdgeMap:
             }
         if callable(total):
             total = {r: total(r, results[r][0]) for r in self.ctx.ranks}
-        got, totals = self._exchange(send, total, total_op)
+        got, totals = self._exchange(send, total, total_op, self._combiner(merge))
         merged = {}
         for r in self.ctx.ranks:
             parts = []
@@ -408,7 +421,7 @@ def reduce_rows(ctx, blocks, partial, layout, bounds):
         for d in range(ctx.nranks):
             if cuts[d + 1] > cuts[d]:
                 send[r][d] = [ids[cuts[d] : cuts[d + 1]] - bounds[d], sums[cuts[d] : cuts[d + 1]]]
-    got = ctx.alltoall(send)
+    got = ctx.alltoall(send, combine=_add_rows)
     for r in ctx.ranks:
         for _, arrays in got[r]:
             if len(arrays) == 1:
@@ -416,6 +429,15 @@ def reduce_rows(ctx, blocks, partial, layout, bounds):
             else:
                 np.add.at(own[r], arrays[0], arrays[1])
     return own
+
+
+def _add_rows(dst, messages):
+    """Row sums bound for one owner, merged where a transport forwards them together."""
+    if all(len(m) == 1 for m in messages):  # slices of the same row range
+        return [np.sum([m[0] for m in messages], axis=0)]
+    ids, inverse = np.unique(np.concatenate([m[0] for m in messages]), return_inverse=True)
+    sums = np.bincount(inverse, weights=np.concatenate([m[1] for m in messages]), minlength=ids.size)
+    return [ids, sums.astype(messages[0][1].dtype)]
 
 
 class GhostExchange:

@@ -47,12 +47,14 @@ class DirectTransport:
             self.stats.wire_frames += 1
         return self.mesh.round(step, frames)
 
-    def alltoall(self, send, total=None, op="sum"):
+    def alltoall(self, send, total=None, op="sum", combine=None):
         """``send[src][dst] = [arrays]`` for local src ranks -> ``{dst: [(src, [arrays])]}``.
 
         With ``total`` (one small array per local rank) the round also reduces those arrays
         over all ranks with ``op``, riding in the same frames, and returns ``(received,
-        reduced)``: a collective and an allreduce for the price of one round.
+        reduced)``: a collective and an allreduce for the price of one round. ``combine(dst,
+        [arrays, ...]) -> arrays`` may merge messages bound for one rank where a transport
+        forwards them (not here: direct messages are never held together).
         """
         self.stats.begin_step()
         out = {r: [] for r in self.local_ranks}

@@ -38,10 +38,12 @@ class GroupedTransport(DirectTransport):
         self.domains = domains
         self.flush_bytes = int(flush_bytes)
 
-    def _route(self, entries, total=None, op="sum"):
+    def _route(self, entries, total=None, op="sum", combine=None):
         """Move ``entries`` [(at rank, source rank, destination rank, arrays)] held by local
-        ranks to their destinations, hop by hop; ``total`` rides in the first round. Returns the
-        delivered ``{dst: [(src, arrays)]}`` and the reduced total (or None)."""
+        ranks to their destinations, hop by hop; ``total`` rides in the first round. With
+        ``combine``, entries a monitor forwards to one destination merge into one (it then
+        carries the smallest source rank). Returns the delivered ``{dst: [(src, arrays)]}``,
+        the reduced total (or None) and the bytes moved."""
         out = {r: [] for r in self.local_ranks}
         fn = _REDUCE[op]
         local_sum = self._local_reduce(total, fn) if total is not None else None
@@ -59,6 +61,8 @@ class GroupedTransport(DirectTransport):
             bundles = {}
             for e, n in zip(held, np.asarray(nxt).tolist()):
                 bundles.setdefault((e[0], n), []).append(e)
+            if combine is not None:
+                bundles = {key: _combined(group, combine) for key, group in bundles.items()}
             per_peer = {w: [(-1, -1, [local_sum])] for w in self.peers} if (hop == 0 and total is not None) else {}
             entries = []
             for (at, n), group in bundles.items():
@@ -120,10 +124,10 @@ class GroupedTransport(DirectTransport):
                         moved += size
         return moved
 
-    def alltoall(self, send, total=None, op="sum"):
+    def alltoall(self, send, total=None, op="sum", combine=None):
         self.stats.begin_step()
         entries = [(src, src, dst, list(arrays)) for src in self.local_ranks for dst, arrays in send.get(src, {}).items()]
-        out, reduced, moved = self._route(entries, total, op)
+        out, reduced, moved = self._route(entries, total, op, combine)
         self.stats.step_bytes.append(("alltoall", moved))
         return out if total is None else (out, reduced)
 
@@ -142,3 +146,17 @@ class GroupedTransport(DirectTransport):
 
     def _count_reduce(self, size):
         return self._count_allreduce(size)
+
+
+def _combined(group, combine):
+    """One entry per destination: entries of a bundle bound for the same rank merged."""
+    by_dst = {}
+    for e in group:
+        by_dst.setdefault(e[2], []).append(e)
+    out = []
+    for dst, same in by_dst.items():
+        if len(same) == 1:
+            out.append(same[0])
+        else:
+            out.append((same[0][0], min(e[1] for e in same), dst, combine(dst, [e[3] for e in same])))
+    return out

@@ -64,8 +64,8 @@ class RankContext:
         self.transport = transport
         self.stats = stats
 
-    def alltoall(self, send, total=None, op="sum"):
-        return self.transport.alltoall(send, total, op)
+    def alltoall(self, send, total=None, op="sum", combine=None):
+        return self.transport.alltoall(send, total, op, combine)
 
     def allgather(self, pieces):
         return self.transport.allgather(pieces)
