@@ -8,6 +8,7 @@
     dgraph partition --kronecker 16 --layout 2d --ranks 64 --measure
     dgraph graphalytics --graph ldbc/example-directed --algorithm CDLP --output out.txt
     dgraph orchestrate-bench --ranks 2,4,8,16 --tasks-per-rank 100000 --zipf 1.5,2.0,2.5
+    dgraph graph500 --scale 20 --roots 64 --kernels bfs,sssp
 """
 
 from __future__ import annotations
@@ -76,6 +77,18 @@ def _parser():
     ga.add_argument("--output", required=True, metavar="FILE")
     ga.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
     _cluster_options(ga)
+    g5 = sub.add_parser("graph500", help="the Graph 500 benchmark: construction, BFS and SSSP from sampled roots, validated")
+    g5.add_argument("--scale", type=int, required=True)
+    g5.add_argument("--edgefactor", type=int, default=16)
+    g5.add_argument("--roots", type=int, default=64)
+    g5.add_argument("--kernels", default="bfs,sssp", help="comma-separated: bfs, sssp")
+    g5.add_argument("--seed", type=int, default=1)
+    g5.add_argument("--ranks", type=int, help="logical ranks (default: one per worker)")
+    g5.add_argument("--layout", default="1d")
+    g5.add_argument("--transport", default="direct", choices=("direct", "grouped"))
+    g5.add_argument("--domains", help="communication domains: host, job or K contiguous rank groups")
+    g5.add_argument("--quiet", action="store_true", help="no per-search progress lines")
+    _cluster_options(g5)
     ob = sub.add_parser("orchestrate-bench", help="TD-Orch's Zipf hash-table microbenchmark: every strategy, per-rank words")
     ob.add_argument("--ranks", default="2,4,8,16", help="comma-separated logical rank counts")
     ob.add_argument("--tasks-per-rank", type=int, default=100_000)
@@ -177,6 +190,18 @@ def partition(args):
     return 0
 
 
+def graph500(args):
+    from dgraph import graph500 as g5
+
+    domains = int(args.domains) if args.domains and args.domains.isdigit() else args.domains
+    with _connected(args) as client:
+        out = g5.run(args.scale, args.edgefactor, args.roots, args.kernels.split(","), layout=args.layout, ranks=args.ranks,
+                     transport=args.transport, domains=domains, seed=args.seed, client=client,
+                     say=None if args.quiet else (lambda m: _say(f"  {m}")))
+        print(g5.report(out))
+    return 1 if out["failures"] else 0
+
+
 def orchestrate_bench(args):
     from dgraph.orchestration import bench
 
@@ -252,7 +277,8 @@ def main(argv=None):
     from dgraph.errors import DgraphError
 
     try:
-        commands = {"graphalytics": graphalytics, "partition": partition, "run": run, "orchestrate-bench": orchestrate_bench}
+        commands = {"graphalytics": graphalytics, "partition": partition, "run": run, "orchestrate-bench": orchestrate_bench,
+                    "graph500": graph500}
         return commands[args.command](args)
     except DgraphError as exc:
         print(f"dgraph: error: {exc}", file=sys.stderr)

@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from dgraph.generators import _kron_part, _grid_part
+from dgraph.generators import BLOCK, _grid_part, _kron_block
 
 
 def er_edges(n, m, seed):
@@ -15,7 +15,8 @@ def er_edges(n, m, seed):
 
 
 def kron_edges(scale, seed=1, edge_factor=8):
-    return _kron_part(scale, edge_factor << scale, seed, 0, 0.57, 0.19, 0.19)
+    m = edge_factor << scale
+    return pd.concat([_kron_block(scale, m, seed, k, 0.57, 0.19, 0.19, False) for k in range(-(-m // BLOCK))], ignore_index=True)
 
 
 def grid_edges(rows, cols):

@@ -1,0 +1,248 @@
+"""The Graph 500 benchmark: Kronecker generation, kernel 1 (construction), BFS and SSSP kernels
+from sampled roots, each result validated, and the statistics in the specification's format.
+
+Written from the Graph 500 specification (v3): the Kronecker generator with A, B, C = 0.57,
+0.19, 0.19, edge factor 16, scrambled labels and shuffled edges (``dgraph.generators``); 64
+search roots drawn uniformly from the vertices with an edge that is not a self-loop; SSSP
+weights uniform in [0, 1). TEPS of one search = input edges (self-loops left out) with both
+ends in the searched component / the search's time; the summary gives min, quartiles, max,
+mean and standard deviation of times, edge counts and TEPS, and the harmonic mean of TEPS with
+its standard deviation (the specification's formula: from seconds per edge).
+
+Validation, per search (``validate``): the root is its own tree's root; every reached vertex's
+parent is reached, one level closer (SSSP: not farther, and at exactly the edge's weight
+closer), and joined to it by an input edge; following parents from any reached vertex ends at
+the root (no cycles); every input edge joins two reached or two unreached vertices (the tree
+spans the component) whose levels differ by at most one (SSSP: no edge can shorten a distance).
+The edge rules run where the edge list lives, partition by partition.
+
+>>> report = run(8, roots=4, kernels=("bfs",))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+
+import numpy as np
+from distributed import futures_of, wait
+
+from .errors import DgraphInputError
+
+KERNELS = ("bfs", "sssp")
+TOLERANCE = 1e-9  # SSSP distances are sums of float64 weights in [0, 1)
+
+
+# ------------------------------------------------------------------------------- validation
+def _edge_rules(part, reach, parent, n, weighted):
+    """The edge rules over one partition of the input edge list. ``reach`` is the level (BFS,
+    -1 unreached) or the distance (SSSP, inf unreached). Returns (broken rule counts, edges
+    traversed, packed bitmap of the vertices whose tree edge this partition holds)."""
+    u, v = part["src"].to_numpy(np.int64), part["dst"].to_numpy(np.int64)
+    keep = u != v
+    u, v = u[keep], v[keep]
+    ru, rv = reach[u], reach[v]
+    reached_u, reached_v = (ru >= 0, rv >= 0) if not weighted else (np.isfinite(ru), np.isfinite(rv))
+    both = reached_u & reached_v
+    straddle = int(np.count_nonzero(reached_u != reached_v))
+    if weighted:
+        w = part["weight"].to_numpy(np.float64)[keep]
+        far = int(np.count_nonzero(both & ((rv > ru + w + TOLERANCE) | (ru > rv + w + TOLERANCE))))
+        tree_v = both & (parent[v] == u) & (np.abs(rv - ru - w) <= TOLERANCE)
+        tree_u = both & (parent[u] == v) & (np.abs(ru - rv - w) <= TOLERANCE)
+    else:
+        far = int(np.count_nonzero(both & (np.abs(ru - rv) > 1)))
+        tree_v = both & (parent[v] == u)
+        tree_u = both & (parent[u] == v)
+    found = np.zeros(n, dtype=bool)
+    found[v[tree_v]] = True
+    found[u[tree_u]] = True
+    return {"straddle": straddle, "far": far}, int(np.count_nonzero(both)), np.packbits(found)
+
+
+def validate(root, reach, parent, edge_parts, client, weighted=False):
+    """Check one search against the specification's rules; returns ``(errors, edges traversed)``
+    (an empty list when valid). ``reach``: levels (-1 unreached) or distances (inf unreached),
+    ``parent``: -1 where unreached, both indexed by vertex; ``edge_parts``: futures of the
+    input edge list's partitions."""
+    n = reach.size
+    reached = reach >= 0 if not weighted else np.isfinite(reach)
+    errors = []
+    if not reached[root] or reach[root] != 0:
+        errors.append(f"the root {root} is not at level/distance 0")
+    if parent[root] not in (root, -1):
+        errors.append(f"the root's parent is {parent[root]}, not itself")
+    others = np.flatnonzero(reached)
+    others = others[others != root]
+    p = parent[others]
+    if ((p < 0) | (p >= n)).any():
+        bad = others[(p < 0) | (p >= n)][0]
+        errors.append(f"reached vertex {bad} has parent {parent[bad]}, not a vertex")
+        return errors, 0
+    if not reached[p].all():
+        errors.append(f"vertex {others[~reached[p]][0]} has an unreached parent")
+    if not weighted and (reach[p] != reach[others] - 1).any():
+        bad = others[reach[p] != reach[others] - 1][0]
+        errors.append(f"tree edge ({parent[bad]}, {bad}) joins levels {reach[parent[bad]]} and {reach[bad]}, not one apart")
+    if weighted and (reach[p] > reach[others] + TOLERANCE).any():
+        errors.append(f"vertex {others[reach[p] > reach[others] + TOLERANCE][0]} is closer than its parent")
+    if (parent[~reached] != -1).any():
+        errors.append(f"unreached vertex {np.flatnonzero(~reached & (parent != -1))[0]} has a parent")
+    # no cycles: pointer doubling from every reached vertex must end at the root
+    up = np.where(reached, parent, np.arange(n))
+    up[root] = root
+    for _ in range(max(1, int(np.ceil(np.log2(max(n, 2)))) + 1)):
+        up = up[up]
+    if (up[reached] != root).any():
+        errors.append(f"following parents from vertex {np.flatnonzero(reached & (up != root))[0]} never reaches the root")
+    reach_f, parent_f = client.scatter(reach, broadcast=True), client.scatter(parent, broadcast=True)
+    results = client.gather([client.submit(_edge_rules, part, reach_f, parent_f, n, weighted, pure=False)
+                             for part in edge_parts])
+    broken = {k: sum(r[0][k] for r in results) for k in ("straddle", "far")}
+    if broken["straddle"]:
+        errors.append(f"{broken['straddle']} edges join a reached and an unreached vertex (the tree does not span the component)")
+    if broken["far"]:
+        errors.append(f"{broken['far']} edges join vertices " + ("whose distances differ by more than the edge's weight"
+                                                                  if weighted else "more than one level apart"))
+    found = np.zeros(n, dtype=bool)
+    for r in results:
+        found |= np.unpackbits(r[2], count=n).astype(bool)
+    if not found[others].all():
+        bad = others[~found[others]][0]
+        errors.append(f"tree edge ({parent[bad]}, {bad}) is not an input edge" + (" of that weight" if weighted else ""))
+    return errors, sum(r[1] for r in results)
+
+
+# -------------------------------------------------------------------------------- statistics
+def statistics(values):
+    """min, quartiles, max, mean, stddev (sample) of an array."""
+    v = np.asarray(values, dtype=np.float64)
+    q = np.quantile(v, [0, 0.25, 0.5, 0.75, 1])
+    return {"min": q[0], "firstquartile": q[1], "median": q[2], "thirdquartile": q[3], "max": q[4],
+            "mean": v.mean(), "stddev": v.std(ddof=1) if v.size > 1 else 0.0}
+
+
+def teps_statistics(times, nedges):
+    """TEPS quartiles and the harmonic mean with its standard deviation, computed from seconds
+    per edge as the specification does."""
+    spe = np.asarray(times, dtype=np.float64) / np.asarray(nedges, dtype=np.float64)
+    s = statistics(spe)
+    out = {"min": 1 / s["max"], "firstquartile": 1 / s["thirdquartile"], "median": 1 / s["median"],
+           "thirdquartile": 1 / s["firstquartile"], "max": 1 / s["min"], "harmonic_mean": 1 / s["mean"]}
+    out["harmonic_stddev"] = s["stddev"] / (s["mean"] ** 2 * np.sqrt(max(spe.size - 1, 1)))
+    return out
+
+
+# ---------------------------------------------------------------------------------- the run
+def _peak_rss(client):
+    """Peak resident memory so far (bytes), summed over the workers, and the client's."""
+    workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    return int(sum(workers.values())), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _roots(graph, count, seed):
+    deg = graph.degrees().compute()
+    col = "degree" if "degree" in deg else "out_degree"
+    candidates = np.sort(deg.loc[deg[col] > 0, "vertex"].to_numpy(np.int64))
+    if candidates.size == 0:
+        raise DgraphInputError("the graph has no vertex with an edge: nothing to search from")
+    rng = np.random.default_rng([seed, 500])
+    return rng.choice(candidates, size=min(count, candidates.size), replace=False)
+
+
+def _arrays(frame, n, value, weighted):
+    frame = frame.sort_values("vertex")
+    vertex = frame["vertex"].to_numpy(np.int64)
+    reach = np.full(n, np.inf if weighted else -1, dtype=np.float64 if weighted else np.int64)
+    parent = np.full(n, -1, np.int64)
+    reach[vertex] = frame[value].astype("float64" if weighted else "Int64").fillna(np.inf if weighted else -1).to_numpy()
+    parent[vertex] = frame["predecessor"].astype("Int64").fillna(-1).to_numpy(np.int64)
+    return reach, parent
+
+
+def run(scale, edge_factor=16, roots=64, kernels=KERNELS, layout="1d", ranks=None, transport="direct", domains=None,
+        seed=1, client=None, say=None):
+    """Run the benchmark; returns a dict of everything the report prints (see ``report``).
+    ``say(message)`` hears about progress."""
+    from . import algorithms as alg
+    from .cluster import get_client, workers
+    from .generators import kronecker
+    from .graph import from_edgelist
+
+    kernels = tuple(kernels)
+    unknown = set(kernels) - set(KERNELS)
+    if unknown:
+        raise DgraphInputError(f"unknown kernels {sorted(unknown)}; choose from {KERNELS}")
+    say = say or (lambda msg: None)
+    client = client or get_client()
+    out = {"scale": scale, "edgefactor": edge_factor, "workers": len(workers(client)), "memory": {}, "failures": []}
+    t = time.perf_counter()
+    edges, n = kronecker(scale, edge_factor, seed, weights="sssp" in kernels)
+    edges = client.persist(edges)
+    parts = futures_of(edges)
+    wait(parts)
+    out["graph_generation"] = time.perf_counter() - t
+    out["memory"]["generation"] = _peak_rss(client)
+    say(f"generated {edge_factor << scale:,} edges in {out['graph_generation']:.2f} s")
+
+    t = time.perf_counter()
+    g = from_edgelist(edges, directed=False, weight="weight" if "sssp" in kernels else None, vertices=np.arange(n),
+                      renumber=False, self_loops="drop", layout=layout, ranks=ranks, transport=transport,
+                      domains=domains, client=client)
+    g._reverse_blocks()
+    out["construction_time"] = time.perf_counter() - t
+    out["memory"]["construction"] = _peak_rss(client)
+    resident = sum(client.gather([client.submit(_resident, b, pure=False) for b in g._blocks]))
+    out["bytes_per_directed_edge"] = resident / max(g.num_arcs, 1)
+    out["ranks"], out["layout"] = g.nranks, repr(g.layout)
+    say(f"kernel 1 (construction): {out['construction_time']:.2f} s, {g.num_arcs:,} directed edges, "
+        f"{out['bytes_per_directed_edge']:.1f} bytes each")
+
+    keys = _roots(g, roots, seed)
+    out["nroots"] = int(keys.size)
+    for kernel in kernels:
+        times, nedges, kernel_times, validate_times = [], [], [], []
+        for i, root in enumerate(keys.tolist()):
+            t = time.perf_counter()
+            frame = alg.bfs(g, root) if kernel == "bfs" else alg.sssp(g, root, weight="weight")
+            times.append(time.perf_counter() - t)
+            kernel_times.append(g.last_stats.phases.get("kernel", times[-1]))
+            t = time.perf_counter()
+            reach, parent = _arrays(frame.compute(), n, "distance", kernel == "sssp")
+            errors, traversed = validate(int(root), reach, parent, parts, client, weighted=kernel == "sssp")
+            validate_times.append(time.perf_counter() - t)
+            nedges.append(traversed)
+            out["failures"] += [f"{kernel} from root {root}: {e}" for e in errors]
+            say(f"{kernel} {i + 1}/{keys.size} from {root}: {times[-1]:.3f} s, {traversed:,} edges, "
+                + ("valid" if not errors else f"INVALID: {errors[0]}"))
+        out[kernel] = {"time": statistics(times), "nedge": statistics(nedges), "TEPS": teps_statistics(times, nedges),
+                       "kernel_TEPS": teps_statistics(kernel_times, nedges), "validate": statistics(validate_times)}
+        out["memory"][kernel] = _peak_rss(client)
+    return out
+
+
+def _resident(block):
+    return sum(p.indptr.nbytes + p.indices.nbytes + (p.weights.nbytes if p.weights is not None else 0) for p in block.parts)
+
+
+def report(out):
+    """The run in the specification's output format (plus dgraph's memory lines)."""
+    lines = [f"SCALE: {out['scale']}", f"edgefactor: {out['edgefactor']}", f"NBFS: {out['nroots']}",
+             f"graph_generation: {out['graph_generation']:.6g}", f"num_workers: {out['workers']}",
+             f"num_ranks: {out['ranks']}", f"layout: {out['layout']}", f"construction_time: {out['construction_time']:.6g}",
+             f"bytes_per_directed_edge: {out['bytes_per_directed_edge']:.4g}"]
+    for kernel in KERNELS:
+        if kernel not in out:
+            continue
+        k = out[kernel]
+        pre = f"{kernel:<4} "
+        lines += [f"{pre}{stat}_time: {v:.6g}" for stat, v in k["time"].items()]
+        lines += [f"{pre}{stat}_nedge: {v:.6g}" for stat, v in k["nedge"].items()]
+        lines += [f"{pre}{stat}_TEPS: {v:.6g}" for stat, v in k["TEPS"].items()]
+        lines += [f"{pre}{stat}_validate: {v:.6g}" for stat, v in k["validate"].items()]
+        lines.append(f"{pre}harmonic_mean_TEPS_kernel_only: {k['kernel_TEPS']['harmonic_mean']:.6g}")
+    for phase, (workers, client) in out["memory"].items():
+        lines.append(f"peak_rss_after_{phase}: workers {workers / 2**30:.2f} GiB, client {client / 2**30:.2f} GiB")
+    lines.append(f"validation: {'PASSED' if not out['failures'] else 'FAILED'}")
+    lines += [f"  {f}" for f in out["failures"][:20]]
+    return "\n".join(lines)
