@@ -95,7 +95,8 @@ def validate(root, reach, parent, edge_parts, client, weighted=False):
         up = up[up]
     if (up[reached] != root).any():
         errors.append(f"following parents from vertex {np.flatnonzero(reached & (up != root))[0]} never reaches the root")
-    reach_f, parent_f = client.scatter(reach, broadcast=True), client.scatter(parent, broadcast=True)
+    # hash=False: two searches may scatter equal arrays, and one must not release the other's
+    reach_f, parent_f = (client.scatter(a, broadcast=True, hash=False) for a in (reach, parent))
     results = client.gather([client.submit(_edge_rules, part, reach_f, parent_f, n, weighted, pure=False)
                              for part in edge_parts])
     broken = {k: sum(r[0][k] for r in results) for k in ("straddle", "far")}
