@@ -283,7 +283,12 @@ class Graph:
             )
             for r, res in enumerate(rank_results)
         ]
-        return to_dask(self.client, parts)
+        meta, dtypes = None, getattr(rank_results, "dtypes", None)
+        if dtypes is not None:  # the run described its results: no round trip to fetch one
+            empty = None if labels is None else pd.Index([], dtype=self.labels.dtype)
+            meta = rank_frame({k: np.empty(0, dt) for k, dt in dtypes.items()}, 0, 0, empty, tuple(label_columns),
+                              tuple(nullable))
+        return to_dask(self.client, parts, meta)
 
     def layout_report(self, measure=False):
         """Per-rank placement facts and dense-superstep traffic (see ``dgraph.report``)."""

@@ -48,9 +48,11 @@ def edges_frame(arrays, labels):
     return pd.DataFrame({k: (decode(v, labels, False) if k in ("src", "dst") else v) for k, v in arrays.items()})
 
 
-def to_dask(client, parts):
-    """A dask DataFrame whose partitions are the pandas frames held by the futures ``parts``."""
+def to_dask(client, parts, meta=None):
+    """A dask DataFrame whose partitions are the pandas frames held by the futures ``parts``
+    (``meta``: their empty frame, fetched from the first part when not given)."""
     import dask.dataframe as dd
 
-    meta = client.submit(lambda f: f.iloc[:0], parts[0]).result()
+    if meta is None:
+        meta = client.submit(lambda f: f.iloc[:0], parts[0]).result()
     return dd.from_delayed([dask.delayed(p) for p in parts], meta=meta, verify_meta=False)

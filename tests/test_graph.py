@@ -160,3 +160,23 @@ def test_generators(client):
     assert len(er.compute()) == 500
     with pytest.raises(dgraph.DgraphInputError, match="scale"):
         kronecker(-1)
+
+
+@pytest.mark.parametrize("labels", ["int", "str"])
+def test_result_frames_are_described_without_fetching_and_correctly(client, labels):
+    """Frames of rank results take their meta from the dtypes the run reported: it must be
+    exactly what the partitions hold."""
+    from dgraph import algorithms as alg
+
+    e = pd.DataFrame({"src": [0, 1, 2, 3, 3, 5], "dst": [1, 2, 0, 4, 5, 4], "w": [1.0, 2.0, 1.5, 1.0, 3.0, 0.5]})
+    if labels == "str":
+        e[["src", "dst"]] = e[["src", "dst"]].astype(str)
+    g = dgraph.from_edgelist(e, weight="w", directed=False, ranks=3)
+    source = e.src.iloc[0]
+    frames = [alg.bfs(g, source), alg.sssp(g, source, weight="w"), alg.pagerank(g), alg.connected_components(g),
+              alg.label_propagation(g), alg.local_clustering_coefficient(g), alg.triangle_count(g), alg.core_number(g),
+              alg.betweenness_centrality(g), alg.max_weight_matching(g, weight="w")]
+    for f in frames:
+        got = f.compute()
+        assert list(f._meta.columns) == list(got.columns)
+        assert f._meta.dtypes.to_dict() == got.dtypes.to_dict(), (f._meta.dtypes, got.dtypes)
