@@ -47,9 +47,10 @@ def _edge_rules(part, reach, parent, n, weighted):
     straddle = int(np.count_nonzero(reached_u != reached_v))
     if weighted:
         w = part["weight"].to_numpy(np.float64)[keep]
-        far = int(np.count_nonzero(both & ((rv > ru + w + TOLERANCE) | (ru > rv + w + TOLERANCE))))
-        tree_v = both & (parent[v] == u) & (np.abs(rv - ru - w) <= TOLERANCE)
-        tree_u = both & (parent[u] == v) & (np.abs(ru - rv - w) <= TOLERANCE)
+        with np.errstate(invalid="ignore"):  # inf - inf between unreached ends: masked out by ``both``
+            far = int(np.count_nonzero(both & ((rv > ru + w + TOLERANCE) | (ru > rv + w + TOLERANCE))))
+            tree_v = both & (parent[v] == u) & (np.abs(rv - ru - w) <= TOLERANCE)
+            tree_u = both & (parent[u] == v) & (np.abs(ru - rv - w) <= TOLERANCE)
     else:
         far = int(np.count_nonzero(both & (np.abs(ru - rv) > 1)))
         tree_v = both & (parent[v] == u)
