@@ -23,9 +23,11 @@ _GOLDEN, _M1, _M2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9)
 def keys_of(values, mode):
     """int64 keys of address values: integers as themselves, others hashed."""
     values = pd.Series(values) if not isinstance(values, pd.Series) else values
-    if mode == "int":
-        return values.to_numpy().astype(np.int64, copy=False) if values.dtype.kind == "i" else values.to_numpy().view(np.int64) if values.dtype.kind == "u" else values.to_numpy(dtype=np.int64)
-    return pd.util.hash_array(values.astype(str).to_numpy(dtype=object)).view(np.int64)
+    if mode == "hash":
+        return pd.util.hash_array(values.astype(str).to_numpy(dtype=object)).view(np.int64)
+    if values.dtype.kind == "u":  # the same 64 bits: unsigned addresses stay distinct
+        return values.to_numpy().astype(np.uint64, copy=False).view(np.int64)
+    return values.to_numpy().astype(np.int64, copy=False)
 
 
 def mix(keys):
