@@ -135,7 +135,11 @@ def same(algo, ours, theirs):
     elif algo == "sssp":
         ok = np.allclose(np.nan_to_num(a, posinf=-1), np.nan_to_num(b, posinf=-1), rtol=1e-9, atol=1e-12)
     else:  # pagerank, bc
-        ok = np.allclose(a, b, rtol=1e-6, atol=1e-6 * max(float(np.abs(b).max()), 1e-300))
+        scale = max(float(np.abs(b).max()), 1e-300)
+        ok = np.allclose(a, b, rtol=1e-6, atol=1e-6 * scale)
+        if not ok and algo == "pagerank" and np.allclose(a, b, rtol=0, atol=1e-2 * scale):
+            # igraph solves exactly (PRPACK), networkit iterates its own way: near, not equal
+            return f"close, not equal (max diff {np.nanmax(np.abs(a - b)):.1e})"
     return "ok" if ok else f"DIFFERS (max diff {np.nanmax(np.abs(a - b)):.2e})"
 
 
@@ -415,7 +419,7 @@ def summary(rows):
         nx = r["peers"].get("networkx", {}).get("kernel")
         mark = "~" if r["peers"].get("networkx", {}).get("extrapolated") else ""
         print(f"| {r['input']} | {r['algorithm']} | {r['dgraph']:.3f} | {best} | {r['ratio']:.2f} | "
-              + (f"{mark}{nx / r['dgraph']:.0f}x |" if nx else "- |"))
+              + (f"{mark}{nx / r['dgraph']:.1f}x |" if nx else "- |"))
 
 
 def plot(rows, path):
