@@ -146,7 +146,7 @@ class Graph:
         self._counts = None
         self._weights = None
         self.transport, self.domains = "direct", None
-        self.last_stats = None
+        self.last_stats, self._last_results = None, None
 
     def with_transport(self, transport, domains=None):
         """This graph with another transport (and domains): the same placed blocks, shared.
@@ -261,7 +261,7 @@ class Graph:
         params = dict(params, bounds=self.bounds, key=self._order)
         results, stats = launch(self.client, blocks, kernel, params, timeout=_timeout(), name=name, transport=self.transport,
                                 domains=self.domains, weights=self._monitor_weights())
-        self.last_stats = stats
+        self.last_stats, self._last_results = stats, results
         return results, stats
 
     def _monitor_weights(self):
@@ -283,7 +283,8 @@ class Graph:
             )
             for r, res in enumerate(rank_results)
         ]
-        meta, dtypes = None, getattr(rank_results, "dtypes", None)
+        meta = None
+        dtypes = self.last_stats.result_dtypes if rank_results is self._last_results else None
         if dtypes is not None:  # the run described its results: no round trip to fetch one
             empty = None if labels is None else pd.Index([], dtype=self.labels.dtype)
             meta = rank_frame({k: np.empty(0, dt) for k, dt in dtypes.items()}, 0, 0, empty, tuple(label_columns),

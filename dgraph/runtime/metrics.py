@@ -32,6 +32,7 @@ class RunStats:
     domain_of: np.ndarray = None  # each rank's smallest communication domain, when domains are known
     crossings: list = field(default_factory=list)  # per superstep: [inter msgs, inter bytes, intra msgs, intra bytes]
     monitors: np.ndarray = None  # the monitor rank of each smallest domain, when domains are known
+    result_dtypes: dict = None  # column -> dtype of a rank's result, when kernels return dicts of arrays
 
     def __post_init__(self):
         if self.messages is None:

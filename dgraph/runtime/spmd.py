@@ -190,12 +190,6 @@ def _root_cause(errors):
 TRANSPORTS = ("direct", "grouped")
 
 
-class RankResults(list):
-    """One future per rank of what the kernel returned, and (``dtypes``) the column dtypes of a
-    rank's result when it is a dict of arrays, so a frame of them can be described locally."""
-
-    dtypes = None
-
 
 def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport="direct", domains=None, weights=None,
            flush_bytes=None):
@@ -243,11 +237,11 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
         _watch(client, futures, worker_addrs, run_id, name)
         per_worker = client.gather([client.submit(_stats, f, workers=[w], pure=False) for f, w in zip(futures, worker_addrs)])
         stats = RunStats.merge([s for s, _ in per_worker])
-        results = RankResults(
+        stats.result_dtypes = next((d for _, d in per_worker if d is not None), None)
+        results = [
             client.submit(_pick, futures[worker_of_rank[r]], r, workers=[worker_addrs[worker_of_rank[r]]], pure=False)
             for r in range(len(blocks))
-        )
-        results.dtypes = next((d for _, d in per_worker if d is not None), None)
+        ]
         return results, stats
     finally:
         _broadcast(client, opened, op="dgraph_close", run_id=run_id)
