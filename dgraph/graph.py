@@ -163,7 +163,7 @@ class Graph:
         if transport not in TRANSPORTS:
             raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
         other = copy.copy(self)
-        other.transport, other.domains, other.last_stats = transport, domains, None
+        other.transport, other.domains, other.last_stats, other._last_results = transport, domains, None, None
         return other
 
     # ------------------------------------------------------------------ facts

@@ -155,7 +155,8 @@ def _stats(driver_result):
     results without fetching one)."""
     results, stats = driver_result
     first = next(iter(results.values()), None) if isinstance(results, dict) else None
-    dtypes = {k: np.asarray(v).dtype for k, v in first.items()} if isinstance(first, dict) else None
+    arrays = isinstance(first, dict) and all(isinstance(v, np.ndarray) and v.ndim == 1 for v in first.values())
+    dtypes = {k: v.dtype for k, v in first.items()} if arrays else None
     return stats, dtypes
 
 
