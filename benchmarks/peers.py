@@ -11,7 +11,9 @@ dropped, the lightest weight kept; unweighted inputs get weights uniform in [0, 
 Algorithms: BFS, SSSP, WCC, PageRank (20 iterations), CDLP (label propagation), triangles,
 LCC and betweenness from 16 fixed sources, each where a peer has it. Peers: scipy.sparse.csgraph,
 igraph, networkit and networkx (networkx only on inputs under 1.5M edges; on bigger ones its time
-is extrapolated from its time per edge on the biggest input it ran, and marked so).
+is extrapolated from its time per edge on the biggest input it ran, and marked so); with
+``--spark``, Spark GraphX too (BFS as ShortestPaths to one landmark, WCC, PageRank; it ships
+inside pyspark and runs on local[2] through py4j; its peak RSS includes the JVM's).
 
 dgraph runs on a LocalCluster of 2 workers x 1 thread; each peer runs in its own child process,
 so its peak RSS is its own. For every input and algorithm the table gives kernel seconds (the
@@ -279,14 +281,93 @@ def _networkx(src, dst, w, n, algo, source, sources):
     return k, build, out
 
 
-PEERS = {"scipy": _scipy, "igraph": _igraph, "networkit": _networkit, "networkx": _networkx}
+def _spark(src, dst, w, n, algo, source, sources):
+    """Spark GraphX (it ships inside pyspark) through py4j: GraphLoader, lib.PageRank,
+    lib.ConnectedComponents and lib.ShortestPaths (BFS hops to one landmark), on local[2]."""
+    if algo not in ("bfs", "wcc", "pagerank"):
+        raise NotImplementedError
+    from pyspark import SparkConf, SparkContext
+
+    conf = (SparkConf().setMaster("local[2]").setAppName("dgraph-peers").set("spark.ui.enabled", "false")
+            .set("spark.driver.memory", "8g"))
+    sc = SparkContext(conf=conf)
+    sc.setLogLevel("ERROR")
+    try:
+        jvm, tmp = sc._jvm, tempfile.mkdtemp()
+        path = os.path.join(tmp, "edges.txt")
+        np.savetxt(path, np.c_[np.r_[src, dst], np.r_[dst, src]], fmt="%d")  # both arcs: GraphX graphs are directed
+        mem = jvm.org.apache.spark.storage.StorageLevel.MEMORY_ONLY()
+        lib = jvm.org.apache.spark.graphx.lib
+        tag = jvm.scala.reflect.ClassTag.apply(jvm.java.lang.Object().getClass())
+        t = time.perf_counter()
+        G = jvm.org.apache.spark.graphx.GraphLoader.edgeListFile(sc._jsc.sc(), path, False, 2, mem, mem).cache()
+        G.edges().count()
+        build = time.perf_counter() - t
+        if algo == "pagerank":
+            call = lambda: lib.PageRank.run(G, PR_ITERS, 0.15, tag, tag)  # noqa: E731
+        elif algo == "wcc":
+            call = lambda: lib.ConnectedComponents.run(G, tag, tag)  # noqa: E731
+        else:
+            marks = jvm.scala.jdk.javaapi.CollectionConverters.asScala(jvm.java.util.ArrayList([jvm.java.lang.Long(source)])).toSeq()
+            call = lambda: lib.ShortestPaths.run(G, marks, tag)  # noqa: E731
+
+        def kernel():
+            out = call()
+            out.vertices().count()  # GraphX is lazy: this runs it
+            return out
+        k, out = _best(kernel, 2)
+        where = os.path.join(tmp, "out")
+        out.vertices().saveAsTextFile(where)
+        answer = _spark_answer(algo, where, n, source)
+        jvm_rss = _jvm_rss_mb(sc)
+    finally:
+        sc.stop()
+    return k, build, answer, jvm_rss
+
+
+def _spark_answer(algo, where, n, source):
+    values = np.full(n, np.inf if algo == "bfs" else 0.0)
+    for name in os.listdir(where):
+        if not name.startswith("part-"):
+            continue
+        with open(os.path.join(where, name)) as f:
+            for line in f:
+                vid, rest = line.strip()[1:-1].split(",", 1)
+                if algo == "bfs":
+                    values[int(vid)] = float(rest.split("->")[1].rstrip(")")) if "->" in rest else np.inf
+                else:
+                    values[int(vid)] = float(rest)
+    if algo == "wcc":
+        seen = values.astype(np.int64)
+        return _components(seen)
+    if algo == "pagerank":
+        return values / values.sum()
+    return values
+
+
+def _jvm_rss_mb(sc):
+    """Peak RSS of the JVM behind the SparkContext (a separate process from this one)."""
+    import psutil
+
+    here = psutil.Process()
+    peaks = []
+    for child in here.children(recursive=True):
+        try:
+            with open(f"/proc/{child.pid}/status") as f:
+                peaks += [int(line.split()[1]) / 1024 for line in f if line.startswith("VmHWM:")]
+        except OSError:
+            pass
+    return max(peaks, default=float("nan"))
+
+
+PEERS = {"scipy": _scipy, "igraph": _igraph, "networkit": _networkit, "networkx": _networkx, "spark": _spark}
 
 
 def _child(name, files, n, algo, source, sources, queue):
     src, dst, w = (np.load(f) for f in files)
     try:
-        kernel, build, out = PEERS[name](src, dst, w, n, algo, source, sources)
-        queue.put((kernel, build, _rss_mb(), out))
+        kernel, build, out, *jvm = PEERS[name](src, dst, w, n, algo, source, sources)
+        queue.put((kernel, build, _rss_mb() + (jvm[0] if jvm else 0.0), out))
     except NotImplementedError:
         queue.put(None)
     except Exception as exc:  # a failing peer is reported, not fatal
@@ -352,7 +433,7 @@ def run_dgraph(client, path, n, algo, source, sources):
 
 
 # ------------------------------------------------------------------------------- the report
-def bench(client, name, quick, algos, rows, nx_rate):
+def bench(client, name, quick, algos, rows, nx_rate, spark=False):
     import pandas as pd
 
     title, src, dst, w, n = load_input(name, quick)
@@ -379,7 +460,7 @@ def bench(client, name, quick, algos, rows, nx_rate):
         k, call, build, ours, stats = run_dgraph(client, parquet, n, algo, source, sources)
         our_rss = sum(client.run(_rss_mb).values())
         peers = {}
-        for peer in ("scipy", "igraph", "networkit", "networkx"):
+        for peer in ("scipy", "igraph", "networkit", "networkx") + (("spark",) if spark else ()):
             if peer == "networkx" and src.size > NX_MAX_EDGES:
                 rate = nx_rate.get(algo)
                 peers[peer] = ("extrapolated", rate * src.size) if rate else None
@@ -430,21 +511,21 @@ def plot(rows, path):
 
     inputs = list(dict.fromkeys(r["input"] for r in rows))
     fig, axes = plt.subplots(len(inputs), 1, figsize=(10, 2.6 * len(inputs)), squeeze=False)
-    systems = ["dgraph", "scipy", "igraph", "networkit", "networkx"]
+    systems = ["dgraph", "scipy", "igraph", "networkit", "networkx", "spark"]
     for ax, name in zip(axes[:, 0], inputs):
         mine = [r for r in rows if r["input"] == name]
         x = np.arange(len(mine))
         for i, s in enumerate(systems):
             vals = [r["dgraph"] if s == "dgraph" else r["peers"].get(s, {}).get("kernel", np.nan) for r in mine]
             hatch = ["//" if r["peers"].get(s, {}).get("extrapolated") else "" for r in mine]
-            bars = ax.bar(x + (i - 2) * 0.16, vals, 0.16, label=s)
+            bars = ax.bar(x + (i - 2.5) * 0.14, vals, 0.14, label=s)
             for b, h in zip(bars, hatch):
                 b.set_hatch(h)
         ax.set_yscale("log")
         ax.set_xticks(x, [r["algorithm"] for r in mine])
         ax.set_ylabel("seconds")
         ax.set_title(name, fontsize=10)
-    axes[0, 0].legend(ncol=5, fontsize=8)
+    axes[0, 0].legend(ncol=6, fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(f"\nwrote {path}")
@@ -459,6 +540,7 @@ def main(argv=None):
     ap.add_argument("--algorithms", default=",".join(ALL))
     ap.add_argument("--plot", metavar="PNG", help="also draw the table (time per algorithm per system, log scale)")
     ap.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    ap.add_argument("--spark", action="store_true", help="add Spark GraphX (BFS, WCC, PageRank; pip install '.[spark]', needs Java)")
     args = ap.parse_args(argv)
     inputs = (["kron16", "grid300"] if args.quick else ["kron18", "kron20", "grid1000"]) + [
         "facebook_combined", "wiki-Vote", "soc-Slashdot0902", "luxembourg_osm", "cal_road"]
@@ -469,7 +551,7 @@ def main(argv=None):
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
         print(f"dgraph on 2 workers x 1 thread; python {sys.version.split()[0]}; kernels best of {REPEATS} (networkx once)")
         for name in sorted(inputs, key=lambda s: ("kron" in s or "grid" in s, s)):  # small real graphs first: networkx rates
-            bench(client, name, args.quick, algos, rows, nx_rate)
+            bench(client, name, args.quick, algos, rows, nx_rate, args.spark)
     summary(rows)
     if args.json:
         with open(args.json, "w") as f:
