@@ -4,7 +4,7 @@
     python benchmarks/peers.py                         # Kronecker 18 and 20, the 1000x1000 grid, the real graphs
     python benchmarks/peers.py --plot peers.png --json peers.json
 
-Inputs: Graph 500 Kronecker graphs, a 2-D grid, and the real graphs of ../shared/datasets
+Inputs: Graph 500 Kronecker graphs, a 2-D grid, and real graphs shipped in ``dgraph.datasets``
 (luxembourg_osm and cal_road roads, cal_road with its weights; soc-Slashdot0902, wiki-Vote and
 facebook_combined social graphs), all made simple and undirected (self-loops and repeats
 dropped, the lightest weight kept; unweighted inputs get weights uniform in [0, 1) for SSSP).
@@ -43,7 +43,6 @@ REPEATS = 3
 BC_SOURCES = 16
 NX_MAX_EDGES = 1_500_000
 ALL = ("bfs", "sssp", "wcc", "pagerank", "cdlp", "triangles", "lcc", "bc")
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "datasets")
 
 
 def _rss_mb():
@@ -98,8 +97,10 @@ def load_input(name, quick):
              "cal_road": ("cal.cedge.gz", dict(cols=(1, 2), weight_col=3)),
              "soc-Slashdot0902": ("soc-Slashdot0902.txt.gz", {}), "wiki-Vote": ("wiki-Vote.txt.gz", {}),
              "facebook_combined": ("facebook_combined.txt.gz", {})}
-    fname, kw = files[name]
-    src, dst, w = _text_edges(os.path.join(DATA, name, fname), **kw)
+    from dgraph.datasets import path
+
+    _, kw = files[name]
+    src, dst, w = _text_edges(path(name), **kw)
     ids, inverse = np.unique(np.r_[src, dst], return_inverse=True)  # SNAP ids have gaps; 1-based mtx
     src, dst = inverse[: src.size], inverse[src.size:]
     return name + (" (weighted)" if w is not None else ""), src, dst, w, ids.size
