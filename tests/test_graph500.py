@@ -64,10 +64,6 @@ def test_valid_searches_pass(client, searched):
     assert g5.validate(root, *sssp, parts, client, weighted=True)[0] == []
 
 
-def _first(mask):
-    return int(np.flatnonzero(mask)[0])
-
-
 def test_validation_rejects_each_broken_rule(client, searched):
     root, (level, parent), (dist, sparent), parts, n = searched
     reached = np.flatnonzero(level > 0)

@@ -78,16 +78,9 @@ class Domains:
             out[cross] = hop
         return out
 
-    def crosses(self, src, dst, k=0):
-        """Whether messages between ranks leave their level-k domain."""
-        return self.level[k][np.asarray(src)] != self.level[k][np.asarray(dst)]
-
     def rounds(self):
         """Hops of the longest route: up ``depth`` levels, across, down ``depth`` levels."""
         return 2 * self.depth + 1
-
-    def describe(self):
-        return "; ".join(f"level {k}: {len(n)} domains, monitors {self.monitor[k].tolist()}" for k, n in enumerate(self.names))
 
 
 def _host(address):

@@ -47,7 +47,7 @@ class GroupedTransport(DirectTransport):
         out = {r: [] for r in self.local_ranks}
         fn = _REDUCE[op]
         local_sum = self._local_reduce(total, fn) if total is not None else None
-        moved = self._count_allreduce(int(local_sum.nbytes)) if total is not None else 0
+        moved = self._count_reduce(int(local_sum.nbytes)) if total is not None else 0
         for hop in range(self.domains.rounds()):
             held = []
             for at, src, dst, arrays in entries:
@@ -101,7 +101,7 @@ class GroupedTransport(DirectTransport):
             moved += size
         return moved
 
-    def _count_allreduce(self, size):
+    def _count_reduce(self, size):
         """Each rank to its monitor at every level, recursive doubling among the top monitors,
         and the result back down the same way."""
         moved, d = 0, self.domains
@@ -143,9 +143,6 @@ class GroupedTransport(DirectTransport):
                 out[src] = arrays
         self.stats.step_bytes.append(("allgather", moved))
         return out
-
-    def _count_reduce(self, size):
-        return self._count_allreduce(size)
 
 
 def _combined(group, combine):
