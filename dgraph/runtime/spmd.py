@@ -14,7 +14,6 @@ worker, whatever happened.
 
 from __future__ import annotations
 
-import logging
 import secrets
 import threading
 import time
@@ -32,11 +31,11 @@ from .domains import Domains, rank_paths
 from .exchange import DirectTransport
 from .grouped import DEFAULT_FLUSH_BYTES, GroupedTransport
 from .metrics import RunStats
+from ..progress import Progress, progress_after
 from .plugin import PLUGIN_NAME, ExchangePlugin
 
 _registered = threading.Lock()
-log = logging.getLogger("dgraph")
-PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 2.0
+PROGRESS_EVERY = 2.0  # seconds between updates of a long run's status line
 
 
 class _Ranks(list):
@@ -235,10 +234,12 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
                     key=f"dgraph-{name}-{run_id}-{i}", workers=[w], allow_other_workers=False, pure=False,
                 )
             )
-        _watch(client, futures, worker_addrs, run_id, name)
+        started, line = time.monotonic(), Progress(name)
+        _watch(client, futures, worker_addrs, run_id, line)
         per_worker = client.gather([client.submit(_stats, f, workers=[w], pure=False) for f, w in zip(futures, worker_addrs)])
         stats = RunStats.merge([s for s, _ in per_worker])
         stats.result_dtypes = next((d for _, d in per_worker if d is not None), None)
+        line.close(stats.supersteps, time.monotonic() - started)
         results = [
             client.submit(_pick, futures[worker_of_rank[r]], r, workers=[worker_addrs[worker_of_rank[r]]], pure=False)
             for r in range(len(blocks))
@@ -260,19 +261,19 @@ def resolve_domains(client, transport, spec, worker_of_rank, worker_addrs, weigh
     return (Domains(rank_paths(spec, worker_of_rank, worker_addrs, info), weights),)
 
 
-def _watch(client, futures, worker_addrs, run_id, name):
+def _watch(client, futures, worker_addrs, run_id, line):
     """Wait for the drivers; on the first error or a lost worker, fail the run everywhere.
-    A run that takes more than a few seconds reports its superstep to the ``dgraph`` logger."""
+    A run that takes longer than ``progress_after()`` seconds shows its superstep on ``line``."""
     lost_reason = None
-    start = last_report = time.monotonic()
+    start, after, last_report = time.monotonic(), progress_after(), -float("inf")
     while True:
         now = time.monotonic()
-        if now - start > PROGRESS_AFTER and now - last_report > PROGRESS_EVERY:
+        if now - start >= after and now - last_report > PROGRESS_EVERY:
             last_report = now
             step = _broadcast(client, worker_addrs[:1], op="dgraph_progress", run_id=run_id)
             step = next(iter(step.values()), {})
             if isinstance(step, dict):
-                log.info("dgraph %s: superstep %s after %.0f s", name, step.get("superstep"), now - start)
+                line.update(step.get("superstep"), now - start)
         pending = [f for f in futures if f.status == "pending"]
         if pending:
             try:
