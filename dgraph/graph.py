@@ -311,13 +311,15 @@ class Graph:
 
     def edges(self):
         """Dask DataFrame [src, dst(, weight)] of the stored arcs in the user's labels (both arcs of
-        an undirected edge)."""
+        an undirected edge); the weight column keeps the name the graph was built with."""
         labels = self._placed_labels_future()
         arrays = [self.client.submit(block_edges, b, pure=False) for b in self._blocks]
-        return to_dask(self.client, [self.client.submit(edges_frame, a, labels, pure=False) for a in arrays])
+        parts = [self.client.submit(edges_frame, a, labels, self.weight, pure=False) for a in arrays]
+        return to_dask(self.client, parts)
 
     def to_networkx(self):
-        """A networkx (Di)Graph of this graph, for small graphs (needs networkx installed)."""
+        """A networkx (Di)Graph of this graph, for small graphs (needs networkx installed); weights
+        are stored under the graph's weight name."""
         try:
             import networkx as nx
         except ImportError as exc:
@@ -327,7 +329,7 @@ class Graph:
         G.add_nodes_from(vertices.tolist())
         e = self.edges().compute()
         if self.weight:
-            G.add_weighted_edges_from(zip(e["src"].tolist(), e["dst"].tolist(), e["weight"].tolist()))
+            G.add_weighted_edges_from(zip(e["src"].tolist(), e["dst"].tolist(), e[self.weight].tolist()), weight=self.weight)
         else:
             G.add_edges_from(zip(e["src"].tolist(), e["dst"].tolist()))
         return G

@@ -44,8 +44,10 @@ def block_edges(block):
     return {"src": src, "dst": dst, **({"weight": w} if w is not None else {})}
 
 
-def edges_frame(arrays, labels):
-    return pd.DataFrame({k: (decode(v, labels, False) if k in ("src", "dst") else v) for k, v in arrays.items()})
+def edges_frame(arrays, labels, weight=None):
+    """The arcs in user labels; the ``weight`` array is named ``weight`` (the graph's weight column)."""
+    return pd.DataFrame({(weight if k == "weight" else k): (decode(v, labels, False) if k in ("src", "dst") else v)
+                         for k, v in arrays.items()})
 
 
 def to_dask(client, parts, meta=None):

@@ -41,7 +41,7 @@ def test_policies(client):
     assert und.num_edges == 3 and und.num_arcs == 5  # the loop is stored once
     weighted = pd.DataFrame({"a": ["x", "x"], "b": ["y", "y"], "w": [3.0, 1.0]})
     e = dgraph.from_edgelist(weighted, source="a", destination="b", weight="w").edges().compute()
-    assert e.weight.tolist() == [1.0]  # repeats keep the smallest weight
+    assert e.w.tolist() == [1.0]  # repeats keep the smallest weight; the column keeps its name
 
 
 def test_labels_strings_bigints_isolated(client):
