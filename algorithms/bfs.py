@@ -11,7 +11,7 @@ The frontier's size and out-degree sum are reduced before a level only when a sw
 possible: a top-down level whose offers (times the largest degree) are too few to trigger one
 skips that reduction, and the exact figures ride with the next level (one superstep per level
 on high-diameter graphs). Arcs into vertices this worker
-knows are visited (its own, and every frontier it saw) are skipped (TDO-GP's filter_dst).
+knows are visited (its own, and every frontier it saw) are skipped (TDO-GP's filter_dst: ``skip_dst``).
 
 Output encoding: ``distance`` (Int64, hops from the source, null when unreachable) and
 ``predecessor`` (the parent in the BFS tree in the user's labels, null for the source and for
@@ -46,7 +46,6 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
             frontier[r] = np.array([source - em.lo(r)])
     visited = np.zeros(n, dtype=bool)  # what this worker knows to be visited
     visited[source] = True
-    unvisited = lambda ids: ~visited[ids]  # noqa: E731
     if sub_iterations:
         return _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited)
     arcs = int(ctx.allreduce({r: [em.out_block(r).narcs] for r in ctx.ranks})[0])
@@ -54,8 +53,9 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
     stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731
     mode, depth, explored, prev_nf, modes, skip = "push", 0, 0, 0, [], False
     while depth_limit is None or depth < depth_limit:
+        now = {r: stats(r) for r in ctx.ranks}  # this frontier's stats ride along with the level
         if not skip:
-            nf, mf = (int(x) for x in ctx.allreduce({r: stats(r) for r in ctx.ranks}))
+            nf, mf = (int(x) for x in ctx.allreduce(now))
             if nf == 0:
                 break
             if mode == "push" and mf > (arcs - explored) / ALPHA and nf >= prev_nf:
@@ -64,8 +64,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
                 mode = "push"  # a small, shrinking frontier: back to top-down
         depth += 1
         modes.append(mode)
-        now = {r: stats(r) for r in ctx.ranks}  # this frontier's stats ride along with the level
-        merged, (sent, nf, mf) = em(frontier, None, None, "first", filter_dst=unvisited, direction=mode,
+        merged, (sent, nf, mf) = em(frontier, None, None, "first", skip_dst=visited, direction=mode,
                                     total=lambda r, heads: [heads.size, *now[r]])
         explored, prev_nf = explored + mf, nf
         frontier = _settle(ctx, em, merged, depth, level, parent, visited)
@@ -106,7 +105,6 @@ def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
     size = ctx.allreduce({r: np.bincount(classes[own[r]], minlength=3) for r in ctx.ranks})
     arcs = dict(zip(SUBGRAPHS, ctx.allreduce({r: [p.narcs for p in em.out_block(r).parts] for r in ctx.ranks})))
     readers = {"H2L": ctx.nranks, "L2H": em.layout.cols, "L2L": ctx.nranks}
-    unvisited = lambda ids: ~visited[ids]  # noqa: E731
     depth, modes = 0, []
     while depth_limit is None or depth < depth_limit:
         fclass = {r: classes[frontier[r] + em.lo(r)] for r in ctx.ranks}
@@ -132,7 +130,7 @@ def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
             mode = "pull" if pull else "push"
             modes.append(f"{name}:{mode}")
             sub = {r: frontier[r][np.isin(fclass[r], src)] for r in ctx.ranks}
-            merged, _ = em(sub, None, None, "first", filter_dst=unvisited, direction=mode, subgraph=name)
+            merged, _ = em(sub, None, None, "first", skip_dst=visited, direction=mode, subgraph=name)
             for r, ids in _settle(ctx, em, merged, depth, level, parent, visited).items():
                 found[r].append(ids)
         frontier = {r: np.sort(np.concatenate(found[r])) for r in ctx.ranks}

@@ -136,15 +136,16 @@ class EdgeMap:
         return blocks[1 - self.block] if len(blocks) > 1 else blocks[0]
 
     # ------------------------------------------------------------------ the call
-    def __call__(self, frontier, values, f, merge, total=None, total_op="sum", filter_dst=None, direction="push",
+    def __call__(self, frontier, values, f, merge, total=None, total_op="sum", skip_dst=None, direction="push",
                  subgraph=None):
         """Apply ``f`` along the arcs leaving ``frontier`` and merge at the heads' owners.
 
         ``frontier[r]``: rank r's active vertices, a VertexSubset or sorted local ids (placed id
         minus ``lo(r)``); ``values[r]``: one value per active vertex (or ``values=None``: zeros).
         ``f(src, dst, weight, value)``: global placed ids, weights (1.0 when unweighted) and the
-        source's value, as arrays; None passes the value on. ``filter_dst(ids) -> mask``: heads
-        worth trying, judged by what this worker knows (pull skips the others' arcs entirely).
+        source's value, as arrays; None passes the value on. ``skip_dst``: a boolean array over
+        placed ids, set for heads not worth trying (what this worker knows is done: TDO-GP's
+        filter_dst); a pull does not even scan their arcs.
         ``total``: one small array per rank, reduced with ``total_op`` in the same superstep, or
         ``total(r, heads)`` computed from the heads rank r's results go to (before they merge
         at the owners: an upper bound on how many change). ``subgraph``: only the arcs of that
@@ -166,8 +167,8 @@ class EdgeMap:
             direction = self._choose(ids)
         self._subgraph = subgraph
         if direction == "pull":
-            return self._pull(ids, vals, f, merge, total, total_op, filter_dst)
-        return self._push(ids, vals, f, merge, total, total_op, filter_dst)
+            return self._pull(ids, vals, f, merge, total, total_op, skip_dst)
+        return self._push(ids, vals, f, merge, total, total_op, skip_dst)
 
     def _parts(self, block, pull):
         if self._subgraph is None:
@@ -310,7 +311,7 @@ class EdgeMap:
             merged[r] = (heads - self.lo(r), v, t)
         return merged, totals
 
-    def _push(self, ids, vals, f, merge, total, total_op, filter_dst):
+    def _push(self, ids, vals, f, merge, total, total_op, skip_dst):
         rows = self._gather(ids, vals, self._targets(pull=False))[0]
         results = {}
         for r in self.ctx.ranks:
@@ -321,14 +322,14 @@ class EdgeMap:
                 tails, tvals = rows[r][0][sel], rows[r][1][sel]
                 pos, dst, w = kernels.frontier_arcs(part.indptr, part.indices, part.weights, loc[sel])
                 self.edges_examined += dst.size
-                if filter_dst is not None:
-                    keep = np.flatnonzero(filter_dst(dst))
+                if skip_dst is not None:
+                    keep = np.flatnonzero(~skip_dst[dst])
                     pos, dst, w = pos[keep], dst[keep], w[keep]
                 found.append((dst, np.asarray(f(tails[pos], dst, w, tvals[pos])), tails[pos]))
             results[r] = self._merge(*_join(found), merge)
         return self._scatter(results, merge, total, total_op)
 
-    def _pull(self, ids, vals, f, merge, total, total_op, filter_dst):
+    def _pull(self, ids, vals, f, merge, total, total_op, skip_dst):
         n = self.n
         if self._front is None or self._front[1].dtype != vals[self.ctx.ranks[0]].dtype:
             self._front = (np.zeros(n, dtype=bool), np.zeros(n, dtype=vals[self.ctx.ranks[0]].dtype))
@@ -342,12 +343,9 @@ class EdgeMap:
         results = {}
         for r in self.ctx.ranks:
             found = []
-            for part in self._parts(self.in_block(r), pull=True):
-                local = np.arange(part.nlocal, dtype=np.int64)
-                heads = part.rows()
-                if filter_dst is not None:
-                    keep = np.flatnonzero(filter_dst(heads))
-                    local, heads = local[keep], heads[keep]
+            parts = self._parts(self.in_block(r), pull=True)
+            for part in parts:
+                local, heads = _pull_rows(part, skip_dst)
                 if merge == "first":
                     pos, src, w, scanned = kernels.first_in_frontier(part.indptr, part.indices, part.weights, local, front)
                 else:
@@ -358,7 +356,11 @@ class EdgeMap:
                 self.edges_examined += scanned
                 dst = heads[pos]
                 found.append((dst, np.asarray(f(src, dst, w, fval[src])), src))
-            results[r] = self._merge(*_join(found), merge)
+            if merge == "first" and len(parts) == 1 and parts[0].row_ids is None:  # one arc per head, in order
+                dst, v, src = found[0]
+                results[r] = (dst, v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False), src)
+            else:
+                results[r] = self._merge(*_join(found), merge)
         for r in self.ctx.ranks:
             front[rows[r][0]] = False
         if self.local_rows:
@@ -366,6 +368,18 @@ class EdgeMap:
                 totals = self.ctx.allreduce({r: total(r, results[r][0]) for r in self.ctx.ranks}, total_op)
             return {r: (results[r][0] - self.lo(r), results[r][1], results[r][2]) for r in self.ctx.ranks}, totals
         return self._scatter(results, merge, total, total_op)
+
+
+def _pull_rows(part, skip_dst):
+    """The rows of ``part`` a pull scans (local positions, ascending) and their heads (placed
+    ids): all of them, or those ``skip_dst`` leaves."""
+    if skip_dst is None:
+        return np.arange(part.nlocal, dtype=np.int64), part.rows()
+    if part.row_ids is None:  # a range of placed ids: read the mask's slice, build no index
+        local = np.flatnonzero(~skip_dst[part.lo : part.lo + part.nlocal])
+        return local, local + part.lo
+    local = np.flatnonzero(~skip_dst[part.row_ids])
+    return local, part.row_ids[local]
 
 
 def _carry(src, dst, w, value):

@@ -1,5 +1,5 @@
 """The edge map on every layout: push, pull and auto give the same merged results as a plain
-pandas reference, for every merge, with and without filter_dst."""
+pandas reference, for every merge, with and without skip_dst."""
 
 import sys
 
@@ -31,9 +31,9 @@ def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, key, layout
         ids = np.flatnonzero(active[own])
         frontier[r] = VertexSubset(em.size(r), mask=active[own]) if r % 2 else ids
         values[r] = _value(own[ids]).astype(np.float64)
-    keep = (lambda d: d % 3 != 0) if filtered else None
+    skip = (np.arange(em.n) % 3 == 0) if filtered else None
     merged, total = em(frontier, values, lambda s, d, w, x: x + (d % 5), merge, total={r: [1] for r in ctx.ranks},
-                       filter_dst=keep, direction=direction)
+                       skip_dst=skip, direction=direction)
     out = {}
     for r in ctx.ranks:
         ids, vals, tails = merged[r]

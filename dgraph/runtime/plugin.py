@@ -32,6 +32,7 @@ class Run:
         self.failure = None
         self.mesh = None
         self.driver = None  # the thread driving this run's ranks, while it runs
+        self.outcome = None  # what the driver reports when its kernel returns (pickled stats)
         self.lock = threading.Lock()
         self.closed = False
 
@@ -100,11 +101,12 @@ class ExchangePlugin(WorkerPlugin):
         return {"status": "OK"}
 
     async def close(self, run_id=None):
+        """Drop the run; the reply carries the driver's outcome (pickled stats) when it finished."""
         run = self.runs.pop(run_id, None)
         if run is None:
             return {"status": "error", "message": f"unknown run {run_id}"}
         run.close()
-        return {"status": "OK"}
+        return {"status": "OK", "outcome": run.outcome}
 
     async def list_runs(self):
         drivers = [r.run_id for r in self.runs.values() if r.driver is not None and r.driver.is_alive()]

@@ -14,6 +14,7 @@ worker, whatever happened.
 
 from __future__ import annotations
 
+import pickle
 import secrets
 import threading
 import time
@@ -115,6 +116,7 @@ def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel
             run.ctx = ctx
             with stats.phase("kernel"), kernels.using(engine):
                 results = kernel(ctx, **params)
+            run.outcome = _outcome(results, stats)  # the close reply carries it to the client
             return results, stats
         except PeerLost as exc:
             peer = worker_addrs[exc.peer]
@@ -149,14 +151,13 @@ def _pick(driver_result, rank):
     return driver_result[0][rank]
 
 
-def _stats(driver_result):
+def _outcome(results, stats):
     """The worker's stats, and the dtypes of one rank's result (so the client can describe the
-    results without fetching one)."""
-    results, stats = driver_result
+    results without fetching one), pickled for the close reply."""
     first = next(iter(results.values()), None) if isinstance(results, dict) else None
     arrays = isinstance(first, dict) and all(isinstance(v, np.ndarray) and v.ndim == 1 for v in first.values())
     dtypes = {k: v.dtype for k, v in first.items()} if arrays else None
-    return stats, dtypes
+    return pickle.dumps((stats, dtypes))
 
 
 def ensure_plugin(client):
@@ -166,10 +167,12 @@ def ensure_plugin(client):
             client._dgraph_plugin = True
 
 
-def _broadcast(client, targets, **msg):
-    """Send a control message to those of ``targets`` still alive (a dead one cannot answer)."""
-    alive = set(workers(client))
-    targets = [w for w in targets if w in alive]
+def _broadcast(client, targets, check=True, **msg):
+    """Send a control message to those of ``targets`` still alive (a dead one cannot answer;
+    ``check=False`` when they are known to be: one scheduler round trip less)."""
+    if check:
+        alive = set(workers(client))
+        targets = [w for w in targets if w in alive]
     if not targets:
         return {}
     try:
@@ -217,36 +220,46 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     route = (transport, *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights), flush_bytes)
     run_id = uuid.uuid4().hex
     secret = secrets.token_bytes(32)
-    replies = _broadcast(client, worker_addrs, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
+    replies = _broadcast(client, worker_addrs, False, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
     opened = [w for w, r in replies.items() if isinstance(r, dict) and r.get("status") == "OK"]
     try:
         if len(opened) != len(worker_addrs):
             bad = {w: r for w, r in replies.items() if w not in opened}
             raise DgraphRunError(f"could not open run {run_id} on workers {bad}")
         addresses = [(replies[w]["host"], replies[w]["port"]) for w in worker_addrs]
-        futures = []
+        # drivers and the per-rank picks of their results go to the scheduler in one message: a
+        # second submit would wait out the client's batching interval, and so would every rank
+        drivers, picks = [], []
         for i, w in enumerate(worker_addrs):
             ranks = [r for r in range(len(blocks)) if worker_of_rank[r] == i]
-            futures.append(
-                client.submit(
-                    _drive, run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, kernels.engine(), route,
-                    *[f for r in ranks for f in blocks[r]],
-                    key=f"dgraph-{name}-{run_id}-{i}", workers=[w], allow_other_workers=False, pure=False,
+            with dask.annotate(workers=[w], allow_other_workers=False):
+                drivers.append(
+                    dask.delayed(_drive, pure=False)(
+                        run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, kernels.engine(), route,
+                        *[f for r in ranks for f in blocks[r]], dask_key_name=f"dgraph-{name}-{run_id}-{i}",
+                    )
                 )
-            )
+        for r in range(len(blocks)):
+            with dask.annotate(workers=[worker_addrs[worker_of_rank[r]]], allow_other_workers=False):
+                picks.append(dask.delayed(_pick, pure=False)(drivers[worker_of_rank[r]], r,
+                                                             dask_key_name=f"dgraph-{name}-{run_id}-rank-{r}"))
+        futures = client.compute(drivers + picks, optimize_graph=False)
+        futures, results = futures[: len(drivers)], futures[len(drivers) :]
         started, line = time.monotonic(), Progress(name)
         _watch(client, futures, worker_addrs, run_id, line)
-        per_worker = client.gather([client.submit(_stats, f, workers=[w], pure=False) for f, w in zip(futures, worker_addrs)])
-        stats = RunStats.merge([s for s, _ in per_worker])
-        stats.result_dtypes = next((d for _, d in per_worker if d is not None), None)
+        replies = _broadcast(client, opened, False, op="dgraph_close", run_id=run_id)
+        opened = []
+        lost = [w for w in worker_addrs if not (isinstance(replies.get(w), dict) and replies[w].get("outcome"))]
+        if lost:
+            raise DgraphRunError(f"run {run_id}: worker {lost[0]} did not report its outcome ({replies.get(lost[0])!r})")
+        outcomes = [pickle.loads(replies[w]["outcome"]) for w in worker_addrs]
+        stats = RunStats.merge([s for s, _ in outcomes])
+        stats.result_dtypes = next((d for _, d in outcomes if d is not None), None)
         line.close(stats.supersteps, time.monotonic() - started)
-        results = [
-            client.submit(_pick, futures[worker_of_rank[r]], r, workers=[worker_addrs[worker_of_rank[r]]], pure=False)
-            for r in range(len(blocks))
-        ]
         return results, stats
     finally:
-        _broadcast(client, opened, op="dgraph_close", run_id=run_id)
+        if opened:  # the run failed: drop its state everywhere
+            _broadcast(client, opened, op="dgraph_close", run_id=run_id)
 
 
 def resolve_domains(client, transport, spec, worker_of_rank, worker_addrs, weights):
@@ -277,7 +290,7 @@ def _watch(client, futures, worker_addrs, run_id, line):
         pending = [f for f in futures if f.status == "pending"]
         if pending:
             try:
-                wait(pending, timeout=0.25, return_when="FIRST_COMPLETED")
+                wait(pending, timeout=0.25)  # all done, or a quarter second to look for failures
             except TimeoutError:
                 pass
         if all(f.status == "finished" for f in futures):
