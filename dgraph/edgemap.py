@@ -339,7 +339,8 @@ class EdgeMap:
         rows, totals = self._gather(ids, vals, self._targets(pull=True), early, total_op)
         for r in self.ctx.ranks:
             front[rows[r][0]] = True
-            fval[rows[r][0]] = rows[r][1]
+            if not self._valueless:  # valueless: only the winning tails matter
+                fval[rows[r][0]] = rows[r][1]
         results = {}
         for r in self.ctx.ranks:
             found = []
