@@ -1,10 +1,11 @@
 """Launching one driver per worker, the rank context kernels see, and failure handling.
 
 ``launch`` mints the run id and secret, opens the run on every worker holding rank blocks
-(control plane: plugin handlers), then submits one driver task per worker pinned to it. The
-driver secedes from the worker's thread pool (so a one-thread worker stays usable during a long
-run), connects the peer channels (data plane) and calls ``kernel(ctx, **params)``; the kernel
-drives all of the worker's ranks.
+(control plane: plugin handlers), then submits one driver task per worker pinned to it, and one
+task per rank picking that rank's result, all in one graph. The driver secedes from the worker's
+thread pool (so a one-thread worker stays usable during a long run), connects the peer channels
+(data plane) and calls ``kernel(ctx, **params)``; the kernel drives all of the worker's ranks.
+Closing the run returns each worker's counters (``RunStats``) with the close reply.
 
 Failure: any error on a worker closes its channels, so every peer blocked on it wakes at once;
 the client also watches for lost workers and fails the run on the survivors. The caller gets a
@@ -27,12 +28,12 @@ from distributed import get_worker, secede, wait
 from .. import kernels
 from ..cluster import workers
 from ..errors import DgraphRunError
+from ..progress import Progress, progress_after
 from .channels import PeerLost, RunAborted, connect_mesh
 from .domains import Domains, rank_paths
 from .exchange import DirectTransport
 from .grouped import DEFAULT_FLUSH_BYTES, GroupedTransport
 from .metrics import RunStats
-from ..progress import Progress, progress_after
 from .plugin import PLUGIN_NAME, ExchangePlugin
 
 _registered = threading.Lock()
