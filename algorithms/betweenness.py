@@ -4,7 +4,10 @@ Method: for every source, a level-synchronous forward pass counts shortest paths
 pushes each frontier vertex's path count along its out-arcs, merged by sum; vertices reached
 for the first time take the sum), then a backward pass walks the levels from the deepest up,
 pushing (1 + delta(w)) / sigma(w) along in-arcs, merged by sum, into the vertices one level
-closer (TDO-GP's BC, Appendix D). Scores are rescaled exactly as networkx does.
+closer (TDO-GP's BC, Appendix D). Path counts are stored scaled by level (divided by the largest
+count of the level above, reduced with the frontier's size in the same superstep), so they do
+not overflow where they exceed 1e308 (a 1000 x 1000 grid has about 1e600 corner-to-corner
+shortest paths). Scores are rescaled exactly as networkx does.
 
 Output encoding: ``betweenness`` (float64).
 """
@@ -31,19 +34,24 @@ def brandes_kernel(ctx, sources, directed, bounds, key, layout):
             if lo[r] <= s < lo[r] + nl[r]:
                 level[r][s - lo[r]], sigma[r][s - lo[r]] = 0, 1.0
                 frontier[r] = np.array([s - lo[r]])
-        levels, depth = [frontier], 0
+        # sigma is kept scaled per level (path counts overflow float64 on long grids): a vertex
+        # stores its count divided by the product of the largest counts of the levels above,
+        # so stored values stay below the largest degree and ratios between levels are exact
+        levels, depth, largest = [frontier], 0, [1.0]
         while True:
-            merged, size = forward(frontier, {r: sigma[r][frontier[r]] for r in ctx.ranks}, _push, "sum",
-                                   total={r: [frontier[r].size] for r in ctx.ranks})
-            if size[0] == 0:
+            pushed = {r: sigma[r][frontier[r]] for r in ctx.ranks}
+            merged, (size, top) = forward(frontier, pushed, _push, "sum", total_op="max",
+                                          total={r: [frontier[r].size, pushed[r].max(initial=0.0)] for r in ctx.ranks})
+            if size == 0:
                 break
             depth += 1
+            largest.append(top)  # the pushing level's largest stored count
             frontier = {}
             for r in ctx.ranks:
                 ids, paths, _ = merged[r]
                 new = level[r][ids] == -1
                 ids = ids[new]
-                level[r][ids], sigma[r][ids] = depth, paths[new]
+                level[r][ids], sigma[r][ids] = depth, paths[new] / top
                 frontier[r] = ids
             levels.append(frontier)
         delta = {r: np.zeros(nl[r]) for r in ctx.ranks}
@@ -53,7 +61,7 @@ def brandes_kernel(ctx, sources, directed, bounds, key, layout):
             for r in ctx.ranks:
                 ids, share, _ = merged[r]
                 up = level[r][ids] == d - 1
-                delta[r][ids[up]] += sigma[r][ids[up]] * share[up]
+                delta[r][ids[up]] += sigma[r][ids[up]] * share[up] / largest[d]
         for r in ctx.ranks:
             if lo[r] <= s < lo[r] + nl[r]:
                 delta[r][s - lo[r]] = 0.0

@@ -32,6 +32,8 @@ import gzip
 import json
 import multiprocessing as mp
 import os
+import queue
+import resource
 import sys
 import tempfile
 import time
@@ -42,6 +44,7 @@ PR_ITERS = 20
 REPEATS = 3
 BC_SOURCES = 16
 NX_MAX_EDGES = 1_500_000
+PEER_MEMORY_SHARE = 0.6  # of physical memory: a peer process may use at most this much address space
 ALL = ("bfs", "sssp", "wcc", "pagerank", "cdlp", "triangles", "lcc", "bc")
 
 
@@ -133,6 +136,8 @@ def same(algo, ours, theirs):
     a, b = np.asarray(ours, np.float64), np.asarray(theirs, np.float64)
     if a.shape != b.shape:
         return f"DIFFERS (shapes {a.shape} vs {b.shape})"
+    if not np.array_equal(np.isnan(a), np.isnan(b)):
+        return f"DIFFERS (NaN: {int(np.isnan(a).sum()):,} in dgraph's answer, {int(np.isnan(b).sum()):,} in the peer's)"
     if algo in ("bfs", "lcc"):
         ok = np.array_equal(np.nan_to_num(a, posinf=-1), np.nan_to_num(b, posinf=-1)) if algo == "bfs" else np.allclose(a, b, atol=1e-12)
     elif algo == "sssp":
@@ -364,15 +369,18 @@ def _jvm_rss_mb(sc):
 PEERS = {"scipy": _scipy, "igraph": _igraph, "networkit": _networkit, "networkx": _networkx, "spark": _spark}
 
 
-def _child(name, files, n, algo, source, sources, queue):
+def _child(name, files, n, algo, source, sources, answer):
+    if name != "spark":  # a peer that outgrows the machine fails here, instead of the OOM killer choosing a victim
+        cap = int(PEER_MEMORY_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     src, dst, w = (np.load(f) for f in files)
     try:
         kernel, build, out, *jvm = PEERS[name](src, dst, w, n, algo, source, sources)
-        queue.put((kernel, build, _rss_mb() + (jvm[0] if jvm else 0.0), out))
+        answer.put((kernel, build, _rss_mb() + (jvm[0] if jvm else 0.0), out))
     except NotImplementedError:
-        queue.put(None)
+        answer.put(None)
     except Exception as exc:  # a failing peer is reported, not fatal
-        queue.put(f"{type(exc).__name__}: {exc}")
+        answer.put(f"{type(exc).__name__}: {exc}")
 
 
 def run_peer(name, files, n, algo, source, sources):
@@ -380,7 +388,14 @@ def run_peer(name, files, n, algo, source, sources):
     q = ctx.Queue()
     p = ctx.Process(target=_child, args=(name, files, n, algo, source, sources, q))
     p.start()
-    out = q.get()
+    while True:  # a peer killed for memory never answers: report it instead of waiting forever
+        try:
+            out = q.get(timeout=1)
+            break
+        except queue.Empty:
+            if not p.is_alive():
+                out = f"died (exit code {p.exitcode}{', killed: out of memory?' if p.exitcode == -9 else ''})"
+                break
     p.join()
     return out
 

@@ -18,9 +18,10 @@ class Block:
     Rows are the placed ids ``lo..hi-1`` (row = id - lo): the rank's own vertices in an owner
     block, the layout's row range otherwise (2D: the mesh row's vertices). With ``row_ids`` the
     rows are those placed ids instead and ``lo..hi-1`` their positions in an index (1.5D: the
-    heavy vertices by degree, row = heavy index - lo). ``indices`` are placed ids of the other endpoint, sorted by
-    canonical id within a row. In an ``"out"`` block a row lists out-neighbours, in an ``"in"``
-    block in-neighbours. ``name`` says which subgraph of a layout it holds ("" when only one).
+    heavy vertices by degree, row = heavy index - lo). ``indices`` are placed ids of the other
+    endpoint (int32 when the graph has fewer than 2**31 vertices), sorted by canonical id within
+    a row. In an ``"out"`` block a row lists out-neighbours, in an ``"in"`` block in-neighbours.
+    ``name`` says which subgraph of a layout it holds ("" when only one).
     """
 
     rank: int
@@ -121,6 +122,8 @@ def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, n
     else:
         local = rows - lo
     indptr, indices, weights = kernels.build_csr(local, cols, hi - lo, weights=w, key=key, dedup=dedup)
+    if n <= np.iinfo(np.int32).max:  # half the bytes per arc, resident and scanned
+        indices = indices.astype(np.int32)
     ids = row_ids if row_ids is not None else np.arange(lo, hi, dtype=np.int64)
     loops = int(np.count_nonzero(np.repeat(ids, np.diff(indptr)) == indices))
     return Block(rank, lo, hi, n, direction, indptr, indices, weights, loops, row_ids, name)

@@ -54,3 +54,21 @@ def test_bad_input(client):
         betweenness_centrality(g, k=0)
     with pytest.raises(dgraph.DgraphInputError, match="betweenness source 99"):
         betweenness_centrality(g, sources=[99])
+
+
+def test_path_counts_beyond_float64_do_not_overflow(client):
+    # a chain of 1100 diamonds: 2**1100 (about 1e331) shortest paths from one end to the other
+    k = 1100
+    hub = lambda i: 3 * i  # noqa: E731  (hubs 0, 3, 6, ...; the diamond after hub i has 3i+1, 3i+2)
+    e = pd.DataFrame([(hub(i), hub(i) + side) for i in range(k) for side in (1, 2)]
+                     + [(hub(i) + side, hub(i + 1)) for i in range(k) for side in (1, 2)], columns=["src", "dst"])
+    g = dgraph.from_edgelist(e, directed=False, layout=OneD(ranks=3))
+    got = betweenness_centrality(g, sources=[0], normalized=False).compute().set_index("vertex").betweenness.sort_index()
+    # from hub 0, every path to a vertex beyond hub i passes hub i and half of them each side of a diamond
+    dependency = np.zeros(3 * k + 1)
+    beyond = 3 * (k - np.arange(k + 1))  # vertices past hub i
+    dependency[hub(np.arange(1, k + 1))] = beyond[1:]
+    dependency[hub(np.arange(k)) + 1] = dependency[hub(np.arange(k)) + 2] = (beyond[:-1] - 2) / 2
+    n = 3 * k + 1
+    assert not got.isna().any()
+    np.testing.assert_allclose(got.to_numpy(), dependency * 0.5 * n, rtol=1e-9)
