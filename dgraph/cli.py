@@ -273,7 +273,7 @@ def main(argv=None):
     handler.setFormatter(logging.Formatter("  %(message)s"))
     logger = logging.getLogger("dgraph")
     logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
+    logger.setLevel(logging.WARNING if getattr(args, "quiet", False) else logging.INFO)
     from dgraph.errors import DgraphError
 
     try:

@@ -3,7 +3,7 @@
 A run that lasts longer than ``dgraph.progress-after`` seconds (dask config, 3 by default) shows
 one line that updates in place: a display in a Jupyter notebook, a carriage-return line on a
 terminal's stderr. Anywhere else (a script piped to a file, a batch job, a test) it stays quiet
-and only logs to the ``dgraph`` logger. ``dask.config.set({"dgraph.progress": False})`` silences
+and only logs the superstep to the ``dgraph`` logger (INFO). ``dask.config.set({"dgraph.progress": False})`` silences
 it everywhere; ``True`` shows it even when the output is not a terminal.
 
 >>> import io
@@ -71,7 +71,8 @@ class Progress:
             stream.flush()
 
     def update(self, superstep, elapsed):
-        log.info("dgraph %s: superstep %s after %.0f s", self.name, superstep, elapsed)
+        if self.mode is None:  # no line to show: the log is the record
+            log.info("dgraph %s: superstep %s after %.0f s", self.name, superstep, elapsed)
         self._emit(f"dgraph {self.name}: superstep {superstep}, {elapsed:.1f} s")
 
     def close(self, supersteps, elapsed):
