@@ -356,7 +356,8 @@ class EdgeMap:
                     pos, src, w = pos[keep], src[keep], w[keep]
                 self.edges_examined += scanned
                 dst = heads[pos]
-                found.append((dst, np.asarray(f(src, dst, w, fval[src])), src))
+                value = np.zeros(src.size, fval.dtype) if self._valueless else np.asarray(f(src, dst, w, fval[src]))
+                found.append((dst, value, src))
             if merge == "first" and len(parts) == 1 and parts[0].row_ids is None:  # one arc per head, in order
                 dst, v, src = found[0]
                 results[r] = (dst, v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False), src)
