@@ -221,7 +221,7 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     route = (transport, *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights), flush_bytes)
     run_id = uuid.uuid4().hex
     secret = secrets.token_bytes(32)
-    replies = _broadcast(client, worker_addrs, False, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
+    replies = _broadcast(client, worker_addrs, check=False, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
     opened = [w for w, r in replies.items() if isinstance(r, dict) and r.get("status") == "OK"]
     try:
         if len(opened) != len(worker_addrs):
@@ -248,7 +248,7 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
         futures, results = futures[: len(drivers)], futures[len(drivers) :]
         started, line = time.monotonic(), Progress(name)
         _watch(client, futures, worker_addrs, run_id, line)
-        replies = _broadcast(client, opened, False, op="dgraph_close", run_id=run_id)
+        replies = _broadcast(client, opened, check=False, op="dgraph_close", run_id=run_id)
         opened = []
         lost = [w for w in worker_addrs if not (isinstance(replies.get(w), dict) and replies[w].get("outcome"))]
         if lost:
