@@ -34,9 +34,7 @@ def brandes_kernel(ctx, sources, directed, bounds, key, layout):
             if lo[r] <= s < lo[r] + nl[r]:
                 level[r][s - lo[r]], sigma[r][s - lo[r]] = 0, 1.0
                 frontier[r] = np.array([s - lo[r]])
-        # sigma is kept scaled per level (path counts overflow float64 on long grids): a vertex
-        # stores its count divided by the product of the largest counts of the levels above,
-        # so stored values stay below the largest degree and ratios between levels are exact
+        # sigma is stored scaled per level (see the module docstring): largest[d] undoes level d's scale
         levels, depth, largest = [frontier], 0, [1.0]
         while True:
             pushed = {r: sigma[r][frontier[r]] for r in ctx.ranks}
