@@ -27,13 +27,16 @@ import pandas as pd
 
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
+from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tree, shortest_paths
 
 ALPHA, BETA = 15, 18
 NODE_LOCAL = ("EH2EH", "E2L", "L2E")  # 1.5D subgraphs whose pulls stay on the rank
 LOCAL_PULL_SHARE = 0.05  # such a subgraph pulls once 5% of its sources are active
+RELAX_AFTER = 32  # levels before a search whose frontier stays thin finishes by local relaxation
+METHODS = ("auto", "levels", "relax")
 
 
-def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
+def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, layout):
     em = EdgeMap(ctx, bounds, key, layout=layout)
     n = em.n
     degree = em.out_degree()
@@ -52,7 +55,11 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
     maxdeg = int(ctx.allreduce({r: [degree[r].max(initial=0)] for r in ctx.ranks}, "max")[0])
     stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731
     mode, depth, explored, prev_nf, modes, skip = "push", 0, 0, 0, [], False
-    while depth_limit is None or depth < depth_limit:
+    relax = method == "relax"
+    while not relax and (depth_limit is None or depth < depth_limit):
+        if method == "auto" and depth == RELAX_AFTER and mode == "push" and local_share(ctx, em) >= LOCAL_SHARE:
+            relax = True  # many levels, a thin frontier, and ranks own most arcs' both ends
+            break
         now = {r: stats(r) for r in ctx.ranks}  # this frontier's stats ride along with the level
         if not skip:
             nf, mf = (int(x) for x in ctx.allreduce(now))
@@ -74,8 +81,32 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, bounds, key, layout):
         skip = mode == "push" and bound <= (arcs - explored - bound) / ALPHA
         if sent == 0:
             break
+    if relax:
+        ctx.stats.info.update(relaxed_from_level=depth)
+        depth = _relax_rest(ctx, em, depth, depth_limit, level, parent, frontier, visited)
     ctx.stats.info.update(levels=depth, edges_examined=em.edges_examined, bottom_up_levels=modes.count("pull"))
     return {r: {"distance": level[r], "predecessor": parent[r]} for r in ctx.ranks}
+
+
+def _relax_rest(ctx, em, depth, depth_limit, level, parent, frontier, visited):
+    """Finish the search by rank-local relaxation (dgraph.relax) from the frontier at ``depth``;
+    the parents of the vertices found after it are then chosen by the levels' rule. Returns the
+    deepest level."""
+    dist = {r: np.where(level[r] >= 0, level[r], np.inf) for r in ctx.ranks}
+    pending = {r: np.zeros(em.size(r), dtype=bool) for r in ctx.ranks}
+    for r in ctx.ranks:
+        pending[r][frontier[r]] = True
+    limit = np.inf if depth_limit is None else float(depth_limit)
+    rounds, scanned = shortest_paths(ctx, em, dist, parent, pending, BUCKET_ARCS, weighted=False, limit=limit)
+    shortest_path_tree(ctx, em, dist, parent, weighted=False, nearest=depth, skip_dst=visited)
+    deepest = 0
+    for r in ctx.ranks:
+        reached = np.isfinite(dist[r])
+        level[r] = np.where(reached, dist[r], -1).astype(np.int64)
+        deepest = max(deepest, int(level[r].max(initial=0)))
+    em.edges_examined += scanned
+    ctx.stats.info.update(relax_rounds=rounds, local_arcs_examined=scanned)
+    return int(ctx.allreduce({r: [deepest] for r in ctx.ranks}, "max")[0])
 
 
 def _settle(ctx, em, merged, depth, level, parent, visited):
@@ -138,7 +169,7 @@ def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
     return {r: {"distance": level[r], "predecessor": parent[r]} for r in ctx.ranks}
 
 
-def bfs(graph, source, depth_limit=None, sub_iterations=False):
+def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
     """Breadth-first search from ``source``.
 
     Parameters
@@ -153,6 +184,13 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False):
         Distances are the same; the predecessor is then a valid BFS parent (it passes the Graph
         500 rules) but not necessarily the smallest-label one, since a head reached by an
         earlier subgraph is not offered again.
+    method : {"auto", "levels", "relax"}
+        ``"levels"``: one superstep per level throughout. ``"relax"``: rank-local relaxation
+        from the start (``dgraph.relax``: supersteps follow partition crossings, not levels).
+        ``"auto"``: levels, switching to relaxation when a search reaches level 32 with a thin
+        (top-down) frontier, as on road networks and grids, and ranks own both ends of at least
+        half the arcs (a 1D layout of a graph numbered with locality; not 2D). All three give
+        the same answer.
 
     Returns
     -------
@@ -182,11 +220,15 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False):
     """
     if depth_limit is not None and (not isinstance(depth_limit, (int, np.integer)) or depth_limit < 0):
         raise DgraphInputError(f"depth_limit must be a non-negative integer or None, got {depth_limit!r}")
+    if method not in METHODS:
+        raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
+    if sub_iterations and method == "relax":
+        raise DgraphInputError("sub_iterations=True runs level by level: use method='auto' or 'levels' with it")
     if sub_iterations and graph.layout.name != "1.5d":
         raise DgraphInputError(f"sub_iterations=True needs a layout with subgraphs (layout='1.5d'), not {graph.layout!r}")
     src = int(graph.encode_vertices([source], "BFS source")[0])
     results, _ = graph.run(bfs_kernel, reverse=True, name="bfs", placement="layout", source=src, depth_limit=depth_limit,
-                           sub_iterations=bool(sub_iterations))
+                           sub_iterations=bool(sub_iterations), method=method)
     return graph.to_frame(results, label_columns=("predecessor",), nullable=("distance", "predecessor"))
 
 

@@ -798,3 +798,103 @@ def merge_by_id(ids, vals, tails, merge, key, scratch):
               np.ascontiguousarray(tails, dtype=np.int64), MERGE_CODES[merge],
               np.empty(0, np.int64) if key is None or key.size == 0 else key,
               ibest if vals.dtype == np.int64 else fbest, btail, seen)
+
+
+# ----------------------------------------------------------------------------- local relaxation
+@numba.njit(cache=True)
+def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed):
+    cap = max(16, 2 * seeds.size)
+    hd = np.empty(cap, np.float64)  # a binary heap of (distance, vertex); stale entries skipped
+    hv = np.empty(cap, np.int64)
+    size = 0
+    for s in seeds:
+        if dist[s] < bound:
+            hd[size], hv[size] = dist[s], s
+            size += 1
+    for i in range(size // 2 - 1, -1, -1):  # heapify the seeds
+        j = i
+        while True:
+            c = 2 * j + 1
+            if c >= size:
+                break
+            if c + 1 < size and hd[c + 1] < hd[c]:
+                c += 1
+            if hd[c] >= hd[j]:
+                break
+            hd[j], hd[c], hv[j], hv[c] = hd[c], hd[j], hv[c], hv[j]
+            j = c
+    expanded = 0
+    while size:
+        d, u = hd[0], hv[0]
+        size -= 1
+        hd[0], hv[0] = hd[size], hv[size]
+        j = 0
+        while True:
+            c = 2 * j + 1
+            if c >= size:
+                break
+            if c + 1 < size and hd[c + 1] < hd[c]:
+                c += 1
+            if hd[c] >= hd[j]:
+                break
+            hd[j], hd[c], hv[j], hv[c] = hd[c], hd[j], hv[c], hv[j]
+            j = c
+        if d > dist[u]:
+            continue
+        expanded += indptr[u + 1] - indptr[u]
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if v < lo or v >= hi:
+                continue
+            v -= lo
+            nd = d + (weights[e] if weights.size else 1.0)
+            if nd < dist[v]:
+                dist[v] = nd
+                pred[v] = u + lo
+                changed[v] = True
+                if nd < bound:
+                    if size == hd.size:
+                        hd = np.concatenate((hd, np.empty(size, np.float64)))
+                        hv = np.concatenate((hv, np.empty(size, np.int64)))
+                    j = size
+                    hd[j], hv[j] = nd, v
+                    size += 1
+                    while j > 0 and hd[(j - 1) // 2] > hd[j]:
+                        p = (j - 1) // 2
+                        hd[j], hd[p], hv[j], hv[p] = hd[p], hd[j], hv[p], hv[j]
+                        j = p
+    return expanded
+
+
+def _relax_numpy(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed):
+    # Bellman-Ford by rounds over the local arcs: the same distances as Dijkstra's order
+    front, expanded = seeds[dist[seeds] < bound], 0
+    while front.size:
+        pos, dst, w = _arcs_numpy(indptr, indices, weights, front)
+        expanded += dst.size
+        inside = np.flatnonzero((dst >= lo) & (dst < hi))
+        pos, dst = pos[inside], dst[inside] - lo
+        nd = dist[front[pos]] + (w[inside] if weights.size else 1.0)
+        order = np.lexsort((nd, dst))
+        pos, dst, nd = pos[order], dst[order], nd[order]
+        best = np.r_[True, dst[1:] != dst[:-1]] if dst.size else np.zeros(0, bool)
+        pos, dst, nd = pos[best], dst[best], nd[best]
+        better = nd < dist[dst]
+        pos, dst, nd = pos[better], dst[better], nd[better]
+        dist[dst], pred[dst], changed[dst] = nd, front[pos] + lo, True
+        front = dst[nd < bound]
+    return expanded
+
+
+def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed):
+    """Shortest paths inside one rank: from ``seeds`` (local ids, their ``dist`` already set),
+    relax the arcs whose heads lie in [lo, hi) until nothing improves, expanding only vertices
+    closer than ``bound``. Rows are local ids (vertex lo + row), ``indices`` placed ids.
+    Updates ``dist`` (float64), ``pred`` (placed id of the improving tail) and ``changed``
+    (bool) in place; returns how many arcs it scanned. Weights None: every arc costs 1.
+    Both engines give the same distances (the least fixpoint); a tied predecessor may differ.
+    """
+    w = np.empty(0) if weights is None else weights
+    fn = _relax_numba if engine() == "numba" else _relax_numpy
+    return int(fn(indptr, indices, w, int(lo), int(hi), dist, pred,
+                  np.ascontiguousarray(seeds, dtype=np.int64), float(bound), changed))

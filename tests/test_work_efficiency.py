@@ -30,10 +30,12 @@ def test_bfs_sssp_cc_examine_each_arc_a_bounded_number_of_times(client, make):
     r = bfs(g, source).compute()
     levels = int(r.distance.max())
     assert levels > 500  # high diameter: a level-synchronous dense scheme would touch n * levels
-    # top-down examines each arc once; bottom-up levels (few, early exit) add less than m again
-    assert g.last_stats.info["edges_examined"] <= 2 * arcs
+    # top-down examines each arc once; bottom-up levels (few, early exit) add less than m again.
+    # After a switch to local relaxation (1D here), a rank re-closes what a shorter path from
+    # another rank improves (about 2 arcs per arc on these) and the parents' pass adds m.
+    assert g.last_stats.info["edges_examined"] <= 4 * arcs
     sssp(g, source).compute()
-    assert g.last_stats.info["edges_examined"] <= 3 * arcs
+    assert g.last_stats.info["edges_examined"] <= 4 * arcs
     connected_components(g).compute()
     assert g.last_stats.info["edges_examined"] <= arcs
     if make is _luxembourg:

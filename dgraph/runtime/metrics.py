@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
-SUMMED = ("edges_examined",)  # info counted per worker; other info is the same on every worker
+SUMMED = ("edges_examined", "local_arcs_examined")  # info counted per worker; other info is the same on every worker
 
 
 @dataclass

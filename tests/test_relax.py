@@ -1,0 +1,170 @@
+"""Rank-local relaxation (dgraph.relax): BFS and SSSP give the level-synchronous answers, to the
+predecessor, on every layout and transport, in fewer supersteps on high-diameter graphs."""
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+import dgraph
+from dgraph import kernels
+from dgraph.algorithms import bfs, sssp, validate_bfs
+from dgraph.errors import DgraphInputError
+from dgraph.partitioners import OneD, OnePointFiveD, TDOrch, TwoD
+
+from conftest import dataset
+from graphs import er_edges, grid_edges, kron_edges, nx_graph
+
+LAYOUTS = [OneD(ranks=1), OneD(ranks=4), OneD(ranks=3, balance="hashed"), TwoD(rows=2, cols=2),
+           OnePointFiveD(rows=2, cols=2, e_threshold=12, h_threshold=5), TDOrch(ranks=4, chunk=2)]
+
+
+def _graph(kind):
+    """(edges with a weight column w holding zeros and ties, directed, source)."""
+    rng = np.random.default_rng(5)
+    if kind == "grid":
+        e, directed = grid_edges(20, 45), False
+    elif kind == "kronecker":
+        e, directed = kron_edges(9, seed=6), False
+    else:
+        e, directed = er_edges(400, 900, seed=2), True
+    return e.assign(w=rng.integers(0, 12, len(e)) / 4), directed, int(e.src.iloc[0])
+
+
+def _frame(result):
+    return result.compute().sort_values("vertex").reset_index(drop=True)
+
+
+def _is_tree(result, source):
+    """Every reached vertex reaches the source by predecessors (no cycle, no dangling)."""
+    pred = result.set_index("vertex").predecessor.dropna().astype(np.int64).to_dict()
+    for v in pred:
+        seen = set()
+        while v != source:
+            assert v not in seen and v in pred, f"predecessors of {v} do not lead to the source"
+            seen.add(v)
+            v = pred[v]
+
+
+@pytest.mark.parametrize("kind", ["grid", "kronecker", "er-directed"])
+def test_bfs_methods_agree_on_every_layout_and_transport(client, kind):
+    e, directed, source = _graph(kind)
+    G = nx_graph(e, directed)
+    ref = nx.single_source_shortest_path_length(G, source)
+    arcs = pd.DataFrame(list(G.edges()), columns=["src", "dst"])
+    if not directed:
+        arcs = pd.concat([arcs, arcs.rename(columns={"src": "dst", "dst": "src"})])
+    first = None
+    for layout in LAYOUTS:
+        g = dgraph.from_edgelist(e[["src", "dst"]], directed=directed, layout=layout)
+        for transport in ("direct", "grouped"):
+            h = g if transport == "direct" else g.with_transport("grouped", domains=min(2, g.nranks))
+            for method in ("levels", "relax", "auto"):
+                r = _frame(bfs(h, source, method=method))
+                assert {v: int(d) for v, d in r.set_index("vertex").distance.dropna().items()} == ref
+                validate_bfs(arcs, r, source)
+                if first is None:
+                    first = r
+                pd.testing.assert_frame_equal(first, r)  # parents included
+
+
+def test_bfs_switches_to_relaxation_on_a_grid_and_keeps_the_depth_limit(client):
+    e = grid_edges(30, 30)
+    g = dgraph.from_edgelist(e, directed=False, ranks=4)
+    full = _frame(bfs(g, 0, method="levels"))
+    auto = _frame(bfs(g, 0))
+    info = g.last_stats.info
+    assert info["relaxed_from_level"] == 32 and info["levels"] == 58
+    assert info["relax_rounds"] < 58 - 32  # supersteps follow crossings, not levels
+    pd.testing.assert_frame_equal(full, auto)
+    for method in ("levels", "relax", "auto"):
+        r = _frame(bfs(g, 0, depth_limit=40, method=method))
+        expect = full.assign(distance=full.distance.where(full.distance <= 40),
+                             predecessor=full.predecessor.where(full.distance <= 40))
+        pd.testing.assert_frame_equal(expect, r)
+    g2 = dgraph.from_edgelist(e, directed=False, layout="2d", ranks=4)
+    _frame(bfs(g2, 0))
+    assert "relaxed_from_level" not in g2.last_stats.info  # 2D: ranks own both ends of few arcs
+
+
+@pytest.mark.parametrize("kind", ["grid", "kronecker", "er-directed"])
+def test_sssp_methods_agree_on_every_layout_with_zero_weights(client, kind):
+    e, directed, source = _graph(kind)
+    G = nx_graph(e, directed, weight="w")
+    ref = nx.single_source_dijkstra_path_length(G, source)
+    first = None
+    for layout in LAYOUTS:
+        g = dgraph.from_edgelist(e, directed=directed, weight="w", layout=layout)
+        for method in ("delta-stepping", "relax", "auto"):
+            r = _frame(sssp(g, source, weight="w", method=method))
+            got = r.set_index("vertex").distance.dropna()
+            assert len(got) == len(ref) and max(abs(got[v] - d) for v, d in ref.items()) < 1e-12
+            _is_tree(r, source)
+            if first is None:
+                first = r
+            pd.testing.assert_frame_equal(first, r)
+
+
+def test_numpy_and_numba_relaxation_give_identical_results(client):
+    e, directed, source = _graph("grid")
+    g = dgraph.from_edgelist(e, directed=directed, weight="w", ranks=3)
+    h = dgraph.from_edgelist(e[["src", "dst"]], directed=directed, ranks=3)
+    out = {}
+    for engine in ("numba", "numpy"):
+        kernels.set_engine(engine)
+        try:
+            out[engine] = (_frame(sssp(g, source, weight="w", method="relax")), _frame(bfs(h, source, method="relax")))
+        finally:
+            kernels.set_engine("numba")
+    for a, b in zip(out["numba"], out["numpy"]):
+        pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.parametrize("engine", ["numba", "numpy"])
+def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine):
+    rng = np.random.default_rng(3)
+    n, lo, hi = 500, 100, 400
+    pairs = np.unique(np.c_[rng.integers(lo, hi, 3000), rng.integers(0, n, 3000)], axis=0)
+    rows, cols = pairs[:, 0], pairs[:, 1]
+    w = rng.integers(0, 5, rows.size) / 2
+    indptr, indices, weights = kernels.build_csr(rows - lo, cols, hi - lo, weights=w)
+    inside = (cols >= lo) & (cols < hi)
+    A = sp.csr_matrix((w[inside] + 1e-300, (rows[inside] - lo, cols[inside] - lo)), shape=(hi - lo, hi - lo))
+    seeds = np.array([3, 50])
+    start = np.array([0.0, 2.5])
+    dist = np.full(hi - lo, np.inf)
+    dist[seeds] = start
+    pred, changed = np.full(hi - lo, -1, np.int64), np.zeros(hi - lo, bool)
+    with kernels.using(engine):
+        kernels.relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, 4.0, changed)
+    ref = np.minimum(*(s + csgraph.dijkstra(A, indices=int(v)) for v, s in zip(seeds, start)))
+    reached = ref < 4.0  # expanded below the bound; their out-neighbours hold exact offers
+    assert np.allclose(dist[reached], ref[reached])
+    assert (dist >= ref - 1e-12).all()
+    improved = np.flatnonzero(changed)
+    assert set(improved) >= set(np.flatnonzero(reached)) - set(seeds)
+    assert (pred[improved] >= lo).all() and (pred[improved] < hi).all()
+
+
+def test_road_network_rounds_follow_crossings(client):
+    g = dgraph.read_edgelist(dataset("luxembourg_osm", "road-luxembourg-osm.mtx.gz"), ranks=4)
+    levels = _frame(bfs(g, 1, method="levels"))
+    depth = int(levels.distance.max())
+    relaxed = _frame(bfs(g, 1, method="relax"))
+    assert g.last_stats.info["relax_rounds"] * 10 < depth  # 1034 levels
+    # label-correcting: a rank re-closes what a shorter path from another rank improves later
+    # (2.7 arcs per arc here), far from Bellman-Ford's rounds x arcs
+    assert g.last_stats.info["local_arcs_examined"] < 4 * g.num_arcs
+    pd.testing.assert_frame_equal(levels, relaxed)
+
+
+def test_bad_methods_name_the_choices(client):
+    g = dgraph.from_edgelist(grid_edges(3, 3), directed=False)
+    with pytest.raises(DgraphInputError, match="method must be one of"):
+        bfs(g, 0, method="fast")
+    with pytest.raises(DgraphInputError, match="method must be one of"):
+        sssp(g, 0, method="dijkstra")
+    with pytest.raises(DgraphInputError, match="sub_iterations"):
+        bfs(dgraph.from_edgelist(grid_edges(3, 3), directed=False, layout="1.5d"), 0, sub_iterations=True, method="relax")
