@@ -189,7 +189,7 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
         from the start (``dgraph.relax``: supersteps follow partition crossings, not levels).
         ``"auto"``: levels, switching to relaxation when a search reaches level 32 with a thin
         (top-down) frontier, as on road networks and grids, and ranks own both ends of at least
-        half the arcs (a 1D layout of a graph numbered with locality; not 2D). All three give
+        three quarters of the arcs (a 1D layout of a graph numbered with locality; not 2D). All three give
         the same answer.
 
     Returns

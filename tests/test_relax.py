@@ -59,8 +59,8 @@ def test_bfs_methods_agree_on_every_layout_and_transport(client, kind):
     first = None
     for layout in LAYOUTS:
         g = dgraph.from_edgelist(e[["src", "dst"]], directed=directed, layout=layout)
-        for transport in ("direct", "grouped"):
-            h = g if transport == "direct" else g.with_transport("grouped", domains=min(2, g.nranks))
+        for transport in ("direct", "grouped") if layout.ranks == 4 else ("direct",):
+            h = g if transport == "direct" else g.with_transport("grouped", domains=2)
             for method in ("levels", "relax", "auto"):
                 r = _frame(bfs(h, source, method=method))
                 assert {v: int(d) for v, d in r.set_index("vertex").distance.dropna().items()} == ref
