@@ -27,7 +27,7 @@ import pandas as pd
 
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
-from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tree, shortest_paths
+from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_paths
 
 ALPHA, BETA = 15, 18
 NODE_LOCAL = ("EH2EH", "E2L", "L2E")  # 1.5D subgraphs whose pulls stay on the rank
@@ -89,16 +89,15 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, la
 
 
 def _relax_rest(ctx, em, depth, depth_limit, level, parent, frontier, visited):
-    """Finish the search by rank-local relaxation (dgraph.relax) from the frontier at ``depth``;
-    the parents of the vertices found after it are then chosen by the levels' rule. Returns the
-    deepest level."""
+    """Finish the search by rank-local relaxation (dgraph.relax) from the frontier at ``depth``,
+    choosing parents by the levels' rule. Returns the deepest level."""
     dist = {r: np.where(level[r] >= 0, level[r], np.inf) for r in ctx.ranks}
     pending = {r: np.zeros(em.size(r), dtype=bool) for r in ctx.ranks}
     for r in ctx.ranks:
         pending[r][frontier[r]] = True
     limit = np.inf if depth_limit is None else float(depth_limit)
-    rounds, scanned = shortest_paths(ctx, em, dist, parent, pending, BUCKET_ARCS, weighted=False, limit=limit)
-    shortest_path_tree(ctx, em, dist, parent, weighted=False, nearest=depth, skip_dst=visited)
+    # unit weights: equal offers from smaller tails take over, which keeps the levels' parent rule
+    rounds, scanned = shortest_paths(ctx, em, dist, parent, pending, BUCKET_ARCS, weighted=False, limit=limit, ties=True)
     deepest = 0
     for r in ctx.ranks:
         reached = np.isfinite(dist[r])

@@ -24,12 +24,12 @@ import pandas as pd
 from dgraph.block import block_arcs
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
-from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tree, shortest_paths
+from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tree, shortest_paths, ties_are_safe
 
 METHODS = ("auto", "delta-stepping", "relax")
 
 
-def sssp_kernel(ctx, source, delta, mean_delta, method, bounds, key, layout):
+def sssp_kernel(ctx, source, delta, mean_delta, method, ties, bounds, key, layout):
     em = EdgeMap(ctx, bounds, key, layout=layout)
     if method == "auto":
         method = "relax" if local_share(ctx, em) >= LOCAL_SHARE else "delta-stepping"
@@ -42,10 +42,12 @@ def sssp_kernel(ctx, source, delta, mean_delta, method, bounds, key, layout):
     for r in ctx.ranks:
         if em.lo(r) <= source < em.lo(r) + em.size(r):
             dist[r][source - em.lo(r)], pending[r][source - em.lo(r)] = 0.0, True
-    rounds, scanned = shortest_paths(ctx, em, dist, pred, pending, delta, weighted=True, local=relax)
-    # predecessors by the edge map's tie rule, whatever rounds found them: the same on every
-    # layout and method
-    shortest_path_tree(ctx, em, dist, pred, weighted=True, source=source)
+    # predecessors by the edge map's tie rule whatever order rounds found them in, so the same on
+    # every layout and method: kept up as equal offers arrive where no arc leaves a distance
+    # unchanged, else chosen by one pass at the end
+    rounds, scanned = shortest_paths(ctx, em, dist, pred, pending, delta, weighted=True, local=relax, ties=ties)
+    if not ties:
+        shortest_path_tree(ctx, em, dist, pred, weighted=True, source=source)
     ctx.stats.info.update(method=method, rounds=rounds, local_arcs_examined=scanned,
                           edges_examined=em.edges_examined + scanned)
     return {r: {"distance": dist[r], "predecessor": pred[r]} for r in ctx.ranks}
@@ -53,7 +55,7 @@ def sssp_kernel(ctx, source, delta, mean_delta, method, bounds, key, layout):
 
 def _weight_facts(block):
     w = block_arcs(block)[2]
-    return (float(w.min()) if w is not None and w.size else 0.0, float(w.sum()) if w is not None else 0.0, block.narcs)
+    return (float(w.min()) if w is not None and w.size else np.inf, float(w.sum()) if w is not None else 0.0, block.narcs)
 
 
 def sssp(graph, source, weight=None, delta=None, method="auto"):
@@ -115,14 +117,17 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
     if lowest < 0 or np.isnan(lowest):
         raise DgraphInputError(f"sssp needs non-negative weights; column {weight!r} holds {lowest}")
     arcs = sum(f[2] for f in facts)
-    mean_delta = 2.0 * (sum(f[1] for f in facts) / arcs if weight and arcs else 1.0)
+    total = sum(f[1] for f in facts) if weight else float(arcs)
+    mean_delta = 2.0 * (total / arcs if arcs else 1.0)
+    ties = ties_are_safe(lowest if weight else 1.0, total)
     if delta is not None and not (isinstance(delta, (int, float)) and delta > 0):
         raise DgraphInputError(f"delta must be a positive number, got {delta!r}")
     if method not in METHODS:
         raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
     src = int(graph.encode_vertices([source], "SSSP source")[0])
     results, _ = graph.run(sssp_kernel, name="sssp", placement="layout", source=src,
-                           delta=None if delta is None else float(delta), mean_delta=mean_delta, method=method)
+                           delta=None if delta is None else float(delta), mean_delta=mean_delta, method=method,
+                           ties=ties)
     frame = graph.to_frame(results, label_columns=("predecessor",), nullable=("predecessor",))
     return frame.map_partitions(_nullable_distance, meta=frame._meta.assign(distance=pd.Series([], dtype="Float64")))
 

@@ -802,7 +802,7 @@ def merge_by_id(ids, vals, tails, merge, key, scratch):
 
 # ----------------------------------------------------------------------------- local relaxation
 @numba.njit(cache=True)
-def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed):
+def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties):
     cap = max(16, 2 * seeds.size)
     hd = np.empty(cap, np.float64)  # a binary heap of (distance, vertex); stale entries skipped
     hv = np.empty(cap, np.int64)
@@ -848,7 +848,11 @@ def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
                 continue
             v -= lo
             nd = d + (weights[e] if weights.size else 1.0)
-            if nd < dist[v]:
+            if ties and nd == dist[v]:  # an equal offer: the smaller canonical tail wins
+                t, b = u + lo, pred[v]
+                if b >= 0 and ((key[t] < key[b]) if key.size else (t < b)):
+                    pred[v] = t
+            elif nd < dist[v]:
                 dist[v] = nd
                 pred[v] = u + lo
                 changed[v] = True
@@ -866,8 +870,9 @@ def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
     return expanded
 
 
-def _relax_numpy(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed):
+def _relax_numpy(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties):
     # Bellman-Ford by rounds over the local arcs: the same distances as Dijkstra's order
+    rank = (lambda x: key[x]) if key.size else (lambda x: x)  # noqa: E731
     front, expanded = seeds[dist[seeds] < bound], 0
     while front.size:
         pos, dst, w = _arcs_numpy(indptr, indices, weights, front)
@@ -875,26 +880,36 @@ def _relax_numpy(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
         inside = np.flatnonzero((dst >= lo) & (dst < hi))
         pos, dst = pos[inside], dst[inside] - lo
         nd = dist[front[pos]] + (w[inside] if weights.size else 1.0)
-        order = np.lexsort((nd, dst))
-        pos, dst, nd = pos[order], dst[order], nd[order]
+        tails = front[pos] + lo
+        order = np.lexsort((rank(tails), nd, dst))
+        tails, dst, nd = tails[order], dst[order], nd[order]
         best = np.r_[True, dst[1:] != dst[:-1]] if dst.size else np.zeros(0, bool)
-        pos, dst, nd = pos[best], dst[best], nd[best]
+        tails, dst, nd = tails[best], dst[best], nd[best]
+        if ties:
+            tied = np.flatnonzero((nd == dist[dst]) & (pred[dst] >= 0))
+            tied = tied[rank(tails[tied]) < rank(pred[dst[tied]])]
+            pred[dst[tied]] = tails[tied]
         better = nd < dist[dst]
-        pos, dst, nd = pos[better], dst[better], nd[better]
-        dist[dst], pred[dst], changed[dst] = nd, front[pos] + lo, True
+        tails, dst, nd = tails[better], dst[better], nd[better]
+        dist[dst], pred[dst], changed[dst] = nd, tails, True
         front = dst[nd < bound]
     return expanded
 
 
-def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed):
+def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key=None, ties=False):
     """Shortest paths inside one rank: from ``seeds`` (local ids, their ``dist`` already set),
     relax the arcs whose heads lie in [lo, hi) until nothing improves, expanding only vertices
     closer than ``bound``. Rows are local ids (vertex lo + row), ``indices`` placed ids.
     Updates ``dist`` (float64), ``pred`` (placed id of the improving tail) and ``changed``
     (bool) in place; returns how many arcs it scanned. Weights None: every arc costs 1.
-    Both engines give the same distances (the least fixpoint); a tied predecessor may differ.
+    With ``ties`` an offer equal to a vertex's distance takes over its predecessor when its
+    tail has the smaller ``key`` (canonical rank per placed id; empty: the id itself); safe
+    only where every arc adds to a distance (no zero weights), or predecessors could cycle.
+    Both engines give the same distances (the least fixpoint); without ``ties`` a tied
+    predecessor may differ.
     """
     w = np.empty(0) if weights is None else weights
+    k = np.empty(0, np.int64) if key is None else key
     fn = _relax_numba if engine() == "numba" else _relax_numpy
     return int(fn(indptr, indices, w, int(lo), int(hi), dist, pred,
-                  np.ascontiguousarray(seeds, dtype=np.int64), float(bound), changed))
+                  np.ascontiguousarray(seeds, dtype=np.int64), float(bound), changed, k, bool(ties)))

@@ -75,12 +75,15 @@ def local_arcs(em, r, weighted):
     return (*csr, np.ones(hi - lo, dtype=bool))
 
 
-def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, local=True):
+def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, local=True, ties=False):
     """Relax until no distance improves. Per rank: ``dist`` (float64, inf when unreached),
     ``pred`` (placed ids, -1 for none) and ``pending`` (bool: improved, arcs not yet relaxed),
     all over the rank's own vertices and updated in place. ``delta``: bucket width (inf: one
     bucket); ``limit``: vertices this far away are reached but not expanded. ``local=False``
-    skips the rank-local Dijkstra: plain delta-stepping. Returns the number of rounds (one
+    skips the rank-local Dijkstra: plain delta-stepping. ``ties``: an offer equal to a
+    distance takes over the predecessor when its tail has the smaller canonical id, so
+    predecessors end by the edge map's rule with no ``shortest_path_tree`` pass; only where no
+    arc can leave a distance unchanged (``ties_are_safe``). Returns the number of rounds (one
     superstep each) and of arcs the local closures scanned."""
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
     f = _add_weight if weighted else _add_one
@@ -93,7 +96,7 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
                 seeds = np.flatnonzero(wait & (d < threshold))
                 indptr, indices, weights, boundary = arcs[r]
                 scanned += kernels.relax_local(indptr, indices, weights, lo, lo + em.size(r), d, pred[r], seeds,
-                                                threshold, wait)
+                                               threshold, wait, em.key, ties)
             active = np.flatnonzero(wait & (d < threshold))
             wait[active] = False
             if local:  # the closure relaxed their local arcs: push only the ones with others
@@ -105,6 +108,10 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
         rounds += 1
         for r in ctx.ranks:
             ids, d, tails = merged[r]
+            if ties:
+                tied = np.flatnonzero((d == dist[r][ids]) & (pred[r][ids] >= 0))
+                tied = tied[_rank(em.key, tails[tied]) < _rank(em.key, pred[r][ids[tied]])]
+                pred[r][ids[tied]] = tails[tied]
             better = d < dist[r][ids]
             ids = ids[better]
             dist[r][ids], pred[r][ids], pending[r][ids] = d[better], tails[better], True
@@ -112,6 +119,16 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
             if not closest < limit:
                 return rounds, scanned
             threshold = min((np.floor(closest / delta) + 1) * delta, limit) if np.isfinite(delta) else limit
+
+
+def ties_are_safe(lowest, total):
+    """Whether every arc adds to every distance: the lightest arc is positive and even the
+    longest possible path (all weights summed) does not absorb it in float64."""
+    return lowest > 0 and total * 2.0**-50 < lowest  # a margin over 2**-53 for rounding
+
+
+def _rank(key, ids):
+    return key[ids] if key.size else ids
 
 
 def shortest_path_tree(ctx, em, dist, pred, weighted, source=None, nearest=0.0, skip_dst=None):
