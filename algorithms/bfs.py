@@ -32,7 +32,7 @@ from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_paths
 ALPHA, BETA = 15, 18
 NODE_LOCAL = ("EH2EH", "E2L", "L2E")  # 1.5D subgraphs whose pulls stay on the rank
 LOCAL_PULL_SHARE = 0.05  # such a subgraph pulls once 5% of its sources are active
-RELAX_AFTER = 32  # levels before a search whose frontier stays thin finishes by local relaxation
+RELAX_AFTER = 16  # levels before a search whose frontier stays thin may finish by local relaxation
 METHODS = ("auto", "levels", "relax")
 
 
@@ -186,7 +186,7 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
     method : {"auto", "levels", "relax"}
         ``"levels"``: one superstep per level throughout. ``"relax"``: rank-local relaxation
         from the start (``dgraph.relax``: supersteps follow partition crossings, not levels).
-        ``"auto"``: levels, switching to relaxation when a search reaches level 32 with a thin
+        ``"auto"``: levels, switching to relaxation when a search reaches level 16 with a thin
         (top-down) frontier, as on road networks and grids, and ranks own both ends of at least
         three quarters of the arcs (a 1D layout of a graph numbered with locality; not 2D). All three give
         the same answer.

@@ -77,8 +77,8 @@ def test_bfs_switches_to_relaxation_on_a_grid_and_keeps_the_depth_limit(client):
     full = _frame(bfs(g, 0, method="levels"))
     auto = _frame(bfs(g, 0))
     info = g.last_stats.info
-    assert info["relaxed_from_level"] == 32 and info["levels"] == 58
-    assert info["relax_rounds"] < 58 - 32  # supersteps follow crossings, not levels
+    assert info["relaxed_from_level"] == 16 and info["levels"] == 58
+    assert info["relax_rounds"] < 58 - 16  # supersteps follow crossings, not levels
     pd.testing.assert_frame_equal(full, auto)
     for method in ("levels", "relax", "auto"):
         r = _frame(bfs(g, 0, depth_limit=40, method=method))
