@@ -47,7 +47,7 @@ def sssp_kernel(ctx, source, delta, mean_delta, method, ties, bounds, key, layou
     # unchanged, else chosen by one pass at the end
     rounds, scanned = shortest_paths(ctx, em, dist, pred, pending, delta, weighted=True, local=relax, ties=ties)
     if not ties:
-        shortest_path_tree(ctx, em, dist, pred, weighted=True, source=source)
+        shortest_path_tree(ctx, em, dist, pred, source)
     ctx.stats.info.update(method=method, rounds=rounds, local_arcs_examined=scanned,
                           edges_examined=em.edges_examined + scanned)
     return {r: {"distance": dist[r], "predecessor": pred[r]} for r in ctx.ranks}

@@ -13,9 +13,10 @@ default bucket is wide (``BUCKET_ARCS`` mean arc weights), since rounds, not arc
 
 Any layout works, since only arcs whose two ends one rank owns are relaxed locally (in 2D that
 is the mesh diagonal); the rest travel through the layout's own plans. The answer is the same
-on every layout: distances are the least fixpoint, and ``shortest_path_tree`` then picks each
-vertex's predecessor by the edge map's rule (smallest canonical id among the tails that give
-its distance), so predecessors do not depend on the order rounds found them.
+on every layout: distances are the least fixpoint, and each vertex's predecessor follows the
+edge map's rule (the smallest canonical id among the tails that give its distance) whatever
+order rounds found them in: kept up as equal offers arrive (``ties``) where every arc adds to
+every distance, else chosen by ``shortest_path_tree`` once at the end.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
     skips the rank-local Dijkstra: plain delta-stepping. ``ties``: an offer equal to a
     distance takes over the predecessor when its tail has the smaller canonical id, so
     predecessors end by the edge map's rule with no ``shortest_path_tree`` pass; only where no
-    arc can leave a distance unchanged (``ties_are_safe``). Returns the number of rounds (one
+    arc can leave a distance unchanged (``ties_are_safe``), or predecessors could cycle. Returns the number of rounds (one
     superstep each) and of arcs the local closures scanned."""
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
     f = _add_weight if weighted else _add_one
@@ -131,17 +132,14 @@ def _rank(key, ids):
     return key[ids] if key.size else ids
 
 
-def shortest_path_tree(ctx, em, dist, pred, weighted, source=None, nearest=0.0, skip_dst=None):
+def shortest_path_tree(ctx, em, dist, pred, source):
     """Set each reached vertex's predecessor to the tail with the smallest canonical id among
-    its in-arcs that give its distance from a strictly closer tail (one superstep). With
-    weights, vertices reached only along zero-weight ties at their own distance then take theirs
-    by a breadth-first pass over those ties from the vertices already set (a superstep each,
-    usually none), so ``pred`` is a tree and the same on every layout. ``source``: its placed
-    id (weighted only); ``nearest``: only tails at least this far push; ``skip_dst``: heads
-    whose predecessor is already right."""
-    frontier = {r: np.flatnonzero(np.isfinite(dist[r]) & (dist[r] >= nearest)) for r in ctx.ranks}
-    values = {r: dist[r][frontier[r]] for r in ctx.ranks}
-    merged, _ = em(frontier, values, _closer if weighted else _add_one, "min", skip_dst=skip_dst, direction="push")
+    its in-arcs that give its distance from a strictly closer tail (one superstep). Vertices
+    reached only along zero-weight ties at their own distance then take theirs by a
+    breadth-first pass over those ties from the vertices already set (a superstep each), so
+    ``pred`` is a tree and the same on every layout. ``source``: its placed id."""
+    frontier = {r: np.flatnonzero(np.isfinite(dist[r])) for r in ctx.ranks}
+    merged, _ = em(frontier, {r: dist[r][frontier[r]] for r in ctx.ranks}, _closer, "min", direction="push")
     unset = {}
     for r in ctx.ranks:
         ids, d, tails = merged[r]
@@ -149,24 +147,20 @@ def shortest_path_tree(ctx, em, dist, pred, weighted, source=None, nearest=0.0, 
         pred[r][ids[hit]] = tails[hit]
         unset[r] = np.isfinite(dist[r])
         unset[r][ids[hit]] = False
-        if source is not None and em.lo(r) <= source < em.lo(r) + em.size(r):
+        if em.lo(r) <= source < em.lo(r) + em.size(r):
             unset[r][source - em.lo(r)] = False
-    if weighted:
-        _tied_tree(ctx, em, dist, pred, unset)
-
-
-def _tied_tree(ctx, em, dist, pred, unset):
-    """Breadth-first over arcs that add nothing to a distance, from the set vertices to the
-    unset ones: each takes the smallest-id tail of the first round that reaches it."""
     frontier = {r: np.flatnonzero(np.isfinite(dist[r]) & ~unset[r]) for r in ctx.ranks}
-    while int(ctx.allreduce({r: [np.count_nonzero(unset[r])] for r in ctx.ranks})[0]):
-        values = {r: dist[r][frontier[r]] for r in ctx.ranks}
-        merged, _ = em(frontier, values, _tied, "min", direction="push")
+    left, before = int(ctx.allreduce({r: [np.count_nonzero(unset[r])] for r in ctx.ranks})[0]), None
+    while left:
+        if left == before:
+            raise RuntimeError(f"{left} vertices have a distance but no tail reaching it: a relaxation bug")
+        merged, _ = em(frontier, {r: dist[r][frontier[r]] for r in ctx.ranks}, _tied, "min", direction="push")
         for r in ctx.ranks:
             ids, d, tails = merged[r]
             ok = unset[r][ids] & (d == dist[r][ids])
             ids = ids[ok]
             pred[r][ids], unset[r][ids], frontier[r] = tails[ok], False, ids
+        left, before = int(ctx.allreduce({r: [np.count_nonzero(unset[r])] for r in ctx.ranks})[0]), left
 
 
 def _add_weight(u, v, w, d):
