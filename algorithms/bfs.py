@@ -10,8 +10,11 @@ unexplored arcs and the frontier grows, back when it falls below n/beta vertices
 The frontier's size and out-degree sum are reduced before a level only when a switch is
 possible: a top-down level whose offers (times the largest degree) are too few to trigger one
 skips that reduction, and the exact figures ride with the next level (one superstep per level
-on high-diameter graphs). Arcs into vertices this worker
-knows are visited (its own, and every frontier it saw) are skipped (TDO-GP's filter_dst: ``skip_dst``).
+on high-diameter graphs). Arcs into vertices this worker knows are visited (its own, and every
+frontier it saw) are skipped (TDO-GP's filter_dst: ``skip_dst``). A search still going after 16
+thin levels on a layout whose ranks own most arcs' both ends (roads and grids in 1D) finishes
+by rank-local relaxation (``dgraph.relax``): rounds then follow partition crossings instead of
+levels, and equal offers from smaller tails keep the parent rule.
 
 Output encoding: ``distance`` (Int64, hops from the source, null when unreachable) and
 ``predecessor`` (the parent in the BFS tree in the user's labels, null for the source and for
@@ -55,11 +58,13 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, la
     maxdeg = int(ctx.allreduce({r: [degree[r].max(initial=0)] for r in ctx.ranks}, "max")[0])
     stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731
     mode, depth, explored, prev_nf, modes, skip = "push", 0, 0, 0, [], False
-    relax = method == "relax"
+    relax, share = method == "relax", None
     while not relax and (depth_limit is None or depth < depth_limit):
-        if method == "auto" and depth == RELAX_AFTER and mode == "push" and local_share(ctx, em) >= LOCAL_SHARE:
-            relax = True  # many levels, a thin frontier, and ranks own most arcs' both ends
-            break
+        if method == "auto" and depth >= RELAX_AFTER and mode == "push":
+            share = local_share(ctx, em) if share is None else share
+            if share >= LOCAL_SHARE:  # many levels, a thin frontier, ranks own most arcs' both ends
+                relax = True
+                break
         now = {r: stats(r) for r in ctx.ranks}  # this frontier's stats ride along with the level
         if not skip:
             nf, mf = (int(x) for x in ctx.allreduce(now))
@@ -83,13 +88,13 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, la
             break
     if relax:
         ctx.stats.info.update(relaxed_from_level=depth)
-        depth = _relax_rest(ctx, em, depth, depth_limit, level, parent, frontier, visited)
+        depth = _relax_rest(ctx, em, depth_limit, level, parent, frontier)
     ctx.stats.info.update(levels=depth, edges_examined=em.edges_examined, bottom_up_levels=modes.count("pull"))
     return {r: {"distance": level[r], "predecessor": parent[r]} for r in ctx.ranks}
 
 
-def _relax_rest(ctx, em, depth, depth_limit, level, parent, frontier, visited):
-    """Finish the search by rank-local relaxation (dgraph.relax) from the frontier at ``depth``,
+def _relax_rest(ctx, em, depth_limit, level, parent, frontier):
+    """Finish the search by rank-local relaxation (dgraph.relax) from the current frontier,
     choosing parents by the levels' rule. Returns the deepest level."""
     dist = {r: np.where(level[r] >= 0, level[r], np.inf) for r in ctx.ranks}
     pending = {r: np.zeros(em.size(r), dtype=bool) for r in ctx.ranks}
@@ -186,10 +191,10 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
     method : {"auto", "levels", "relax"}
         ``"levels"``: one superstep per level throughout. ``"relax"``: rank-local relaxation
         from the start (``dgraph.relax``: supersteps follow partition crossings, not levels).
-        ``"auto"``: levels, switching to relaxation when a search reaches level 16 with a thin
-        (top-down) frontier, as on road networks and grids, and ranks own both ends of at least
-        three quarters of the arcs (a 1D layout of a graph numbered with locality; not 2D). All three give
-        the same answer.
+        ``"auto"``: levels, switching to relaxation once a search is 16 levels deep with a thin
+        (top-down) frontier, as on road networks and grids, where ranks own both ends of at
+        least three quarters of the arcs (1D layouts of graphs numbered with locality; not 2D).
+        All three give the same answer.
 
     Returns
     -------

@@ -76,8 +76,9 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
         threshold, one superstep each. ``"relax"``: each rank first runs a Dijkstra over the
         arcs whose two ends it owns, then exchanges what crosses (``dgraph.relax``; supersteps
         follow partition crossings, not hops, so road networks and grids need a few dozen).
-        ``"auto"``: relax where ranks own both ends of at least three quarters of the arcs (1D layouts of
-        graphs numbered with locality), delta-stepping otherwise. All give the same distances.
+        ``"auto"``: relax where ranks own both ends of at least three quarters of the arcs (1D
+        layouts of graphs numbered with locality), delta-stepping otherwise. All give the same
+        distances and predecessors.
 
     Returns
     -------

@@ -313,6 +313,7 @@ class EdgeMap:
 
     def _push(self, ids, vals, f, merge, total, total_op, skip_dst):
         rows = self._gather(ids, vals, self._targets(pull=False))[0]
+        fused = (f is _carry or f is add_weight) and merge in ("min", "max", "first") and kernels.engine() == "numba"
         results = {}
         for r in self.ctx.ranks:
             found = []
@@ -320,13 +321,19 @@ class EdgeMap:
                 loc, ok = self._local(part, rows[r][0])
                 sel = np.flatnonzero(ok)
                 tails, tvals = rows[r][0][sel], rows[r][1][sel]
+                if fused:  # arcs, f and the merge in one pass
+                    *merged, examined = kernels.push_merge(part.indptr, part.indices, part.weights, loc[sel], tvals, tails,
+                                                           skip_dst, merge, f is add_weight, self.key, self.scratch)
+                    self.edges_examined += examined
+                    found.append(tuple(merged))
+                    continue
                 pos, dst, w = kernels.frontier_arcs(part.indptr, part.indices, part.weights, loc[sel])
                 self.edges_examined += dst.size
                 if skip_dst is not None:
                     keep = np.flatnonzero(~skip_dst[dst])
                     pos, dst, w = pos[keep], dst[keep], w[keep]
                 found.append((dst, np.asarray(f(tails[pos], dst, w, tvals[pos])), tails[pos]))
-            results[r] = self._merge(*_join(found), merge)
+            results[r] = found[0] if fused and len(found) == 1 else self._merge(*_join(found), merge)
         return self._scatter(results, merge, total, total_op)
 
     def _pull(self, ids, vals, f, merge, total, total_op, skip_dst):
@@ -386,6 +393,11 @@ def _pull_rows(part, skip_dst):
 
 def _carry(src, dst, w, value):
     return value
+
+
+def add_weight(src, dst, w, value):
+    """``f`` for path lengths: the tail's value plus the arc's weight (the push fuses it)."""
+    return value + w
 
 
 def _join(found):

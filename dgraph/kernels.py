@@ -730,6 +730,63 @@ def heaviest_free_neighbour(block, matched, key, weighted=True):
     return fn(block.indptr, block.indices, w, block.lo, matched[block.lo : block.hi], matched, k)
 
 
+# ----------------------------------------------------------------------------- push and merge (edge map)
+@numba.njit(cache=True)
+def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen):
+    keyed = key.size > 0
+    total = 0
+    for u in rows:
+        total += indptr[u + 1] - indptr[u]
+    first = np.empty(total, np.int64)
+    c = 0
+    for i in range(rows.size):
+        u, t = rows[i], tails[i]
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if skip.size and skip[v]:
+                continue
+            x = tvals[i] + (weights[e] if weights.size else 1.0) if add else tvals[i]
+            if not seen[v]:
+                seen[v] = True
+                best[v] = x
+                btail[v] = t
+                first[c] = v
+                c += 1
+                continue
+            better = False if mode == 3 else (x < best[v] if mode == 0 else x > best[v])
+            if not better and (mode == 3 or x == best[v]):
+                b = btail[v]
+                better = key[t] < key[b] if keyed else t < b
+            if better:
+                best[v] = x
+                btail[v] = t
+    out = np.sort(first[:c])
+    rv = np.empty(c, best.dtype)
+    rt = np.empty(c, np.int64)
+    for j in range(c):
+        v = out[j]
+        rv[j] = best[v]
+        rt[j] = btail[v]
+        seen[v] = False
+    return out, rv, rt, total
+
+
+def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, key, scratch):
+    """The edge map's push step in one pass (numba only): for the arcs leaving local ``rows``
+    (tails ``tails``, values ``tvals``), offer ``tvals`` (plus the arc's weight, 1.0 when
+    unweighted, with ``add``) to each head not set in ``skip`` and merge per head with
+    ``"min"``, ``"max"`` or ``"first"`` as ``merge_by_id`` does. Returns (sorted heads, merged
+    values, winning tails, arcs examined), what frontier_arcs, ``f`` and merge_by_id give."""
+    fbest, ibest, btail, seen = scratch
+    integer = np.issubdtype(np.asarray(tvals).dtype, np.integer) and not add
+    tvals = np.ascontiguousarray(tvals, dtype=np.int64 if integer else np.float64)
+    return _push_numba(indptr, indices, np.empty(0) if weights is None else weights,
+                       np.ascontiguousarray(rows, dtype=np.int64), tvals, np.ascontiguousarray(tails, dtype=np.int64),
+                       np.empty(0, np.bool_) if skip is None else skip, MERGE_CODES[merge], bool(add),
+                       np.empty(0, np.int64) if key is None or key.size == 0 else key,
+                       fbest if tvals.dtype == np.float64 else ibest, btail, seen)
+
+
 # ----------------------------------------------------------------------------- merge by id (edge map)
 MERGE_CODES = {"min": 0, "max": 1, "sum": 2, "first": 3}
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import kernels
 from .block import block_arcs
+from .edgemap import add_weight
 
 
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
@@ -87,7 +88,7 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
     arc can leave a distance unchanged (``ties_are_safe``), or predecessors could cycle. Returns the number of rounds (one
     superstep each) and of arcs the local closures scanned."""
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
-    f = _add_weight if weighted else _add_one
+    f = add_weight if weighted else _add_one
     threshold, rounds, scanned = min(delta, limit), 0, 0
     while True:
         frontier, values, total = {}, {}, {}
@@ -161,10 +162,6 @@ def shortest_path_tree(ctx, em, dist, pred, source):
             ids = ids[ok]
             pred[r][ids], unset[r][ids], frontier[r] = tails[ok], False, ids
         left, before = int(ctx.allreduce({r: [np.count_nonzero(unset[r])] for r in ctx.ranks})[0]), left
-
-
-def _add_weight(u, v, w, d):
-    return d + w
 
 
 def _add_one(u, v, w, d):

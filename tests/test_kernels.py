@@ -201,3 +201,29 @@ def test_merge_by_id_engines_agree(merge):
         for x, y in zip(out["numba"], out["numpy"]):
             np.testing.assert_array_equal(x, y)
             assert x.dtype == y.dtype
+
+
+@pytest.mark.parametrize("merge", ["min", "max", "first"])
+@pytest.mark.parametrize("add", [False, True])
+def test_fused_push_equals_arcs_then_f_then_merge(merge, add):
+    rng = np.random.default_rng(12)
+    n = 80
+    rows, cols = rng.integers(0, n, 600), rng.integers(0, n, 600)
+    indptr, indices, weights = kernels.build_csr(rows, cols, n, weights=rng.integers(0, 4, 600) / 2, dedup=False)
+    key = rng.permutation(n)
+    frontier = np.unique(rng.integers(0, n, 30))
+    tails = (frontier * 7 + 3) % n  # the tails offered need not be the rows
+    skip = rng.random(n) < 0.2
+    for tvals in (rng.integers(0, 3, frontier.size) / 2, rng.integers(0, 3, frontier.size)):
+        scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=bool))
+        *fused, examined = kernels.push_merge(indptr, indices, weights, frontier, tvals, tails, skip, merge, add, key, scratch)
+        assert not scratch[3].any()
+        pos, dst, w = kernels.frontier_arcs(indptr, indices, weights, frontier)
+        assert examined == dst.size
+        keep = ~skip[dst]
+        pos, dst, w = pos[keep], dst[keep], w[keep]
+        vals = tvals[pos] + w if add else tvals[pos]
+        ref = kernels.merge_by_id(dst, vals, tails[pos], merge, key, scratch)
+        for x, y in zip(fused, ref):
+            np.testing.assert_array_equal(x, y)
+            assert x.dtype == y.dtype
