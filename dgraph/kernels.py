@@ -456,26 +456,31 @@ def component_interface(a, b, v, root, lo, hi, key, scratch):
 # ----------------------------------------------------------------------------- label mode (CDLP)
 @numba.njit(cache=True)
 def _mode_numba(indptr_a, indices_a, indptr_b, indices_b, labels, own):
+    # counting into an n-long scratch, O(degree) per vertex: a sort per row costs 10x on roads
     out = own.copy()
-    buf = np.empty(0, np.int64)
+    count = np.zeros(labels.size, np.int32)
     for v in range(own.size):
-        da = indptr_a[v + 1] - indptr_a[v]
-        db = indptr_b[v + 1] - indptr_b[v] if indptr_b.size else 0
-        d = da + db
-        if d == 0:
+        a0, a1 = indptr_a[v], indptr_a[v + 1]
+        b0, b1 = (indptr_b[v], indptr_b[v + 1]) if indptr_b.size else (0, 0)
+        if a0 == a1 and b0 == b1:
             continue  # isolated: keeps its label
-        if buf.size < d:
-            buf = np.empty(2 * d, np.int64)
-        for i in range(da):
-            buf[i] = labels[indices_a[indptr_a[v] + i]]
-        for i in range(db):
-            buf[da + i] = labels[indices_b[indptr_b[v] + i]]
-        seg = np.sort(buf[:d])
-        best, best_count, run = seg[0], 0, 0
-        for i in range(d):
-            run = run + 1 if i > 0 and seg[i] == seg[i - 1] else 1
-            if run > best_count:  # strictly more: on ties the smaller label, met first, stays
-                best, best_count = seg[i], run
+        best, best_count = -1, 0
+        for i in range(a0, a1):
+            lab = labels[indices_a[i]]
+            c = count[lab] + 1
+            count[lab] = c
+            if c > best_count or (c == best_count and lab < best):  # ties to the smaller label
+                best, best_count = lab, c
+        for i in range(b0, b1):
+            lab = labels[indices_b[i]]
+            c = count[lab] + 1
+            count[lab] = c
+            if c > best_count or (c == best_count and lab < best):
+                best, best_count = lab, c
+        for i in range(a0, a1):
+            count[labels[indices_a[i]]] = 0
+        for i in range(b0, b1):
+            count[labels[indices_b[i]]] = 0
         out[v] = best
     return out
 
@@ -505,7 +510,7 @@ def _mode_numpy(indptr_a, indices_a, indptr_b, indices_b, labels, own):
 def label_mode(a, b, labels, own):
     """For every row v of CSR ``a`` (and ``b``, the same rows, or None): the most frequent value
     of ``labels`` over its neighbours in both (a neighbour in both counts twice), ties to the
-    smallest; rows without neighbours keep ``own[v]``."""
+    smallest; rows without neighbours keep ``own[v]``. Labels lie in [0, labels.size)."""
     empty = np.empty(0, np.int64)
     ib, xb = (b.indptr, b.indices) if b is not None else (empty, empty)
     fn = _mode_numba if engine() == "numba" else _mode_numpy
@@ -514,20 +519,38 @@ def label_mode(a, b, labels, own):
 
 # ----------------------------------------------------------------------------- neighbourhood arcs (LCC)
 @numba.njit(cache=True)
+def _sort_in_place(a):
+    """Insertion sort for the short rows most vertices have (allocating a sorted copy per row
+    costs 5x on roads), numba's quicksort for long ones."""
+    if a.size > 64:
+        a.sort()
+        return
+    for i in range(1, a.size):
+        x, j = a[i], i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+@numba.njit(cache=True)
 def _neighbour_sets_numba(ptr_a, idx_a, ptr_b, idx_b, lo):
     nloc = ptr_a.size - 1
     total = idx_a.size + idx_b.size
     ptr = np.zeros(nloc + 1, np.int64)
     out = np.empty(total, np.int64)
+    buf = np.empty(0, np.int64)
     c = 0
     for v in range(nloc):
         da = ptr_a[v + 1] - ptr_a[v]
         db = ptr_b[v + 1] - ptr_b[v] if ptr_b.size else 0
-        seg = np.empty(da + db, np.int64)
+        if buf.size < da + db:
+            buf = np.empty(2 * (da + db), np.int64)
+        seg = buf[: da + db]
         seg[:da] = idx_a[ptr_a[v] : ptr_a[v + 1]]
         if db:
             seg[da:] = idx_b[ptr_b[v] : ptr_b[v + 1]]
-        seg.sort()
+        _sort_in_place(seg)
         for i in range(seg.size):
             if seg[i] != v + lo and (i == 0 or seg[i] != seg[i - 1]):
                 out[c] = seg[i]
