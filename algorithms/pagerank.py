@@ -33,20 +33,17 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
     with ctx.phase("plan"):
         out_weight = reduce_rows(ctx, outs, partial, layout, bounds)  # whole out-weights at the owners
         gather = GhostExchange(ctx, {r: ins[r].parts for r in ctx.ranks}, bounds)
-    st = {}
+    pr, teleport, contrib, sums = {}, {}, {}, {}
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
-        p = np.full(hi - lo, 1.0 / n) if personalization is None else personalization[lo:hi]
-        st[r] = {"outw": out_weight[r], "p": p, "pr": np.full(hi - lo, 1.0 / n), "err": 0.0}
+        teleport[r] = np.full(hi - lo, 1.0 / n) if personalization is None else personalization[lo:hi]
+        pr[r], contrib[r] = np.full(hi - lo, 1.0 / n), np.zeros(hi - lo)
+        dangling = out_weight[r] == 0
+        np.divide(pr[r], out_weight[r], out=contrib[r], where=~dangling)
+        sums[r] = [pr[r][dangling].sum(), 0.0]  # dangling mass, change
     x = np.zeros(n)  # contributions of every vertex this worker's ranks read; shared by them
     updates, converged = 0, False
     while True:
-        contrib, sums = {}, {}
-        for r in ctx.ranks:
-            s = st[r]
-            dangling = s["outw"] == 0
-            contrib[r] = np.divide(s["pr"], s["outw"], out=np.zeros_like(s["pr"]), where=~dangling)
-            sums[r] = [s["pr"][dangling].sum(), s["err"]]
         with ctx.phase("exchange"):
             total = gather(contrib, x, total=sums)  # ghost values, dangling mass and change
         dangling_sum, err = float(total[0]), float(total[1])
@@ -61,13 +58,11 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         with ctx.phase("exchange"):
             pulled = reduce_rows(ctx, ins, pulled, layout, bounds)  # 2D: partial sums along the mesh row
         for r in ctx.ranks:
-            s = st[r]
-            new = alpha * (pulled[r] + dangling_sum * s["p"]) + (1 - alpha) * s["p"]
-            s["err"] = float(np.abs(new - s["pr"]).sum())
-            s["pr"] = new
+            change, dangling = kernels.pagerank_step(pulled[r], pr[r], teleport[r], out_weight[r], alpha, dangling_sum, contrib[r])
+            sums[r] = [dangling, change]
         updates += 1
     ctx.stats.info.update(iterations=updates, converged=converged)
-    return {r: {"pagerank": st[r]["pr"]} for r in ctx.ranks}
+    return {r: {"pagerank": pr[r]} for r in ctx.ranks}
 
 
 def _out_weight(block, weighted):
