@@ -90,22 +90,25 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
     f = add_weight if weighted else _add_one
     threshold, rounds, scanned = min(delta, limit), 0, 0
+    queue = {r: np.flatnonzero(pending[r]) for r in ctx.ranks}  # the pending ids: rounds cost O(pending), not O(n)
     while True:
         frontier, values, total = {}, {}, {}
         for r in ctx.ranks:
             lo, d, wait = em.lo(r), dist[r], pending[r]
             if local:
-                seeds = np.flatnonzero(wait & (d < threshold))
+                seeds = queue[r][d[queue[r]] < threshold]
                 indptr, indices, weights, boundary = arcs[r]
                 scanned += kernels.relax_local(indptr, indices, weights, lo, lo + em.size(r), d, pred[r], seeds,
                                                threshold, wait, em.key, ties)
-            active = np.flatnonzero(wait & (d < threshold))
+                queue[r] = np.flatnonzero(wait)  # the closure improved (and queued) more
+            q = queue[r]
+            below = d[q] < threshold
+            active, queue[r] = q[below], q[~below]
             wait[active] = False
             if local:  # the closure relaxed their local arcs: push only the ones with others
                 active = active[boundary[active]]
             frontier[r], values[r] = active, d[active]
-            waiting = d[wait]
-            total[r] = np.array([-1.0 if active.size else 0.0, waiting.min() if waiting.size else np.inf])
+            total[r] = np.array([-1.0 if active.size else 0.0, d[queue[r]].min() if queue[r].size else np.inf])
         merged, (any_active, closest) = em(frontier, values, f, "min", total, "min", direction="push")
         rounds += 1
         for r in ctx.ranks:
@@ -116,7 +119,9 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
                 pred[r][ids[tied]] = tails[tied]
             better = d < dist[r][ids]
             ids = ids[better]
-            dist[r][ids], pred[r][ids], pending[r][ids] = d[better], tails[better], True
+            dist[r][ids], pred[r][ids] = d[better], tails[better]
+            queue[r] = np.concatenate([queue[r], ids[~pending[r][ids]]])
+            pending[r][ids] = True
         if any_active == 0:  # nothing below the threshold anywhere: open the next bucket
             if not closest < limit:
                 return rounds, scanned
