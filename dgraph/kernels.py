@@ -919,6 +919,21 @@ def merge_by_id(ids, vals, tails, merge, key, scratch):
 
 # ----------------------------------------------------------------------------- local relaxation
 @numba.njit(cache=True)
+def _sift_down(hd, hv, j, size):
+    """Restore the min-heap of (distance ``hd``, vertex ``hv``) below position ``j``."""
+    while True:
+        c = 2 * j + 1
+        if c >= size:
+            return
+        if c + 1 < size and hd[c + 1] < hd[c]:
+            c += 1
+        if hd[c] >= hd[j]:
+            return
+        hd[j], hd[c], hv[j], hv[c] = hd[c], hd[j], hv[c], hv[j]
+        j = c
+
+
+@numba.njit(cache=True)
 def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties):
     cap = max(16, 2 * seeds.size)
     hd = np.empty(cap, np.float64)  # a binary heap of (distance, vertex); stale entries skipped
@@ -929,33 +944,13 @@ def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
             hd[size], hv[size] = dist[s], s
             size += 1
     for i in range(size // 2 - 1, -1, -1):  # heapify the seeds
-        j = i
-        while True:
-            c = 2 * j + 1
-            if c >= size:
-                break
-            if c + 1 < size and hd[c + 1] < hd[c]:
-                c += 1
-            if hd[c] >= hd[j]:
-                break
-            hd[j], hd[c], hv[j], hv[c] = hd[c], hd[j], hv[c], hv[j]
-            j = c
+        _sift_down(hd, hv, i, size)
     expanded = 0
     while size:
         d, u = hd[0], hv[0]
         size -= 1
         hd[0], hv[0] = hd[size], hv[size]
-        j = 0
-        while True:
-            c = 2 * j + 1
-            if c >= size:
-                break
-            if c + 1 < size and hd[c + 1] < hd[c]:
-                c += 1
-            if hd[c] >= hd[j]:
-                break
-            hd[j], hd[c], hv[j], hv[c] = hd[c], hd[j], hv[c], hv[j]
-            j = c
+        _sift_down(hd, hv, 0, size)
         if d > dist[u]:
             continue
         expanded += indptr[u + 1] - indptr[u]
