@@ -58,7 +58,8 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         with ctx.phase("exchange"):
             pulled = reduce_rows(ctx, ins, pulled, layout, bounds)  # 2D: partial sums along the mesh row
         for r in ctx.ranks:
-            change, dangling = kernels.pagerank_step(pulled[r], pr[r], teleport[r], out_weight[r], alpha, dangling_sum, contrib[r])
+            change, dangling = kernels.pagerank_step(pulled[r], pr[r], teleport[r], out_weight[r], alpha,
+                                                     dangling_sum, contrib[r])
             sums[r] = [dangling, change]
         updates += 1
     ctx.stats.info.update(iterations=updates, converged=converged)
