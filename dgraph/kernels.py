@@ -500,25 +500,27 @@ def _mode_numba(indptr_a, indices_a, indptr_b, indices_b, labels, own):
         b0, b1 = (indptr_b[v], indptr_b[v + 1]) if indptr_b.size else (0, 0)
         if a0 == a1 and b0 == b1:
             continue  # isolated: keeps its label
-        best, best_count = -1, 0
-        for i in range(a0, a1):
-            lab = labels[indices_a[i]]
-            c = count[lab] + 1
-            count[lab] = c
-            if c > best_count or (c == best_count and lab < best):  # ties to the smaller label
-                best, best_count = lab, c
-        for i in range(b0, b1):
-            lab = labels[indices_b[i]]
-            c = count[lab] + 1
-            count[lab] = c
-            if c > best_count or (c == best_count and lab < best):
-                best, best_count = lab, c
-        for i in range(a0, a1):
+        best, best_count = _tally(indices_a, a0, a1, labels, count, -1, 0)
+        best, best_count = _tally(indices_b, b0, b1, labels, count, best, best_count)
+        for i in range(a0, a1):  # loops, not fancy indexing: that allocates per vertex
             count[labels[indices_a[i]]] = 0
         for i in range(b0, b1):
             count[labels[indices_b[i]]] = 0
         out[v] = best
     return out
+
+
+@numba.njit(cache=True)
+def _tally(indices, s, e, labels, count, best, best_count):
+    """Count the labels of ``indices[s:e]`` on top of ``count``; the leader so far, ties to the
+    smaller label."""
+    for i in range(s, e):
+        lab = labels[indices[i]]
+        c = count[lab] + 1
+        count[lab] = c
+        if c > best_count or (c == best_count and lab < best):
+            best, best_count = lab, c
+    return best, best_count
 
 
 def _mode_numpy(indptr_a, indices_a, indptr_b, indices_b, labels, own):
