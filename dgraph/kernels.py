@@ -672,6 +672,63 @@ def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
     return fn(nb_ptr, nb_idx, lo, own.indptr, own.indices, g_ids, g_ptr, g_idx, mark)
 
 
+@numba.njit(cache=True)
+def _oriented_numba(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
+    nloc = up_ptr.size - 1
+    hi = lo + nloc
+    for v in range(nloc):
+        s, e = up_ptr[v], up_ptr[v + 1]
+        if e - s < 2:
+            continue
+        for i in range(s, e):
+            mark[up_idx[i]] = True
+        found = 0
+        for i in range(s, e):
+            u = up_idx[i]
+            if lo <= u < hi:
+                a, b, row = up_ptr[u - lo], up_ptr[u - lo + 1], up_idx
+            else:
+                k = np.searchsorted(g_ids, u)
+                a, b, row = g_ptr[k], g_ptr[k + 1], g_idx
+            here = 0
+            for j in range(a, b):
+                w = row[j]
+                if mark[w]:
+                    here += 1
+                    tri[w] += 1
+            tri[u] += here
+            found += here
+        tri[v + lo] += found
+        for i in range(s, e):
+            mark[up_idx[i]] = False
+
+
+def _oriented_numpy(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
+    import scipy.sparse as sp
+
+    n, nloc = mark.size, up_ptr.size - 1
+    M = sp.csr_matrix((np.ones(up_idx.size), up_idx, up_ptr), shape=(nloc, n))
+    rows = np.concatenate([np.repeat(np.arange(lo, lo + nloc), np.diff(up_ptr)), np.repeat(g_ids, np.diff(g_ptr))])
+    B = sp.csr_matrix((np.ones(rows.size), (rows, np.concatenate([up_idx, g_idx]))), shape=(n, n))
+    closing = (M @ B).multiply(M)  # [v, w]: the u with v -> u -> w, for v -> w
+    tri[lo:lo + nloc] += np.asarray(closing.sum(axis=1)).ravel().astype(np.int64)
+    tri += np.asarray(closing.sum(axis=0)).ravel().astype(np.int64)
+    middle = (B @ M.T).multiply(M.T)  # [u, v]: the w with u -> w, for v -> u and v -> w
+    tri += np.asarray(middle.sum(axis=1)).ravel().astype(np.int64)
+
+
+def oriented_triangles(up_ptr, up_idx, lo, ghosts, mark, tri):
+    """Count each triangle once, at its lowest vertex v in the orientation: v -> u -> w with
+    v -> w, over rows oriented from lower to higher (degree, id), and add 1 to ``tri`` (n-long
+    int64) at all three of v, u and w. ``up_ptr/up_idx``: the oriented rows of the rank's own
+    vertices (lo..); ``ghosts``: (ids, indptr, indices) oriented rows of the other heads;
+    ``mark``: n-long False bools. Work is the arcs v -> u times u's out-degree, which the
+    orientation bounds by sqrt(2m) (Chiba and Nishizeki; GAP's tc)."""
+    g_ids, g_ptr, g_idx = ghosts
+    fn = _oriented_numba if engine() == "numba" else _oriented_numpy
+    fn(up_ptr, up_idx, int(lo), g_ids, g_ptr, g_idx, mark, tri)
+
+
 # ----------------------------------------------------------------------------- h-index (core numbers)
 @numba.njit(cache=True)
 def _hindex_numba(indptr, indices, values, own, rows):
@@ -1027,3 +1084,93 @@ def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, chan
     fn = _relax_numba if engine() == "numba" else _relax_numpy
     return int(fn(indptr, indices, w, int(lo), int(hi), dist, pred,
                   np.ascontiguousarray(seeds, dtype=np.int64), float(bound), changed, k, bool(ties)))
+
+
+# ----------------------------------------------------------------------------- Brandes (whole graph)
+@numba.njit(cache=True)
+def _brandes_numba(indptr, indices, sources, bc):
+    n = indptr.size - 1
+    level = np.full(n, -1, np.int64)
+    sigma = np.zeros(n)
+    delta = np.zeros(n)
+    queue = np.empty(n, np.int64)  # vertices in the order reached: level by level
+    starts = np.empty(n + 2, np.int64)  # where each level begins in the queue
+    scale = np.empty(n + 2)  # the largest stored count of the level above each level
+    for s in sources:
+        queue[0], level[s], sigma[s] = s, 0, 1.0
+        head, tail, depth = 0, 1, 0
+        starts[0] = 0
+        while head < tail:
+            end = tail
+            starts[depth + 1] = end
+            top = 0.0
+            for i in range(head, end):
+                top = max(top, sigma[queue[i]])
+            scale[depth + 1] = top
+            inv = 1.0 / top
+            for i in range(head, end):
+                v = queue[i]
+                share = sigma[v] * inv
+                for j in range(indptr[v], indptr[v + 1]):
+                    w = indices[j]
+                    if level[w] < 0:
+                        level[w], sigma[w] = depth + 1, share
+                        queue[tail] = w
+                        tail += 1
+                    elif level[w] == depth + 1:
+                        sigma[w] += share
+            head = end
+            depth += 1
+        for d in range(depth - 2, -1, -1):  # dependencies, pulled from the level below
+            inv = 1.0 / scale[d + 1]
+            for i in range(starts[d], starts[d + 1]):
+                v = queue[i]
+                acc = 0.0
+                for j in range(indptr[v], indptr[v + 1]):
+                    w = indices[j]
+                    if level[w] == d + 1:
+                        acc += (1.0 + delta[w]) / sigma[w]
+                delta[v] = sigma[v] * acc * inv
+        for i in range(1, tail):
+            bc[queue[i]] += delta[queue[i]]
+        for i in range(tail):
+            v = queue[i]
+            level[v], sigma[v], delta[v] = -1, 0.0, 0.0
+
+
+def _brandes_numpy(indptr, indices, sources, bc):
+    n = indptr.size - 1
+    for s in sources:
+        level, sigma, delta = np.full(n, -1, np.int64), np.zeros(n), np.zeros(n)
+        level[s], sigma[s] = 0, 1.0
+        levels, scale = [np.array([s], np.int64)], [1.0]
+        while True:
+            front, d = levels[-1], len(levels) - 1
+            top = sigma[front].max()
+            pos, heads, _ = _arcs_numpy(indptr, indices, np.empty(0), front)
+            fresh = np.unique(heads[level[heads] < 0])
+            if fresh.size == 0:
+                break
+            level[fresh] = d + 1
+            down = level[heads] == d + 1
+            np.add.at(sigma, heads[down], sigma[front[pos[down]]] / top)
+            levels.append(fresh)
+            scale.append(top)
+        for d in range(len(levels) - 2, -1, -1):
+            front = levels[d]
+            pos, heads, _ = _arcs_numpy(indptr, indices, np.empty(0), front)
+            down = level[heads] == d + 1
+            acc = np.bincount(pos[down], weights=(1.0 + delta[heads[down]]) / sigma[heads[down]], minlength=front.size)
+            delta[front] = sigma[front] * acc / scale[d + 1]
+        delta[s] = 0.0
+        bc += delta
+
+
+def brandes(indptr, indices, sources, bc):
+    """Add to ``bc`` the dependencies of every vertex on the shortest paths (by hops) from each
+    of ``sources``, over a whole graph's CSR (Brandes' accumulation; the sources' own entries
+    get nothing). Path counts are stored divided by the largest count of the level above, and
+    the backward pass undoes that per level, so counts beyond 1e308 do not overflow. Both
+    engines follow the same levels; sums may differ in the last bits by their order."""
+    fn = _brandes_numba if engine() == "numba" else _brandes_numpy
+    fn(indptr, indices, np.ascontiguousarray(sources, dtype=np.int64), bc)
