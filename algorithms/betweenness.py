@@ -1,6 +1,13 @@
-"""Betweenness centrality (unweighted), by Brandes' algorithm on DistEdgeMap.
+"""Betweenness centrality (unweighted), by Brandes' algorithm: two methods.
 
-Method: for every source, a level-synchronous forward pass counts shortest paths (edge_map
+``"replicated"`` (chosen when the graph fits a worker several times over): every worker gathers
+the whole graph once (one allgather) and runs serial Brandes from its share of the sources
+(``kernels.brandes``); one reduce-scatter sums the workers' dependencies at the vertices'
+owners. Sources are independent, so this is the coarse-grained parallelism of Bader and
+Madduri (ICPP 2006) and of cuGraph's batched multi-GPU betweenness: no superstep per level,
+which on a road network (a thousand levels per source) is what a level-synchronous pass pays.
+
+``"levels"`` (the graph is too big to copy): for every source, a level-synchronous forward pass counts shortest paths (edge_map
 pushes each frontier vertex's path count along its out-arcs, merged by sum; vertices reached
 for the first time take the sum), then a backward pass walks the levels from the deepest up,
 pushing (1 + delta(w)) / sigma(w) along in-arcs, merged by sum, into the vertices one level
@@ -14,10 +21,21 @@ Output encoding: ``betweenness`` (float64).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from dgraph import kernels
+from dgraph.block import block_arcs
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
+
+METHODS = ("auto", "replicated", "levels")
+# "auto" copies the graph when a copy (the gathered arc list, then the CSR built from it: about
+# 40 bytes per arc at the peak) takes at most this share of the smallest worker's memory limit
+REPLICA_SHARE = 0.25
+REPLICA_BYTES_PER_ARC, REPLICA_BYTES_PER_VERTEX = 40, 64
+ROUND_ARCS = 50_000_000  # arcs a worker scans between two progress reports (one allreduce)
 
 
 def brandes_kernel(ctx, sources, directed, bounds, key, layout):
@@ -64,8 +82,48 @@ def brandes_kernel(ctx, sources, directed, bounds, key, layout):
             if lo[r] <= s < lo[r] + nl[r]:
                 delta[r][s - lo[r]] = 0.0
             bc[r] += delta[r]
-    ctx.stats.info.update(sources=len(sources), edges_examined=forward.edges_examined + backward.edges_examined)
+    ctx.stats.info.update(sources=len(sources), method="levels",
+                          edges_examined=forward.edges_examined + backward.edges_examined)
     return {r: {"betweenness": bc[r]} for r in ctx.ranks}
+
+
+def replicated_kernel(ctx, sources, bounds, key, layout):
+    n = int(bounds[-1])
+    with ctx.phase("replicate"):
+        indptr, indices = _whole_graph(ctx, n, layout.owns_rows())
+    me, workers = ctx.worker
+    mine = np.asarray(sources, dtype=np.int64)[me::workers]
+    per_round = max(1, ROUND_ARCS // max(indices.size, 1))
+    rounds = math.ceil(math.ceil(len(sources) / workers) / per_round)  # the same on every worker
+    bc = np.zeros(n)
+    for i in range(rounds):
+        with ctx.phase("search"):
+            kernels.brandes(indptr, indices, mine[i * per_round:(i + 1) * per_round], bc)
+        ctx.allreduce({r: np.zeros(1) for r in ctx.ranks})  # a superstep per round: progress shows
+    first = ctx.ranks[0]
+    received = ctx.alltoall({first: {d: [bc[bounds[d]:bounds[d + 1]]] for d in range(ctx.nranks)}})
+    ctx.stats.info.update(sources=len(sources), method="replicated", edges_examined=mine.size * indices.size)
+    # summed in worker order, so the last bits do not depend on which message came first
+    return {r: {"betweenness": sum(a[0] for _, a in sorted(received[r], key=lambda m: m[0]))} for r in ctx.ranks}
+
+
+def _whole_graph(ctx, n, owns_rows):
+    """Every rank's out-arcs, gathered into one CSR of the whole graph (one allgather).
+    Owner blocks are rows in rank order already: their degrees and neighbours only need joining."""
+    small = np.int32 if n < 2**31 else np.int64  # indices are that already; ids go as that
+    pieces = {}
+    for r in ctx.ranks:
+        block = ctx.blocks[r][0]
+        if owns_rows:
+            pieces[r] = [np.diff(block.indptr).astype(small), block.indices.astype(small, copy=False)]
+        else:
+            rows, cols, _ = block_arcs(block)
+            pieces[r] = [rows.astype(small), cols.astype(small)]
+    first, second = (np.concatenate(part) for part in zip(*ctx.allgather(pieces)))
+    if owns_rows:
+        return np.r_[0, np.cumsum(first, dtype=np.int64)], second
+    indptr, indices, _ = kernels.build_csr(first, second, n, dedup=False, order=False)
+    return indptr, indices.astype(small)  # half the bytes the searches stream
 
 
 def _push(u, v, w, x):
@@ -87,7 +145,18 @@ def _rescale(res, scale):
     return {"betweenness": res["betweenness"] * scale} if scale is not None else res
 
 
-def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=None):
+def _replica_fits(graph):
+    """Whether a copy of the whole graph per worker takes at most REPLICA_SHARE of the smallest
+    worker memory limit (the machine's memory where workers have none)."""
+    from distributed.system import MEMORY_LIMIT
+
+    info = graph.client.scheduler_info(n_workers=-1)["workers"].values()
+    limit = min((w.get("memory_limit") or MEMORY_LIMIT for w in info), default=MEMORY_LIMIT)
+    need = REPLICA_BYTES_PER_ARC * graph.num_arcs + REPLICA_BYTES_PER_VERTEX * graph.num_vertices
+    return need <= REPLICA_SHARE * limit
+
+
+def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=None, method="auto"):
     """Betweenness centrality of every vertex (shortest paths by hop count).
 
     Parameters
@@ -100,6 +169,11 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
     normalized : bool
         Divide by (n - 1)(n - 2), as networkx does; otherwise undirected scores are halved.
     seed : int, optional
+    method : {"auto", "replicated", "levels"}
+        ``"replicated"``: every worker copies the whole graph and runs Brandes from its share of
+        the sources (one exchange in all); ``"levels"``: level-synchronous passes on the layout
+        (two supersteps per level per source, memory of the graph's share only); ``"auto"``:
+        replicated when the copy takes at most a quarter of a worker's memory limit.
 
     Returns
     -------
@@ -109,8 +183,8 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
 
     Notes
     -----
-    Two passes of about diameter supersteps per source; a small graph uses all sources, a big
-    one should pass ``k``. Weights are ignored.
+    Work is O(m) per source either way; a small graph uses all sources, a big one should pass
+    ``k``. Both methods give the same scores (to rounding). Weights are ignored.
 
     References
     ----------
@@ -123,6 +197,8 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
     >>> dgraph.algorithms.betweenness_centrality(g).compute().betweenness.round(4).tolist()
     [0.0, 0.6667, 0.6667, 0.0]
     """
+    if method not in METHODS:
+        raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
     n = graph.num_vertices
     sampled = None
     if sources is not None:
@@ -136,7 +212,11 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
         sampled = int(k)
     else:
         ids = graph.placed_ids(np.arange(n))
-    results, _ = graph.run(brandes_kernel, reverse=graph.directed, name="betweenness", placement="layout",
-                           sources=[int(s) for s in ids], directed=graph.directed)
+    ids = [int(s) for s in ids]
+    if method == "replicated" or (method == "auto" and _replica_fits(graph)):
+        results, _ = graph.run(replicated_kernel, name="betweenness", placement="layout", sources=ids)
+    else:
+        results, _ = graph.run(brandes_kernel, reverse=graph.directed, name="betweenness", placement="layout",
+                               sources=ids, directed=graph.directed)
     scale = _scale(n, normalized, graph.directed, sampled)
     return graph.to_frame([graph.client.submit(_rescale, f, scale, pure=False) for f in results])

@@ -16,8 +16,9 @@ LAYOUTS = [OneD(ranks=1), OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(r
            OnePointFiveD(rows=2, cols=2, e_threshold=10, h_threshold=4)]
 
 
+@pytest.mark.parametrize("method", ["levels", "replicated"])
 @pytest.mark.parametrize("kind", ["er-directed", "kronecker", "grid"])
-def test_all_sources_match_networkx(client, kind):
+def test_all_sources_match_networkx(client, kind, method):
     e, directed = {"er-directed": (er_edges(60, 180, seed=3), True), "kronecker": (kron_edges(6, seed=1), False),
                    "grid": (grid_edges(5, 8), False)}[kind]
     G = nx_graph(e, directed)
@@ -25,11 +26,13 @@ def test_all_sources_match_networkx(client, kind):
         ref = nx.betweenness_centrality(G, normalized=normalized)
         for layout in LAYOUTS if normalized else LAYOUTS[1:2]:
             g = dgraph.from_edgelist(e, directed=directed, layout=layout)
-            got = betweenness_centrality(g, normalized=normalized).compute().set_index("vertex").betweenness
+            got = betweenness_centrality(g, normalized=normalized, method=method).compute().set_index("vertex").betweenness
+            assert g.last_stats.info["method"] == method
             assert max(abs(got[v] - x) for v, x in ref.items()) < 1e-9
 
 
-def test_given_sources_follow_brandes_and_sampling_is_layout_independent(client):
+@pytest.mark.parametrize("method", ["levels", "replicated"])
+def test_given_sources_follow_brandes_and_sampling_is_layout_independent(client, method):
     e = er_edges(80, 300, seed=5)
     G = nx_graph(e, False)
     sources = sorted(G.nodes())[:7]
@@ -40,11 +43,11 @@ def test_given_sources_follow_brandes_and_sampling_is_layout_independent(client)
     n = G.number_of_nodes()
     scale = 1 / ((n - 1) * (n - 2)) * n / len(sources)
     g = dgraph.from_edgelist(e, directed=False, ranks=3)
-    got = betweenness_centrality(g, sources=sources).compute().set_index("vertex").betweenness
+    got = betweenness_centrality(g, sources=sources, method=method).compute().set_index("vertex").betweenness
     assert max(abs(got[v] - raw[v] * scale) for v in G) < 1e-9
-    a = betweenness_centrality(g, k=10, seed=4).compute().sort_values("vertex").reset_index(drop=True)
+    a = betweenness_centrality(g, k=10, seed=4, method=method).compute().sort_values("vertex").reset_index(drop=True)
     h = dgraph.from_edgelist(e, directed=False, layout=OneD(ranks=4, balance="hashed"))
-    b = betweenness_centrality(h, k=10, seed=4).compute().sort_values("vertex").reset_index(drop=True)
+    b = betweenness_centrality(h, k=10, seed=4, method=method).compute().sort_values("vertex").reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)
 
 
@@ -54,16 +57,32 @@ def test_bad_input(client):
         betweenness_centrality(g, k=0)
     with pytest.raises(dgraph.DgraphInputError, match="betweenness source 99"):
         betweenness_centrality(g, sources=[99])
+    with pytest.raises(dgraph.DgraphInputError, match="method must be one of"):
+        betweenness_centrality(g, method="fast")
 
 
-def test_path_counts_beyond_float64_do_not_overflow(client):
+def test_auto_copies_the_graph_only_when_it_fits(client, monkeypatch):
+    from dgraph.algorithms import betweenness
+
+    g = dgraph.datasets.load("karate", ranks=3)
+    copied = betweenness_centrality(g).compute()
+    assert g.last_stats.info["method"] == "replicated"
+    monkeypatch.setattr(betweenness, "REPLICA_SHARE", 0.0)  # no copy fits
+    levels = betweenness_centrality(g).compute()
+    assert g.last_stats.info["method"] == "levels"
+    np.testing.assert_allclose(levels.betweenness, copied.betweenness, rtol=1e-12)
+    assert levels.betweenness.max() > 0.4  # karate's vertex 1
+
+
+@pytest.mark.parametrize("method", ["levels", "replicated"])
+def test_path_counts_beyond_float64_do_not_overflow(client, method):
     # a chain of 1100 diamonds: 2**1100 (about 1e331) shortest paths from one end to the other
     k = 1100
     hub = lambda i: 3 * i  # noqa: E731  (hubs 0, 3, 6, ...; the diamond after hub i has 3i+1, 3i+2)
     e = pd.DataFrame([(hub(i), hub(i) + side) for i in range(k) for side in (1, 2)]
                      + [(hub(i) + side, hub(i + 1)) for i in range(k) for side in (1, 2)], columns=["src", "dst"])
     g = dgraph.from_edgelist(e, directed=False, layout=OneD(ranks=3))
-    got = betweenness_centrality(g, sources=[0], normalized=False).compute().set_index("vertex").betweenness.sort_index()
+    got = betweenness_centrality(g, sources=[0], normalized=False, method=method).compute().set_index("vertex").betweenness.sort_index()
     # from hub 0, every path to a vertex beyond hub i passes hub i and half of them each side of a diamond
     dependency = np.zeros(3 * k + 1)
     beyond = 3 * (k - np.arange(k + 1))  # vertices past hub i

@@ -80,6 +80,11 @@ class RankContext:
     def phase(self, name):
         return self.stats.phase(name)
 
+    @property
+    def worker(self):
+        """(this worker's index, the number of workers in the run): for work split by process."""
+        return self.transport.me, max(self.transport.worker_of_rank) + 1
+
 
 def _describe(ranks):
     ranks = list(ranks)
