@@ -9,18 +9,19 @@ count: the arcs (u, w), u != w, joining two members of N(v).
   networkx's directed formula).
 * ``triangle_count`` (undirected graphs): that count / 2, the triangles through v.
 
-Method, undirected: every edge is oriented from its end of lower (degree, id) to the higher
-one, so each triangle v -> u -> w (with v -> w) is found once, at v, and counted at all three
-vertices. Each rank orients its vertices' rows (the degrees come in one allgather), fetches the
-oriented rows of the heads other ranks own (two supersteps), counts with a marker array into
-an n-long tally and sends the tallies to the owners (one superstep). Work is the sum over
-oriented arcs v -> u of u's out-degree, at most sqrt(2m) each: a hub's long row is never
-scanned once per neighbour.
+Method, undirected graphs with a vertex of degree above ``ORIENT_ABOVE``: every edge is
+oriented from its end of lower (degree, id) to the higher one, so each triangle v -> u -> w
+(with v -> w) is found once, at v, and counted at all three vertices. Each rank orients its
+vertices' rows (the degrees come in one allgather), fetches the oriented rows of the heads
+other ranks own (two supersteps), counts with a marker array into an n-long tally and sends
+the tallies to the owners (one superstep). Work is the sum over oriented arcs v -> u of u's
+out-degree, at most sqrt(2m) each: a hub's long row is never scanned once per neighbour.
 
-Directed (LCC only): each rank builds N(v) for its vertices, fetches once the out-rows of the
-vertices of those sets that other ranks own (two supersteps), and counts the arcs among N(v)
-with a marker array. Work is the sum over v of the degrees of its neighbours. In both cases the
-rows fetched, on a skewed graph split in few ranks, approach the whole graph.
+Otherwise (directed graphs; graphs without hubs, like roads and meshes): each rank builds N(v)
+for its vertices, fetches once the out-rows of the vertices of those sets that other ranks own
+(two supersteps), and counts the arcs among N(v) with a marker array. Work is the sum over v
+of the degrees of its neighbours. Either way the rows fetched, on a skewed graph split in few
+ranks, approach the whole graph.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import numpy as np
 from dgraph import kernels
 from dgraph.edgemap import fetch_rows
 from dgraph.errors import DgraphInputError
+
+ORIENT_ABOVE = 64  # largest degree at which the plain neighbourhood count is still used (undirected)
 
 
 def neighbourhood_kernel(ctx, bounds, key):
@@ -58,41 +61,45 @@ def neighbourhood_kernel(ctx, bounds, key):
 
 def oriented_kernel(ctx, bounds, key):
     n = int(bounds[-1])
-    sets = {r: kernels.neighbour_sets(ctx.blocks[r][0], None, ctx.blocks[r][0].lo) for r in ctx.ranks}
-    degree = np.concatenate([d[0] for d in ctx.allgather({r: [np.diff(sets[r][0])] for r in ctx.ranks})])
-    up, wanted = {}, {}
-    for r in ctx.ranks:
-        ptr, idx = sets[r]
-        lo, hi = int(bounds[r]), int(bounds[r + 1])
-        tails = np.repeat(np.arange(lo, hi), np.diff(ptr))
-        keep = (degree[idx] > degree[tails]) | ((degree[idx] == degree[tails]) & (idx > tails))
-        up_ptr = np.r_[0, np.cumsum(np.bincount(tails[keep] - lo, minlength=hi - lo))]
-        up[r] = SimpleNamespace(lo=lo, indptr=up_ptr, indices=idx[keep])
-        heads = up[r].indices
-        wanted[r] = np.unique(heads[(heads < lo) | (heads >= hi)])
-    ghosts = fetch_rows(ctx, up, wanted, bounds)
-    mark = np.zeros(n, dtype=np.bool_)
-    tri = np.zeros(n, dtype=np.int64)  # the worker's tally: triangles it found, at all their vertices
-    for r in ctx.ranks:
-        kernels.oriented_triangles(up[r].indptr, up[r].indices, up[r].lo, ghosts[r], mark, tri)
-    send = {}
-    for r in ctx.ranks[:1]:
-        send[r] = {}
-        for d in range(ctx.nranks):
-            ids = np.flatnonzero(tri[bounds[d]:bounds[d + 1]])
-            send[r][d] = [ids, tri[bounds[d] + ids]]
-    received = ctx.alltoall(send)
-    out = {}
-    for r in ctx.ranks:
-        t = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=np.int64)
-        for _, (ids, counts) in received[r]:
-            t[ids] += counts
-        out[r] = {"arcs": 2 * t, "degree": np.diff(sets[r][0])}
+    with ctx.phase("orient"):
+        sets = {r: kernels.neighbour_sets(ctx.blocks[r][0], None, ctx.blocks[r][0].lo) for r in ctx.ranks}
+        degree = np.concatenate([d[0] for d in ctx.allgather({r: [np.diff(sets[r][0]).astype(np.int32)] for r in ctx.ranks})])
+        up, wanted = {}, {}
+        for r in ctx.ranks:
+            lo, hi = int(bounds[r]), int(bounds[r + 1])
+            up[r] = SimpleNamespace(lo=lo, indptr=None, indices=None)
+            up[r].indptr, up[r].indices = kernels.orient_rows(*sets[r], degree, lo)
+            heads = up[r].indices
+            wanted[r] = np.unique(heads[(heads < lo) | (heads >= hi)])
+    with ctx.phase("fetch"):
+        ghosts = fetch_rows(ctx, up, wanted, bounds)
+    with ctx.phase("count"):
+        mark = np.zeros(n, dtype=np.bool_)
+        tri = np.zeros(n, dtype=np.int64)  # the worker's tally: triangles it found, at all their vertices
+        for r in ctx.ranks:
+            kernels.oriented_triangles(up[r].indptr, up[r].indices, up[r].lo, ghosts[r], mark, tri)
+    with ctx.phase("reduce"):
+        send = {}
+        for r in ctx.ranks[:1]:
+            send[r] = {}
+            for d in range(ctx.nranks):
+                ids = np.flatnonzero(tri[bounds[d]:bounds[d + 1]])
+                send[r][d] = [ids, tri[bounds[d] + ids]]
+        received = ctx.alltoall(send)
+        out = {}
+        for r in ctx.ranks:
+            t = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=np.int64)
+            for _, (ids, counts) in received[r]:
+                t[ids] += counts
+            out[r] = {"arcs": 2 * t, "degree": np.diff(sets[r][0])}
     return out
 
 
 def _run(graph):
-    kernel = neighbourhood_kernel if graph.directed else oriented_kernel
+    # orienting costs two more supersteps and an n-long tally; it pays where hubs would have
+    # their long rows scanned once per neighbour (social graphs), not on roads and meshes
+    oriented = not graph.directed and graph.max_degree > ORIENT_ABOVE
+    kernel = oriented_kernel if oriented else neighbourhood_kernel
     results, _ = graph.run(kernel, reverse=graph.directed, name="neighbourhoods")
     return results
 

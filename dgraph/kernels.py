@@ -673,6 +673,36 @@ def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
 
 
 @numba.njit(cache=True)
+def _orient_numba(ptr, idx, degree, lo):
+    nloc = ptr.size - 1
+    up_ptr = np.zeros(nloc + 1, np.int64)
+    up_idx = np.empty(idx.size, idx.dtype)
+    c = 0
+    for v in range(nloc):
+        dv, gv = degree[v + lo], v + lo
+        for j in range(ptr[v], ptr[v + 1]):
+            u = idx[j]
+            if degree[u] > dv or (degree[u] == dv and u > gv):
+                up_idx[c] = u
+                c += 1
+        up_ptr[v + 1] = c
+    return up_ptr, up_idx[:c]
+
+
+def _orient_numpy(ptr, idx, degree, lo):
+    tails = np.repeat(np.arange(lo, lo + ptr.size - 1), np.diff(ptr))
+    keep = (degree[idx] > degree[tails]) | ((degree[idx] == degree[tails]) & (idx > tails))
+    return np.r_[0, np.cumsum(np.bincount(tails[keep] - lo, minlength=ptr.size - 1))], idx[keep]
+
+
+def orient_rows(ptr, idx, degree, lo):
+    """The arcs v -> u of rows ``ptr/idx`` (vertices lo..) with (degree[u], u) > (degree[v], v):
+    every edge kept at one end only. Returns (up_ptr, up_idx), rows in the same order."""
+    fn = _orient_numba if engine() == "numba" else _orient_numpy
+    return fn(ptr, idx, degree, int(lo))
+
+
+@numba.njit(cache=True)
 def _oriented_numba(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
     nloc = up_ptr.size - 1
     hi = lo + nloc
