@@ -27,7 +27,7 @@ import numpy as np
 
 from dgraph import kernels
 from dgraph.block import block_arcs
-from dgraph.edgemap import EdgeMap
+from dgraph.edgemap import EdgeMap, sum_at_owners
 from dgraph.errors import DgraphInputError
 
 METHODS = ("auto", "replicated", "levels")
@@ -100,11 +100,9 @@ def replicated_kernel(ctx, sources, bounds, key, layout):
         with ctx.phase("search"):
             kernels.brandes(indptr, indices, mine[i * per_round:(i + 1) * per_round], bc)
         ctx.allreduce({r: np.zeros(1) for r in ctx.ranks})  # a superstep per round: progress shows
-    first = ctx.ranks[0]
-    received = ctx.alltoall({first: {d: [bc[bounds[d]:bounds[d + 1]]] for d in range(ctx.nranks)}})
     ctx.stats.info.update(sources=len(sources), method="replicated", edges_examined=mine.size * indices.size)
-    # summed in worker order, so the last bits do not depend on which message came first
-    return {r: {"betweenness": sum(a[0] for _, a in sorted(received[r], key=lambda m: m[0]))} for r in ctx.ranks}
+    scores = sum_at_owners(ctx, bc, bounds, dense=True)
+    return {r: {"betweenness": scores[r]} for r in ctx.ranks}
 
 
 def _whole_graph(ctx, n, owns_rows):

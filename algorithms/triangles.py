@@ -31,7 +31,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from dgraph import kernels
-from dgraph.edgemap import fetch_rows
+from dgraph.edgemap import fetch_rows, sum_at_owners
 from dgraph.errors import DgraphInputError
 
 ORIENT_ABOVE = 64  # largest degree at which the plain neighbourhood count is still used (undirected)
@@ -67,9 +67,8 @@ def oriented_kernel(ctx, bounds, key):
         up, wanted = {}, {}
         for r in ctx.ranks:
             lo, hi = int(bounds[r]), int(bounds[r + 1])
-            up[r] = SimpleNamespace(lo=lo, indptr=None, indices=None)
-            up[r].indptr, up[r].indices = kernels.orient_rows(*sets[r], degree, lo)
-            heads = up[r].indices
+            ptr, heads = kernels.orient_rows(*sets[r], degree, lo)
+            up[r] = SimpleNamespace(lo=lo, indptr=ptr, indices=heads)  # what fetch_rows reads of a block
             wanted[r] = np.unique(heads[(heads < lo) | (heads >= hi)])
     with ctx.phase("fetch"):
         ghosts = fetch_rows(ctx, up, wanted, bounds)
@@ -79,20 +78,8 @@ def oriented_kernel(ctx, bounds, key):
         for r in ctx.ranks:
             kernels.oriented_triangles(up[r].indptr, up[r].indices, up[r].lo, ghosts[r], mark, tri)
     with ctx.phase("reduce"):
-        send = {}
-        for r in ctx.ranks[:1]:
-            send[r] = {}
-            for d in range(ctx.nranks):
-                ids = np.flatnonzero(tri[bounds[d]:bounds[d + 1]])
-                send[r][d] = [ids, tri[bounds[d] + ids]]
-        received = ctx.alltoall(send)
-        out = {}
-        for r in ctx.ranks:
-            t = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=np.int64)
-            for _, (ids, counts) in received[r]:
-                t[ids] += counts
-            out[r] = {"arcs": 2 * t, "degree": np.diff(sets[r][0])}
-    return out
+        found = sum_at_owners(ctx, tri, bounds)
+    return {r: {"arcs": 2 * found[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 
 def _run(graph):

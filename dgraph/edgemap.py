@@ -578,3 +578,26 @@ def fetch(ctx, wanted, values, bounds):
         vals = np.concatenate(parts) if parts else values[r][:0]
         out[r] = vals[inverse[r]]
     return out
+
+
+def sum_at_owners(ctx, tally, bounds, dense=False):
+    """Sum one n-long array per worker (``tally``, what all of its ranks found) at the vertices'
+    owners, in one superstep: only the nonzero entries travel, with their ids, unless ``dense``.
+    Returns ``{r: sums over rank r's own vertices}``, added in worker order (the same bits
+    whichever message arrives first)."""
+    send = {}
+    for d in range(ctx.nranks):
+        part = tally[bounds[d]:bounds[d + 1]]
+        ids = np.empty(0, np.int64) if dense else np.flatnonzero(part)
+        send[d] = [ids, part if dense else part[ids]]
+    received = ctx.alltoall({ctx.ranks[0]: send})
+    out = {}
+    for r in ctx.ranks:
+        total = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=tally.dtype)
+        for _, (ids, values) in sorted(received[r], key=lambda m: m[0]):
+            if dense:
+                total += values
+            else:
+                total[ids] += values
+        out[r] = total
+    return out

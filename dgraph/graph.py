@@ -269,9 +269,9 @@ class Graph:
         holding the heaviest vertices (TuCOMM 6.3). Computed once, only for runs with domains."""
         if self.domains is None and self.transport == "direct":
             return None
-        return self._heaviest()
+        return self._rank_max_degrees()
 
-    def _heaviest(self):
+    def _rank_max_degrees(self):
         """Per rank, the largest degree among its vertices (computed once)."""
         if self._weights is None:
             self._weights = self.client.gather([self.client.submit(_heaviest, b, pure=False) for b in self._blocks])
@@ -281,7 +281,7 @@ class Graph:
     def max_degree(self):
         """The largest number of arcs at one vertex (out-arcs when directed; loops and repeated
         arcs count)."""
-        return max(self._heaviest(), default=0)
+        return max(self._rank_max_degrees(), default=0)
 
     def to_frame(self, rank_results, label_columns=(), nullable=()):
         """A dask DataFrame [vertex, ...] from per-rank dicts of arrays (placed-id columns decoded)."""
