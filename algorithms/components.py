@@ -35,8 +35,8 @@ def _representatives(v, root, key):
     members, trees = members[order], trees[order]
     first = np.ones(trees.size, dtype=bool)
     first[1:] = trees[1:] != trees[:-1]
-    rep_of_tree = dict(zip(trees[first].tolist(), members[first].tolist()))
-    rep = np.fromiter((rep_of_tree[t] for t in trees), dtype=np.int64, count=trees.size)
+    starts = np.flatnonzero(first)  # trees are contiguous runs, their smallest key first
+    rep = np.repeat(members[starts], np.diff(np.r_[starts, trees.size]))
     keep = rep != members
     return members[keep], rep[keep]
 
@@ -51,11 +51,9 @@ def components_kernel(ctx, bounds, key):
         for r in ctx.ranks:
             blocks = ctx.blocks[r]  # (out,) undirected; (out, in) directed: every cut arc seen at both ends
             lo, hi = blocks[0].lo, blocks[0].hi
-            a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), b.degree()) for b in blocks])
-            b = np.concatenate([blk.indices for blk in blocks])
-            v, root = kernels.spanning_forest(a, b, parent, symmetric=(lo, hi) if len(blocks) == 1 else None)
-            examined += a.size
-            px, pa, *local[r] = kernels.component_interface(a, b, v, root, lo, hi, key, scratch)
+            v, root, leaving = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
+            examined += sum(blk.narcs for blk in blocks)
+            px, pa, *local[r] = kernels.component_interface(leaving, v, root, lo, hi, key, scratch)
             pairs[r] = (px, pa)
     for level in range(math.ceil(math.log2(P)) if P > 1 else 0):  # merge up a binomial tree
         step = 1 << level

@@ -326,13 +326,19 @@ def _forest_numba(a, b, parent, lo, hi):
         elif y < x:
             parent[x] = y
             x = y
-    out_v = np.empty(2 * a.size, dtype=np.int64)
-    out_r = np.empty(2 * a.size, dtype=np.int64)
-    c = 0
-    for arr in (a, b):  # every endpoint points at its root, then emit each non-root once
+    return _roots(parent, a, b)
+
+
+@numba.njit(cache=True)
+def _roots(parent, tails, heads):
+    """(vertex, root) for every non-root among the endpoints, each once; parent left as found."""
+    for arr in (tails, heads):  # every endpoint points at its root, then emit each non-root once
         for i in range(arr.size):
             _find(parent, arr[i])
-    for arr in (a, b):
+    out_v = np.empty(tails.size + heads.size, dtype=np.int64)
+    out_r = np.empty(tails.size + heads.size, dtype=np.int64)
+    c = 0
+    for arr in (tails, heads):
         for i in range(arr.size):
             v = arr[i]
             p = parent[v]
@@ -341,10 +347,61 @@ def _forest_numba(a, b, parent, lo, hi):
                 out_r[c] = p
                 c += 1
                 parent[v] = -1 - p
-    for arr in (a, b):  # leave the scratch array as it was found: parent[v] == v
+    for arr in (tails, heads):  # leave the scratch array as it was found: parent[v] == v
         for i in range(arr.size):
             parent[arr[i]] = arr[i]
     return out_v[:c], out_r[:c]
+
+
+@numba.njit(cache=True)
+def _union_rows_numba(indptr, indices, lo, hi, parent, symmetric, leaves):
+    """Union the arcs of a CSR over rows lo..hi-1; mark the rows with arcs leaving the range and
+    return those arcs' heads."""
+    outside = 0
+    for r in range(hi - lo):
+        u = lo + r
+        x = -1
+        for j in range(indptr[r], indptr[r + 1]):
+            w = indices[j]
+            if w < lo or w >= hi:
+                leaves[r] = True
+                outside += 1
+            elif symmetric and w < u:
+                continue  # its twin (w, u) is here too: one of the two suffices
+            if x < 0:
+                x = _find(parent, u)  # a row keeps its root in hand
+            y = _find(parent, w)
+            if x < y:
+                parent[y] = x
+            elif y < x:
+                parent[x] = y
+                x = y
+    heads = np.empty(outside, np.int64)
+    c = 0
+    for j in range(indices.size):
+        if indices[j] < lo or indices[j] >= hi:
+            heads[c] = indices[j]
+            c += 1
+    return heads
+
+
+def block_forest(blocks, parent, symmetric=False):
+    """``spanning_forest`` of the arcs of CSR blocks over one rank's rows (lo..hi-1), read in
+    place: the passes after the unions walk the rows and the heads outside them, not both ends
+    of every arc. ``symmetric``: every arc inside the range comes with its twin (an undirected
+    out-block). Returns (vertex, root, leaving): ``leaving`` lists the rows with an arc to a
+    vertex outside the range."""
+    lo, hi = blocks[0].lo, blocks[0].hi
+    if engine() == "numpy":
+        a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), blk.degree()) for blk in blocks])
+        b = np.concatenate([blk.indices for blk in blocks]).astype(np.int64)
+        out = (b < lo) | (b >= hi)
+        v, root = _forest_numpy(a, b, parent, *((lo, hi) if symmetric else (0, 0)))
+        return v, root, np.unique(a[out])
+    leaves = np.zeros(hi - lo, np.bool_)
+    heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent, bool(symmetric), leaves) for blk in blocks]
+    v, root = _roots(parent, np.arange(lo, hi, dtype=np.int64), np.concatenate(heads))
+    return v, root, lo + np.flatnonzero(leaves)
 
 
 def _forest_numpy(a, b, parent, lo, hi):
@@ -385,11 +442,10 @@ def spanning_forest(a, b, parent, symmetric=None):
 
 # ----------------------------------------------------------------------------- component interfaces
 @numba.njit(cache=True)
-def _interface_numba(a, b, v, root, lo, hi, key, tflag, vflag, anchor, best):
+def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
     keyed = key.size > 0
-    for i in range(a.size):  # owned endpoints of arcs that leave the rank
-        if b[i] < lo or b[i] >= hi:
-            vflag[a[i]] |= 1
+    for x in leaving:  # owned endpoints of arcs that leave the rank
+        vflag[x] |= 1
     m = v.size
     for i in range(2 * m):  # members: every non-root, then every root (repeated)
         x = v[i] if i < m else root[i - m]
@@ -438,18 +494,18 @@ def _interface_numba(a, b, v, root, lo, hi, key, tflag, vflag, anchor, best):
         anchor[t] = -1
         best[t] = -1
         vflag[x] = 0
-    for i in range(a.size):
-        vflag[a[i]] = 0
+    for x in leaving:
+        vflag[x] = 0
     return out_x[:c], out_a[:c], own_x[:o], own_t[:o], own_i[:o]
 
 
-def _interface_numpy(a, b, v, root, lo, hi, key, tflag, vflag, anchor, best):
+def _interface_numpy(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
     roots = np.unique(root)
     members = np.concatenate([v, roots])
     tree = np.concatenate([root, roots])
     ghost = (members < lo) | (members >= hi)
-    leaving = np.zeros(vflag.size, dtype=bool)
-    leaving[a[(b < lo) | (b >= hi)]] = True
+    leaves = np.zeros(vflag.size, dtype=bool)
+    leaves[leaving] = True
     order = np.argsort(tree, kind="stable")
     members, tree, ghost = members[order], tree[order], ghost[order]
     starts = np.flatnonzero(np.r_[True, tree[1:] != tree[:-1]])
@@ -460,7 +516,7 @@ def _interface_numpy(a, b, v, root, lo, hi, key, tflag, vflag, anchor, best):
     k = members if key.size == 0 else key[members]
     by_key = np.lexsort((k, tree))
     best_of = np.repeat(members[by_key][starts], sizes)
-    send = interface & (ghost | leaving[members]) & (members != anchor_of)
+    send = interface & (ghost | leaves[members]) & (members != anchor_of)
     first = np.zeros(tree.size, dtype=bool)
     first[starts] = True
     send_best = interface & first & (best_of != anchor_of)
@@ -470,8 +526,9 @@ def _interface_numpy(a, b, v, root, lo, hi, key, tflag, vflag, anchor, best):
     return out_x, out_a, members[owned], np.where(interface, anchor_of, best_of)[owned], interface[owned]
 
 
-def component_interface(a, b, v, root, lo, hi, key, scratch):
-    """Summarise a rank's spanning forest (pairs (v, root) of arcs (a, b), a owned) for merging.
+def component_interface(leaving, v, root, lo, hi, key, scratch):
+    """Summarise a rank's spanning forest (pairs (v, root) of its arcs) for merging; ``leaving``:
+    its owned vertices with arcs to vertices owned elsewhere.
 
     A tree is an *interface* tree when it holds a vertex owned elsewhere. For each interface
     tree: anchor = its smallest owned vertex; pairs (x, anchor) are returned for every member x
@@ -484,7 +541,7 @@ def component_interface(a, b, v, root, lo, hi, key, scratch):
     particular order (the two engines return the same sets).
     """
     tflag, vflag, anchor, best = scratch
-    args = [np.ascontiguousarray(x, dtype=np.int64) for x in (a, b, v, root)]
+    args = [np.ascontiguousarray(x, dtype=np.int64) for x in (leaving, v, root)]
     fn = _interface_numba if engine() == "numba" else _interface_numpy
     return fn(*args, lo, hi, key, tflag, vflag, anchor, best)
 

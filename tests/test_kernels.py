@@ -120,6 +120,28 @@ def test_spanning_forest_matches_components_and_leaves_scratch(engine):
         assert (labels[members] == members.min()).all()
 
 
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_block_forest_equals_the_forest_of_its_arcs(engine, symmetric):
+    # a rank's CSR over rows 100..299, heads anywhere, int32 as blocks hold them
+    from types import SimpleNamespace
+
+    n, lo, hi = 500, 100, 300
+    a, b, _ = _random(n, 3000, 11)
+    if symmetric:
+        a, b = np.r_[a, b], np.r_[b, a]
+    own = (a >= lo) & (a < hi)
+    indptr, indices, _ = kernels.build_csr(a[own] - lo, b[own], hi - lo, dedup=False)
+    block = SimpleNamespace(lo=lo, hi=hi, indptr=indptr, indices=indices.astype(np.int32),
+                            degree=lambda: np.diff(indptr), narcs=indices.size)
+    scratch = np.arange(n, dtype=np.int64)
+    plain = kernels.spanning_forest(a[own], b[own], scratch)
+    v, root, leaving = kernels.block_forest([block], scratch, symmetric=symmetric)
+    assert (scratch == np.arange(n)).all() and plain[0].size > 100
+    assert sorted(zip(*plain)) == sorted(zip(v, root))
+    out = (b[own] < lo) | (b[own] >= hi)
+    np.testing.assert_array_equal(np.sort(leaving), np.unique(a[own][out]))
+
+
 def test_engines_agree_exactly():
     rows, cols, w = _random(200, 2000, 7)
     out = {}
@@ -159,7 +181,8 @@ def test_component_interface_engines_agree_and_components_are_right():
             for lo, hi in ((0, half), (half, n)):
                 m = (u >= lo) & (u < hi)
                 v, root = kernels.spanning_forest(u[m], w[m], parent)
-                px, pa, *own = kernels.component_interface(u[m], w[m], v, root, lo, hi, key, scratch)
+                leaving = np.unique(u[m][(w[m] < lo) | (w[m] >= hi)])
+                px, pa, *own = kernels.component_interface(leaving, v, root, lo, hi, key, scratch)
                 pairs.append((px, pa))
                 local.append(own)
             assert (scratch[0] == 0).all() and (scratch[2] == -1).all()  # scratch left clean
