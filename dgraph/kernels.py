@@ -320,13 +320,21 @@ def _forest_numba(a, b, parent, lo, hi):
         if fresh:
             x = _find(parent, a[i])  # CSR order: runs of one source keep their root in hand
             fresh = False
-        y = _find(parent, b[i])
-        if x < y:
-            parent[y] = x
-        elif y < x:
-            parent[x] = y
-            x = y
+        x = _union(parent, x, b[i])
     return _roots(parent, a, b)
+
+
+@numba.njit(cache=True)
+def _union(parent, x, w):
+    """Join w's tree and the tree whose root ``x`` is in hand (the smaller id becomes the root);
+    returns the root now in hand."""
+    y = _find(parent, w)
+    if x < y:
+        parent[y] = x
+    elif y < x:
+        parent[x] = y
+        x = y
+    return x
 
 
 @numba.njit(cache=True)
@@ -370,12 +378,7 @@ def _union_rows_numba(indptr, indices, lo, hi, parent, symmetric, leaves):
                 continue  # its twin (w, u) is here too: one of the two suffices
             if x < 0:
                 x = _find(parent, u)  # a row keeps its root in hand
-            y = _find(parent, w)
-            if x < y:
-                parent[y] = x
-            elif y < x:
-                parent[x] = y
-                x = y
+            x = _union(parent, x, w)
     heads = np.empty(outside, np.int64)
     c = 0
     for j in range(indices.size):
