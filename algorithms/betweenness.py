@@ -22,6 +22,7 @@ Output encoding: ``betweenness`` (float64).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -217,4 +218,4 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
         results, _ = graph.run(brandes_kernel, reverse=graph.directed, name="betweenness", placement="layout",
                                sources=ids, directed=graph.directed)
     scale = _scale(n, normalized, graph.directed, sampled)
-    return graph.to_frame([graph.client.submit(_rescale, f, scale, pure=False) for f in results])
+    return graph.to_frame(results, transform=partial(_rescale, scale=scale))

@@ -83,7 +83,7 @@ def pointer_jumping(graph):
     if not graph.directed:
         raise DgraphInputError("pointer_jumping needs a directed graph whose arcs point from child to parent")
     results, _ = graph.run(pointer_jumping_kernel, name="pointer_jumping")
-    codes = set().union(*graph.client.gather([graph.client.submit(_check, f, pure=False) for f in results]))
+    codes = set().union(*results.map(_check).gather())
     if TWO_PARENTS in codes:
         raise DgraphInputError("a vertex has more than one out-arc: parent pointers allow one parent per vertex")
     if CYCLE in codes:

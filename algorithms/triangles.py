@@ -118,8 +118,7 @@ def local_clustering_coefficient(graph):
     >>> dgraph.algorithms.local_clustering_coefficient(g).compute().lcc.round(3).tolist()
     [1.0, 1.0, 0.333, 0.0]
     """
-    parts = [graph.client.submit(_lcc, f, pure=False) for f in _run(graph)]
-    return graph.to_frame(parts)
+    return graph.to_frame(_run(graph), transform=_lcc)
 
 
 def triangle_count(graph):
@@ -144,8 +143,7 @@ def triangle_count(graph):
             "triangle_count needs an undirected graph; build it with directed=False (or use "
             "local_clustering_coefficient, which handles directed graphs)"
         )
-    parts = [graph.client.submit(_triangles, f, pure=False) for f in _run(graph)]
-    return graph.to_frame(parts)
+    return graph.to_frame(_run(graph), transform=_triangles)
 
 
 def total_triangles(graph):

@@ -21,8 +21,9 @@ from .cluster import get_client, workers
 from .errors import DgraphInputError
 from .labels import Labels
 from .partitioners.oned import OneD
-from .results import block_edges, edges_frame, rank_frame, to_dask
+from .results import block_edges, edges_frame, ranks_frame, to_dask
 from .runtime import launch
+from .runtime.spmd import RankResults
 
 DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")
@@ -250,7 +251,8 @@ class Graph:
         ``placement="owner"``: 1D owner blocks (a vertex's arcs at its owner, whatever the
         layout); ``"layout"``: the layout's own blocks, and the kernel also gets ``layout=``
         (algorithms on ``EdgeMap`` run this way).
-        Returns one future per rank of what the kernel returned for it.
+        Returns ``(results, stats)``: a ``RankResults`` of what the kernel returned for each
+        rank (``results.gather()`` fetches them) and the run's ``RunStats``.
         """
         if placement == "layout":
             outs, ins = self._blocks, (self._reverse_blocks() if reverse else None)
@@ -283,22 +285,20 @@ class Graph:
         arcs count)."""
         return max(self._rank_max_degrees(), default=0)
 
-    def to_frame(self, rank_results, label_columns=(), nullable=()):
-        """A dask DataFrame [vertex, ...] from per-rank dicts of arrays (placed-id columns decoded)."""
+    def to_frame(self, results, label_columns=(), nullable=(), transform=None):
+        """A dask DataFrame [vertex, ...] from a ``RankResults`` of per-rank dicts of arrays
+        (``transform(dict) -> dict`` applied first; placed-id columns decoded). One partition per
+        run of consecutive ranks on one worker: with ranks placed in blocks, one per worker."""
         labels = self._placed_labels_future()
-        parts = [
-            self.client.submit(
-                rank_frame, res, int(self.bounds[r]), int(self.bounds[r + 1]), labels, tuple(label_columns),
-                tuple(nullable), pure=False,
-            )
-            for r, res in enumerate(rank_results)
-        ]
+        columns = (tuple(label_columns), tuple(nullable), transform)
+        parts = [self.client.submit(ranks_frame, f, [(r, int(self.bounds[r]), int(self.bounds[r + 1])) for r in ranks],
+                                    labels, *columns, pure=False)
+                 for f, ranks in results.runs()]
         meta = None
-        dtypes = self.last_stats.result_dtypes if rank_results is self._last_results else None
+        dtypes = self.last_stats.result_dtypes if results is self._last_results else None
         if dtypes is not None:  # the run described its results: no round trip to fetch one
             empty = None if labels is None else pd.Index([], dtype=self.labels.dtype)
-            meta = rank_frame({k: np.empty(0, dt) for k, dt in dtypes.items()}, 0, 0, empty, tuple(label_columns),
-                              tuple(nullable))
+            meta = ranks_frame({0: {k: np.empty(0, dt) for k, dt in dtypes.items()}}, [(0, 0, 0)], empty, *columns)
         return to_dask(self.client, parts, meta)
 
     def layout_report(self, measure=False):
@@ -310,14 +310,14 @@ class Graph:
     def degrees(self):
         """Dask DataFrame [vertex, degree] (undirected; a self-loop counts twice, as in networkx)
         or [vertex, in_degree, out_degree] (directed), with duplicates dropped per the policy."""
+        c = self.client
         if self.directed:
-            outs = [self.client.submit(lambda b: b.degree(), b, pure=False) for b in self._owner_blocks()]
-            ins = [self.client.submit(lambda b: b.degree(), b, pure=False) for b in self._owner_blocks(True)]
-            res = [self.client.submit(lambda i, o: {"in_degree": i, "out_degree": o}, i, o, pure=False) for i, o in zip(ins, outs)]
+            res = [c.submit(lambda r, o, i: {r: {"in_degree": i.degree(), "out_degree": o.degree()}}, r, o, i, pure=False)
+                   for r, (o, i) in enumerate(zip(self._owner_blocks(), self._owner_blocks(True)))]
         else:
-            res = [self.client.submit(lambda b: {"degree": b.degree() + b.loop_counts()}, b, pure=False)
-                   for b in self._owner_blocks()]
-        return self.to_frame(res)
+            res = [c.submit(lambda r, b: {r: {"degree": b.degree() + b.loop_counts()}}, r, b, pure=False)
+                   for r, b in enumerate(self._owner_blocks())]
+        return self.to_frame(RankResults(c, res, [[r] for r in range(self.nranks)]))
 
     def edges(self):
         """Dask DataFrame [src, dst(, weight)] of the stored arcs in the user's labels (both arcs of

@@ -37,6 +37,14 @@ def rank_frame(result, lo, hi, labels, label_columns, nullable):
     return pd.DataFrame(cols)
 
 
+def ranks_frame(held, spans, labels, label_columns, nullable, transform=None):
+    """The frames of the ranks in ``spans`` (``(rank, lo, hi)``, in rank order) from ``held``
+    (``{rank: {column: array}}``), each through ``transform`` first, as one pandas frame."""
+    frames = [rank_frame(transform(held[r]) if transform else held[r], lo, hi, labels, label_columns, nullable)
+              for r, lo, hi in spans]
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
 def block_edges(block):
     from .block import block_arcs
 

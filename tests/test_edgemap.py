@@ -80,7 +80,7 @@ def test_push_pull_and_auto_agree_with_reference(client, layout):
             for direction in ("push", "pull", "auto"):
                 results, _ = g.run(edge_map_kernel, reverse=True, placement="layout", active=active, merge=merge,
                                    direction=direction, filtered=filtered)
-                got = pd.concat([pd.DataFrame(r) for r in g.client.gather(results)], ignore_index=True)
+                got = pd.concat([pd.DataFrame(r) for r in results.gather()], ignore_index=True)
                 assert (got["ranks"] == g.nranks).all()  # the total rode along
                 hit = got[got.value.notna()]
                 assert hit.index.tolist() == ref.index.tolist(), (merge, direction)

@@ -46,7 +46,7 @@ def test_collectives(client, ranks):
     g = grid_graph(4, 5, ranks=ranks)
     futures, stats = g.run(collectives_kernel)
     P = ranks
-    for r, res in enumerate(client.gather(futures)):
+    for r, res in enumerate(futures.gather()):
         assert res["alltoall"] == [(s, [s, r]) for s in range(P)]
         assert res["sum"] == [P * (P - 1) // 2, P]
         assert res["max"] == [P - 1.0]
@@ -141,7 +141,7 @@ def test_workers_stay_usable_during_a_run(client, tmp_path):
         client.submit(lambda p: open(p, "w").close(), flag, workers=[w], pure=False).result()
     th.join(90)
     futures, _ = result["out"]
-    assert all(r["seen"] for r in client.gather(futures)), "a driver held the worker's only thread"
+    assert all(r["seen"] for r in futures.gather()), "a driver held the worker's only thread"
 
 
 def test_stale_and_unknown_runs_get_error_replies(client):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 
 import numpy as np
 import pandas as pd
@@ -146,12 +147,10 @@ def run_orchestration(tasks, data, f, merge="sum", write_back=None, address="add
     }
     results, stats = launch(client, [[t, d] for t, d in zip(task_chunks, data_chunks)], _kernel, {"plan": plan},
                             timeout=_timeout(), name=f"orchestrate-{strategy}", transport=transport, domains=domains)
-    problems = [p for ps in client.gather([client.submit(lambda x: x[2], r, pure=False) for r in results]) for p in ps]
+    problems = [p for ps in results.map(itemgetter(2)).gather() for p in ps]
     if problems:
         raise DgraphInputError(_problem_message(problems, address))
-    outs = [client.submit(lambda x: x[0], r, pure=False) for r in results]
-    datas = [client.submit(lambda x: x[1], r, pure=False) for r in results]
-    return outs, datas, stats
+    return results.map(itemgetter(0)).per_rank(), results.map(itemgetter(1)).per_rank(), stats
 
 
 def orchestrate(tasks, data, f, merge="sum", write_back=None, address="address", strategy="tdorch",

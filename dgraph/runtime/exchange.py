@@ -67,18 +67,21 @@ class DirectTransport:
             moved += self._count_reduce(local_sum.nbytes)
             for w in self.peers:
                 per_peer[w] = [(-1, -1, [local_sum])]
+        counted = []  # (src, dst, bytes) of every message between ranks, recorded at once
         for src in self.local_ranks:
             for dst, arrays in send.get(src, {}).items():
                 arrays = list(arrays)
                 if dst != src:
-                    size = _nbytes(arrays)
-                    self.stats.record(src, dst, size)
-                    moved += size
+                    counted.append((src, dst, _nbytes(arrays)))
                 w = self.worker_of_rank[dst]
                 if w == self.me:
                     out[dst].append((src, arrays))
                 else:
                     per_peer.setdefault(w, []).append((src, dst, arrays))
+        if counted:
+            srcs, dsts, sizes = np.array(counted, dtype=np.int64).T
+            self.stats.record(srcs, dsts, sizes)
+            moved += int(sizes.sum())
         received = self._round(per_peer)
         for entries in received.values():
             for src, dst, arrays in entries:
@@ -101,15 +104,12 @@ class DirectTransport:
     def _count_reduce(self, size):
         """Count an allreduce of ``size`` bytes as recursive doubling sends it: ceil(log2 P)
         messages per rank."""
-        moved = 0
         steps = math.ceil(math.log2(self.nranks)) if self.nranks > 1 else 0
-        for r in self.local_ranks:
-            for i in range(steps):
-                partner = r ^ (1 << i)
-                if partner < self.nranks:
-                    self.stats.record(r, partner, size)
-                    moved += size
-        return moved
+        ranks = np.repeat(np.asarray(self.local_ranks, dtype=np.int64), steps)
+        partners = ranks ^ np.tile(1 << np.arange(steps, dtype=np.int64), len(self.local_ranks))
+        keep = partners < self.nranks
+        self.stats.record(ranks[keep], partners[keep], size)
+        return int(np.count_nonzero(keep)) * size
 
     def allgather(self, pieces):
         """``pieces[rank] = [arrays]`` for local ranks -> a list over all ranks of their arrays."""
@@ -117,14 +117,13 @@ class DirectTransport:
         out = [None] * self.nranks
         entries = []
         moved = 0
+        others = np.arange(self.nranks, dtype=np.int64)
         for r in self.local_ranks:
             arrays = list(pieces[r])
             out[r] = arrays
             size = _nbytes(arrays)
-            for dst in range(self.nranks):
-                if dst != r:
-                    self.stats.record(r, dst, size)
-                    moved += size
+            self.stats.record(r, others[others != r], size)
+            moved += size * (self.nranks - 1)
             entries.append((r, -1, arrays))
         received = self._round({p: entries for p in self.peers})
         for entries_in in received.values():

@@ -54,13 +54,20 @@ class RunStats:
         self.crossings.append([0, 0, 0, 0])
 
     def record(self, src, dst, nbytes):
-        self.messages[src, dst] += 1
-        self.bytes[src, dst] += nbytes
+        """Count messages ``src -> dst`` of ``nbytes`` each: scalars, or equal-length arrays (one
+        call per superstep keeps the count cheap when a worker holds many ranks)."""
+        src, dst, nbytes = np.broadcast_arrays(np.asarray(src, np.int64), np.asarray(dst, np.int64), np.asarray(nbytes, np.int64))
+        if not src.size:
+            return
+        np.add.at(self.messages, (src, dst), 1)
+        np.add.at(self.bytes, (src, dst), nbytes)
         if self.domain_of is not None and self.crossings:
-            inter = 0 if self.domain_of[src] == self.domain_of[dst] else 1
+            inter = self.domain_of[src] != self.domain_of[dst]
             step = self.crossings[-1]
-            step[2 - 2 * inter] += 1
-            step[3 - 2 * inter] += nbytes
+            step[0] += int(np.count_nonzero(inter))
+            step[1] += int(nbytes[inter].sum())
+            step[2] += int(inter.size - np.count_nonzero(inter))
+            step[3] += int(nbytes[~inter].sum())
 
     def by_domain(self):
         """Per-rank traffic split by domain crossing: a dict of arrays over ranks (messages and

@@ -123,7 +123,7 @@ def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel
             with stats.phase("kernel"), kernels.using(engine):
                 results = kernel(ctx, **params)
             run.outcome = _outcome(results, stats)  # the close reply carries it to the client
-            return results, stats
+            return results
         except PeerLost as exc:
             peer = worker_addrs[exc.peer]
             err = DgraphRunError(
@@ -153,8 +153,61 @@ def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel
         run.driver = None
 
 
-def _pick(driver_result, rank):
-    return driver_result[0][rank]
+class RankResults:
+    """What a run's kernel returned for each rank, left where it was computed: one future per
+    worker holding ``{rank: result}`` for the ranks that worker drove (``ranks[i]`` for
+    ``futures[i]``). Nothing is split per rank unless asked (``per_rank``): a task per rank costs
+    a scheduler round trip, most of a short run's time when workers hold many ranks."""
+
+    def __init__(self, client, futures, ranks):
+        self.client, self.futures, self.ranks = client, list(futures), [list(r) for r in ranks]
+
+    def __len__(self):
+        return sum(len(r) for r in self.ranks)
+
+    def gather(self):
+        """Every rank's result, in rank order."""
+        out = [None] * len(self)
+        for held in self.client.gather(self.futures):
+            for r, value in held.items():
+                out[r] = value
+        return out
+
+    def map(self, fn, *args):
+        """``fn(result, *args)`` for every rank, computed where the results are."""
+        return RankResults(self.client, [self.client.submit(_map_held, fn, f, *args, pure=False) for f in self.futures],
+                           self.ranks)
+
+    def runs(self):
+        """``(future, [ranks])`` for each run of consecutive ranks held together, in rank order:
+        the partitions of a result frame (one per worker when ranks are placed in blocks)."""
+        out = []
+        for r, f in enumerate(self._holders()):
+            if out and out[-1][0] is f:
+                out[-1][1].append(r)
+            else:
+                out.append((f, [r]))
+        return out
+
+    def per_rank(self):
+        """One future per rank, in rank order (a small task each, on the worker holding it)."""
+        return [self.client.submit(_pick, f, r, pure=False) for r, f in enumerate(self._holders())]
+
+    def _holders(self):
+        """The future holding each rank's result, in rank order."""
+        out = [None] * len(self)
+        for f, ranks in zip(self.futures, self.ranks):
+            for r in ranks:
+                out[r] = f
+        return out
+
+
+def _map_held(fn, held, *args):
+    return {r: fn(value, *args) for r, value in held.items()}
+
+
+def _pick(held, rank):
+    return held[rank]
 
 
 def _outcome(results, stats):
@@ -212,8 +265,8 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     vertex a rank holds); ``flush_bytes``: the grouped transport's buffer threshold (default: the
     ``dgraph.flush-bytes`` dask config value, 4 MiB).
 
-    Returns ``(rank_results, stats)``: a list of futures (one per rank, held on the rank's
-    worker) and the merged ``RunStats``.
+    Returns ``(results, stats)``: the ``RankResults`` (what the kernel returned for each rank,
+    held where it ran) and the merged ``RunStats``.
     """
     ensure_plugin(client)
     firsts = [b[0] for b in blocks]
@@ -233,11 +286,10 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
             bad = {w: r for w, r in replies.items() if w not in opened}
             raise DgraphRunError(f"could not open run {run_id} on workers {bad}")
         addresses = [(replies[w]["host"], replies[w]["port"]) for w in worker_addrs]
-        # drivers and the per-rank picks of their results go to the scheduler in one message: a
-        # second submit would wait out the client's batching interval, and so would every rank
-        drivers, picks = [], []
+        drivers, driven = [], []
         for i, w in enumerate(worker_addrs):
             ranks = [r for r in range(len(blocks)) if worker_of_rank[r] == i]
+            driven.append(ranks)
             with dask.annotate(workers=[w], allow_other_workers=False):
                 drivers.append(
                     dask.delayed(_drive, pure=False)(
@@ -245,12 +297,8 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
                         *[f for r in ranks for f in blocks[r]], dask_key_name=f"dgraph-{name}-{run_id}-{i}",
                     )
                 )
-        for r in range(len(blocks)):
-            with dask.annotate(workers=[worker_addrs[worker_of_rank[r]]], allow_other_workers=False):
-                picks.append(dask.delayed(_pick, pure=False)(drivers[worker_of_rank[r]], r,
-                                                             dask_key_name=f"dgraph-{name}-{run_id}-rank-{r}"))
-        futures = client.compute(drivers + picks, optimize_graph=False)
-        futures, results = futures[: len(drivers)], futures[len(drivers) :]
+        futures = client.compute(drivers, optimize_graph=False)
+        results = RankResults(client, futures, driven)
         started, line = time.monotonic(), Progress(name)
         _watch(client, futures, worker_addrs, run_id, line)
         replies = _broadcast(client, opened, check=False, op="dgraph_close", run_id=run_id)
