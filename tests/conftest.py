@@ -42,6 +42,15 @@ def no_leftover_runs(request):
     raise AssertionError(f"runs or driver threads left on workers: {left}")
 
 
+# the longest tests start first, so that under pytest-xdist the two processes finish together
+# instead of one running a notebook collected last while the other waits
+LONGEST = ("test_notebooks.py::", "test_layouts.py::test_every_algorithm")
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: not any(name in item.nodeid for name in LONGEST))
+
+
 def dataset(*parts):
     path = os.path.join(DATASETS, *parts)
     if not os.path.exists(path):
