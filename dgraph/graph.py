@@ -22,8 +22,7 @@ from .errors import DgraphInputError
 from .labels import Labels
 from .partitioners.oned import OneD
 from .results import block_edges, edges_frame, ranks_frame, to_dask
-from .runtime import launch
-from .runtime.spmd import RankResults
+from .runtime import RankResults, launch
 
 DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")

@@ -2,6 +2,6 @@
 
 from .metrics import RunStats
 from .plugin import ExchangePlugin
-from .spmd import RankContext, launch
+from .spmd import RankContext, RankResults, launch
 
-__all__ = ["ExchangePlugin", "RankContext", "RunStats", "launch"]
+__all__ = ["ExchangePlugin", "RankContext", "RankResults", "RunStats", "launch"]

@@ -80,7 +80,7 @@ class DirectTransport:
                     per_peer.setdefault(w, []).append((src, dst, arrays))
         if counted:
             srcs, dsts, sizes = np.array(counted, dtype=np.int64).T
-            self.stats.record(srcs, dsts, sizes)
+            self.stats.record_many(srcs, dsts, sizes)
             moved += int(sizes.sum())
         received = self._round(per_peer)
         for entries in received.values():
@@ -108,7 +108,7 @@ class DirectTransport:
         ranks = np.repeat(np.asarray(self.local_ranks, dtype=np.int64), steps)
         partners = ranks ^ np.tile(1 << np.arange(steps, dtype=np.int64), len(self.local_ranks))
         keep = partners < self.nranks
-        self.stats.record(ranks[keep], partners[keep], size)
+        self.stats.record_many(ranks[keep], partners[keep], size)
         return int(np.count_nonzero(keep)) * size
 
     def allgather(self, pieces):
@@ -122,7 +122,7 @@ class DirectTransport:
             arrays = list(pieces[r])
             out[r] = arrays
             size = _nbytes(arrays)
-            self.stats.record(r, others[others != r], size)
+            self.stats.record_many(r, others[others != r], size)
             moved += size * (self.nranks - 1)
             entries.append((r, -1, arrays))
         received = self._round({p: entries for p in self.peers})

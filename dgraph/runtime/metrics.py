@@ -54,8 +54,18 @@ class RunStats:
         self.crossings.append([0, 0, 0, 0])
 
     def record(self, src, dst, nbytes):
-        """Count messages ``src -> dst`` of ``nbytes`` each: scalars, or equal-length arrays (one
-        call per superstep keeps the count cheap when a worker holds many ranks)."""
+        """Count one message ``src -> dst`` of ``nbytes``."""
+        self.messages[src, dst] += 1
+        self.bytes[src, dst] += nbytes
+        if self.domain_of is not None and self.crossings:
+            inter = 0 if self.domain_of[src] == self.domain_of[dst] else 1
+            step = self.crossings[-1]
+            step[2 - 2 * inter] += 1
+            step[3 - 2 * inter] += nbytes
+
+    def record_many(self, src, dst, nbytes):
+        """``record`` for arrays (broadcast together): one call per superstep keeps counting
+        cheap when a worker holds many ranks."""
         src, dst, nbytes = np.broadcast_arrays(np.asarray(src, np.int64), np.asarray(dst, np.int64), np.asarray(nbytes, np.int64))
         if not src.size:
             return

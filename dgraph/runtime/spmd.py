@@ -1,10 +1,11 @@
 """Launching one driver per worker, the rank context kernels see, and failure handling.
 
 ``launch`` mints the run id and secret, opens the run on every worker holding rank blocks
-(control plane: plugin handlers), then submits one driver task per worker pinned to it, and one
-task per rank picking that rank's result, all in one graph. The driver secedes from the worker's
-thread pool (so a one-thread worker stays usable during a long run), connects the peer channels
-(data plane) and calls ``kernel(ctx, **params)``; the kernel drives all of the worker's ranks.
+(control plane: plugin handlers), then submits one driver task per worker pinned to it. The
+driver secedes from the worker's thread pool (so a one-thread worker stays usable during a long
+run), connects the peer channels (data plane) and calls ``kernel(ctx, **params)``; the kernel
+drives all of the worker's ranks, and what it returns (``{rank: result}``) stays on the worker
+as the driver's result (``RankResults``).
 Closing the run returns each worker's counters (``RunStats``) with the close reply.
 
 Failure: any error on a worker closes its channels, so every peer blocked on it wakes at once;
