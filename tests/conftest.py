@@ -13,8 +13,16 @@ DATASETS = os.path.join(HERE, "..", "..", "shared", "datasets")
 sys.path.insert(0, HERE)
 
 import graphs  # noqa: E402  (test graph helpers, shipped to workers by value)
+import warm  # noqa: E402
 
 cloudpickle.register_pickle_by_value(graphs)
+
+
+def pytest_sessionstart(session):
+    """In the one process that starts the others (pytest-xdist's controller, or pytest alone),
+    compile the kernels before any test process or worker exists, if numba's cache is empty."""
+    if not hasattr(session.config, "workerinput") and warm.cache_is_cold():
+        warm.compile_kernels()
 
 
 @pytest.fixture(scope="session")

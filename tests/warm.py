@@ -1,0 +1,53 @@
+"""Compile dgraph's numba kernels once, before the test processes and their workers start.
+
+On a fresh install numba's cache is empty, so every worker process of every test process (and of
+every notebook) compiles the same kernels at the same moment on the same two cores. Compiled
+once here, in one process, they are written to numba's cache and every later process loads them.
+"""
+
+import glob
+import os
+
+import numpy as np
+import pandas as pd
+
+
+def cache_is_cold():
+    import dgraph.kernels
+
+    return not glob.glob(os.path.join(os.path.dirname(dgraph.kernels.__file__), "__pycache__", "kernels.*.nbi"))
+
+
+def compile_kernels():
+    """Every algorithm once on small graphs that take each kernel's paths (directed and not,
+    weighted, hubs above the triangle orientation threshold and a grid below it, a 1.5D layout's
+    subgraphs), on an in-process cluster: the compiling happens here."""
+    from distributed import Client, LocalCluster
+
+    import dgraph
+    from dgraph import algorithms as alg
+    from dgraph.partitioners import OnePointFiveD
+    from graphs import er_edges, grid_edges, kron_edges
+
+    kron = kron_edges(9, seed=1).query("src != dst")
+    grid = grid_edges(30, 30).assign(w=lambda e: (e.src * 7 + e.dst * 3) % 5 + 1.0)
+    directed = er_edges(300, 1200, seed=2)
+    tree = {"src": np.arange(1, 64), "dst": np.arange(1, 64) // 2}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster, set_as_default=True):
+        cases = [(kron, False, None, "1d"), (grid, False, "w", "1d"), (directed, True, None, "1d"),
+                 (kron, False, None, OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6))]
+        for edges, is_directed, weight, layout in cases:
+            g = dgraph.from_edgelist(edges, directed=is_directed, weight=weight, layout=layout)
+            source = int(edges.src.iloc[0])
+            runs = [alg.bfs(g, source), alg.sssp(g, source, weight=weight), alg.pagerank(g),
+                    alg.connected_components(g), alg.label_propagation(g), alg.local_clustering_coefficient(g),
+                    alg.betweenness_centrality(g, k=4, seed=1, method="levels"),
+                    alg.betweenness_centrality(g, k=4, seed=1, method="replicated")]
+            if is_directed:
+                runs.append(alg.strongly_connected_components(g))
+            else:
+                runs += [alg.triangle_count(g), alg.core_number(g), alg.max_weight_matching(g, weight=weight)]
+            for frame in runs:
+                frame.compute()
+        alg.pointer_jumping(dgraph.from_edgelist(pd.DataFrame(tree))).compute()
