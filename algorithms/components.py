@@ -1,7 +1,9 @@
 """Connected components (weakly connected for directed graphs).
 
 Method: every rank builds a spanning forest of its own arcs with union-find (out-arcs; in-arcs
-too for directed graphs, so every arc between ranks is seen at both ends). Trees made only of
+too for directed graphs, so every arc between ranks is seen at both ends); on undirected graphs
+with Afforest's sampling (Sutton et al., IPDPS 2018), so the rows already in the largest tree
+skip their arcs inside the rank. Trees made only of
 the rank's own vertices are finished there. Of the others (interface trees) only the vertices
 at the cut, plus each tree's smallest-label member, are linked to an owned anchor; those pairs
 are merged up a binomial tree of ranks (log2 P supersteps, each merge is again union-find),
@@ -65,8 +67,8 @@ def components_kernel(ctx, bounds, key):
                 y = np.concatenate([pairs[r][1]] + [a[1] for _, a in got[r]])
                 pairs[r] = kernels.spanning_forest(x, y, parent)
     send = {}
-    if 0 in ctx.ranks:
-        v, rep = _representatives(*kernels.spanning_forest(*pairs[0], parent), key)
+    if 0 in ctx.ranks:  # after a merge its pairs are a forest already; one rank has no interface
+        v, rep = _representatives(*(pairs[0] if P > 1 else kernels.spanning_forest(*pairs[0], parent)), key)
         send[0] = {d: [pv, pr] for d, (pv, pr, _) in enumerate(split_by_owner(v, rep, None, bounds)) if pv.size}
     got = ctx.alltoall(send)
     ctx.stats.info.update(edges_examined=examined)

@@ -338,6 +338,21 @@ def _union(parent, x, w):
 
 
 @numba.njit(cache=True)
+def _union_owned(parent, x, w, lo, hi):
+    """``_union`` for a rank's rows lo..hi-1, where ``x`` is an owned root: a vertex owned
+    elsewhere never becomes a root. By smallest id alone, every head below lo would take over
+    its tree's root in turn, and the paths the finds walk would grow on every rank but the first."""
+    y = _find(parent, w)
+    if y == x:
+        return x
+    if y < lo or y >= hi or x < y:
+        parent[y] = x
+        return x
+    parent[x] = y
+    return y
+
+
+@numba.njit(cache=True)
 def _roots(parent, tails, heads):
     """(vertex, root) for every non-root among the endpoints, each once; parent left as found."""
     for arr in (tails, heads):  # every endpoint points at its root, then emit each non-root once
@@ -362,9 +377,9 @@ def _roots(parent, tails, heads):
 
 
 @numba.njit(cache=True)
-def _union_rows_numba(indptr, indices, lo, hi, parent, symmetric, leaves):
+def _union_rows_numba(indptr, indices, lo, hi, parent, leaves):
     """Union the arcs of a CSR over rows lo..hi-1; mark the rows with arcs leaving the range and
-    return those arcs' heads."""
+    return those arcs' distinct heads."""
     outside = 0
     for r in range(hi - lo):
         u = lo + r
@@ -374,37 +389,121 @@ def _union_rows_numba(indptr, indices, lo, hi, parent, symmetric, leaves):
             if w < lo or w >= hi:
                 leaves[r] = True
                 outside += 1
-            elif symmetric and w < u:
-                continue  # its twin (w, u) is here too: one of the two suffices
             if x < 0:
                 x = _find(parent, u)  # a row keeps its root in hand
-            x = _union(parent, x, w)
-    heads = np.empty(outside, np.int64)
+            x = _union_owned(parent, x, w, lo, hi)
+    return _heads_outside(indices, lo, hi, outside, np.zeros(parent.size, np.bool_))
+
+
+@numba.njit(cache=True)
+def _heads_outside(indices, lo, hi, count, seen):
+    """The distinct heads outside lo..hi-1 (``count``: how many arcs point there); ``seen`` is
+    n-long scratch, all False on entry and on return."""
+    heads = np.empty(count, np.int64)
     c = 0
     for j in range(indices.size):
-        if indices[j] < lo or indices[j] >= hi:
-            heads[c] = indices[j]
+        w = indices[j]
+        if (w < lo or w >= hi) and not seen[w]:
+            seen[w] = True
+            heads[c] = w
             c += 1
+    for i in range(c):
+        seen[heads[i]] = False
+    return heads[:c]
+
+
+AFFOREST_LINKS = 2  # neighbours per row linked before the largest tree is sampled (Sutton et al. use 2)
+AFFOREST_SAMPLES = 1024
+
+
+@numba.njit(cache=True)
+def _afforest_rows_numba(indptr, indices, lo, hi, parent, leaves, links, samples):
+    """``_union_rows_numba`` for a symmetric block, skipping most of the work the way Afforest
+    does (Sutton, Ben-Nun, Barak, IPDPS 2018): link every row to its first few neighbours in
+    the range, sample which tree is largest, and then let the rows already in that tree skip
+    their arcs inside the range (each comes again in the row of its other end, which links it
+    unless that row is in the tree too) and only mark their heads outside it, which join the
+    tree at the end. Other rows union all their arcs, except those whose twin an earlier row
+    outside the tree has united."""
+    nrows = hi - lo
+    for k in range(links):
+        for r in range(nrows):
+            j = indptr[r] + k
+            if j < indptr[r + 1] and lo <= indices[j] < hi:
+                _union_owned(parent, _find(parent, lo + r), indices[j], lo, hi)
+    if nrows == 0:
+        return np.empty(0, np.int64)
+    step = max(nrows // samples, 1)
+    sampled = np.empty((nrows + step - 1) // step, np.int64)
+    for i in range(sampled.size):
+        sampled[i] = _find(parent, lo + i * step)
+    sampled.sort()
+    giant, most, run = sampled[0], 0, 0
+    for i in range(sampled.size):
+        run = run + 1 if i > 0 and sampled[i] == sampled[i - 1] else 1
+        if run > most:
+            giant, most = sampled[i], run
+    in_giant = np.zeros(nrows, np.bool_)  # rows that skipped their arcs inside the range
+    mark = np.zeros(parent.size, np.bool_)  # heads outside the range of such rows
+    outside = 0
+    for r in range(nrows):
+        u = lo + r
+        x = _find(parent, u)
+        g = _find(parent, giant)
+        in_giant[r] = x == g
+        for j in range(indptr[r], indptr[r + 1]):
+            w = indices[j]
+            if w < lo or w >= hi:
+                leaves[r] = True
+                outside += 1
+                if in_giant[r]:
+                    mark[w] = True
+                    continue
+            elif in_giant[r] or (w < u and not in_giant[w - lo]):
+                continue
+            x = _union_owned(parent, x, w, lo, hi)
+    heads = _heads_outside(indices, lo, hi, outside, np.zeros(parent.size, np.bool_))
+    g = _find(parent, giant)
+    for w in heads:
+        if mark[w]:
+            g = _union_owned(parent, g, w, lo, hi)
     return heads
 
 
 def block_forest(blocks, parent, symmetric=False):
     """``spanning_forest`` of the arcs of CSR blocks over one rank's rows (lo..hi-1), read in
     place: the passes after the unions walk the rows and the heads outside them, not both ends
-    of every arc. ``symmetric``: every arc inside the range comes with its twin (an undirected
-    out-block). Returns (vertex, root, leaving): ``leaving`` lists the rows with an arc to a
-    vertex outside the range."""
+    of every arc. Each tree is rooted at its smallest row (not its smallest id). ``symmetric``:
+    every arc inside the range comes with its twin (an undirected out-block). Returns (vertex,
+    root, leaving): ``leaving`` lists the rows with an arc to a vertex outside the range."""
     lo, hi = blocks[0].lo, blocks[0].hi
     if engine() == "numpy":
         a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), blk.degree()) for blk in blocks])
         b = np.concatenate([blk.indices for blk in blocks]).astype(np.int64)
         out = (b < lo) | (b >= hi)
-        v, root = _forest_numpy(a, b, parent, *((lo, hi) if symmetric else (0, 0)))
+        v, root = _owned_roots(*_forest_numpy(a, b, parent, *((lo, hi) if symmetric else (0, 0))), lo, hi, parent.size)
         return v, root, np.unique(a[out])
     leaves = np.zeros(hi - lo, np.bool_)
-    heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent, bool(symmetric), leaves) for blk in blocks]
+    if symmetric:
+        heads = [_afforest_rows_numba(blocks[0].indptr, blocks[0].indices, lo, hi, parent, leaves, AFFOREST_LINKS,
+                                      AFFOREST_SAMPLES)]
+    else:
+        heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent, leaves) for blk in blocks]
     v, root = _roots(parent, np.arange(lo, hi, dtype=np.int64), np.concatenate(heads))
     return v, root, lo + np.flatnonzero(leaves)
+
+
+def _owned_roots(v, root, lo, hi, n):
+    """Re-root each tree of (vertex, root) pairs at its smallest member in lo..hi-1, as the
+    numba engine roots them."""
+    roots = np.unique(root)
+    members, trees = np.concatenate([v, roots]), np.concatenate([root, roots])
+    owned = (members >= lo) & (members < hi)
+    smallest = np.full(n, n, dtype=np.int64)
+    np.minimum.at(smallest, trees[owned], members[owned])
+    new = smallest[trees]
+    keep = members != new
+    return members[keep], new[keep]
 
 
 def _forest_numpy(a, b, parent, lo, hi):
