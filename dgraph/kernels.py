@@ -1101,6 +1101,49 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
     return (*_collect(heads, best, btail, seen), examined)
 
 
+# ----------------------------------------------------------------------------- relaxation bookkeeping
+@numba.njit(cache=True)
+def _improve_numba(ids, d, tails, dist, pred, pending, key, ties):
+    keyed = key.size > 0
+    queued = np.empty(ids.size, np.int64)
+    c = 0
+    for i in range(ids.size):
+        v, x, t = ids[i], d[i], tails[i]
+        if x < dist[v]:
+            dist[v] = x
+            pred[v] = t
+            if not pending[v]:
+                pending[v] = True
+                queued[c] = v
+                c += 1
+        elif ties and x == dist[v] and pred[v] >= 0 and (key[t] < key[pred[v]] if keyed else t < pred[v]):
+            pred[v] = t
+    return queued[:c]
+
+
+def _improve_numpy(ids, d, tails, dist, pred, pending, key, ties):
+    if ties:
+        tied = np.flatnonzero((d == dist[ids]) & (pred[ids] >= 0))
+        rank = (lambda x: key[x]) if key.size else (lambda x: x)
+        tied = tied[rank(tails[tied]) < rank(pred[ids[tied]])]
+        pred[ids[tied]] = tails[tied]
+    better = d < dist[ids]
+    ids = ids[better]
+    dist[ids], pred[ids] = d[better], tails[better]
+    queued = ids[~pending[ids]]
+    pending[ids] = True
+    return queued
+
+
+def improve(ids, d, tails, dist, pred, pending, key, ties):
+    """Take the merged offers (distinct local ``ids``, distances ``d``, tails) that improve
+    ``dist`` (updating ``pred``), or with ``ties`` equal it from a tail with a smaller key (only
+    ``pred``); returns the improved ids that were not ``pending`` before, now marked pending."""
+    fn = _improve_numba if engine() == "numba" else _improve_numpy
+    return fn(np.ascontiguousarray(ids, dtype=np.int64), np.ascontiguousarray(d, dtype=np.float64),
+              np.ascontiguousarray(tails, dtype=np.int64), dist, pred, pending, key, bool(ties))
+
+
 # ----------------------------------------------------------------------------- merge by id (edge map)
 MERGE_CODES = {"min": 0, "max": 1, "sum": 2, "first": 3}
 

@@ -112,16 +112,8 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
         merged, (any_active, closest) = em(frontier, values, f, "min", total, "min", direction="push")
         rounds += 1
         for r in ctx.ranks:
-            ids, d, tails = merged[r]
-            if ties:
-                tied = np.flatnonzero((d == dist[r][ids]) & (pred[r][ids] >= 0))
-                tied = tied[_rank(em.key, tails[tied]) < _rank(em.key, pred[r][ids[tied]])]
-                pred[r][ids[tied]] = tails[tied]
-            better = d < dist[r][ids]
-            ids = ids[better]
-            dist[r][ids], pred[r][ids] = d[better], tails[better]
-            queue[r] = np.concatenate([queue[r], ids[~pending[r][ids]]])
-            pending[r][ids] = True
+            queued = kernels.improve(*merged[r], dist[r], pred[r], pending[r], em.key, ties)
+            queue[r] = np.concatenate([queue[r], queued]) if queued.size else queue[r]
         if any_active == 0:  # nothing below the threshold anywhere: open the next bucket
             if not closest < limit:
                 return rounds, scanned
@@ -132,10 +124,6 @@ def ties_are_safe(lowest, total):
     """Whether every arc adds to every distance: the lightest arc is positive and even the
     longest possible path (all weights summed) does not absorb it in float64."""
     return lowest > 0 and total * 2.0**-50 < lowest  # a margin over 2**-53 for rounding
-
-
-def _rank(key, ids):
-    return key[ids] if key.size else ids
 
 
 def shortest_path_tree(ctx, em, dist, pred, source):

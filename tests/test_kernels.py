@@ -240,6 +240,34 @@ def test_merge_by_id_engines_agree(merge):
             assert x.dtype == y.dtype
 
 
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("keyed", [False, True])
+def test_improve_engines_agree(ties, keyed):
+    # offers to distinct heads, some better, some tied (from smaller and larger tails), some worse
+    rng = np.random.default_rng(5)
+    n = 80
+    dist0 = rng.integers(0, 4, n).astype(float)
+    dist0[rng.random(n) < 0.2] = np.inf
+    pred0 = np.where(np.isfinite(dist0), rng.integers(0, n, n), -1)
+    pending0 = rng.random(n) < 0.3
+    ids = rng.permutation(n)[:50]
+    d, tails = rng.integers(0, 4, 50).astype(float), rng.integers(0, n, 50)
+    key = rng.permutation(n) if keyed else np.empty(0, np.int64)
+    out = {}
+    for e in kernels.ENGINES:
+        with kernels.using(e):
+            dist, pred, pending = dist0.copy(), pred0.copy(), pending0.copy()
+            queued = kernels.improve(ids, d, tails, dist, pred, pending, key, ties)
+            out[e] = (np.sort(queued), dist, pred, pending)
+    for x, y in zip(out["numba"], out["numpy"]):
+        np.testing.assert_array_equal(x, y)
+    queued, dist, pred, pending = out["numba"]
+    better = d < dist0[ids]
+    np.testing.assert_array_equal(queued, np.sort(ids[better & ~pending0[ids]]))
+    np.testing.assert_array_equal(dist[ids], np.minimum(d, dist0[ids]))
+    assert ties == (pred != pred0)[ids[d == dist0[ids]]].any()  # some ties move a predecessor only with ties
+
+
 @pytest.mark.parametrize("merge", ["min", "max", "first"])
 @pytest.mark.parametrize("add", [False, True])
 def test_fused_push_equals_arcs_then_f_then_merge(merge, add):
