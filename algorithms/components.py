@@ -3,14 +3,14 @@
 Method: every rank builds a spanning forest of its own arcs with union-find (out-arcs; in-arcs
 too for directed graphs, so every arc between ranks is seen at both ends); on undirected graphs
 with Afforest's sampling (Sutton et al., IPDPS 2018), so the rows already in the largest tree
-skip their arcs inside the rank. Trees made only of
-the rank's own vertices are finished there. Of the others (interface trees) only the vertices
-at the cut, plus each tree's smallest-label member, are linked to an owned anchor; those pairs
-are merged up a binomial tree of ranks (log2 P supersteps, each merge is again union-find),
-the root rank names each merged component by its smallest-label member and sends every owner
-the names of its anchors and cut vertices. Communication is proportional to the cut, not to n. Work is O(m alpha(n)); unlike
-label propagation the number of supersteps does not grow with the diameter, so road networks
-cost the same few supersteps as social graphs.
+skip their arcs inside the rank. Trees made only of the rank's own vertices are finished there.
+Of the others (interface trees) only the vertices at the cut, plus each tree's smallest-label
+member, are linked to an owned anchor; those pairs are merged up a binomial tree of ranks
+(log2 P supersteps, each merge is again union-find), the root rank names each merged component
+by its smallest-label member and sends every owner the names of its anchors and cut vertices.
+Communication is proportional to the cut, not to n. Work is O(m alpha(n)); unlike label
+propagation the number of supersteps does not grow with the diameter, so road networks cost the
+same few supersteps as social graphs.
 
 Output encoding: ``component`` is, for every vertex, the label of the member of its component
 with the smallest canonical id (the sorted position of the user's labels) — one representative
