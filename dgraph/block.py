@@ -91,6 +91,21 @@ def block_arcs(block):
     return rows, cols, weights
 
 
+def weight_classes(block, delta):
+    """(light, heavy): copies of a weighted block (or of each of its subgraphs) with only its arcs
+    lighter than ``delta``, and with the others: delta-stepping's two kinds of arc, so a push
+    along one kind does not scan the other."""
+    halves = []
+    for p in block.parts:
+        ids = p.rows()
+        light, heavy = kernels.split_rows(p.indptr, p.indices, p.weights, float(delta), ids)
+        halves.append(tuple(dataclasses.replace(p, indptr=ptr, indices=idx, weights=w, loops=loops)
+                            for ptr, idx, w, loops in (light, heavy)))
+    if isinstance(block, Subgraphs):
+        return tuple(dataclasses.replace(block, parts=[h[i] for h in halves]) for i in (0, 1))
+    return halves[0]
+
+
 def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None):
     """Cut arcs into one piece per rank: the owner of ``rows`` (placed ids), or with a layout the
     rank that stores the arc (``layout.arc_ranks``)."""

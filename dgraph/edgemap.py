@@ -137,7 +137,7 @@ class EdgeMap:
 
     # ------------------------------------------------------------------ the call
     def __call__(self, frontier, values, f, merge, total=None, total_op="sum", skip_dst=None, direction="push",
-                 subgraph=None):
+                 subgraph=None, arcs=None):
         """Apply ``f`` along the arcs leaving ``frontier`` and merge at the heads' owners.
 
         ``frontier[r]``: rank r's active vertices, a VertexSubset or sorted local ids (placed id
@@ -150,6 +150,8 @@ class EdgeMap:
         ``total(r, heads)`` computed from the heads rank r's results go to (before they merge
         at the owners: an upper bound on how many change). ``subgraph``: only the arcs of that
         subgraph of a layout with subgraphs (1.5D: "EH2EH", "E2L", ...; a pull reads its mirror).
+        ``arcs[r]``: a push along these blocks (of the layout's shape; ``block.weight_classes``)
+        instead of the ranks' own.
 
         Returns ``({r: (local ids, merged values, tails)}, totals)``.
         """
@@ -167,8 +169,10 @@ class EdgeMap:
             direction = self._choose(ids)
         self._subgraph = subgraph
         if direction == "pull":
+            if arcs is not None:
+                raise ValueError("arcs= is for pushes")
             return self._pull(ids, vals, f, merge, total, total_op, skip_dst)
-        return self._push(ids, vals, f, merge, total, total_op, skip_dst)
+        return self._push(ids, vals, f, merge, total, total_op, skip_dst, arcs)
 
     def _parts(self, block, pull):
         if self._subgraph is None:
@@ -311,13 +315,13 @@ class EdgeMap:
             merged[r] = (heads - self.lo(r), v, t)
         return merged, totals
 
-    def _push(self, ids, vals, f, merge, total, total_op, skip_dst):
+    def _push(self, ids, vals, f, merge, total, total_op, skip_dst, arcs=None):
         rows = self._gather(ids, vals, self._targets(pull=False))[0]
         fused = (f is _carry or f is add_weight) and merge in ("min", "max", "first") and kernels.engine() == "numba"
         results = {}
         for r in self.ctx.ranks:
             found = []
-            for part in self._parts(self.out_block(r), pull=False):
+            for part in self._parts(arcs[r] if arcs is not None else self.out_block(r), pull=False):
                 loc, ok = self._local(part, rows[r][0])
                 sel = np.flatnonzero(ok)
                 tails, tvals = rows[r][0][sel], rows[r][1][sel]

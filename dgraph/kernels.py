@@ -1101,6 +1101,50 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
     return (*_collect(heads, best, btail, seen), examined)
 
 
+# ----------------------------------------------------------------------------- light and heavy arcs
+@numba.njit(cache=True)
+def _split_rows_numba(indptr, indices, weights, delta, ids):
+    nrows = indptr.size - 1
+    lptr = np.zeros(nrows + 1, np.int64)
+    for r in range(nrows):
+        c = 0
+        for e in range(indptr[r], indptr[r + 1]):
+            if weights[e] < delta:
+                c += 1
+        lptr[r + 1] = lptr[r] + c
+    hptr = indptr - lptr
+    nl = lptr[nrows]
+    lidx, lw = np.empty(nl, indices.dtype), np.empty(nl, weights.dtype)
+    hidx, hw = np.empty(indices.size - nl, indices.dtype), np.empty(indices.size - nl, weights.dtype)
+    lloops, hloops = 0, 0
+    for r in range(nrows):
+        a, b = lptr[r], hptr[r]
+        for e in range(indptr[r], indptr[r + 1]):
+            loop = indices[e] == ids[r]
+            if weights[e] < delta:
+                lidx[a], lw[a] = indices[e], weights[e]
+                a += 1
+                lloops += loop
+            else:
+                hidx[b], hw[b] = indices[e], weights[e]
+                b += 1
+                hloops += loop
+    return (lptr, lidx, lw, lloops), (hptr, hidx, hw, hloops)
+
+
+def split_rows(indptr, indices, weights, delta, ids):
+    """A weighted CSR cut in two, keeping rows and their order: (indptr, indices, weights, self-
+    loops) of the arcs lighter than ``delta``, and of the rest; ``ids``: each row's vertex id."""
+    if engine() == "numba":
+        return _split_rows_numba(indptr, indices, weights, delta, ids)
+    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    out = []
+    for keep in (weights < delta, weights >= delta):
+        ptr = np.r_[0, np.cumsum(np.bincount(rows[keep], minlength=indptr.size - 1))].astype(np.int64)
+        out.append((ptr, indices[keep], weights[keep], int(np.count_nonzero(indices[keep] == ids[rows[keep]]))))
+    return tuple(out)
+
+
 # ----------------------------------------------------------------------------- relaxation bookkeeping
 @numba.njit(cache=True)
 def _improve_numba(ids, d, tails, dist, pred, pending, key, ties):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .block import block_arcs
+from .block import block_arcs, weight_classes
 from .edgemap import add_weight
 
 
@@ -77,7 +77,7 @@ def local_arcs(em, r, weighted):
     return (*csr, np.ones(hi - lo, dtype=bool))
 
 
-def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, local=True, ties=False):
+def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, local=True, ties=False, split=False):
     """Relax until no distance improves. Per rank: ``dist`` (float64, inf when unreached),
     ``pred`` (placed ids, -1 for none) and ``pending`` (bool: improved, arcs not yet relaxed),
     all over the rank's own vertices and updated in place. ``delta``: bucket width (inf: one
@@ -85,12 +85,23 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
     skips the rank-local Dijkstra: plain delta-stepping. ``ties``: an offer equal to a
     distance takes over the predecessor when its tail has the smaller canonical id, so
     predecessors end by the edge map's rule with no ``shortest_path_tree`` pass; only where no
-    arc can leave a distance unchanged (``ties_are_safe``), or predecessors could cycle. Returns the number of rounds (one
-    superstep each) and of arcs the local closures scanned."""
+    arc can leave a distance unchanged (``ties_are_safe``), or predecessors could cycle.
+    ``split`` (weighted, without local closures, finite delta): rounds push light arcs only, and
+    a bucket's heavy arcs go once when it is done. Returns the number of rounds (one superstep
+    each) and of arcs the local closures scanned."""
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
     f = add_weight if weighted else _add_one
     threshold, rounds, scanned = min(delta, limit), 0, 0
     queue = {r: np.flatnonzero(pending[r]) for r in ctx.ranks}  # the pending ids: rounds cost O(pending), not O(n)
+    # Meyer and Sanders' split: within a bucket only the light arcs (lighter than delta) can
+    # improve it again, so its rounds push only those, and the heavy ones go once per vertex,
+    # from its final distance, when the bucket is done. (Local closures run their own Dijkstra.)
+    split, light, heavy = split and weighted and not local and np.isfinite(delta), None, None
+    if split:
+        kinds = {r: weight_classes(em.out_block(r), delta) for r in ctx.ranks}
+        light, heavy = ({r: k[i] for r, k in kinds.items()} for i in (0, 1))
+    settled, busy = {r: [] for r in ctx.ranks}, False  # the vertices a bucket expanded, each once
+    expanded = {r: np.zeros(em.size(r), dtype=bool) for r in ctx.ranks} if split else None
     while True:
         frontier, values, total = {}, {}, {}
         for r in ctx.ranks:
@@ -107,17 +118,33 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
             wait[active] = False
             if local:  # the closure relaxed their local arcs: push only the ones with others
                 active = active[boundary[active]]
+            if split:
+                settled[r].append(active[~expanded[r][active]])
+                expanded[r][settled[r][-1]] = True
             frontier[r], values[r] = active, d[active]
             total[r] = np.array([-1.0 if active.size else 0.0, d[queue[r]].min() if queue[r].size else np.inf])
-        merged, (any_active, closest) = em(frontier, values, f, "min", total, "min", direction="push")
+        merged, (any_active, closest) = em(frontier, values, f, "min", total, "min", direction="push", arcs=light)
         rounds += 1
-        for r in ctx.ranks:
-            queued = kernels.improve(*merged[r], dist[r], pred[r], pending[r], em.key, ties)
-            queue[r] = np.concatenate([queue[r], queued]) if queued.size else queue[r]
+        _improve(ctx, em, merged, dist, pred, pending, queue, ties)
+        if any_active == 0 and busy:  # the bucket is done: its heavy arcs, then the next bucket
+            frontier = {r: np.sort(np.concatenate(settled[r])) for r in ctx.ranks}
+            merged, _ = em(frontier, {r: dist[r][frontier[r]] for r in ctx.ranks}, f, "min", direction="push", arcs=heavy)
+            rounds += 1
+            _improve(ctx, em, merged, dist, pred, pending, queue, ties)
+            settled, busy = {r: [] for r in ctx.ranks}, False
+            threshold = min(threshold + delta, limit)  # a round that finds it empty says where to go next
+            continue
+        busy = split and any_active != 0
         if any_active == 0:  # nothing below the threshold anywhere: open the next bucket
             if not closest < limit:
                 return rounds, scanned
             threshold = min((np.floor(closest / delta) + 1) * delta, limit) if np.isfinite(delta) else limit
+
+
+def _improve(ctx, em, merged, dist, pred, pending, queue, ties):
+    for r in ctx.ranks:
+        queued = kernels.improve(*merged[r], dist[r], pred[r], pending[r], em.key, ties)
+        queue[r] = np.concatenate([queue[r], queued]) if queued.size else queue[r]
 
 
 def ties_are_safe(lowest, total):

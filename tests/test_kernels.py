@@ -240,6 +240,30 @@ def test_merge_by_id_engines_agree(merge):
             assert x.dtype == y.dtype
 
 
+def test_split_rows_keeps_rows_and_order_on_both_engines():
+    rows, cols, w = _random(50, 600, 3)
+    rows[:20] = cols[:20]  # some self-loops
+    indptr, indices, weights = kernels.build_csr(rows, cols, 50, weights=w, dedup=False)
+    ids = np.arange(50) + 100
+    indices = indices + 100
+    out = {}
+    for e in kernels.ENGINES:
+        with kernels.using(e):
+            out[e] = kernels.split_rows(indptr, indices, weights, 0.3, ids)
+    for kind in (0, 1):
+        for x, y in zip(out["numba"][kind], out["numpy"][kind]):
+            np.testing.assert_array_equal(x, y)
+    (lp, li, lw, ll), (hp, hi, hw, hl) = out["numba"]
+    assert (lw < 0.3).all() and (hw >= 0.3).all() and lp[-1] + hp[-1] == indices.size
+    for r in range(50):  # each row's arcs, in their order, split between the two
+        row = slice(indptr[r], indptr[r + 1])
+        light = weights[row] < 0.3
+        np.testing.assert_array_equal(li[lp[r]:lp[r + 1]], indices[row][light])
+        np.testing.assert_array_equal(hi[hp[r]:hp[r + 1]], indices[row][~light])
+    loops = np.repeat(ids, np.diff(indptr)) == indices
+    assert (ll, hl) == (np.count_nonzero(loops & (weights < 0.3)), np.count_nonzero(loops & (weights >= 0.3))) and ll + hl > 0
+
+
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("keyed", [False, True])
 def test_improve_engines_agree(ties, keyed):
