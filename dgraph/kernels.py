@@ -1317,6 +1317,48 @@ def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
     return expanded
 
 
+@numba.njit(cache=True)
+def _relax_unit_numba(indptr, indices, lo, hi, dist, pred, seeds, bound, changed, key, ties):
+    # Every arc costs 1: Dijkstra's order is a FIFO queue merged with the seeds sorted by
+    # distance (both nondecreasing), O(n + m) with no heap. A vertex improved from a vertex at
+    # distance d gets d + 1, which nothing popped later can beat, so it is queued at most once.
+    seeds = seeds[dist[seeds] < bound]
+    sd = dist[seeds]
+    order = np.argsort(sd, kind="mergesort")
+    seeds, sd = seeds[order], sd[order]
+    queue = np.empty(hi - lo, np.int64)
+    head, tail, i, expanded = 0, 0, 0, 0
+    while i < seeds.size or head < tail:
+        if head == tail or (i < seeds.size and sd[i] <= dist[queue[head]]):
+            u, d = seeds[i], sd[i]
+            i += 1
+            if d > dist[u]:
+                continue  # improved since: its queue entry expands it
+        else:
+            u = queue[head]
+            d = dist[u]
+            head += 1
+        expanded += indptr[u + 1] - indptr[u]
+        nd = d + 1.0
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if v < lo or v >= hi:
+                continue
+            v -= lo
+            if ties and nd == dist[v]:  # an equal offer: the smaller canonical tail wins
+                t, b = u + lo, pred[v]
+                if b >= 0 and ((key[t] < key[b]) if key.size else (t < b)):
+                    pred[v] = t
+            elif nd < dist[v]:
+                dist[v] = nd
+                pred[v] = u + lo
+                changed[v] = True
+                if nd < bound:
+                    queue[tail] = v
+                    tail += 1
+    return expanded
+
+
 def _relax_numpy(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties):
     # Bellman-Ford by rounds over the local arcs: the same distances as Dijkstra's order
     rank = (lambda x: key[x]) if key.size else (lambda x: x)  # noqa: E731
@@ -1343,6 +1385,25 @@ def _relax_numpy(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
     return expanded
 
 
+@numba.njit(cache=True)
+def _leaving_numba(indptr, indices, lo, hi):
+    out = np.zeros(indptr.size - 1, np.bool_)
+    for u in range(indptr.size - 1):
+        for e in range(indptr[u], indptr[u + 1]):
+            if indices[e] < lo or indices[e] >= hi:
+                out[u] = True
+                break
+    return out
+
+
+def rows_leaving(indptr, indices, lo, hi):
+    """Which rows have an arc whose head lies outside [lo, hi)."""
+    if engine() == "numba":
+        return _leaving_numba(indptr, indices, int(lo), int(hi))
+    leaving = np.r_[0, np.cumsum((indices < lo) | (indices >= hi))]
+    return leaving[indptr[1:]] > leaving[indptr[:-1]]
+
+
 def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key=None, ties=False):
     """Shortest paths inside one rank: from ``seeds`` (local ids, their ``dist`` already set),
     relax the arcs whose heads lie in [lo, hi) until nothing improves, expanding only vertices
@@ -1357,9 +1418,12 @@ def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, chan
     """
     w = np.empty(0) if weights is None else weights
     k = np.empty(0, np.int64) if key is None else key
-    fn = _relax_numba if engine() == "numba" else _relax_numpy
-    return int(fn(indptr, indices, w, int(lo), int(hi), dist, pred,
-                  np.ascontiguousarray(seeds, dtype=np.int64), float(bound), changed, k, bool(ties)))
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+    if engine() != "numba":
+        return int(_relax_numpy(indptr, indices, w, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties)))
+    if weights is None:
+        return int(_relax_unit_numba(indptr, indices, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties)))
+    return int(_relax_numba(indptr, indices, w, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties)))
 
 
 # ----------------------------------------------------------------------------- Brandes (whole graph)

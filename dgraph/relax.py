@@ -67,8 +67,7 @@ def local_arcs(em, r, weighted):
     lo, hi = em.lo(r), em.lo(r) + em.size(r)
     block = em.out_block(r)
     if _owner_block(block, lo, hi):
-        leaving = np.r_[0, np.cumsum((block.indices < lo) | (block.indices >= hi))]
-        boundary = leaving[block.indptr[1:]] > leaving[block.indptr[:-1]]
+        boundary = kernels.rows_leaving(block.indptr, block.indices, lo, hi)
         return block.indptr, block.indices, block.weights if weighted else None, boundary
     rows, cols, w = block_arcs(block)
     keep = (rows >= lo) & (rows < hi) & (cols >= lo) & (cols < hi)

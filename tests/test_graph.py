@@ -44,6 +44,22 @@ def test_policies(client):
     assert e.w.tolist() == [1.0]  # repeats keep the smallest weight; the column keeps its name
 
 
+def test_small_graphs_go_on_one_rank_unless_ranks_are_given(client, monkeypatch):
+    from dgraph.partitioners import OneD
+
+    edges = pd.DataFrame({"src": [0, 1, 2, 3], "dst": [1, 2, 3, 0]})
+    workers = len(client.scheduler_info()["workers"])
+    assert workers > 1
+    assert dgraph.from_edgelist(edges).nranks == 1
+    assert dgraph.from_edgelist(edges, layout=OneD()).nranks == 1
+    assert dgraph.from_edgelist(edges, ranks=3).nranks == 3
+    assert dgraph.from_edgelist(edges, layout=OneD(ranks=4)).nranks == 4
+    monkeypatch.setattr(dgraph.graph, "ONE_RANK_ARCS", 4)  # 4 arcs is no longer small
+    g = dgraph.from_edgelist(edges)
+    assert g.nranks == workers
+    assert bfs(g, 0).compute().sort_values("vertex").distance.tolist() == [0, 1, 2, 3]
+
+
 def test_labels_strings_bigints_isolated(client):
     big = 2**63 - 5
     edges = pd.DataFrame({"src": [big, 2**33, 7], "dst": [2**33, 7, big]})

@@ -264,6 +264,20 @@ def test_split_rows_keeps_rows_and_order_on_both_engines():
     assert (ll, hl) == (np.count_nonzero(loops & (weights < 0.3)), np.count_nonzero(loops & (weights >= 0.3))) and ll + hl > 0
 
 
+def test_rows_leaving_engines_agree_with_a_row_by_row_check():
+    rows, cols, _ = _random(80, 400, 5)
+    indptr, indices, _ = kernels.build_csr(rows, cols, 80)
+    indices = indices + 20  # rows are vertices 20..99; heads reach 20..99 and beyond
+    out = {}
+    for e in kernels.ENGINES:
+        with kernels.using(e):
+            out[e] = kernels.rows_leaving(indptr, indices, 30, 90)
+    want = [bool(((indices[indptr[r]:indptr[r + 1]] < 30) | (indices[indptr[r]:indptr[r + 1]] >= 90)).any()) for r in range(80)]
+    np.testing.assert_array_equal(out["numba"], want)
+    np.testing.assert_array_equal(out["numpy"], want)
+    assert 0 < sum(want) < 80
+
+
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("keyed", [False, True])
 def test_improve_engines_agree(ties, keyed):

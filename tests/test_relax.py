@@ -128,29 +128,39 @@ def test_numpy_and_numba_relaxation_give_identical_results(client, zeros):
 
 
 @pytest.mark.parametrize("engine", ["numba", "numpy"])
-def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine):
+@pytest.mark.parametrize("weighted", [True, False], ids=["weighted", "unit"])
+def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine, weighted):
     rng = np.random.default_rng(3)
     n, lo, hi = 500, 100, 400
     pairs = np.unique(np.c_[rng.integers(lo, hi, 3000), rng.integers(0, n, 3000)], axis=0)
     rows, cols = pairs[:, 0], pairs[:, 1]
-    w = rng.integers(0, 5, rows.size) / 2
+    w = rng.integers(0, 5, rows.size) / 2 if weighted else np.ones(rows.size)
     indptr, indices, weights = kernels.build_csr(rows - lo, cols, hi - lo, weights=w)
+    weights = weights if weighted else None  # the unit-cost path (numba: a FIFO, not a heap)
     inside = (cols >= lo) & (cols < hi)
     A = sp.csr_matrix((w[inside] + 1e-300, (rows[inside] - lo, cols[inside] - lo)), shape=(hi - lo, hi - lo))
-    seeds = np.array([3, 50])
-    start = np.array([0.0, 2.5])
+    seeds = np.array([3, 50, 70])
+    start = np.array([0.0, 2.5, 2.0])  # out of order: the seeds are taken by distance
     dist = np.full(hi - lo, np.inf)
     dist[seeds] = start
     pred, changed = np.full(hi - lo, -1, np.int64), np.zeros(hi - lo, bool)
+    bound = 4.0 if weighted else 5.0
     with kernels.using(engine):
-        kernels.relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, 4.0, changed)
-    ref = np.minimum(*(s + csgraph.dijkstra(A, indices=int(v)) for v, s in zip(seeds, start)))
-    reached = ref < 4.0  # expanded below the bound; their out-neighbours hold exact offers
+        kernels.relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, ties=not weighted)
+    ref = np.min([s + csgraph.dijkstra(A, indices=int(v)) for v, s in zip(seeds, start)], axis=0)
+    reached = ref < bound  # expanded below the bound; their out-neighbours hold exact offers
     assert np.allclose(dist[reached], ref[reached])
     assert (dist >= ref - 1e-12).all()
     improved = np.flatnonzero(changed)
     assert set(improved) >= set(np.flatnonzero(reached)) - set(seeds)
     assert (pred[improved] >= lo).all() and (pred[improved] < hi).all()
+    if not weighted:  # ties: the smallest tail one hop closer among those expanded
+        final = np.flatnonzero(changed & (dist <= bound))
+        assert final.size > 100
+        tails, heads = rows[inside] - lo, cols[inside] - lo
+        for v in final:
+            one_closer = tails[(heads == v) & (dist[tails] == dist[v] - 1) & (dist[tails] < bound)]
+            assert pred[v] == one_closer.min() + lo
 
 
 def test_road_network_rounds_follow_crossings(client):
