@@ -1253,41 +1253,62 @@ def merge_by_id(ids, vals, tails, merge, key, scratch):
 
 
 # ----------------------------------------------------------------------------- local relaxation
-@numba.njit(cache=True)
-def _sift_down(hd, hv, j, size):
-    """Restore the min-heap of (distance ``hd``, vertex ``hv``) below position ``j``."""
+@numba.njit(cache=True, inline="always")
+def _heap_up(hd, hv, pos, j):
+    """Move entry j of the 4-ary min-heap (distance ``hd``, vertex ``hv``; ``pos``: each
+    vertex's slot) up to its place."""
+    d, v = hd[j], hv[j]
+    while j > 0:
+        p = (j - 1) >> 2
+        if hd[p] <= d:
+            break
+        hd[j], hv[j] = hd[p], hv[p]
+        pos[hv[j]] = j
+        j = p
+    hd[j], hv[j], pos[v] = d, v, j
+
+
+@numba.njit(cache=True, inline="always")
+def _heap_down(hd, hv, pos, size):
+    """Refill the root of a heap that just lost it with its last entry (at ``size``)."""
+    d, v, j = hd[size], hv[size], 0
     while True:
-        c = 2 * j + 1
+        c = 4 * j + 1
         if c >= size:
-            return
-        if c + 1 < size and hd[c + 1] < hd[c]:
-            c += 1
-        if hd[c] >= hd[j]:
-            return
-        hd[j], hd[c], hv[j], hv[c] = hd[c], hd[j], hv[c], hv[j]
-        j = c
+            break
+        best, bd = c, hd[c]
+        for k in range(c + 1, min(c + 4, size)):
+            if hd[k] < bd:
+                best, bd = k, hd[k]
+        if bd >= d:
+            break
+        hd[j], hv[j] = bd, hv[best]
+        pos[hv[j]] = j
+        j = best
+    hd[j], hv[j], pos[v] = d, v, j
 
 
 @numba.njit(cache=True)
 def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties):
-    cap = max(16, 2 * seeds.size)
-    hd = np.empty(cap, np.float64)  # a binary heap of (distance, vertex); stale entries skipped
-    hv = np.empty(cap, np.int64)
+    # Dijkstra with an indexed 4-ary heap: an improvement moves the vertex's entry up instead of
+    # adding one, so the heap holds each vertex once (social graphs improve a vertex many times)
+    n = hi - lo
+    pos = np.full(n, -1, np.int64)
+    hd = np.empty(n, np.float64)
+    hv = np.empty(n, np.int64)
     size = 0
     for s in seeds:
-        if dist[s] < bound:
+        if dist[s] < bound and pos[s] < 0:
             hd[size], hv[size] = dist[s], s
+            _heap_up(hd, hv, pos, size)
             size += 1
-    for i in range(size // 2 - 1, -1, -1):  # heapify the seeds
-        _sift_down(hd, hv, i, size)
     expanded = 0
     while size:
-        d, u = hd[0], hv[0]
+        u, d = hv[0], hd[0]
+        pos[u] = -1
         size -= 1
-        hd[0], hv[0] = hd[size], hv[size]
-        _sift_down(hd, hv, 0, size)
-        if d > dist[u]:
-            continue
+        if size:
+            _heap_down(hd, hv, pos, size)
         expanded += indptr[u + 1] - indptr[u]
         for e in range(indptr[u], indptr[u + 1]):
             v = indices[e]
@@ -1304,16 +1325,12 @@ def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
                 pred[v] = u + lo
                 changed[v] = True
                 if nd < bound:
-                    if size == hd.size:
-                        hd = np.concatenate((hd, np.empty(size, np.float64)))
-                        hv = np.concatenate((hv, np.empty(size, np.int64)))
-                    j = size
+                    j = pos[v]
+                    if j < 0:
+                        j = size
+                        size += 1
                     hd[j], hv[j] = nd, v
-                    size += 1
-                    while j > 0 and hd[(j - 1) // 2] > hd[j]:
-                        p = (j - 1) // 2
-                        hd[j], hd[p], hv[j], hv[p] = hd[p], hd[j], hv[p], hv[j]
-                        j = p
+                    _heap_up(hd, hv, pos, j)
     return expanded
 
 
