@@ -14,7 +14,8 @@ on high-diameter graphs). Arcs into vertices this worker knows are visited (its 
 frontier it saw) are skipped (TDO-GP's filter_dst: ``skip_dst``). A search still going after 16
 thin levels on a layout whose ranks own most arcs' both ends (roads and grids in 1D) finishes
 by rank-local relaxation (``dgraph.relax``): rounds then follow partition crossings instead of
-levels, and equal offers from smaller tails keep the parent rule.
+levels, and equal offers from smaller tails keep the parent rule. On a single rank the search
+is that closure from the start: one breadth-first pass over the arcs, no levels.
 
 Output encoding: ``distance`` (Int64, hops from the source, null when unreachable) and
 ``predecessor`` (the parent in the BFS tree in the user's labels, null for the source and for
@@ -54,11 +55,13 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, la
     visited[source] = True
     if sub_iterations:
         return _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited)
-    arcs = int(ctx.allreduce({r: [em.out_block(r).narcs] for r in ctx.ranks})[0])
-    maxdeg = int(ctx.allreduce({r: [degree[r].max(initial=0)] for r in ctx.ranks}, "max")[0])
+    # one rank: the local closure (a FIFO over each arc once) is the whole search, in one step
+    relax, share = method == "relax" or (method == "auto" and ctx.nranks == 1), None
+    if not relax:
+        arcs = int(ctx.allreduce({r: [em.out_block(r).narcs] for r in ctx.ranks})[0])
+        maxdeg = int(ctx.allreduce({r: [degree[r].max(initial=0)] for r in ctx.ranks}, "max")[0])
     stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731
     mode, depth, explored, prev_nf, modes, skip = "push", 0, 0, 0, [], False
-    relax, share = method == "relax", None
     while not relax and (depth_limit is None or depth < depth_limit):
         if method == "auto" and depth >= RELAX_AFTER and mode == "push":
             share = local_share(ctx, em) if share is None else share

@@ -36,7 +36,7 @@ METHODS = ("auto", "delta-stepping", "relax")
 def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, bounds, key, layout):
     em = EdgeMap(ctx, bounds, key, layout=layout)
     if method == "auto":
-        method = "relax" if local_share(ctx, em) >= LOCAL_SHARE else "delta-stepping"
+        method = "relax" if ctx.nranks == 1 or local_share(ctx, em) >= LOCAL_SHARE else "delta-stepping"
     relax = method == "relax"
     if delta is None:
         delta = mean_weight * (BUCKET_ARCS if relax else light_share(arcs / ctx.nranks))

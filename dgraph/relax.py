@@ -89,6 +89,12 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
     a bucket's heavy arcs go once when it is done. Returns the number of rounds (one superstep
     each) and of arcs the local closures scanned."""
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
+    if local and ctx.nranks == 1:  # nothing arrives from another rank: one Dijkstra is all
+        (r,) = ctx.ranks
+        indptr, indices, weights, _ = arcs[r]
+        scanned = kernels.relax_local(indptr, indices, weights, em.lo(r), em.lo(r) + em.size(r), dist[r], pred[r],
+                                      np.flatnonzero(pending[r]), limit, pending[r], em.key, ties)
+        return 0, scanned
     f = add_weight if weighted else _add_one
     threshold, rounds, scanned = min(delta, limit), 0, 0
     queue = {r: np.flatnonzero(pending[r]) for r in ctx.ranks}  # the pending ids: rounds cost O(pending), not O(n)
