@@ -47,6 +47,14 @@ def components_kernel(ctx, bounds, key):
     key = np.empty(0, np.int64) if key is None else key
     n, P = int(bounds[-1]), ctx.nranks
     parent = np.arange(n, dtype=np.int64)
+    if P == 1:  # no cut: the rank's forest is the answer
+        (r,) = ctx.ranks
+        blocks = ctx.blocks[r]
+        v, rep = _representatives(*kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)[:2], key)
+        comp = np.arange(n, dtype=np.int64)
+        comp[v] = rep
+        ctx.stats.info.update(edges_examined=sum(blk.narcs for blk in blocks))
+        return {r: {"component": comp}}
     scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64))
     pairs, local, examined = {}, {}, 0
     with ctx.phase("local"):
@@ -57,7 +65,7 @@ def components_kernel(ctx, bounds, key):
             examined += sum(blk.narcs for blk in blocks)
             px, pa, *local[r] = kernels.component_interface(leaving, v, root, lo, hi, key, scratch)
             pairs[r] = (px, pa)
-    for level in range(math.ceil(math.log2(P)) if P > 1 else 0):  # merge up a binomial tree
+    for level in range(math.ceil(math.log2(P))):  # merge up a binomial tree
         step = 1 << level
         send = {r: {r - step: list(pairs.pop(r))} for r in ctx.ranks if r % (2 * step) == step}
         got = ctx.alltoall(send)
@@ -67,8 +75,8 @@ def components_kernel(ctx, bounds, key):
                 y = np.concatenate([pairs[r][1]] + [a[1] for _, a in got[r]])
                 pairs[r] = kernels.spanning_forest(x, y, parent)
     send = {}
-    if 0 in ctx.ranks:  # after a merge its pairs are a forest already; one rank has no interface
-        v, rep = _representatives(*(pairs[0] if P > 1 else kernels.spanning_forest(*pairs[0], parent)), key)
+    if 0 in ctx.ranks:  # after the merges its pairs are a forest already
+        v, rep = _representatives(*pairs[0], key)
         send[0] = {d: [pv, pr] for d, (pv, pr, _) in enumerate(split_by_owner(v, rep, None, bounds)) if pv.size}
     got = ctx.alltoall(send)
     ctx.stats.info.update(edges_examined=examined)
