@@ -1288,6 +1288,21 @@ def _heap_down(hd, hv, pos, size):
     hd[j], hv[j], pos[v] = d, v, j
 
 
+@numba.njit(cache=True, inline="always")
+def _offer(u, v, nd, lo, dist, pred, changed, key, ties):
+    """Offer local vertex v the distance nd through local vertex u; True when it improved.
+    With ``ties`` an equal offer from a tail with the smaller canonical id takes over."""
+    if ties and nd == dist[v]:
+        t, b = u + lo, pred[v]
+        if b >= 0 and ((key[t] < key[b]) if key.size else (t < b)):
+            pred[v] = t
+        return False
+    if nd < dist[v]:
+        dist[v], pred[v], changed[v] = nd, u + lo, True
+        return True
+    return False
+
+
 @numba.njit(cache=True)
 def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties):
     # Dijkstra with an indexed 4-ary heap: an improvement moves the vertex's entry up instead of
@@ -1316,21 +1331,13 @@ def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
                 continue
             v -= lo
             nd = d + (weights[e] if weights.size else 1.0)
-            if ties and nd == dist[v]:  # an equal offer: the smaller canonical tail wins
-                t, b = u + lo, pred[v]
-                if b >= 0 and ((key[t] < key[b]) if key.size else (t < b)):
-                    pred[v] = t
-            elif nd < dist[v]:
-                dist[v] = nd
-                pred[v] = u + lo
-                changed[v] = True
-                if nd < bound:
-                    j = pos[v]
-                    if j < 0:
-                        j = size
-                        size += 1
-                    hd[j], hv[j] = nd, v
-                    _heap_up(hd, hv, pos, j)
+            if _offer(u, v, nd, lo, dist, pred, changed, key, ties) and nd < bound:
+                j = pos[v]
+                if j < 0:
+                    j = size
+                    size += 1
+                hd[j], hv[j] = nd, v
+                _heap_up(hd, hv, pos, j)
     return expanded
 
 
@@ -1361,18 +1368,9 @@ def _relax_unit_numba(indptr, indices, lo, hi, dist, pred, seeds, bound, changed
             v = indices[e]
             if v < lo or v >= hi:
                 continue
-            v -= lo
-            if ties and nd == dist[v]:  # an equal offer: the smaller canonical tail wins
-                t, b = u + lo, pred[v]
-                if b >= 0 and ((key[t] < key[b]) if key.size else (t < b)):
-                    pred[v] = t
-            elif nd < dist[v]:
-                dist[v] = nd
-                pred[v] = u + lo
-                changed[v] = True
-                if nd < bound:
-                    queue[tail] = v
-                    tail += 1
+            if _offer(u, v - lo, nd, lo, dist, pred, changed, key, ties) and nd < bound:
+                queue[tail] = v - lo
+                tail += 1
     return expanded
 
 
