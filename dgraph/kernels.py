@@ -669,7 +669,7 @@ def _mode_numba(indptr_a, indices_a, indptr_b, indices_b, labels, own):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _tally(indices, s, e, labels, count, best, best_count):
     """Count the labels of ``indices[s:e]`` on top of ``count``; the leader so far, ties to the
     smaller label."""

@@ -104,7 +104,9 @@ class DirectTransport:
     def _count_reduce(self, size):
         """Count an allreduce of ``size`` bytes as recursive doubling sends it: ceil(log2 P)
         messages per rank."""
-        steps = math.ceil(math.log2(self.nranks)) if self.nranks > 1 else 0
+        if self.nranks == 1:
+            return 0  # nothing to count (and this runs every superstep)
+        steps = math.ceil(math.log2(self.nranks))
         ranks = np.repeat(np.asarray(self.local_ranks, dtype=np.int64), steps)
         partners = ranks ^ np.tile(1 << np.arange(steps, dtype=np.int64), len(self.local_ranks))
         keep = partners < self.nranks
