@@ -26,11 +26,12 @@ def cdlp_kernel(ctx, max_iter, bounds, key):
     gather = GhostExchange(ctx, {r: list(ctx.blocks[r]) for r in ctx.ranks}, bounds)
     own = {r: canon[bounds[r] : bounds[r + 1]].copy() for r in ctx.ranks}
     seen = np.empty(n, dtype=np.int64)  # the labels this worker's ranks read
+    counts = kernels.label_counts(n)
     for _ in range(max_iter):
         gather(own, seen)
         for r in ctx.ranks:
             blocks = ctx.blocks[r]
-            own[r] = kernels.label_mode(blocks[0], blocks[1] if len(blocks) > 1 else None, seen, own[r])
+            kernels.label_mode(blocks[0], blocks[1] if len(blocks) > 1 else None, seen, own[r], counts)
     placed = np.empty(n, dtype=np.int64)
     placed[canon] = np.arange(n, dtype=np.int64)
     ctx.stats.info.update(iterations=max_iter)

@@ -487,8 +487,10 @@ def bench(client, name, quick, algos, rows, nx_rate, spark=False):
         timed = {p: r[0] for p, r in peers.items() if isinstance(r, tuple) and r[0] != "extrapolated"}
         fastest = min(timed.values()) if timed else float("nan")
         ratio = k / fastest if timed else float("nan")
-        row = {"input": title, "algorithm": algo, "dgraph": k, "dgraph_call": call, "ratio": ratio, "peers": {}}
-        print(f"| {algo} | **dgraph** | {k:.3f} | {call:.3f} | {build + call:.3f} | {ratio:.2f} | {our_rss:,.0f} | |")
+        row = {"input": title, "algorithm": algo, "dgraph": k, "dgraph_call": call, "ratio": ratio, "peers": {},
+               "ranks": stats.nranks, "threads": stats.threads}
+        print(f"| {algo} | **dgraph** ({stats.nranks} rank{'s' * (stats.nranks > 1)}, {stats.threads} thread"
+              f"{'s' * (stats.threads > 1)} each) | {k:.3f} | {call:.3f} | {build + call:.3f} | {ratio:.2f} | {our_rss:,.0f} | |")
         for peer, r in peers.items():
             if r is None:
                 continue

@@ -36,15 +36,19 @@ def get_client():
 
 
 def workers(client):
-    """Addresses of all workers, asked of the scheduler now.
+    """Addresses of all workers, asked of the scheduler now."""
+    return sorted(identity(client)["workers"])
+
+
+def identity(client):
+    """The scheduler's description of itself and of every worker, asked now.
 
     (``Client.scheduler_info()`` returns a cached copy that a periodic refresh may replace by one
     listing no workers at all, so it cannot tell whether a worker is gone.)"""
     try:
-        info = client.sync(client.scheduler.identity, n_workers=-1)
+        return client.sync(client.scheduler.identity, n_workers=-1)
     except TypeError:  # schedulers before n_workers= existed list every worker
-        info = client.sync(client.scheduler.identity)
-    return sorted(info["workers"])
+        return client.sync(client.scheduler.identity)
 
 
 def _require(module, extra, what):

@@ -26,11 +26,11 @@ from .runtime import RankResults, launch
 
 DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")
-# Below this many arcs a graph given no rank count goes on one rank: measured on the datasets
-# (2 workers), one rank's whole call is faster for BFS, SSSP, WCC, PageRank and CDLP up to
-# Slashdot's 1.0 M arcs; at the 1000x1000 grid's 4 M the two are even, and Kronecker 18's 7.6 M
-# is faster on two.
-ONE_RANK_ARCS = 1 << 21
+# Below this many arcs a graph given no rank count goes on one rank (whose kernels may then use
+# the idle workers' cores): measured on the datasets (2 workers), one rank's kernels are faster
+# for BFS, SSSP, WCC, CDLP and LCC up to the 1000x1000 grid's 4.0 M arcs (BFS 67 vs 97 ms, WCC 49
+# vs 72), PageRank there is slower (223 vs 153 ms), and Kronecker 18's 7.6 M is faster on two.
+ONE_RANK_ARCS = 1 << 22
 
 
 def _degree_count(part, n):
@@ -415,7 +415,7 @@ def from_edgelist(
         balance="striped")``, ``TwoD(rows=2, cols=4)`` or ``OnePointFiveD(e_threshold=...)``.
     ranks : int, optional
         Logical ranks. May exceed the number of workers. Default: one per worker, or a single
-        rank for a graph of fewer than ``ONE_RANK_ARCS`` (2**21) arcs, where exchanging costs
+        rank for a graph of fewer than ``ONE_RANK_ARCS`` (2**22) arcs, where exchanging costs
         more than a second core gives. Give ``ranks`` (or a layout with its ranks) to spread
         a small graph anyway.
     duplicates : {"drop", "keep"}

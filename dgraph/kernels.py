@@ -7,6 +7,12 @@ selects the numpy path, which is also the one that runs on cupy arrays.
 Conventions: vertex ids are int64 *placed* ids (rank r owns the contiguous range [lo, hi));
 ``key`` is an optional int64 array giving each placed id its canonical rank, used so that ties
 (BFS parents, component representatives) break the same way on every layout.
+
+Threads: a run's driver may give its kernels more than one thread (``using(engine, threads=k)``;
+a graph on one rank gets the cores its idle workers would use). The compute-bound numba kernels
+(label mode, SpMV, triangle counts) then split their rows into k runs of about equal arcs and run
+them in parallel (``*_parallel``, the same row loop as the serial kernel, so the results are
+identical); the closures (BFS, Dijkstra, union-find) stay serial.
 """
 
 from __future__ import annotations
@@ -44,15 +50,78 @@ def engine():
     return getattr(_local, "engine", None) or _default
 
 
+def threads():
+    """Threads this thread's kernels may use (1 unless ``using`` gave more)."""
+    return getattr(_local, "threads", 1)
+
+
+# Arcs of work per thread below which a parallel kernel runs serially: waking numba's threads
+# costs tens of microseconds per call, about what a SpMV does on 2**18 arcs and the label and
+# triangle counts (5-10x the work per arc) on 2**15.
+SPMV_GRAIN = 1 << 18
+COUNT_GRAIN = 1 << 15
+
+
+def threads_for(arcs, grain):
+    """Threads worth using on a kernel call over ``arcs`` arcs: at most ``threads()``, at least
+    ``grain`` arcs each."""
+    return max(1, min(threads(), int(arcs) // grain))
+
+
 @contextmanager
-def using(name):
-    """Use engine ``name`` in this thread for the duration of the block."""
-    old = getattr(_local, "engine", None)
-    _local.engine = _check(name)
+def using(name, threads=1):
+    """Use engine ``name`` in this thread for the duration of the block, and let its parallel
+    kernels use up to ``threads`` threads (fewer if the process may not use that many cores, and
+    1 if numba's threading layer cannot be entered from several threads at once)."""
+    old = getattr(_local, "engine", None), getattr(_local, "threads", 1)
+    usable = _usable_threads(threads) if name == "numba" else 1
+    before = numba.get_num_threads() if usable > 1 else None
+    _local.engine, _local.threads = _check(name), usable
+    if usable > 1:
+        numba.set_num_threads(usable)  # per calling thread in numba
     try:
         yield
     finally:
-        _local.engine = old
+        _local.engine, _local.threads = old
+        if before is not None:
+            numba.set_num_threads(before)
+
+
+_layer_lock = threading.Lock()
+_threadsafe = None
+
+
+@numba.njit(parallel=True, cache=True)
+def _touch_parallel(x):
+    for i in numba.prange(x.size):
+        x[i] += 1.0
+
+
+def _usable_threads(wanted):
+    """``wanted`` capped by this process's cores and numba's pool; 1 unless numba's threading
+    layer is omp or tbb (workqueue aborts when two threads launch at once, as two workers of an
+    in-process cluster may). The layer is started once per process, under a lock."""
+    global _threadsafe
+    wanted = min(int(wanted), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+                 numba.config.NUMBA_NUM_THREADS)
+    if wanted <= 1:
+        return 1
+    with _layer_lock:
+        if _threadsafe is None:
+            try:
+                _touch_parallel(np.zeros(2))
+                _threadsafe = numba.threading_layer() in ("omp", "tbb")
+            except Exception:  # no layer at all: serial kernels
+                _threadsafe = False
+    return wanted if _threadsafe else 1
+
+
+def row_cuts(indptr, k):
+    """Row boundaries (k + 1 of them) splitting CSR rows into k runs of about equal arcs."""
+    targets = np.arange(k + 1, dtype=indptr.dtype) * indptr[-1] // k  # of indptr's dtype: float ones copy indptr
+    cuts = np.searchsorted(indptr, targets).astype(np.int64)
+    cuts[-1] = indptr.size - 1
+    return cuts
 
 
 def array_module(x):
@@ -234,29 +303,49 @@ def first_in_frontier(indptr, indices, weights, rows, front):
 
 # ----------------------------------------------------------------------------- SpMV
 @numba.njit(cache=True)
-def _spmv_numba(indptr, indices, weights, x):
-    out = np.zeros(indptr.size - 1, dtype=np.float64)
-    for r in range(indptr.size - 1):
+def _spmv_numba(indptr, indices, weights, x, out):
+    for r in range(out.size):
         s = 0.0
-        if weights.size:
-            for e in range(indptr[r], indptr[r + 1]):
-                s += x[indices[e]] * weights[e]
-        else:
+        if weights is None:  # known when numba compiles: no test per row
             for e in range(indptr[r], indptr[r + 1]):
                 s += x[indices[e]]
+        else:
+            for e in range(indptr[r], indptr[r + 1]):
+                s += x[indices[e]] * weights[e]
         out[r] = s
+
+
+@numba.njit(cache=True, parallel=True)
+def _spmv_parallel(indptr, indices, weights, x, out):
+    # the serial loop with prange: calling a shared row function from each thread's chunk
+    # measured up to 2x slower on Luxembourg's roads, and a function compiled twice with and
+    # without parallel=True would share one entry in numba's cache
+    for r in numba.prange(out.size):
+        s = 0.0
+        if weights is None:
+            for e in range(indptr[r], indptr[r + 1]):
+                s += x[indices[e]]
+        else:
+            for e in range(indptr[r], indptr[r + 1]):
+                s += x[indices[e]] * weights[e]
+        out[r] = s
+
+
+def spmv(indptr, indices, weights, x, out=None):
+    """y[r] = sum over row r of x[col] (times the arc weight when weights are given), into
+    ``out`` if given (an iteration that reuses it saves a page fault per page in a dask worker)."""
+    if engine() != "numba":
+        import scipy.sparse as sp
+
+        data = np.ones(indices.size) if weights is None else weights
+        y = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, x.size)) @ x
+        if out is None:
+            return y
+        out[:] = y
+        return out
+    out = np.empty(indptr.size - 1, dtype=np.float64) if out is None else out
+    (_spmv_parallel if threads_for(indices.size, SPMV_GRAIN) > 1 else _spmv_numba)(indptr, indices, weights, x, out)
     return out
-
-
-def spmv(indptr, indices, weights, x):
-    """y[r] = sum over row r of x[col] (times the arc weight when weights are given)."""
-    w = np.empty(0) if weights is None else weights
-    if engine() == "numba":
-        return _spmv_numba(indptr, indices, w, x)
-    import scipy.sparse as sp
-
-    data = np.ones(indices.size) if weights is None else weights
-    return sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, x.size)) @ x
 
 
 # ----------------------------------------------------------------------------- PageRank step
@@ -650,23 +739,33 @@ def component_interface(leaving, v, root, lo, hi, key, scratch):
 
 # ----------------------------------------------------------------------------- label mode (CDLP)
 @numba.njit(cache=True)
-def _mode_numba(indptr_a, indices_a, indptr_b, indices_b, labels, own):
-    # counting into an n-long scratch, O(degree) per vertex: a sort per row costs 10x on roads
-    out = own.copy()
-    count = np.zeros(labels.size, np.int32)
-    for v in range(own.size):
+def _mode_rows(indptr_a, indices_a, indptr_b, indices_b, labels, out, count, r0, r1):
+    # counting into an n-long scratch, O(degree) per vertex: a sort per row costs 10x on roads.
+    # Without a second CSR indptr_b is None and numba compiles the rows without its loops
+    # (testing for an empty one in every row cost 30% on roads).
+    for v in range(r0, r1):
         a0, a1 = indptr_a[v], indptr_a[v + 1]
-        b0, b1 = (indptr_b[v], indptr_b[v + 1]) if indptr_b.size else (0, 0)
-        if a0 == a1 and b0 == b1:
-            continue  # isolated: keeps its label
         best, best_count = _tally(indices_a, a0, a1, labels, count, -1, 0)
-        best, best_count = _tally(indices_b, b0, b1, labels, count, best, best_count)
+        if indptr_b is not None:
+            best, best_count = _tally(indices_b, indptr_b[v], indptr_b[v + 1], labels, count, best, best_count)
         for i in range(a0, a1):  # loops, not fancy indexing: that allocates per vertex
             count[labels[indices_a[i]]] = 0
-        for i in range(b0, b1):
-            count[labels[indices_b[i]]] = 0
-        out[v] = best
-    return out
+        if indptr_b is not None:
+            for i in range(indptr_b[v], indptr_b[v + 1]):
+                count[labels[indices_b[i]]] = 0
+        if best >= 0:  # a row without neighbours keeps its label
+            out[v] = best
+
+
+@numba.njit(cache=True)
+def _mode_numba(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts):
+    _mode_rows(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts[0], 0, own.size)
+
+
+@numba.njit(cache=True, parallel=True)
+def _mode_parallel(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts, cuts):
+    for t in numba.prange(cuts.size - 1):
+        _mode_rows(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts[t], cuts[t], cuts[t + 1])
 
 
 @numba.njit(cache=True, inline="always")
@@ -682,16 +781,15 @@ def _tally(indices, s, e, labels, count, best, best_count):
     return best, best_count
 
 
-def _mode_numpy(indptr_a, indices_a, indptr_b, indices_b, labels, own):
+def _mode_numpy(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts):
     rows = [np.repeat(np.arange(own.size), np.diff(indptr_a))]
     labs = [labels[indices_a]]
-    if indptr_b.size:
+    if indptr_b is not None:
         rows.append(np.repeat(np.arange(own.size), np.diff(indptr_b)))
         labs.append(labels[indices_b])
     rows, labs = np.concatenate(rows), np.concatenate(labs)
-    out = own.copy()
     if rows.size == 0:
-        return out
+        return
     order = np.lexsort((labs, rows))
     rows, labs = rows[order], labs[order]
     starts = np.flatnonzero(np.r_[True, (rows[1:] != rows[:-1]) | (labs[1:] != labs[:-1])])
@@ -700,18 +798,30 @@ def _mode_numpy(indptr_a, indices_a, indptr_b, indices_b, labels, own):
     pick = np.lexsort((l, -counts, r))
     r, l = r[pick], l[pick]
     first = np.r_[True, r[1:] != r[:-1]]
-    out[r[first]] = l[first]
-    return out
+    own[r[first]] = l[first]
 
 
-def label_mode(a, b, labels, own):
+def label_counts(n):
+    """The scratch ``label_mode`` counts labels in (labels in [0, n)): one n-long row per thread
+    of this thread's kernels. ``label_mode`` leaves it zero, so one serves every round."""
+    return np.zeros((threads(), n), np.int32)
+
+
+def label_mode(a, b, labels, own, counts=None):
     """For every row v of CSR ``a`` (and ``b``, the same rows, or None): the most frequent value
     of ``labels`` over its neighbours in both (a neighbour in both counts twice), ties to the
-    smallest; rows without neighbours keep ``own[v]``. Labels lie in [0, labels.size)."""
-    empty = np.empty(0, np.int64)
-    ib, xb = (b.indptr, b.indices) if b is not None else (empty, empty)
-    fn = _mode_numba if engine() == "numba" else _mode_numpy
-    return fn(a.indptr, a.indices, ib, xb, labels, own)
+    smallest, written into ``own[v]`` in place (rows without neighbours keep theirs); returns
+    ``own``. Labels lie in [0, labels.size); ``counts``: ``label_counts(labels.size)``, made
+    here if not given (allocating it every round costs a page fault per page in a dask worker)."""
+    ib, xb = (b.indptr, b.indices) if b is not None else (None, None)
+    counts = label_counts(labels.size) if counts is None else counts
+    k = min(counts.shape[0], threads_for(a.indices.size + (0 if xb is None else xb.size), COUNT_GRAIN))
+    if engine() == "numba" and k > 1:
+        _mode_parallel(a.indptr, a.indices, ib, xb, labels, own, counts, row_cuts(a.indptr, k))
+    else:
+        fn = _mode_numba if engine() == "numba" else _mode_numpy
+        fn(a.indptr, a.indices, ib, xb, labels, own, counts)
+    return own
 
 
 # ----------------------------------------------------------------------------- neighbourhood arcs (LCC)
@@ -757,11 +867,9 @@ def _neighbour_sets_numba(ptr_a, idx_a, ptr_b, idx_b, lo):
 
 
 @numba.njit(cache=True)
-def _nbr_arcs_numba(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, mark):
-    nloc = nb_ptr.size - 1
-    hi = lo + nloc
-    arcs = np.zeros(nloc, np.int64)
-    for v in range(nloc):
+def _nbr_arcs_rows(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, mark, arcs, r0, r1):
+    hi = lo + nb_ptr.size - 1
+    for v in range(r0, r1):
         s, e = nb_ptr[v], nb_ptr[v + 1]
         if e - s < 2:
             continue
@@ -785,6 +893,21 @@ def _nbr_arcs_numba(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, m
         for i in range(s, e):
             mark[nb_idx[i]] = False
         arcs[v] = c
+
+
+@numba.njit(cache=True)
+def _nbr_arcs_numba(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, mark):
+    arcs = np.zeros(nb_ptr.size - 1, np.int64)
+    _nbr_arcs_rows(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, mark, arcs, 0, arcs.size)
+    return arcs
+
+
+@numba.njit(cache=True, parallel=True)
+def _nbr_arcs_parallel(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, mark, cuts):
+    arcs = np.zeros(nb_ptr.size - 1, np.int64)
+    for t in numba.prange(cuts.size - 1):
+        mine = mark if t == 0 else np.zeros(mark.size, np.bool_)
+        _nbr_arcs_rows(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, mine, arcs, cuts[t], cuts[t + 1])
     return arcs
 
 
@@ -800,11 +923,26 @@ def _nbr_arcs_numpy(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, m
     return np.asarray((M @ A).multiply(M).sum(axis=1)).ravel().astype(np.int64)
 
 
+@numba.njit(cache=True)
+def _rows_are_sets(indptr, indices, lo):
+    for v in range(indptr.size - 1):
+        prev = -1
+        for i in range(indptr[v], indptr[v + 1]):
+            u = indices[i]
+            if u <= prev or u == v + lo:
+                return False
+            prev = u
+    return True
+
+
 def neighbour_sets(a, b, lo):
     """Per row: the sorted distinct neighbours in CSR ``a`` and ``b`` (same rows, or None),
-    without the row's own vertex (``lo + row``)."""
+    without the row's own vertex (``lo + row``). ``a``'s own arrays when its rows already are
+    that (a simple graph without reordering): one scan instead of a sorted copy."""
     empty = np.empty(0, np.int64)
     pb, ib = (b.indptr, b.indices) if b is not None else (empty, empty)
+    if engine() == "numba" and b is None and _rows_are_sets(a.indptr, a.indices, lo):
+        return a.indptr, a.indices.astype(np.int64, copy=False)  # int64 like the sets built below
     if engine() == "numba":
         return _neighbour_sets_numba(a.indptr, a.indices, pb, ib, lo)
     rows = np.concatenate([np.repeat(np.arange(a.nlocal), np.diff(a.indptr))] + ([np.repeat(np.arange(a.nlocal), np.diff(pb))] if pb.size else []))
@@ -827,6 +965,10 @@ def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
     (ids, indptr, indices) rows of the other vertices of any N(v); ``mark``: n-long False bools.
     """
     g_ids, g_ptr, g_idx = ghosts
+    k = threads_for(nb_idx.size, COUNT_GRAIN)
+    if engine() == "numba" and k > 1:
+        return _nbr_arcs_parallel(nb_ptr, nb_idx, lo, own.indptr, own.indices, g_ids, g_ptr, g_idx, mark,
+                                  row_cuts(nb_ptr, k))
     fn = _nbr_arcs_numba if engine() == "numba" else _nbr_arcs_numpy
     return fn(nb_ptr, nb_idx, lo, own.indptr, own.indices, g_ids, g_ptr, g_idx, mark)
 
@@ -862,10 +1004,9 @@ def orient_rows(ptr, idx, degree, lo):
 
 
 @numba.njit(cache=True)
-def _oriented_numba(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
-    nloc = up_ptr.size - 1
-    hi = lo + nloc
-    for v in range(nloc):
+def _oriented_rows(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri, r0, r1):
+    hi = lo + up_ptr.size - 1
+    for v in range(r0, r1):
         s, e = up_ptr[v], up_ptr[v + 1]
         if e - s < 2:
             continue
@@ -892,6 +1033,23 @@ def _oriented_numba(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
             mark[up_idx[i]] = False
 
 
+@numba.njit(cache=True)
+def _oriented_numba(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
+    _oriented_rows(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri, 0, up_ptr.size - 1)
+
+
+@numba.njit(cache=True, parallel=True)
+def _oriented_parallel(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri, cuts):
+    k = cuts.size - 1
+    extra = np.zeros((k - 1, tri.size), np.int64)  # a tally per further thread: counts land anywhere
+    for t in numba.prange(k):
+        mine, tally = (mark, tri) if t == 0 else (np.zeros(mark.size, np.bool_), extra[t - 1])
+        _oriented_rows(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mine, tally, cuts[t], cuts[t + 1])
+    for i in numba.prange(tri.size):
+        for t in range(k - 1):
+            tri[i] += extra[t, i]
+
+
 def _oriented_numpy(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
     import scipy.sparse as sp
 
@@ -914,6 +1072,10 @@ def oriented_triangles(up_ptr, up_idx, lo, ghosts, mark, tri):
     ``mark``: n-long False bools. Work is the arcs v -> u times u's out-degree, which the
     orientation bounds by sqrt(2m) (Chiba and Nishizeki; GAP's tc)."""
     g_ids, g_ptr, g_idx = ghosts
+    k = threads_for(up_idx.size, COUNT_GRAIN)
+    if engine() == "numba" and k > 1:
+        _oriented_parallel(up_ptr, up_idx, int(lo), g_ids, g_ptr, g_idx, mark, tri, row_cuts(up_ptr, k))
+        return
     fn = _oriented_numba if engine() == "numba" else _oriented_numpy
     fn(up_ptr, up_idx, int(lo), g_ids, g_ptr, g_idx, mark, tri)
 

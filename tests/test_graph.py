@@ -60,6 +60,29 @@ def test_small_graphs_go_on_one_rank_unless_ranks_are_given(client, monkeypatch)
     assert bfs(g, 0).compute().sort_values("vertex").distance.tolist() == [0, 1, 2, 3]
 
 
+def test_a_graph_on_one_rank_counts_on_the_idle_workers_threads(client):
+    # Kronecker scale 13: ~100 K edges, enough arcs for a second thread in the counting kernels
+    # (COUNT_GRAIN each); PageRank's SpMV stays serial at this size
+    from dgraph.algorithms import label_propagation, local_clustering_coefficient, pagerank
+
+    from graphs import kron_edges
+
+    edges = kron_edges(13, seed=3, edge_factor=16).query("src != dst")
+    one, two = dgraph.from_edgelist(edges, directed=False), dgraph.from_edgelist(edges, directed=False, ranks=2)
+    assert (one.nranks, two.nranks) == (1, 2)
+    runs = {}
+    for g in (one, two):
+        runs[g.nranks] = [(f(g).compute().sort_values("vertex").reset_index(drop=True), g.last_stats.threads)
+                          for f in (label_propagation, local_clustering_coefficient, pagerank)]
+    if runs[1][0][1] == 1:
+        pytest.skip("numba has no thread-safe threading layer (omp or tbb) on the workers")
+    assert [t for _, t in runs[1]] == [2, 2, 2] and [t for _, t in runs[2]] == [1, 1, 1]
+    for (a, _), (b, _) in zip(runs[1][:2], runs[2][:2]):
+        pd.testing.assert_frame_equal(a, b)  # labels and clustering: identical
+    np.testing.assert_allclose(runs[1][2][0].pagerank, runs[2][2][0].pagerank,
+                               rtol=1e-9)
+
+
 def test_labels_strings_bigints_isolated(client):
     big = 2**63 - 5
     edges = pd.DataFrame({"src": [big, 2**33, 7], "dst": [2**33, 7, big]})

@@ -33,6 +33,7 @@ class RunStats:
     crossings: list = field(default_factory=list)  # per superstep: [inter msgs, inter bytes, intra msgs, intra bytes]
     monitors: np.ndarray = None  # the monitor rank of each smallest domain, when domains are known
     result_dtypes: dict = None  # column -> dtype of a rank's result, when kernels return dicts of arrays
+    threads: int = 1  # the most threads one worker's kernels could use (dgraph.kernels.threads)
 
     def __post_init__(self):
         if self.messages is None:
@@ -111,6 +112,7 @@ class RunStats:
         parts = list(parts)
         out = cls(parts[0].nranks)
         out.supersteps = max(p.supersteps for p in parts)
+        out.threads = max(p.threads for p in parts)
         out.domain_of, out.monitors = parts[0].domain_of, parts[0].monitors
         for p in parts:
             for i, row in enumerate(p.crossings):

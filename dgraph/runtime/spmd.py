@@ -21,13 +21,15 @@ import secrets
 import threading
 import time
 import uuid
+from collections import Counter
 
 import dask
 import numpy as np
 from distributed import get_worker, secede, wait
+from distributed.comm import get_address_host
 
 from .. import kernels
-from ..cluster import workers
+from ..cluster import identity, workers
 from ..errors import DgraphRunError
 from ..progress import Progress, progress_after
 from .channels import PeerLost, RunAborted, connect_mesh
@@ -104,7 +106,7 @@ def _transport(kind, mesh, worker_of_rank, index, ranks, stats, domains, flush_b
     return DirectTransport(mesh, worker_of_rank, index, ranks, stats)
 
 
-def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, route, *blocks):
+def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route, *blocks):
     worker = get_worker()
     plugin = worker.plugins[PLUGIN_NAME]
     rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
@@ -121,7 +123,8 @@ def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel
             per_rank = {r: tuple(blocks[i * k : (i + 1) * k]) for i, r in enumerate(ranks)}
             ctx = RankContext(len(worker_of_rank), ranks, per_rank, transport, stats)
             run.ctx = ctx
-            with stats.phase("kernel"), kernels.using(engine):
+            with stats.phase("kernel"), kernels.using(engine, threads):
+                stats.threads = kernels.threads()
                 results = kernel(ctx, **params)
             run.outcome = _outcome(results, stats)  # the close reply carries it to the client
             return results
@@ -288,13 +291,15 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
             raise DgraphRunError(f"could not open run {run_id} on workers {bad}")
         addresses = [(replies[w]["host"], replies[w]["port"]) for w in worker_addrs]
         drivers, driven = [], []
+        threads = _driver_threads(client, worker_addrs)
         for i, w in enumerate(worker_addrs):
             ranks = [r for r in range(len(blocks)) if worker_of_rank[r] == i]
             driven.append(ranks)
             with dask.annotate(workers=[w], allow_other_workers=False):
                 drivers.append(
                     dask.delayed(_drive, pure=False)(
-                        run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, kernels.engine(), route,
+                        run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, kernels.engine(), threads[i],
+                        route,
                         *[f for r in ranks for f in blocks[r]], dask_key_name=f"dgraph-{name}-{run_id}-{i}",
                     )
                 )
@@ -315,6 +320,23 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     finally:
         if opened:  # the run failed: drop its state everywhere
             _broadcast(client, opened, op="dgraph_close", run_id=run_id)
+
+
+def _driver_threads(client, worker_addrs):
+    """Threads each driver's kernels may use: the worker threads of its host, shared among the
+    run's drivers there (a graph on one rank of a two-worker machine gets both cores; one rank
+    per worker keeps one each). Cores per host are asked of the scheduler once per client, and
+    again when a driver's worker is new."""
+    known = getattr(client, "_dgraph_cores", None)
+    if known is None or not set(worker_addrs) <= known[0]:
+        info = identity(client)["workers"]
+        cores = Counter()
+        for addr, w in info.items():
+            cores[get_address_host(addr)] += int(w.get("nthreads", 1))
+        client._dgraph_cores = known = (set(info), cores)
+    hosts = [get_address_host(w) for w in worker_addrs]
+    drivers = Counter(hosts)
+    return [max(1, known[1][h] // drivers[h]) for h in hosts]
 
 
 def resolve_domains(client, transport, spec, worker_of_rank, worker_addrs, weights):
