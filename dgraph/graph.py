@@ -23,6 +23,7 @@ from .labels import Labels
 from .partitioners.oned import OneD
 from .results import block_edges, edges_frame, ranks_frame, to_dask
 from .runtime import RankResults, launch
+from .runtime.spmd import ensure_plugin
 
 DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")
@@ -459,6 +460,7 @@ def from_edgelist(
         raise DgraphInputError(f"duplicates must be one of {DUPLICATES}, got {duplicates!r}")
     if self_loops not in SELF_LOOPS:
         raise DgraphInputError(f"self_loops must be one of {SELF_LOOPS}, got {self_loops!r}")
+    ensure_plugin(client)  # before the first task: it also tunes the workers' allocator
     wk = workers(client)
     one_rank_below = ONE_RANK_ARCS if ranks is None and getattr(layout, "ranks", None) is None else 0
     layout = resolve_layout(layout, ranks, len(wk))

@@ -489,6 +489,8 @@ def _heads_outside(indices, lo, hi, count, seen):
     """The distinct heads outside lo..hi-1 (``count``: how many arcs point there); ``seen`` is
     n-long scratch, all False on entry and on return."""
     heads = np.empty(count, np.int64)
+    if count == 0:
+        return heads
     c = 0
     for j in range(indices.size):
         w = indices[j]
@@ -535,11 +537,14 @@ def _afforest_rows_numba(indptr, indices, lo, hi, parent, leaves, links, samples
     in_giant = np.zeros(nrows, np.bool_)  # rows that skipped their arcs inside the range
     mark = np.zeros(parent.size, np.bool_)  # heads outside the range of such rows
     outside = 0
+    alone = lo == 0 and hi == parent.size  # the range is every vertex: no arc leaves it
     for r in range(nrows):
         u = lo + r
         x = _find(parent, u)
         g = _find(parent, giant)
         in_giant[r] = x == g
+        if alone and in_giant[r]:
+            continue  # nothing of this row to union or to mark
         for j in range(indptr[r], indptr[r + 1]):
             w = indices[j]
             if w < lo or w >= hi:

@@ -131,11 +131,12 @@ def _trees(n, v, root):
 
 @pytest.mark.parametrize("arcs", [3000, 150])  # one giant tree (Afforest skips), many small ones
 @pytest.mark.parametrize("symmetric", [False, True])
-def test_block_forest_equals_the_forest_of_its_arcs(engine, symmetric, arcs):
-    # a rank's CSR over rows 100..299, heads anywhere, int32 as blocks hold them
+@pytest.mark.parametrize("lo, hi", [(100, 300), (0, 500)])  # a rank's rows; every row (one rank)
+def test_block_forest_equals_the_forest_of_its_arcs(engine, symmetric, arcs, lo, hi):
+    # a rank's CSR over rows lo..hi-1, heads anywhere, int32 as blocks hold them
     from types import SimpleNamespace
 
-    n, lo, hi = 500, 100, 300
+    n = 500
     a, b, _ = _random(n, arcs, 11)
     if symmetric:
         a, b = np.r_[a, b], np.r_[b, a]

@@ -57,6 +57,40 @@ def test_collectives(client, ranks):
     assert stats.bytes.trace() == 0
 
 
+def test_runs_share_each_host_s_cores_among_their_drivers_and_workers_reuse_freed_memory(client):
+    from dgraph.runtime.plugin import MMAP_THRESHOLD, PLUGIN_NAME
+    from dgraph.runtime.spmd import _driver_threads, ensure_plugin
+
+    ensure_plugin(client)
+    addrs = workers(client)
+    assert len(addrs) == 2  # the suite's cluster: two single-thread workers on this host
+    assert _driver_threads(client, addrs[:1]) == [2] and _driver_threads(client, addrs) == [1, 1]
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the allocator is tuned on glibc only")
+    tuned = client.run(lambda dask_worker: dask_worker.plugins[PLUGIN_NAME].malloc_tuned)
+    assert all(tuned.values()), tuned
+
+    def mappings_for_a_new_array():  # glibc's count of chunks it mmapped, around one allocation
+        import ctypes
+
+        class MallInfo2(ctypes.Structure):
+            _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                       "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+        libc = ctypes.CDLL("libc.so.6")
+        if not hasattr(libc, "mallinfo2"):  # glibc before 2.33
+            return None
+        libc.mallinfo2.restype = MallInfo2
+        before = libc.mallinfo2().hblks
+        held = np.empty(MMAP_THRESHOLD // 16, np.uint8)  # 2 MiB: its own mapping under dask's setting
+        return libc.mallinfo2().hblks - before + 0 * held.size
+
+    counts = set(client.run(mappings_for_a_new_array).values())
+    if counts == {None}:
+        pytest.skip("glibc before 2.33 has no mallinfo2 to count mappings with")
+    assert counts == {0}
+
+
 def failing_kernel(ctx, bounds, key, bad_rank):
     for step in range(50):
         for r in ctx.ranks:

@@ -8,7 +8,9 @@ this worker does not know gets an error *reply*, never an exception through the 
 
 from __future__ import annotations
 
+import ctypes
 import socket
+import sys
 import threading
 
 from distributed import WorkerPlugin
@@ -65,15 +67,45 @@ class Run:
             self.mesh.close()
 
 
+# glibc's own ceilings for its adaptive thresholds on 64-bit machines (mallopt(3))
+MMAP_THRESHOLD = 32 << 20
+TRIM_THRESHOLD = 2 * MMAP_THRESHOLD
+
+
+def tune_allocator():
+    """Let glibc keep freed arrays for reuse in this process, as it does by itself in a plain
+    Python process. Dask starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also fixes
+    the mmap threshold at 128 KiB: every array above that is then a fresh mapping, and in a
+    worker (many threads, so unmapping interrupts the other cores) allocating a 21 K-element
+    array costs ~100 us instead of ~7, a million elements ~1.5 ms instead of 0.17 (measured on
+    this project's 2-core VM). Raising both thresholds to glibc's ceilings (32 / 64 MiB) keeps up
+    to 64 MiB of freed memory per heap for reuse. Returns whether it applied (glibc only)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):  # musl or no libc.so.6: leave the allocator alone
+        return False
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+    return mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1
+
+
 class ExchangePlugin(WorkerPlugin):
-    """Registered once per client; holds the runs of this worker, no graph data."""
+    """Registered once per client; holds the runs of this worker, no graph data.
+
+    ``tune_malloc``: apply ``tune_allocator`` on every worker (the client's ``dgraph.tune-malloc``
+    dask config value, true by default; false keeps dask's setting)."""
 
     name = PLUGIN_NAME
     idempotent = True
 
+    def __init__(self, tune_malloc=True):
+        self.tune_malloc = tune_malloc
+
     def setup(self, worker):
         self.worker = worker
         self.runs = {}
+        self.malloc_tuned = self.tune_malloc and tune_allocator()
         worker.handlers["dgraph_open"] = self.open
         worker.handlers["dgraph_fail"] = self.fail
         worker.handlers["dgraph_close"] = self.close

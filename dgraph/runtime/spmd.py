@@ -226,7 +226,7 @@ def _outcome(results, stats):
 def ensure_plugin(client):
     with _registered:
         if not getattr(client, "_dgraph_plugin", False):
-            client.register_plugin(ExchangePlugin(), name=PLUGIN_NAME)
+            client.register_plugin(ExchangePlugin(bool(dask.config.get("dgraph.tune-malloc", True))), name=PLUGIN_NAME)
             client._dgraph_plugin = True
 
 
