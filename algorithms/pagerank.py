@@ -42,7 +42,7 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         np.divide(pr[r], out_weight[r], out=contrib[r], where=~dangling)
         sums[r] = [pr[r][dangling].sum(), 0.0]  # dangling mass, change
     x = np.zeros(n)  # contributions of every vertex this worker's ranks read; shared by them
-    sums_of = {r: [np.empty(p.indptr.size - 1) for p in ins[r].parts] for r in ctx.ranks}  # reused every iteration
+    row_sums = {r: [np.empty(p.indptr.size - 1) for p in ins[r].parts] for r in ctx.ranks}  # SpMV outputs, reused
     updates, converged = 0, False
     while True:
         with ctx.phase("exchange"):
@@ -55,7 +55,7 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
             break
         with ctx.phase("compute"):
             pulled = {r: [kernels.spmv(p.indptr, p.indices, p.weights if weighted else None, x, out)
-                          for p, out in zip(ins[r].parts, sums_of[r])] for r in ctx.ranks}
+                          for p, out in zip(ins[r].parts, row_sums[r])] for r in ctx.ranks}
         with ctx.phase("exchange"):
             pulled = reduce_rows(ctx, ins, pulled, layout, bounds)  # 2D: partial sums along the mesh row
         for r in ctx.ranks:

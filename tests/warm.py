@@ -27,7 +27,7 @@ def compile_kernels():
     import dgraph
     from dgraph import algorithms as alg
     from dgraph.partitioners import OnePointFiveD
-    from dgraph.kernels import COUNT_GRAIN, SPMV_GRAIN
+    from dgraph import kernels
     from graphs import er_edges, grid_edges, kron_edges
 
     kron = kron_edges(9, seed=1).query("src != dst")
@@ -56,8 +56,7 @@ def compile_kernels():
         alg.pointer_jumping(dgraph.from_edgelist(pd.DataFrame(tree))).compute()
         # the parallel variants the counting kernels and the SpMV take on a one-rank graph with
         # both workers' threads (in-process workers: lowering the grains here reaches them)
-        from dgraph import kernels
-
+        grains = kernels.SPMV_GRAIN, kernels.COUNT_GRAIN
         kernels.SPMV_GRAIN = kernels.COUNT_GRAIN = 1
         try:
             for edges, is_directed, weight, _ in cases[:3]:
@@ -65,4 +64,4 @@ def compile_kernels():
                 for frame in (alg.label_propagation(g), alg.local_clustering_coefficient(g), alg.pagerank(g, weight=weight)):
                     frame.compute()
         finally:
-            kernels.SPMV_GRAIN, kernels.COUNT_GRAIN = SPMV_GRAIN, COUNT_GRAIN
+            kernels.SPMV_GRAIN, kernels.COUNT_GRAIN = grains
