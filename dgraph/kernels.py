@@ -384,6 +384,38 @@ def pagerank_step(pulled, pr, p, outw, alpha, dangling_sum, contrib):
     change, dangling = fn(pulled, pr, p, outw, float(alpha), float(dangling_sum), contrib)
     return float(change), float(dangling)
 
+@numba.njit(cache=True)
+def _power_iterations(parallel, indptr, indices, weights, pr, p, outw, contrib, alpha, dangling, max_iter, tol_total):
+    pulled = np.empty(pr.size)
+    updates, change = 0, 0.0
+    while updates < max_iter and (updates == 0 or change >= tol_total):
+        if parallel:
+            _spmv_parallel(indptr, indices, weights, contrib, pulled)
+        else:
+            _spmv_numba(indptr, indices, weights, contrib, pulled)
+        change, dangling = _pagerank_step_numba(pulled, pr, p, outw, alpha, dangling, contrib)
+        updates += 1
+    return updates, change
+
+
+def power_iterations(indptr, indices, weights, pr, p, outw, contrib, alpha, dangling, max_iter, tol_total):
+    """PageRank on a rank that holds every vertex, all iterations in one call: a SpMV of the
+    in-CSR over ``contrib``, then ``pagerank_step``, until ``max_iter`` updates or an L1 change
+    below ``tol_total`` (the superstep loop's rule, without its per-iteration exchange and Python
+    overhead: 0.1-0.3 ms an iteration on the small graphs). ``dangling``: the dangling mass of
+    ``pr`` on entry. Updates ``pr`` and ``contrib`` in place; returns (updates, last change)."""
+    if engine() != "numba":
+        updates, change, pulled = 0, 0.0, np.empty(pr.size)
+        while updates < max_iter and (updates == 0 or change >= tol_total):
+            change, dangling = pagerank_step(spmv(indptr, indices, weights, contrib, pulled), pr, p, outw, alpha,
+                                             dangling, contrib)
+            updates += 1
+        return updates, change
+    parallel = threads_for(indices.size, SPMV_GRAIN) > 1
+    updates, change = _power_iterations(parallel, indptr, indices, weights, pr, p, outw, contrib, float(alpha),
+                                        float(dangling), int(max_iter), float(tol_total))
+    return int(updates), float(change)
+
 
 # ----------------------------------------------------------------------------- union-find
 @numba.njit(cache=True)

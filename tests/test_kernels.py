@@ -419,7 +419,11 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
     def run():
         tri = np.zeros(n, np.int64)
         kernels.oriented_triangles(up_ptr, up_idx, lo, ghosts_up, np.zeros(n, bool), tri)
-        return (kernels.label_mode(own, None, labels, labels[lo:hi].copy()),
+        pr, outw = np.full(n, 1 / n), degree.astype(np.float64)
+        contrib = np.divide(pr, outw, out=np.zeros(n), where=outw > 0)
+        kernels.power_iterations(indptr, indices, None, pr, np.full(n, 1 / n), outw, contrib, 0.85, pr[outw == 0].sum(),
+                                 20, 0.0)
+        return (pr, kernels.label_mode(own, None, labels, labels[lo:hi].copy()),
                 kernels.label_mode(own, other, labels, labels[lo:hi].copy(), kernels.label_counts(n)),
                 kernels.spmv(own.indptr, own.indices, None, x), kernels.spmv(own.indptr, own.indices, w, x), tri,
                 kernels.neighbourhood_arcs(ptr, idx, lo, own, ghosts_all, np.zeros(n, bool)))
@@ -430,4 +434,4 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
         parallel = run()
     for s, p in zip(serial, parallel):
         np.testing.assert_array_equal(s, p)  # same rows, same order within each: equal to the bit
-    assert serial[4].sum() > 0 and serial[5].sum() > 0  # there were triangles to count
+    assert serial[5].sum() > 0 and serial[6].sum() > 0  # there were triangles to count

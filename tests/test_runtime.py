@@ -1,6 +1,7 @@
 """The BSP runtime: collectives, failure semantics, cleanup, channel security."""
 
 import os
+import platform
 import signal
 import socket
 import sys
@@ -65,7 +66,7 @@ def test_runs_share_each_host_s_cores_among_their_drivers_and_workers_reuse_free
     addrs = workers(client)
     assert len(addrs) == 2  # the suite's cluster: two single-thread workers on this host
     assert _driver_threads(client, addrs[:1]) == [2] and _driver_threads(client, addrs) == [1, 1]
-    if not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
         pytest.skip("the allocator is tuned on glibc only")
     tuned = client.run(lambda dask_worker: dask_worker.plugins[PLUGIN_NAME].malloc_tuned)
     assert all(tuned.values()), tuned
