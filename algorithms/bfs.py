@@ -119,8 +119,7 @@ def _relax_rest(ctx, em, depth_limit, level, parent, frontier):
 def _settle(ctx, em, merged, depth, level, parent, visited):
     """Write back a level's merged offers: heads not yet reached take the level and the offered
     parent, and become known as visited; returns them per rank (the next frontier)."""
-    for ids in em.seen:
-        visited[ids] = True
+    em.mark_seen(visited)
     reached = {}
     for r in ctx.ranks:
         ids, _, tails = merged[r]

@@ -110,10 +110,11 @@ class EdgeMap:
         self.layout = layout if layout is not None else OneD(ctx.nranks)
         self.local_rows = all(self.layout.push_peers(r) == [r] for r in range(ctx.nranks))
         self.edges_examined = 0
-        self.seen = []  # global ids of the frontier vertices this worker saw in the last call
-        n = int(self.bounds[-1])
-        self.n = n
-        self.scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=np.bool_))
+        # the frontier vertices this worker saw in the last call: global ids, or (lo, mask) of a
+        # peer's range (``mark_seen`` reads both)
+        self.seen = []
+        self.n = int(self.bounds[-1])
+        self._scratch = None
         self._front = None
         self._valueless = False
         self._subgraph = None
@@ -121,6 +122,27 @@ class EdgeMap:
         self._degree = None
         self._arcs = None
         self._hid, self.classes = heavy_index(ctx.blocks[ctx.ranks[0]][0], self.n) if ctx.ranks else (None, None)
+
+    @property
+    def scratch(self):
+        """The merges' scratch (n floats, n ints, n ints, n False flags), made on first use:
+        every value slot is written before it is read, so only the flags are zeroed."""
+        if self._scratch is None:
+            n = self.n
+            self._scratch = (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64), np.zeros(n, dtype=np.bool_))
+        return self._scratch
+
+    def mark_seen(self, mask, value=True):
+        """Set ``mask`` (over placed ids) to ``value`` at every frontier vertex of the last call."""
+        for part in self.seen:
+            if isinstance(part, tuple):
+                lo, bits = part
+                if value:
+                    mask[lo : lo + bits.size] |= bits
+                else:
+                    mask[lo : lo + bits.size] = False
+            else:
+                mask[part] = value
 
     def lo(self, r):
         return int(self.bounds[r])
@@ -218,12 +240,15 @@ class EdgeMap:
         of = self.layout.pull_targets if pull else self.layout.push_targets
         return {r: of(r, self._subgraph) for r in self.ctx.ranks}
 
-    def _gather(self, ids, vals, targets, total=None, total_op="sum"):
+    def _gather(self, ids, vals, targets, total=None, total_op="sum", masks=False):
         """Every rank's frontier (global ids, values) plus those its peers sent it.
         ``targets[r][d]``: which of r's active vertices peer d gets: None for all, or a tuple of
         the layout's vertex classes. A class-restricted message numbers the vertices among the
         sender's own vertices of those classes (its universe, which every worker can rebuild),
-        so a bitmap of a few heavy vertices costs a few bytes, not one bit per owned vertex."""
+        so a bitmap of a few heavy vertices costs a few bytes, not one bit per owned vertex.
+        ``masks`` (a valueless pull, which only marks the frontier): a peer's bitmap stays a mask
+        of its range, ``(lo, mask)``, not listed as ids; rank r's rows are then the list of its
+        parts (global ids or such pairs), the form of ``self.seen``."""
         send = {}
         for r in self.ctx.ranks:
             send[r] = {}
@@ -244,17 +269,23 @@ class EdgeMap:
             got, totals = self._exchange(send, total, total_op)
         rows = {}
         for r in self.ctx.ranks:
-            parts = [(ids[r] + self.lo(r), vals[r])]
+            parts, spans = [(ids[r] + self.lo(r), vals[r])], []
             for src, message in got[r]:
                 if message[0].dtype == np.int8:  # class-restricted: positions in the sender's universe
                     universe = self._universe(src, tuple(c for c in range(8) if int(message[0][0]) >> c & 1))
                     pos, rest = _unpack(message[1:], universe.size)
                     local = universe[pos]
+                elif masks and message[0].dtype == np.uint8:  # unpacked in place of listing its ids
+                    spans.append((self.lo(src), np.unpackbits(message[0], count=self.size(src)).view(bool)))
+                    continue
                 else:
                     local, rest = _unpack(message, self.size(src))
                 parts.append((local + self.lo(src), rest[0] if rest else np.zeros(local.size, vals[r].dtype)))
-            rows[r] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
-        self.seen = [rows[r][0] for r in self.ctx.ranks]
+            if masks:
+                rows[r] = [p[0] for p in parts] + spans
+            else:
+                rows[r] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+        self.seen = [part for r in self.ctx.ranks for part in rows[r]] if masks else [rows[r][0] for r in self.ctx.ranks]
         return rows, totals
 
     def _exchange(self, send, total, total_op, combine=None):
@@ -347,10 +378,11 @@ class EdgeMap:
         front, fval = self._front
         # in 1D the results stay home, so the totals ride on the gather instead
         early = total if self.local_rows and not callable(total) else None
-        rows, totals = self._gather(ids, vals, self._targets(pull=True), early, total_op)
-        for r in self.ctx.ranks:
-            front[rows[r][0]] = True
-            if not self._valueless:  # valueless: only the winning tails matter
+        # valueless (only the winning tails matter): the frontier is only marked, from the bitmaps
+        rows, totals = self._gather(ids, vals, self._targets(pull=True), early, total_op, masks=self._valueless)
+        self.mark_seen(front)
+        if not self._valueless:
+            for r in self.ctx.ranks:
                 fval[rows[r][0]] = rows[r][1]
         results = {}
         for r in self.ctx.ranks:
@@ -374,8 +406,7 @@ class EdgeMap:
                 results[r] = (dst, v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False), src)
             else:
                 results[r] = self._merge(*_join(found), merge)
-        for r in self.ctx.ranks:
-            front[rows[r][0]] = False
+        self.mark_seen(front, False)
         if self.local_rows:
             if callable(total):
                 totals = self.ctx.allreduce({r: total(r, results[r][0]) for r in self.ctx.ranks}, total_op)
