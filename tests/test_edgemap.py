@@ -60,20 +60,26 @@ def _reference(edges, active, merge, filtered, canonical):
     return e.groupby("dst").agg(value=("value", agg))
 
 
-@pytest.mark.parametrize("layout", [OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(rows=2, cols=3),
-                                    OnePointFiveD(rows=2, cols=3, e_threshold=30, h_threshold=8)], ids=repr)
-def test_push_pull_and_auto_agree_with_reference(client, layout):
-    edges = kron_edges(8, seed=4)
-    g = dgraph.from_edgelist(edges, directed=True, layout=layout)
-    # placed arcs and the canonical id of each placed id, to build the reference in placed ids
+def _placed_arcs(g, edges):
+    """The graph's arcs in placed ids, and the canonical id of each placed id (to build the
+    reference in placed ids)."""
     n = g.num_vertices
     order = g._order.result() if g._order is not None else np.arange(n)
     placed = np.empty(n, np.int64)
     placed[order] = np.arange(n)
     labels = g.labels.index.result() if g.labels.index is not None else np.arange(n)
     lab = pd.Series(np.arange(n), index=labels)
-    arcs = pd.DataFrame({"src": placed[lab[edges.src].to_numpy()], "dst": placed[lab[edges.dst].to_numpy()]}).drop_duplicates()
-    active = np.random.default_rng(5).random(n) < 0.3
+    arcs = pd.DataFrame({"src": placed[lab[edges.src].to_numpy()], "dst": placed[lab[edges.dst].to_numpy()]})
+    return arcs.drop_duplicates(), order
+
+
+@pytest.mark.parametrize("layout", [OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(rows=2, cols=3),
+                                    OnePointFiveD(rows=2, cols=3, e_threshold=30, h_threshold=8)], ids=repr)
+def test_push_pull_and_auto_agree_with_reference(client, layout):
+    edges = kron_edges(8, seed=4)
+    g = dgraph.from_edgelist(edges, directed=True, layout=layout)
+    arcs, order = _placed_arcs(g, edges)
+    active = np.random.default_rng(5).random(g.num_vertices) < 0.3
     for merge in MERGES:
         for filtered in (False, True):
             ref = _reference(arcs, active, merge, filtered, order)
@@ -87,6 +93,41 @@ def test_push_pull_and_auto_agree_with_reference(client, layout):
                 np.testing.assert_allclose(hit.value.to_numpy(), ref.value.to_numpy(), rtol=1e-12)
                 if "src" in ref:
                     assert hit["tail"].tolist() == ref["src"].tolist(), (merge, direction)
+
+
+def valueless_pull_kernel(ctx, active, bounds, key, layout):
+    """A BFS-style pull (no values, merge "first"): the winning tails; whether ``mark_seen``
+    marks exactly the whole frontier; whether some peer's bitmap stayed a mask."""
+    em = EdgeMap(ctx, bounds, key, layout=layout)
+    frontier = {r: np.flatnonzero(active[em.lo(r) : em.lo(r) + em.size(r)]) for r in ctx.ranks}
+    merged, _ = em(frontier, None, None, "first", direction="pull")
+    seen = np.zeros(em.n, dtype=bool)
+    em.mark_seen(seen)
+    masks = any(isinstance(part, tuple) for part in em.seen)
+    out = {}
+    for r in ctx.ranks:
+        ids, _, tails = merged[r]
+        tail = np.full(em.size(r), -1, np.int64)
+        tail[ids] = tails
+        flags = np.full(em.size(r), np.array_equal(seen, active)), np.full(em.size(r), masks)
+        out[r] = {"tail": tail, "seen_all": flags[0], "masks": flags[1]}
+    return out
+
+
+@pytest.mark.parametrize("layout", [OneD(ranks=3), TwoD(rows=2, cols=2)], ids=repr)
+def test_a_valueless_pull_marks_the_frontier_from_bitmaps(client, layout):
+    edges = kron_edges(8, seed=4)
+    g = dgraph.from_edgelist(edges, directed=True, layout=layout)
+    arcs, order = _placed_arcs(g, edges)
+    active = np.random.default_rng(6).random(g.num_vertices) < 0.3  # dense: peers send bitmaps
+    ref = _reference(arcs, active, "first", False, order)
+    results, _ = g.run(valueless_pull_kernel, reverse=True, placement="layout", active=active)
+    got = pd.concat([pd.DataFrame(r) for r in results.gather()], ignore_index=True)
+    hit = got[got["tail"] >= 0]
+    assert hit.index.tolist() == ref.index.tolist() and hit["tail"].tolist() == ref["src"].tolist()
+    assert got.masks.all()
+    if isinstance(layout, OneD):  # every rank's whole frontier reaches every worker
+        assert got.seen_all.all()
 
 
 def test_vertex_subset_converts_both_ways():
