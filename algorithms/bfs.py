@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dgraph import kernels
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_paths
@@ -120,15 +121,8 @@ def _settle(ctx, em, merged, depth, level, parent, visited):
     """Write back a level's merged offers: heads not yet reached take the level and the offered
     parent, and become known as visited; returns them per rank (the next frontier)."""
     em.mark_seen(visited)
-    reached = {}
-    for r in ctx.ranks:
-        ids, _, tails = merged[r]
-        new = level[r][ids] == -1
-        ids = ids[new]
-        level[r][ids], parent[r][ids] = depth, tails[new]
-        visited[ids + em.lo(r)] = True
-        reached[r] = ids
-    return reached
+    return {r: kernels.settle_level(merged[r][0], merged[r][2], depth, level[r], parent[r], visited, em.lo(r))
+            for r in ctx.ranks}
 
 
 def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):

@@ -37,7 +37,8 @@ def test_build_csr_sorts_dedups_and_keeps_smallest_weight(engine):
 
 
 def _local_bfs(indptr, indices, n, source, direction):
-    """BFS on one CSR by frontier_arcs + merge "first" (push) or first_in_frontier (pull)."""
+    """BFS on one CSR by frontier_arcs + merge "first" (push) or first_in_frontier (pull), each
+    level written back by settle_level."""
     level = np.full(n, -1, np.int64)
     parent = np.full(n, -1, np.int64)
     level[source] = 0
@@ -55,9 +56,9 @@ def _local_bfs(indptr, indices, n, source, direction):
             rows = np.flatnonzero(level == -1)
             pos, p, _, _ = kernels.first_in_frontier(indptr, indices, None, rows, front)
             v = rows[pos]
-        new = level[v] == -1
-        frontier = v[new]
-        level[frontier], parent[frontier] = depth, p[new]
+        visited = level >= 0
+        frontier = kernels.settle_level(v, p, depth, level, parent, visited, 0)
+        assert (visited == (level >= 0)).all()
     return level, parent
 
 
