@@ -153,6 +153,7 @@ class Graph:
         self._weights = None
         self.transport, self.domains = "direct", None
         self.last_stats, self._last_results = None, None
+        self._metas = {}  # (result dtypes, columns) -> the empty frame describing such results
 
     def with_transport(self, transport, domains=None):
         """This graph with another transport (and domains): the same placed blocks, shared.
@@ -302,8 +303,13 @@ class Graph:
         meta = None
         dtypes = self.last_stats.result_dtypes if results is self._last_results else None
         if dtypes is not None:  # the run described its results: no round trip to fetch one
-            empty = None if labels is None else pd.Index([], dtype=self.labels.dtype)
-            meta = ranks_frame({0: {k: np.empty(0, dt) for k, dt in dtypes.items()}}, [(0, 0, 0)], empty, *columns)
+            key = (tuple(dtypes.items()), columns)
+            meta = self._metas.get(key)
+            if meta is None:
+                empty = None if labels is None else pd.Index([], dtype=self.labels.dtype)
+                meta = ranks_frame({0: {k: np.empty(0, dt) for k, dt in dtypes.items()}}, [(0, 0, 0)], empty, *columns)
+                if transform is None:  # kept per kind of result (pandas takes ms to build one)
+                    self._metas[key] = meta
         return to_dask(self.client, parts, meta)
 
     def layout_report(self, measure=False):
