@@ -106,12 +106,15 @@ def weight_classes(block, delta):
     return halves[0]
 
 
-def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None):
+def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None, narrow=False):
     """Cut arcs into one piece per rank: the owner of ``rows`` (placed ids), or with a layout the
-    rank that stores the arc (``layout.arc_ranks``)."""
+    rank that stores the arc (``layout.arc_ranks``). ``narrow``: the pieces hold the ids as
+    int32 when every placed id fits (a graph's construction holds all its pieces at once)."""
     owner = owner_of(rows, bounds) if layout is None else layout.arc_ranks(rows, cols, bounds, extra)
     order = np.argsort(owner, kind="stable")
     cuts = np.searchsorted(owner[order], np.arange(bounds.size), side="left")
+    if narrow and bounds[-1] <= np.iinfo(np.int32).max:
+        rows, cols = rows.astype(np.int32), cols.astype(np.int32)
     rows, cols = rows[order], cols[order]
     weights = weights[order] if weights is not None else None
     return [
@@ -133,15 +136,15 @@ def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, n
     rows, cols, w = concat_pieces(pieces)
     if row_ids is not None:  # rows lo..hi-1 of an index (1.5D: heavy vertices by degree)
         hi = lo + row_ids.size
-        local = _position(row_ids, rows)
+        rows = _position(row_ids, rows)
     else:
-        local = rows - lo
-    indptr, indices, weights = kernels.build_csr(local, cols, hi - lo, weights=w, key=key, dedup=dedup)
-    if n <= np.iinfo(np.int32).max:  # half the bytes per arc, resident and scanned
-        indices = indices.astype(np.int32)
+        rows -= lo  # the concatenation is ours: local rows in place
+    # int32 indices when they fit: half the bytes per arc, resident and scanned
+    dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    indptr, indices, weights = kernels.build_csr(rows, cols, hi - lo, weights=w, key=key, dedup=dedup, index_dtype=dtype)
     ids = row_ids if row_ids is not None else np.arange(lo, hi, dtype=np.int64)
-    loops = int(np.count_nonzero(np.repeat(ids, np.diff(indptr)) == indices))
-    return Block(rank, lo, hi, n, direction, indptr, indices, weights, loops, row_ids, name)
+    return Block(rank, lo, hi, n, direction, indptr, indices, weights, kernels.count_loops(indptr, indices, ids), row_ids,
+                 name)
 
 
 def _position(row_ids, rows):
@@ -152,7 +155,7 @@ def _position(row_ids, rows):
 def reverse_pieces(block, bounds, layout=None, extra=None):
     """The arcs of a block, flipped and cut by the rank that stores the flipped arc."""
     rows, cols, w = block_arcs(block)
-    return split_by_owner(cols, rows, w, bounds, layout, extra)
+    return split_by_owner(cols, rows, w, bounds, layout, extra, narrow=True)
 
 
 def degree_pieces(block, bounds):
@@ -177,4 +180,4 @@ def with_owned_degree(block, size, *pieces):
 
 def owner_pieces(block, bounds):
     """The arcs of a layout block cut by the owner of their row (to build 1D owner blocks)."""
-    return split_by_owner(*block_arcs(block), bounds)
+    return split_by_owner(*block_arcs(block), bounds, narrow=True)

@@ -66,7 +66,7 @@ def _split(part, inverse, bounds, weight, layout, extra):
     if inverse is not None:
         rows, cols = inverse[rows], inverse[cols]
     w = part[weight].to_numpy(dtype=np.float64) if weight else None
-    return split_by_owner(rows, cols, w, bounds, layout, extra)
+    return split_by_owner(rows, cols, w, bounds, layout, extra, narrow=True)
 
 
 def _symmetrize(part):

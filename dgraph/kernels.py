@@ -145,7 +145,7 @@ def _csr_numba(rows, cols, weights, nrows, key, dedup, order):
     for r in range(nrows):
         indptr[r + 1] += indptr[r]
     fill = indptr[:-1].copy()
-    idx = np.empty(m, dtype=np.int64)
+    idx = np.empty(m, dtype=cols.dtype)
     w = np.empty(m if weights.size else 0, dtype=np.float64)
     for i in range(m):
         p = fill[rows[i]]
@@ -161,7 +161,7 @@ def _csr_numba(rows, cols, weights, nrows, key, dedup, order):
     for r in range(nrows):
         s, e = indptr[r], indptr[r + 1]
         if e - s > 1:
-            k = idx[s:e] if key.size == 0 else key[idx[s:e]]
+            k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]  # one type for int32 ids too
             if weights.size:
                 order = np.argsort(w[s:e], kind="mergesort")
                 order = order[np.argsort(k[order], kind="mergesort")]
@@ -182,6 +182,8 @@ def _csr_numba(rows, cols, weights, nrows, key, dedup, order):
             last = seg[j]
             out += 1
         newptr[r + 1] = out
+    if out == m:  # nothing dropped: no copy (at a graph's construction peak, every byte counts)
+        return newptr, idx, w
     return newptr, idx[:out].copy(), w[:out].copy() if weights.size else w
 
 
@@ -190,7 +192,7 @@ def _csr_numpy(rows, cols, weights, nrows, key, dedup, order):
         order = np.argsort(rows, kind="stable")
         indptr = np.zeros(nrows + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=nrows), out=indptr[1:])
-        return indptr, cols[order].astype(np.int64), weights[order].astype(np.float64) if weights.size else weights
+        return indptr, cols[order], weights[order].astype(np.float64) if weights.size else weights
     k = cols if key.size == 0 else key[cols]
     order = np.lexsort((weights, k, rows)) if weights.size else np.lexsort((k, rows))
     rows, cols = rows[order], cols[order]
@@ -202,24 +204,45 @@ def _csr_numpy(rows, cols, weights, nrows, key, dedup, order):
         weights = weights[keep] if weights.size else weights
     indptr = np.zeros(nrows + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=nrows), out=indptr[1:])
-    return indptr, cols.astype(np.int64), weights.astype(np.float64)
+    return indptr, cols, weights.astype(np.float64)
 
 
-def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True, order=True):
-    """CSR of the arcs (rows[i] -> cols[i]); rows are local (0..nrows-1), cols any int64 ids.
+def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True, order=True, index_dtype=np.int64):
+    """CSR of the arcs (rows[i] -> cols[i]); rows are local (0..nrows-1), cols any ids (int32 or
+    int64 arrays are read as they are; other integers become int64).
 
     Neighbours are sorted by ``key[col]`` (or col), so adjacency order is canonical on every
     layout. With ``dedup`` repeated arcs are dropped, keeping the smallest weight. With
     ``order=False`` rows keep their arcs in input order and nothing is dropped (a counting sort).
-    Returns (indptr, indices, weights-or-None).
+    Returns (indptr, indices as ``index_dtype``, weights-or-None).
     """
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    cols = np.ascontiguousarray(cols, dtype=np.int64)
+    rows, cols = _ints(rows), _ints(cols)
     w = np.empty(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     k = np.empty(0, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
     fn = _csr_numba if engine() == "numba" else _csr_numpy
     indptr, idx, wout = fn(rows, cols, w, int(nrows), k, bool(dedup), bool(order))
-    return indptr, idx, (wout if weights is not None else None)
+    return indptr, idx.astype(index_dtype, copy=False), (wout if weights is not None else None)
+
+
+def _ints(a):
+    a = np.asarray(a)
+    return np.ascontiguousarray(a if a.dtype in (np.int32, np.int64) else a.astype(np.int64))
+
+
+@numba.njit(cache=True)
+def _loops_numba(indptr, indices, ids):
+    loops = 0
+    for r in range(ids.size):
+        for e in range(indptr[r], indptr[r + 1]):
+            loops += indices[e] == ids[r]
+    return loops
+
+
+def count_loops(indptr, indices, ids):
+    """Arcs of a CSR whose head is their row's own id (``ids[row]``): the self-loops."""
+    if engine() == "numba":
+        return int(_loops_numba(indptr, indices, np.asarray(ids, np.int64)))
+    return int(np.count_nonzero(np.repeat(ids, np.diff(indptr)) == indices))
 
 
 # ----------------------------------------------------------------------------- frontier arcs (edge map)
