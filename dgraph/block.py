@@ -131,17 +131,15 @@ def concat_pieces(pieces):
 
 
 def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, name=""):
-    """Concatenate the pieces sent to ``rank`` and build its CSR: row of an arc = its placed id
-    minus ``lo``, or with ``row_ids`` its position there (and ``hi = lo + len(row_ids)``)."""
-    rows, cols, w = concat_pieces(pieces)
+    """Build ``rank``'s CSR from the pieces sent to it (read where they are): row of an arc = its
+    placed id minus ``lo``, or with ``row_ids`` its position there (and ``hi = lo + len(row_ids)``)."""
+    offset = lo
     if row_ids is not None:  # rows lo..hi-1 of an index (1.5D: heavy vertices by degree)
-        hi = lo + row_ids.size
-        rows = _position(row_ids, rows)
-    else:
-        rows -= lo  # the concatenation is ours: local rows in place
+        hi, offset = lo + row_ids.size, 0
+        pieces = [(_position(row_ids, rows), cols, w) for rows, cols, w in pieces]
     # int32 indices when they fit: half the bytes per arc, resident and scanned
     dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
-    indptr, indices, weights = kernels.build_csr(rows, cols, hi - lo, weights=w, key=key, dedup=dedup, index_dtype=dtype)
+    indptr, indices, weights = kernels.csr_from_pieces(pieces, hi - lo, offset, key, dedup, index_dtype=dtype)
     ids = row_ids if row_ids is not None else np.arange(lo, hi, dtype=np.int64)
     return Block(rank, lo, hi, n, direction, indptr, indices, weights, kernels.count_loops(indptr, indices, ids), row_ids,
                  name)

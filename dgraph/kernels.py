@@ -137,54 +137,54 @@ def array_module(x):
 
 # ----------------------------------------------------------------------------- CSR build
 @numba.njit(cache=True)
-def _csr_numba(rows, cols, weights, nrows, key, dedup, order):
-    m = rows.size
-    indptr = np.zeros(nrows + 1, dtype=np.int64)
-    for i in range(m):
-        indptr[rows[i] + 1] += 1
-    for r in range(nrows):
-        indptr[r + 1] += indptr[r]
-    fill = indptr[:-1].copy()
-    idx = np.empty(m, dtype=cols.dtype)
-    w = np.empty(m if weights.size else 0, dtype=np.float64)
-    for i in range(m):
-        p = fill[rows[i]]
+def _count_rows(rows, offset, indptr):
+    for i in range(rows.size):
+        indptr[rows[i] - offset + 1] += 1
+
+
+@numba.njit(cache=True)
+def _fill_rows(rows, cols, weights, offset, fill, idx, w):
+    for i in range(rows.size):
+        r = rows[i] - offset
+        p = fill[r]
         idx[p] = cols[i]
         if weights.size:
             w[p] = weights[i]
-        fill[rows[i]] += 1
-    if not order:  # a plain counting sort by row: neighbours in input order
-        return indptr, idx, w
-    # sort each row by (key of neighbour, weight) and drop repeats keeping the smallest weight
+        fill[r] = p + 1
+
+
+@numba.njit(cache=True)
+def _order_rows(indptr, idx, w, key, dedup):
+    """Sort each row by (key of neighbour, weight) in place, dropping repeats (the first, the
+    lightest, stays) with ``dedup``; returns the new indptr and the arcs kept."""
+    nrows = indptr.size - 1
     out = 0
     newptr = np.zeros(nrows + 1, dtype=np.int64)
     for r in range(nrows):
         s, e = indptr[r], indptr[r + 1]
         if e - s > 1:
             k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]  # one type for int32 ids too
-            if weights.size:
+            if w.size:
                 order = np.argsort(w[s:e], kind="mergesort")
                 order = order[np.argsort(k[order], kind="mergesort")]
             else:
                 order = np.argsort(k, kind="mergesort")
             seg = idx[s:e][order]
-            segw = w[s:e][order] if weights.size else w[s:s]
+            segw = w[s:e][order] if w.size else w[s:s]
         else:
             seg = idx[s:e].copy()
-            segw = w[s:e].copy() if weights.size else w[s:s]
+            segw = w[s:e].copy() if w.size else w[s:s]
         last = -1
         for j in range(seg.size):
             if dedup and j > 0 and seg[j] == last:
                 continue
             idx[out] = seg[j]
-            if weights.size:
+            if w.size:
                 w[out] = segw[j]
             last = seg[j]
             out += 1
         newptr[r + 1] = out
-    if out == m:  # nothing dropped: no copy (at a graph's construction peak, every byte counts)
-        return newptr, idx, w
-    return newptr, idx[:out].copy(), w[:out].copy() if weights.size else w
+    return newptr, out
 
 
 def _csr_numpy(rows, cols, weights, nrows, key, dedup, order):
@@ -215,13 +215,41 @@ def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True, order=True,
     layout. With ``dedup`` repeated arcs are dropped, keeping the smallest weight. With
     ``order=False`` rows keep their arcs in input order and nothing is dropped (a counting sort).
     Returns (indptr, indices as ``index_dtype``, weights-or-None).
+
+    >>> indptr, indices, _ = build_csr(np.array([1, 0, 1, 1]), np.array([5, 3, 2, 5]), 2)
+    >>> indptr.tolist(), indices.tolist()
+    ([0, 1, 3], [3, 2, 5])
     """
-    rows, cols = _ints(rows), _ints(cols)
-    w = np.empty(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    return csr_from_pieces([(rows, cols, weights)], nrows, 0, key, dedup, order, index_dtype)
+
+
+def csr_from_pieces(pieces, nrows, offset=0, key=None, dedup=True, order=True, index_dtype=np.int64):
+    """``build_csr`` of the arcs of several pieces ``(rows, cols, weights-or-None)``, row of an arc
+    = its row id - ``offset``. The numba path reads the pieces where they are, counting then
+    filling (no concatenation: a rank's construction then holds its arcs once, plus the CSR)."""
+    weighted = bool(pieces) and pieces[0][2] is not None
     k = np.empty(0, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
-    fn = _csr_numba if engine() == "numba" else _csr_numpy
-    indptr, idx, wout = fn(rows, cols, w, int(nrows), k, bool(dedup), bool(order))
-    return indptr, idx.astype(index_dtype, copy=False), (wout if weights is not None else None)
+    pieces = [(_ints(r), _ints(c), np.empty(0) if w is None else np.ascontiguousarray(w, dtype=np.float64))
+              for r, c, w in pieces]
+    if engine() != "numba":
+        cat = lambda i, empty: np.concatenate([p[i] for p in pieces]) if pieces else empty  # noqa: E731
+        indptr, idx, w = _csr_numpy(cat(0, np.empty(0, np.int64)) - offset, cat(1, np.empty(0, np.int64)),
+                                    cat(2, np.empty(0)), int(nrows), k, bool(dedup), bool(order))
+        return indptr, idx.astype(index_dtype, copy=False), (w if weighted else None)
+    indptr = np.zeros(int(nrows) + 1, dtype=np.int64)
+    for r, _, _ in pieces:
+        _count_rows(r, offset, indptr)
+    np.cumsum(indptr, out=indptr)
+    m = int(indptr[-1])
+    idx, w = np.empty(m, dtype=index_dtype), np.empty(m if weighted else 0)
+    fill = indptr[:-1].copy()
+    for r, c, wt in pieces:
+        _fill_rows(r, c, wt, offset, fill, idx, w)
+    if order:
+        indptr, kept = _order_rows(indptr, idx, w, k, bool(dedup))
+        if kept < m:  # repeats dropped: give their room back
+            idx, w = idx[:kept].copy(), w[:kept].copy()
+    return indptr, idx, (w if weighted else None)
 
 
 def _ints(a):

@@ -36,6 +36,22 @@ def test_build_csr_sorts_dedups_and_keeps_smallest_weight(engine):
     assert i2.size == 400 and p2[-1] == 400
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_csr_from_pieces_equals_the_csr_of_their_concatenation(engine, weighted):
+    rows, cols, w = _random(60, 700, 5)
+    rows = rows + 1000  # placed ids of a rank whose range starts at 1000
+    cuts = [0, 150, 150, 400, 700]  # an empty piece too
+    pieces = [(rows[a:b].astype(np.int32) if i % 2 else rows[a:b], cols[a:b].astype(np.int32), w[a:b] if weighted else None)
+              for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))]
+    key = np.random.default_rng(6).permutation(60)
+    for dedup in (True, False):
+        got = kernels.csr_from_pieces(pieces, 60, 1000, key, dedup, index_dtype=np.int32)
+        ref = kernels.build_csr(rows - 1000, cols, 60, weights=w if weighted else None, key=key, dedup=dedup)
+        assert got[1].dtype == np.int32 and ref[1].dtype == np.int64
+        for x, y in zip(got, ref):
+            np.testing.assert_array_equal(x, y)
+
+
 def _local_bfs(indptr, indices, n, source, direction):
     """BFS on one CSR by frontier_arcs + merge "first" (push) or first_in_frontier (pull), each
     level written back by settle_level."""
