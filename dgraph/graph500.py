@@ -24,9 +24,11 @@ from __future__ import annotations
 import resource
 import time
 
+import numba
 import numpy as np
 from distributed import futures_of, wait
 
+from . import kernels
 from .errors import DgraphInputError
 
 KERNELS = ("bfs", "sssp")
@@ -39,26 +41,59 @@ def _edge_rules(part, reach, parent, n, weighted):
     -1 unreached) or the distance (SSSP, inf unreached). Returns (broken rule counts, edges
     traversed, packed bitmap of the vertices whose tree edge this partition holds)."""
     u, v = part["src"].to_numpy(np.int64), part["dst"].to_numpy(np.int64)
+    w = part["weight"].to_numpy(np.float64) if weighted else np.empty(0)
+    found = np.zeros(n, dtype=bool)
+    rules = _rules_numba if kernels.engine() == "numba" else _rules_numpy
+    straddle, far, traversed = rules(u, v, w, reach, parent, weighted, found)
+    return {"straddle": int(straddle), "far": int(far)}, int(traversed), np.packbits(found)
+
+
+@numba.njit(cache=True)
+def _rules_numba(u, v, w, reach, parent, weighted, found):
+    straddle, far, traversed = 0, 0, 0
+    for i in range(u.size):
+        a, b = u[i], v[i]
+        if a == b:
+            continue
+        ra, rb = reach[a], reach[b]
+        in_a, in_b = ra >= 0 and ra < np.inf, rb >= 0 and rb < np.inf  # BFS -1 / SSSP inf: unreached
+        if in_a != in_b:
+            straddle += 1
+        if not (in_a and in_b):
+            continue
+        traversed += 1
+        x = w[i] if weighted else 1.0
+        if weighted:
+            far += rb > ra + x + TOLERANCE or ra > rb + x + TOLERANCE
+            found[b] |= parent[b] == a and abs(rb - ra - x) <= TOLERANCE
+            found[a] |= parent[a] == b and abs(ra - rb - x) <= TOLERANCE
+        else:
+            far += abs(ra - rb) > 1
+            found[b] |= parent[b] == a
+            found[a] |= parent[a] == b
+    return straddle, far, traversed
+
+
+def _rules_numpy(u, v, w, reach, parent, weighted, found):
     keep = u != v
     u, v = u[keep], v[keep]
     ru, rv = reach[u], reach[v]
     reached_u, reached_v = (ru >= 0, rv >= 0) if not weighted else (np.isfinite(ru), np.isfinite(rv))
     both = reached_u & reached_v
-    straddle = int(np.count_nonzero(reached_u != reached_v))
+    straddle = np.count_nonzero(reached_u != reached_v)
     if weighted:
-        w = part["weight"].to_numpy(np.float64)[keep]
+        w = w[keep]
         with np.errstate(invalid="ignore"):  # inf - inf between unreached ends: masked out by ``both``
-            far = int(np.count_nonzero(both & ((rv > ru + w + TOLERANCE) | (ru > rv + w + TOLERANCE))))
+            far = np.count_nonzero(both & ((rv > ru + w + TOLERANCE) | (ru > rv + w + TOLERANCE)))
             tree_v = both & (parent[v] == u) & (np.abs(rv - ru - w) <= TOLERANCE)
             tree_u = both & (parent[u] == v) & (np.abs(ru - rv - w) <= TOLERANCE)
     else:
-        far = int(np.count_nonzero(both & (np.abs(ru - rv) > 1)))
+        far = np.count_nonzero(both & (np.abs(ru - rv) > 1))
         tree_v = both & (parent[v] == u)
         tree_u = both & (parent[u] == v)
-    found = np.zeros(n, dtype=bool)
     found[v[tree_v]] = True
     found[u[tree_u]] = True
-    return {"straddle": straddle, "far": far}, int(np.count_nonzero(both)), np.packbits(found)
+    return straddle, far, np.count_nonzero(both)
 
 
 def validate(root, reach, parent, edge_parts, client, weighted=False):
@@ -106,9 +141,7 @@ def validate(root, reach, parent, edge_parts, client, weighted=False):
     if broken["far"]:
         errors.append(f"{broken['far']} edges join vertices " + ("whose distances differ by more than the edge's weight"
                                                                   if weighted else "more than one level apart"))
-    found = np.zeros(n, dtype=bool)
-    for r in results:
-        found |= np.unpackbits(r[2], count=n).astype(bool)
+    found = np.unpackbits(np.bitwise_or.reduce([r[2] for r in results]), count=n).view(bool)
     if not found[others].all():
         bad = others[~found[others]][0]
         errors.append(f"tree edge ({parent[bad]}, {bad}) is not an input edge" + (" of that weight" if weighted else ""))

@@ -97,6 +97,26 @@ def test_validation_rejects_each_broken_rule(client, searched):
     assert g5.validate(root, d, sparent, parts, client, weighted=True)[0]  # SSSP: tree edge weight and relaxation
 
 
+def test_edge_rules_engines_agree_on_valid_and_broken_searches(searched):
+    from dgraph import kernels
+
+    root, (level, parent), (dist, sparent), parts, n = searched
+    part = parts[0].result()
+    leaf = int(np.argmax(level))
+    lv, p, d = level.copy(), parent.copy(), dist.copy()
+    lv[leaf] += 1
+    p[leaf] = root
+    d[leaf] += 0.5
+    for reach, par, weighted in [(level, parent, False), (lv, parent, False), (level, p, False), (dist, sparent, True),
+                                 (d, sparent, True)]:
+        out = {}
+        for engine in kernels.ENGINES:
+            with kernels.using(engine):
+                out[engine] = g5._edge_rules(part, reach, par, n, weighted)
+        assert out["numba"][:2] == out["numpy"][:2], (weighted, out)
+        np.testing.assert_array_equal(out["numba"][2], out["numpy"][2])
+
+
 def test_statistics_follow_the_specification():
     times, nedges = np.array([1.0, 2.0, 4.0]), np.array([100, 100, 100])
     s = g5.teps_statistics(times, nedges)
