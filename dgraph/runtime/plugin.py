@@ -1,24 +1,32 @@
 """ExchangePlugin: the dgraph-exchange worker plugin.
 
-The plugin only routes: control-plane handlers (open, fail, close, list) reach a ``Run`` object
-keyed by its run id, and the ``Run`` owns everything of that run on this worker: the listening
-socket, the peer channels, the wake-up pipe that aborts a blocked driver, and which thread drives it. A run's state is gone when the run closes or fails; a handler call naming a run
-this worker does not know gets an error *reply*, never an exception through the connection.
+The plugin only routes: control-plane handlers (open, drive, fail, close, list) reach a ``Run``
+object keyed by its run id, and the ``Run`` owns everything of that run on this worker: the
+listening socket, the peer channels, the wake-up pipe that aborts a blocked driver, which thread
+drives it, and what its kernel returned until a task takes it. A run's state is gone when the
+run closes or fails, or when its results are taken; a handler call naming a run this worker
+does not know gets an error *reply*, never an exception through the connection.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
+import pickle
 import socket
 import sys
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 from distributed import WorkerPlugin
+from distributed.worker import get_data_from_worker
 from distributed.comm.addressing import get_address_host
 
 from ..errors import DgraphRunError
 
 PLUGIN_NAME = "dgraph-exchange"
+UNTAKEN_FOR = 600.0  # seconds a finished run's results wait for their task before a new run drops them
 
 
 class Run:
@@ -35,6 +43,9 @@ class Run:
         self.mesh = None
         self.driver = None  # the thread driving this run's ranks, while it runs
         self.outcome = None  # what the driver reports when its kernel returns (pickled stats)
+        self.results = None  # what a driver started by the drive handler returned, until taken
+        self.finished_at = None  # when that driver returned
+        self.values = {}  # the values of the futures in a directly driven run's params (key -> value)
         self.lock = threading.Lock()
         self.closed = False
 
@@ -106,7 +117,10 @@ class ExchangePlugin(WorkerPlugin):
         self.worker = worker
         self.runs = {}
         self.malloc_tuned = self.tune_malloc and tune_allocator()
+        self.drivers = None  # the threads drivers started by the drive handler run in (made on first use)
+        self.fetched = {}  # values of the last direct run's param futures that live on other workers
         worker.handlers["dgraph_open"] = self.open
+        worker.handlers["dgraph_drive"] = self.drive
         worker.handlers["dgraph_fail"] = self.fail
         worker.handlers["dgraph_close"] = self.close
         worker.handlers["dgraph_runs"] = self.list_runs
@@ -116,14 +130,83 @@ class ExchangePlugin(WorkerPlugin):
         for run in list(self.runs.values()):
             run.close()
         self.runs.clear()
+        self.fetched = {}
+        if self.drivers is not None:
+            self.drivers.shutdown(wait=False)
 
-    async def open(self, run_id=None, secret=None, timeout=None):
+    async def open(self, run_id=None, secret=None, timeout=None, keys=None, needs=None):
+        """Open a run. A run the client drives directly names the blocks this worker must hold
+        (``keys``) and the futures its params need (``needs``: key -> a worker holding it),
+        both pickled: the reply is "moved" unless every block is here and every value was found."""
         if run_id in self.runs:
             return {"status": "error", "message": f"run {run_id} is already open"}
+        for old in [r for r in self.runs.values() if r.finished_at and time.monotonic() - r.finished_at > UNTAKEN_FOR]:
+            self.runs.pop(old.run_id).close()  # its results' task was dropped before it ran: nothing will take them
+        moved = {"status": "moved", "message": f"a block of run {run_id} is not on worker {self.worker.address}"}
+        if keys is not None and not all(k in self.worker.data for k in pickle.loads(keys)):
+            return moved
+        values = await self._values(pickle.loads(needs)) if needs is not None else {}
+        if values is None:
+            return moved
         host = get_address_host(self.worker.address)
         run = Run(run_id, secret, host, timeout)
+        run.values = values
         self.runs[run_id] = run
         return {"status": "OK", "host": host, "port": run.port}
+
+    async def _values(self, needs):
+        """The values of the futures a run's params need (key -> holder), from this worker's
+        memory or fetched from the holder; None if one cannot be had. Fetched values are kept
+        for the next run (a graph's runs keep passing the same ones), and only those."""
+        values = {}
+        for key, holder in needs.items():
+            if key in self.worker.data:
+                values[key] = self.worker.data[key]
+            elif key in self.fetched:
+                values[key] = self.fetched[key]
+            else:
+                try:
+                    reply = await get_data_from_worker(self.worker.rpc, [key], holder, who=self.worker.address)
+                except OSError:
+                    return None
+                if not (isinstance(reply, dict) and reply.get("status") == "OK" and key in reply.get("data", {})):
+                    return None
+                values[key] = reply["data"][key]
+        self.fetched = {k: v for k, v in values.items() if k not in self.worker.data}
+        return values
+
+    async def drive(self, run_id=None, spec=None):
+        """Drive this worker's ranks of an open run in a plugin thread (the worker's event loop and
+        task threads stay free); the reply carries the outcome, or the error's message. What the
+        kernel returned stays on the run for ``take``."""
+        from .spmd import drive, resolve
+
+        run = self.runs.get(run_id)
+        if run is None or run.closed:
+            return {"status": "error", "message": f"run {run_id} is not open on worker {self.worker.address}"}
+        spec, keys = pickle.loads(spec)
+        spec = spec._replace(params=resolve(spec.params, run.values))
+        try:
+            blocks = [self.worker.data[k] for k in keys]
+        except KeyError as exc:
+            return {"status": "error", "message": f"block {exc} of run {run_id} left worker {self.worker.address}"}
+        if self.drivers is None:
+            self.drivers = ThreadPoolExecutor(64, thread_name_prefix="dgraph-driver")
+        try:
+            run.results = await asyncio.get_running_loop().run_in_executor(self.drivers, drive, self.worker, run, spec, blocks)
+        except DgraphRunError as err:
+            return {"status": "error", "message": str(err)}
+        run.finished_at = time.monotonic()
+        return {"status": "OK", "outcome": run.outcome}
+
+    def take(self, run_id):
+        """What the kernel of a finished run returned here; closes the run."""
+        run = self.runs.get(run_id)
+        if run is None or run.outcome is None:
+            raise self._gone(run_id)
+        del self.runs[run_id]
+        run.close()
+        return run.results
 
     async def fail(self, run_id=None, reason=None):
         run = self.runs.get(run_id)
@@ -152,9 +235,12 @@ class ExchangePlugin(WorkerPlugin):
     def get_run(self, run_id):
         run = self.runs.get(run_id)
         if run is None or run.closed:
-            raise DgraphRunError(
-                f"run {run_id} is not open on worker {self.worker.address}: it ended, failed, or this is a "
-                "recomputation of a finished run's task; call the algorithm again"
-            )
+            raise self._gone(run_id)
         return run
+
+    def _gone(self, run_id):
+        return DgraphRunError(
+            f"run {run_id} is not open on worker {self.worker.address}: it ended, failed, or this is a "
+            "recomputation of a finished run's task; call the algorithm again"
+        )
 

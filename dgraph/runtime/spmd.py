@@ -1,12 +1,14 @@
 """Launching one driver per worker, the rank context kernels see, and failure handling.
 
-``launch`` mints the run id and secret, opens the run on every worker holding rank blocks
-(control plane: plugin handlers), then submits one driver task per worker pinned to it. The
-driver secedes from the worker's thread pool (so a one-thread worker stays usable during a long
-run), connects the peer channels (data plane) and calls ``kernel(ctx, **params)``; the kernel
-drives all of the worker's ranks, and what it returns (``{rank: result}``) stays on the worker
-as the driver's result (``RankResults``).
-Closing the run returns each worker's counters (``RunStats``) with the close reply.
+``launch`` mints the run id and secret and tells every worker holding rank blocks to open the
+run (control plane: plugin handlers), then to drive its ranks: the drive handler runs the driver
+in a plugin thread, so the worker's event loop and task threads stay free (a one-thread worker
+stays usable during a long run). The driver connects the peer channels (data plane) and calls
+``kernel(ctx, **params)``; the kernel drives all of the worker's ranks, and what it returns
+(``{rank: result}``) stays on the worker until a pinned task takes it (``RankResults``); the
+drive reply carries the worker's counters (``RunStats``). Both messages go from the client to
+each worker directly; when a worker is out of the client's reach, the run is opened through
+the scheduler and driven by one driver task per worker (which secedes from the thread pool).
 
 Failure: any error on a worker closes its channels, so every peer blocked on it wakes at once;
 the client also watches for lost workers and fails the run on the survivors. The caller gets a
@@ -16,17 +18,20 @@ worker, whatever happened.
 
 from __future__ import annotations
 
+import asyncio
 import pickle
 import secrets
 import threading
 import time
 import uuid
 from collections import Counter
+from typing import NamedTuple
 
 import dask
 import numpy as np
-from distributed import get_worker, secede, wait
+from distributed import Future, get_worker, secede, wait
 from distributed.comm import get_address_host
+from distributed.protocol.pickle import dumps
 
 from .. import kernels
 from ..cluster import identity, workers
@@ -41,6 +46,7 @@ from .plugin import PLUGIN_NAME, ExchangePlugin
 
 _registered = threading.Lock()
 PROGRESS_EVERY = 2.0  # seconds between updates of a long run's status line
+OPEN_WITHIN = 5.0  # seconds for a worker to answer the client (else an open goes through tasks)
 
 
 class _Ranks(list):
@@ -106,55 +112,109 @@ def _transport(kind, mesh, worker_of_rank, index, ranks, stats, domains, flush_b
     return DirectTransport(mesh, worker_of_rank, index, ranks, stats)
 
 
-def _drive(run_id, index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route, *blocks):
+class DriverSpec(NamedTuple):
+    """What one worker's driver is told."""
+
+    index: int  # the worker's place among the run's workers
+    addresses: list  # every worker's (host, port) for the peer channels
+    worker_addrs: list
+    worker_of_rank: list
+    ranks: list  # the ranks this worker drives
+    kernel: object
+    params: dict
+    engine: str
+    threads: int
+    route: tuple  # (transport, domains, flush bytes)
+
+
+class Held:
+    """Stands for a future's value in a directly driven run's params; the worker puts it back."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+
+def _swap(obj, leaf):
+    """``obj`` with ``leaf`` applied inside dicts, lists and tuples (where dask finds futures in a
+    task's arguments)."""
+    if type(obj) is dict:
+        return {k: _swap(v, leaf) for k, v in obj.items()}
+    if type(obj) in (list, tuple):
+        return type(obj)(_swap(v, leaf) for v in obj)
+    return leaf(obj)
+
+
+def hold(params):
+    """``(params with each future replaced by a Held, the futures)``."""
+    found = []
+
+    def leaf(x):
+        if isinstance(x, Future):
+            found.append(x)
+            return Held(x.key)
+        return x
+
+    return _swap(params, leaf), found
+
+
+def resolve(params, values):
+    """``params`` with each Held replaced by its value from ``values`` (key -> value)."""
+    return _swap(params, lambda x: values[x.key] if isinstance(x, Held) else x)
+
+
+def _drive(run_id, spec, params, *blocks):
+    """The driver task (when the client dispatches through the scheduler). ``params`` come apart
+    from ``spec``: dask puts the values of the futures in them, but not inside a NamedTuple."""
     worker = get_worker()
-    plugin = worker.plugins[PLUGIN_NAME]
-    rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
-
-    def body(run):
-        stats = RunStats(len(worker_of_rank))
-        me = f"{_describe(ranks)} on worker {worker.address}"
-        try:
-            with stats.phase("connect"):
-                mesh = connect_mesh(index, addresses, run.listener, bytes.fromhex(run_id), run.secret, run.wake_r, run.timeout)
-            run.mesh = mesh
-            transport = _transport(*route[:1], mesh, worker_of_rank, index, ranks, stats, *route[1:])
-            k = len(blocks) // max(len(ranks), 1)
-            per_rank = {r: tuple(blocks[i * k : (i + 1) * k]) for i, r in enumerate(ranks)}
-            ctx = RankContext(len(worker_of_rank), ranks, per_rank, transport, stats)
-            run.ctx = ctx
-            with stats.phase("kernel"), kernels.using(engine, threads):
-                stats.threads = kernels.threads()
-                results = kernel(ctx, **params)
-            run.outcome = _outcome(results, stats)  # the close reply carries it to the client
-            return results
-        except PeerLost as exc:
-            peer = worker_addrs[exc.peer]
-            err = DgraphRunError(
-                f"{me} lost peer worker {peer} ({_describe(rank_map[peer])}) at superstep {stats.supersteps}: {exc}"
-            )
-        except RunAborted:
-            err = DgraphRunError(f"{me} stopped at superstep {stats.supersteps}: {run.failure}")
-        except Exception as exc:  # the kernel itself failed here: this is the root cause
-            ctx = getattr(run, "ctx", None)
-            if ctx is not None and ctx.current is not None and len(ranks) > 1:
-                me = f"rank {ctx.current} ({me})"
-            err = DgraphRunError(f"{me} failed at superstep {stats.supersteps}: {type(exc).__name__}: {exc}")
-            err.__cause__ = exc
-        run.fail(str(err))
-        if run.mesh is not None:
-            run.mesh.close()  # peers blocked on us wake up now
-        raise err
-
     # Leave the worker's thread pool: the run may block for long, and the worker must stay
     # free to run other tasks (even with one thread) while its ranks exchange.
     secede()
-    run = plugin.get_run(run_id)
+    return drive(worker, worker.plugins[PLUGIN_NAME].get_run(run_id), spec._replace(params=params), blocks)
+
+
+def drive(worker, run, spec, blocks):
+    """Run this worker's ranks of ``run``: connect the peer channels, call the kernel, and leave
+    the outcome (stats) on ``run``. Returns ``{rank: result}``; raises ``DgraphRunError``."""
+    index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route = spec
+    rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
+    stats = RunStats(len(worker_of_rank))
+    me = f"{_describe(ranks)} on worker {worker.address}"
     run.driver = threading.current_thread()
     try:
-        return body(run)
+        with stats.phase("connect"):
+            mesh = connect_mesh(index, addresses, run.listener, bytes.fromhex(run.run_id), run.secret, run.wake_r, run.timeout)
+        run.mesh = mesh
+        transport = _transport(*route[:1], mesh, worker_of_rank, index, ranks, stats, *route[1:])
+        k = len(blocks) // max(len(ranks), 1)
+        per_rank = {r: tuple(blocks[i * k : (i + 1) * k]) for i, r in enumerate(ranks)}
+        ctx = RankContext(len(worker_of_rank), ranks, per_rank, transport, stats)
+        run.ctx = ctx
+        with stats.phase("kernel"), kernels.using(engine, threads):
+            stats.threads = kernels.threads()
+            results = kernel(ctx, **params)
+        run.outcome = _outcome(results, stats)  # the client reads it from the close (or drive) reply
+        return results
+    except PeerLost as exc:
+        peer = worker_addrs[exc.peer]
+        err = DgraphRunError(
+            f"{me} lost peer worker {peer} ({_describe(rank_map[peer])}) at superstep {stats.supersteps}: {exc}"
+        )
+    except RunAborted:
+        err = DgraphRunError(f"{me} stopped at superstep {stats.supersteps}: {run.failure}")
+    except Exception as exc:  # the kernel itself failed here: this is the root cause
+        ctx = getattr(run, "ctx", None)
+        if ctx is not None and ctx.current is not None and len(ranks) > 1:
+            me = f"rank {ctx.current} ({me})"
+        err = DgraphRunError(f"{me} failed at superstep {stats.supersteps}: {type(exc).__name__}: {exc}")
+        err.__cause__ = exc
     finally:
         run.driver = None
+    run.fail(str(err))
+    if run.mesh is not None:
+        run.mesh.close()  # peers blocked on us wake up now
+    raise err
 
 
 class RankResults:
@@ -269,54 +329,192 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     vertex a rank holds); ``flush_bytes``: the grouped transport's buffer threshold (default: the
     ``dgraph.flush-bytes`` dask config value, 4 MiB).
 
+    Dispatch: the client tells each worker directly to open the run and drive its ranks (plugin
+    handlers: one round trip, none through the scheduler, whose batched streams add 2-10 ms
+    each way), then a pinned task per worker takes what the kernel returned there. When a worker
+    is out of the client's reach, or a block is not where it was, the run goes as one driver task
+    per worker instead; ``dask.config.set({"dgraph.dispatch": "tasks"})`` always does.
+
     Returns ``(results, stats)``: the ``RankResults`` (what the kernel returned for each rank,
     held where it ran) and the merged ``RunStats``.
     """
     ensure_plugin(client)
-    firsts = [b[0] for b in blocks]
-    wait([f for b in blocks for f in b])
-    who = client.who_has(firsts)
-    holders = [who[b.key][0] for b in firsts]
-    worker_addrs = sorted(set(holders))
-    worker_of_rank = [worker_addrs.index(h) for h in holders]
+    _ready([f for b in blocks for f in b])
     flush_bytes = int(flush_bytes or dask.config.get("dgraph.flush-bytes", DEFAULT_FLUSH_BYTES))
-    route = (transport, *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights), flush_bytes)
+
+    def plan(fresh=False):
+        """Where each rank runs, and what each worker's driver is told."""
+        holders = _holders(client, [b[0] for b in blocks], fresh)
+        worker_addrs = sorted(set(holders))
+        worker_of_rank = [worker_addrs.index(h) for h in holders]
+        route = (transport, *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights), flush_bytes)
+        threads = _driver_threads(client, worker_addrs)
+        driven = [[r for r in range(len(blocks)) if worker_of_rank[r] == i] for i in range(len(worker_addrs))]
+        specs = [DriverSpec(i, None, worker_addrs, worker_of_rank, driven[i], kernel, params, kernels.engine(), threads[i],
+                            route) for i in range(len(worker_addrs))]
+        return worker_addrs, driven, specs, [[f for r in ranks for f in blocks[r]] for ranks in driven]
+
+    started, line = time.monotonic(), Progress(name)
+    worker_addrs, driven, specs, held = plan()
+    run = None
+    if dask.config.get("dgraph.dispatch", "auto") != "tasks" and getattr(client, "_dgraph_direct", True):
+        held_params, futures = hold(params)  # the workers find these futures' values themselves
+        _ready(futures)
+        needs = dict(zip([f.key for f in futures], _holders(client, futures)))
+        specs = [spec._replace(params=held_params) for spec in specs]
+        run = _run_direct(client, worker_addrs, specs, [[f.key for f in h] for h in held], needs, timeout, name, line)
+    if run is None:
+        worker_addrs, driven, specs, held = plan(fresh=True)  # the holders remembered may be stale
+        run = _run_tasks(client, worker_addrs, specs, held, timeout, name, line)
+    futures, outcomes, dispatch = run
+    outcomes = [pickle.loads(o) for o in outcomes]
+    stats = RunStats.merge([s for s, _ in outcomes])
+    stats.result_dtypes = next((d for _, d in outcomes if d is not None), None)
+    stats.dispatch = dispatch
+    line.close(stats.supersteps, time.monotonic() - started)
+    return RankResults(client, futures, driven), stats
+
+
+def _ready(futures):
+    """Wait for ``futures`` unless the client already knows them finished (no round trip then)."""
+    if any(f.status != "finished" for f in futures):
+        wait(futures)
+
+
+def _holders(client, firsts, fresh=False):
+    """The worker holding each of ``firsts``, remembered per client (blocks rarely move; a run
+    finding one moved asks again)."""
+    known = client.__dict__.setdefault("_dgraph_holders", {})
+    key = tuple(f.key for f in firsts)
+    if fresh or key not in known:
+        deadline = time.monotonic() + 60
+        who = client.who_has(firsts)
+        while not all(who.get(f.key) for f in firsts):  # lost with a worker; the client may not know yet
+            if time.monotonic() > deadline:
+                raise DgraphRunError(f"blocks {[f.key for f in firsts if not who.get(f.key)]} are in no worker's memory")
+            time.sleep(0.05)
+            wait(firsts)
+            who = client.who_has(firsts)
+        if len(known) >= 256:
+            known.clear()
+        known[key] = [who[f.key][0] for f in firsts]
+    return known[key]
+
+
+def _take(run_id):
+    """A directly driven run's results on this worker (the task that makes them a future)."""
+    return get_worker().plugins[PLUGIN_NAME].take(run_id)
+
+
+def _run_direct(client, worker_addrs, specs, keys, needs, timeout, name, line):
+    """Open and drive the run by telling each worker directly (``keys[i]``: the blocks worker i
+    must hold; ``needs``: the params' futures, key -> a worker holding it). Returns ``(futures,
+    outcomes, "direct")``, or None when the run could not start this way (nothing ran)."""
     run_id = uuid.uuid4().hex
-    secret = secrets.token_bytes(32)
-    replies = _broadcast(client, worker_addrs, check=False, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
+    try:
+        opened, outcomes = client.sync(_direct, client, worker_addrs, run_id, secrets.token_bytes(32), timeout, specs,
+                                       keys, needs, line)
+    except DgraphRunError:
+        client._dgraph_holders.clear()  # a worker may have left: ask where blocks are next time
+        raise
+    if outcomes is None:
+        unreachable = [w for w, r in opened.items() if isinstance(r, (OSError, asyncio.TimeoutError))]
+        if unreachable and set(unreachable) <= set(workers(client)):
+            client._dgraph_direct = False  # live workers out of the client's reach: use tasks from now on
+        return None
+    futures = [client.submit(_take, run_id, key=f"dgraph-{name}-{run_id}-{i}", workers=[w], allow_other_workers=False,
+                             pure=False) for i, w in enumerate(worker_addrs)]
+    return futures, outcomes, "direct"
+
+
+async def _direct(client, worker_addrs, run_id, secret, timeout, specs, keys, needs, line):
+    """The direct run on the client's event loop: ``(open replies, outcomes)``; outcomes is None
+    when some worker could not open the run (those that did are closed again)."""
+
+    def call(w, op, **msg):
+        return getattr(client.rpc(w), op)(run_id=run_id, **msg)
+
+    async def tell(targets, op, **msg):  # best effort, and never waiting long on a worker that left
+        try:
+            await asyncio.wait_for(asyncio.gather(*[call(w, op, **msg) for w in targets if w not in gone],
+                                                  return_exceptions=True), OPEN_WITHIN)
+        except asyncio.TimeoutError:
+            pass
+
+    gone = set()  # workers the client lost its connection to
+
+    needs = pickle.dumps(needs)
+    replies = await asyncio.gather(*[asyncio.wait_for(call(w, "dgraph_open", secret=secret, timeout=timeout,
+                                                           keys=pickle.dumps(k), needs=needs), OPEN_WITHIN)
+                                     for w, k in zip(worker_addrs, keys)], return_exceptions=True)
+    opened = dict(zip(worker_addrs, replies))
+    if not all(isinstance(r, dict) and r.get("status") == "OK" for r in replies):
+        await tell([w for w, r in opened.items() if isinstance(r, dict) and r.get("status") == "OK"], "dgraph_close")
+        return opened, None
+    addresses = [(r["host"], r["port"]) for r in replies]
+    drives = {
+        asyncio.ensure_future(call(w, "dgraph_drive", spec=dumps((spec._replace(addresses=addresses), k)))): i
+        for i, (w, spec, k) in enumerate(zip(worker_addrs, specs, keys))
+    }
+    done, errors, failed_at = {}, [], None
+    start, after, last_report = time.monotonic(), progress_after(), -float("inf")
+    try:
+        pending = set(drives)
+        while pending and (failed_at is None or time.monotonic() < failed_at + 5):
+            finished, pending = await asyncio.wait(pending, timeout=0.25)
+            for f in finished:
+                w = worker_addrs[drives[f]]
+                reply = f.exception() or f.result()
+                if isinstance(reply, dict) and reply.get("status") == "OK":
+                    done[drives[f]] = reply["outcome"]
+                    continue
+                if not isinstance(reply, dict):
+                    gone.add(w)
+                    reply = {"message": f"run {run_id}: worker {w} left or failed: {reply!r}"}
+                errors.append(DgraphRunError(reply["message"]))
+            if errors and failed_at is None:  # wake the others (a peer's channel may not tell them)
+                failed_at = time.monotonic()
+                await tell(worker_addrs, "dgraph_fail", reason="another rank of this run failed")
+            now = time.monotonic()
+            if pending and now - start >= after and now - last_report > PROGRESS_EVERY:
+                last_report = now
+                step = (await asyncio.gather(call(worker_addrs[0], "dgraph_progress"), return_exceptions=True))[0]
+                line.update(step.get("superstep") if isinstance(step, dict) else None, now - start)
+    finally:
+        for f in drives:
+            f.cancel()
+        if errors or len(done) < len(worker_addrs):
+            await tell(worker_addrs, "dgraph_close")  # drop the run's state everywhere
+    if errors:
+        raise _root_cause(errors)
+    return opened, [done[i] for i in range(len(worker_addrs))]
+
+
+def _run_tasks(client, worker_addrs, specs, blocks, timeout, name, line):
+    """Open the run through the scheduler and submit one driver task per worker."""
+    run_id = uuid.uuid4().hex
+    replies = _broadcast(client, worker_addrs, check=False, op="dgraph_open", run_id=run_id, secret=secrets.token_bytes(32),
+                         timeout=timeout)
     opened = [w for w, r in replies.items() if isinstance(r, dict) and r.get("status") == "OK"]
     try:
         if len(opened) != len(worker_addrs):
             bad = {w: r for w, r in replies.items() if w not in opened}
             raise DgraphRunError(f"could not open run {run_id} on workers {bad}")
         addresses = [(replies[w]["host"], replies[w]["port"]) for w in worker_addrs]
-        drivers, driven = [], []
-        threads = _driver_threads(client, worker_addrs)
+        drivers = []
         for i, w in enumerate(worker_addrs):
-            ranks = [r for r in range(len(blocks)) if worker_of_rank[r] == i]
-            driven.append(ranks)
             with dask.annotate(workers=[w], allow_other_workers=False):
-                drivers.append(
-                    dask.delayed(_drive, pure=False)(
-                        run_id, i, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, kernels.engine(), threads[i],
-                        route,
-                        *[f for r in ranks for f in blocks[r]], dask_key_name=f"dgraph-{name}-{run_id}-{i}",
-                    )
-                )
+                spec = specs[i]._replace(addresses=addresses, params=None)
+                drivers.append(dask.delayed(_drive, pure=False)(run_id, spec, specs[i].params, *blocks[i],
+                                                                dask_key_name=f"dgraph-{name}-{run_id}-{i}"))
         futures = client.compute(drivers, optimize_graph=False)
-        results = RankResults(client, futures, driven)
-        started, line = time.monotonic(), Progress(name)
         _watch(client, futures, worker_addrs, run_id, line)
         replies = _broadcast(client, opened, check=False, op="dgraph_close", run_id=run_id)
         opened = []
         lost = [w for w in worker_addrs if not (isinstance(replies.get(w), dict) and replies[w].get("outcome"))]
         if lost:
             raise DgraphRunError(f"run {run_id}: worker {lost[0]} did not report its outcome ({replies.get(lost[0])!r})")
-        outcomes = [pickle.loads(replies[w]["outcome"]) for w in worker_addrs]
-        stats = RunStats.merge([s for s, _ in outcomes])
-        stats.result_dtypes = next((d for _, d in outcomes if d is not None), None)
-        line.close(stats.supersteps, time.monotonic() - started)
-        return results, stats
+        return futures, [replies[w]["outcome"] for w in worker_addrs], "tasks"
     finally:
         if opened:  # the run failed: drop its state everywhere
             _broadcast(client, opened, op="dgraph_close", run_id=run_id)
