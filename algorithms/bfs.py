@@ -44,7 +44,6 @@ METHODS = ("auto", "levels", "relax")
 def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, layout):
     em = EdgeMap(ctx, bounds, key, layout=layout)
     n = em.n
-    degree = em.out_degree()
     level = {r: np.full(em.size(r), -1, np.int64) for r in ctx.ranks}
     parent = {r: np.full(em.size(r), -1, np.int64) for r in ctx.ranks}
     frontier = {r: np.empty(0, np.int64) for r in ctx.ranks}
@@ -58,7 +57,8 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, la
         return _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited)
     # one rank: the local closure (a FIFO over each arc once) is the whole search, in one step
     relax, share = method == "relax" or (method == "auto" and ctx.nranks == 1), None
-    if not relax:
+    if not relax:  # (a search relaxed from the start needs no degrees)
+        degree = em.out_degree()
         arcs = int(ctx.allreduce({r: [em.out_block(r).narcs] for r in ctx.ranks})[0])
         maxdeg = int(ctx.allreduce({r: [degree[r].max(initial=0)] for r in ctx.ranks}, "max")[0])
     stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731

@@ -67,6 +67,8 @@ def local_arcs(em, r, weighted):
     lo, hi = em.lo(r), em.lo(r) + em.size(r)
     block = em.out_block(r)
     if _owner_block(block, lo, hi):
+        if lo == 0 and hi == em.n:  # the rank holds every vertex: no arc leaves (and no pass over them)
+            return block.indptr, block.indices, block.weights if weighted else None, np.zeros(hi, dtype=bool)
         boundary = kernels.rows_leaving(block.indptr, block.indices, lo, hi)
         return block.indptr, block.indices, block.weights if weighted else None, boundary
     rows, cols, w = block_arcs(block)

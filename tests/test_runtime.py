@@ -223,6 +223,20 @@ def test_a_run_whose_remembered_holder_is_gone_goes_through_tasks(client):
     pd.testing.assert_frame_equal(got, expected)
 
 
+def test_a_kernel_that_cannot_be_pickled_fails_the_call_and_leaves_no_run(client):
+    g = grid_graph(6, 6, ranks=2)
+    lock = threading.Lock()
+
+    def kernel(ctx, bounds, key):
+        with lock:
+            return {r: {} for r in ctx.ranks}
+
+    with pytest.raises(Exception, match="pickle"):
+        g.run(kernel)
+    # (the autouse fixture checks that no run is left open on any worker)
+    assert bfs(g, 0).compute().distance.max() == 10
+
+
 def test_taking_results_twice_or_of_an_unknown_run_says_why(client):
     from dgraph.runtime.spmd import _take
 

@@ -452,13 +452,12 @@ async def _direct(client, worker_addrs, run_id, secret, timeout, specs, keys, ne
         await tell([w for w, r in opened.items() if isinstance(r, dict) and r.get("status") == "OK"], "dgraph_close")
         return opened, None
     addresses = [(r["host"], r["port"]) for r in replies]
-    drives = {
-        asyncio.ensure_future(call(w, "dgraph_drive", spec=dumps((spec._replace(addresses=addresses), k)))): i
-        for i, (w, spec, k) in enumerate(zip(worker_addrs, specs, keys))
-    }
-    done, errors, failed_at = {}, [], None
+    drives, done, errors, failed_at = {}, {}, [], None
     start, after, last_report = time.monotonic(), progress_after(), -float("inf")
     try:
+        for i, (w, spec, k) in enumerate(zip(worker_addrs, specs, keys)):
+            message = dumps((spec._replace(addresses=addresses), k))  # may raise: a kernel that cannot be pickled
+            drives[asyncio.ensure_future(call(w, "dgraph_drive", spec=message))] = i
         pending = set(drives)
         while pending and (failed_at is None or time.monotonic() < failed_at + 5):
             finished, pending = await asyncio.wait(pending, timeout=0.25)
