@@ -45,7 +45,8 @@ class Run:
         self.outcome = None  # what the driver reports when its kernel returns (pickled stats)
         self.results = None  # what a driver started by the drive handler returned, until taken
         self.finished_at = None  # when that driver returned
-        self.values = {}  # the values of the futures in a directly driven run's params (key -> value)
+        self.keys = []  # a directly driven run's blocks on this worker, in its ranks' order
+        self.values = {}  # the values of the futures in its params (key -> value)
         self.lock = threading.Lock()
         self.closed = False
 
@@ -143,14 +144,15 @@ class ExchangePlugin(WorkerPlugin):
         for old in [r for r in self.runs.values() if r.finished_at and time.monotonic() - r.finished_at > UNTAKEN_FOR]:
             self.runs.pop(old.run_id).close()  # its results' task was dropped before it ran: nothing will take them
         moved = {"status": "moved", "message": f"a block of run {run_id} is not on worker {self.worker.address}"}
-        if keys is not None and not all(k in self.worker.data for k in pickle.loads(keys)):
+        keys = pickle.loads(keys) if keys is not None else []
+        if not all(k in self.worker.data for k in keys):
             return moved
         values = await self._values(pickle.loads(needs)) if needs is not None else {}
         if values is None:
             return moved
         host = get_address_host(self.worker.address)
         run = Run(run_id, secret, host, timeout)
-        run.values = values
+        run.keys, run.values = keys, values
         self.runs[run_id] = run
         return {"status": "OK", "host": host, "port": run.port}
 
@@ -183,11 +185,11 @@ class ExchangePlugin(WorkerPlugin):
 
         run = self.runs.get(run_id)
         if run is None or run.closed:
-            return {"status": "error", "message": f"run {run_id} is not open on worker {self.worker.address}"}
-        spec, keys = pickle.loads(spec)
+            return {"status": "error", "message": str(self._gone(run_id))}
+        spec = pickle.loads(spec)
         spec = spec._replace(params=resolve(spec.params, run.values))
         try:
-            blocks = [self.worker.data[k] for k in keys]
+            blocks = [self.worker.data[k] for k in run.keys]
         except KeyError as exc:
             return {"status": "error", "message": f"block {exc} of run {run_id} left worker {self.worker.address}"}
         if self.drivers is None:

@@ -455,8 +455,8 @@ async def _direct(client, worker_addrs, run_id, secret, timeout, specs, keys, ne
     drives, done, errors, failed_at = {}, {}, [], None
     start, after, last_report = time.monotonic(), progress_after(), -float("inf")
     try:
-        for i, (w, spec, k) in enumerate(zip(worker_addrs, specs, keys)):
-            message = dumps((spec._replace(addresses=addresses), k))  # may raise: a kernel that cannot be pickled
+        for i, (w, spec) in enumerate(zip(worker_addrs, specs)):
+            message = dumps(spec._replace(addresses=addresses))  # may raise: a kernel that cannot be pickled
             drives[asyncio.ensure_future(call(w, "dgraph_drive", spec=message))] = i
         pending = set(drives)
         while pending and (failed_at is None or time.monotonic() < failed_at + 5):
