@@ -21,7 +21,7 @@ from .cluster import get_client, workers
 from .errors import DgraphInputError
 from .labels import Labels
 from .partitioners.oned import OneD
-from .results import block_edges, edges_frame, ranks_frame, to_dask
+from .results import block_edges, edges_frame, part_name, ranks_frame, to_dask
 from .runtime import RankResults, launch
 from .runtime.spmd import ensure_plugin
 
@@ -297,9 +297,10 @@ class Graph:
         run of consecutive ranks on one worker: with ranks placed in blocks, one per worker."""
         labels = self._placed_labels_future()
         columns = (tuple(label_columns), tuple(nullable), transform)
+        name = part_name("vertices")
         parts = [self.client.submit(ranks_frame, f, [(r, int(self.bounds[r]), int(self.bounds[r + 1])) for r in ranks],
-                                    labels, *columns, pure=False)
-                 for f, ranks in results.runs()]
+                                    labels, *columns, key=(name, i))
+                 for i, (f, ranks) in enumerate(results.runs())]
         meta = None
         dtypes = self.last_stats.result_dtypes if results is self._last_results else None
         if dtypes is not None:  # the run described its results: no round trip to fetch one
@@ -335,7 +336,8 @@ class Graph:
         an undirected edge); the weight column keeps the name the graph was built with."""
         labels = self._placed_labels_future()
         arrays = [self.client.submit(block_edges, b, pure=False) for b in self._blocks]
-        parts = [self.client.submit(edges_frame, a, labels, self.weight, pure=False) for a in arrays]
+        name = part_name("edges")
+        parts = [self.client.submit(edges_frame, a, labels, self.weight, key=(name, i)) for i, a in enumerate(arrays)]
         return to_dask(self.client, parts)
 
     def to_networkx(self):

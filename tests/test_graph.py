@@ -219,3 +219,37 @@ def test_result_frames_are_described_without_fetching_and_correctly(client, labe
         got = f.compute()
         assert list(f._meta.columns) == list(got.columns)
         assert f._meta.dtypes.to_dict() == got.dtypes.to_dict(), (f._meta.dtypes, got.dtypes)
+
+
+@pytest.mark.parametrize("labels", ["int", "str"])
+def test_result_frames_are_the_held_partitions(client, labels, tmp_path):
+    """A result frame's keys are its partitions' futures: computing it runs no task of its own
+    (no alias, no string conversion), and it still works as any dask DataFrame."""
+    import dask.dataframe as dd
+    from distributed import Future
+
+    from dgraph import algorithms as alg
+    from dgraph.results import part_name, to_dask
+
+    e = pd.DataFrame({"src": [0, 1, 2, 2, 3, 3, 5], "dst": [1, 2, 0, 3, 4, 5, 4]})
+    if labels == "str":
+        e = e.astype(str)
+    g = dgraph.from_edgelist(e, directed=False, ranks=3)
+    for f in (alg.bfs(g, e.src.iloc[0]), g.degrees(), g.edges()):
+        graph = dict(f.optimize().__dask_graph__())
+        assert graph and all(isinstance(v, Future) and v.key == k for k, v in graph.items()), graph
+    d = alg.bfs(g, e.src.iloc[0])
+    want = d.compute().sort_values("vertex", ignore_index=True)
+    assert len(want) == 6 and want.distance.tolist() == [0, 1, 1, 2, 3, 3]
+    assert len(d) == 6 and d.distance.max().compute() == 3
+    assert d.persist().compute().sort_values("vertex", ignore_index=True).equals(want)
+    assert len(d.head(10, npartitions=-1)) == 6
+    merged = dd.merge(d, g.degrees(), on="vertex").compute()
+    assert sorted(merged.vertex) == sorted(want.vertex)
+    d.to_parquet(tmp_path / "bfs")
+    assert dd.read_parquet(tmp_path / "bfs").compute().sort_values("vertex", ignore_index=True).equals(want)
+    with pytest.raises(ValueError, match="name, 0"):
+        to_dask(client, [client.submit(pd.DataFrame, {"a": [1]})])
+    name = part_name("t")
+    parts = [client.submit(pd.DataFrame, {"a": [i]}, key=(name, i)) for i in range(2)]
+    assert to_dask(client, parts).compute().a.tolist() == [0, 1]

@@ -12,7 +12,7 @@ from .. import frames
 from ..cluster import get_client, workers
 from ..errors import DgraphInputError
 from ..graph import _timeout, _to_dask
-from ..results import to_dask
+from ..results import part_name, to_dask
 from ..runtime import launch
 from .merges import Merge
 from .stage import ADDRESS, Stage
@@ -150,7 +150,8 @@ def run_orchestration(tasks, data, f, merge="sum", write_back=None, address="add
     problems = [p for ps in results.map(itemgetter(2)).gather() for p in ps]
     if problems:
         raise DgraphInputError(_problem_message(problems, address))
-    return results.map(itemgetter(0)).per_rank(), results.map(itemgetter(1)).per_rank(), stats
+    return (results.map(itemgetter(0)).per_rank(part_name("orchestrate-results")),
+            results.map(itemgetter(1)).per_rank(part_name("orchestrate-data")), stats)
 
 
 def orchestrate(tasks, data, f, merge="sum", write_back=None, address="address", strategy="tdorch",

@@ -253,9 +253,11 @@ class RankResults:
                 out.append((f, [r]))
         return out
 
-    def per_rank(self):
-        """One future per rank, in rank order (a small task each, on the worker holding it)."""
-        return [self.client.submit(_pick, f, r, pure=False) for r, f in enumerate(self._holders())]
+    def per_rank(self, name=None):
+        """One future per rank, in rank order (a small task each, on the worker holding it); under
+        the keys ``(name, rank)`` when ``name`` is given (the partitions of a frame, ``results.to_dask``)."""
+        return [self.client.submit(_pick, f, r, pure=False, **({} if name is None else {"key": (name, r)}))
+                for r, f in enumerate(self._holders())]
 
     def _holders(self):
         """The future holding each rank's result, in rank order."""
