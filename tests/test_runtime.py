@@ -237,14 +237,39 @@ def test_a_kernel_that_cannot_be_pickled_fails_the_call_and_leaves_no_run(client
     assert bfs(g, 0).compute().distance.max() == 10
 
 
-def test_taking_results_twice_or_of_an_unknown_run_says_why(client):
-    from dgraph.runtime.spmd import _take
-
+def test_driving_an_unknown_run_says_why(client):
     w = workers(client)[0]
-    with pytest.raises(dgraph.DgraphRunError, match="is not open on worker .*call the algorithm again"):
-        client.submit(_take, "nope", workers=[w], pure=False).result()
-    reply = client.sync(client.rpc(w).dgraph_drive, run_id="nope", spec=b"")
+    reply = client.sync(client.rpc(w).dgraph_drive, run_id="nope", spec=b"", key="x")
     assert reply["status"] == "error" and "not open" in reply["message"]
+
+
+def lonely_failure(ctx, bounds, key, bad_rank):
+    """No collective: the worker without ``bad_rank`` finishes and stores its results."""
+    if bad_rank in ctx.ranks:
+        raise ValueError("boom")
+    return {r: {"x": np.arange(3)} for r in ctx.ranks}
+
+
+def run_results_held(client):
+    return [k for held in client.run(lambda dask_worker: [str(k) for k in dask_worker.data]).values()
+            for k in held if k.startswith("dgraph-lonely")]
+
+
+def test_results_of_a_failed_direct_run_are_released(client):
+    """A worker that finished a run that failed elsewhere has stored its results: the client
+    registers them with the scheduler and releases them, so no worker keeps them."""
+    g = grid_graph(6, 6, ranks=2)
+    with pytest.raises(dgraph.DgraphRunError, match="ValueError: boom"):
+        g.run(lonely_failure, bad_rank=1, name="lonely")
+    for _ in range(50):  # the release reaches the worker through the scheduler's stream
+        if not run_results_held(client):
+            break
+        time.sleep(0.05)
+    assert not run_results_held(client)
+    results, _ = g.run(lonely_failure, bad_rank=-1, name="lonely")
+    assert [r["x"].tolist() for r in results.gather()] == [[0, 1, 2]] * 2
+    assert sorted(run_results_held(client)) == sorted(f.key for f in results.futures)  # one per worker
+    assert all(client.who_has(results.futures).values())  # and the scheduler knows where
 
 
 def test_stale_and_unknown_runs_get_error_replies(client):

@@ -2,9 +2,9 @@
 
 The plugin only routes: control-plane handlers (open, drive, fail, close, list) reach a ``Run``
 object keyed by its run id, and the ``Run`` owns everything of that run on this worker: the
-listening socket, the peer channels, the wake-up pipe that aborts a blocked driver, which thread
-drives it, and what its kernel returned until a task takes it. A run's state is gone when the
-run closes or fails, or when its results are taken; a handler call naming a run this worker
+listening socket, the peer channels, the wake-up pipe that aborts a blocked driver, and which
+thread drives it. A run's state is gone when the run closes or fails, or when a directly driven
+run's results are stored in the worker's memory; a handler call naming a run this worker
 does not know gets an error *reply*, never an exception through the connection.
 """
 
@@ -16,7 +16,6 @@ import pickle
 import socket
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from distributed import WorkerPlugin
@@ -26,7 +25,6 @@ from distributed.comm.addressing import get_address_host
 from ..errors import DgraphRunError
 
 PLUGIN_NAME = "dgraph-exchange"
-UNTAKEN_FOR = 600.0  # seconds a finished run's results wait for their task before a new run drops them
 
 
 class Run:
@@ -43,8 +41,6 @@ class Run:
         self.mesh = None
         self.driver = None  # the thread driving this run's ranks, while it runs
         self.outcome = None  # what the driver reports when its kernel returns (pickled stats)
-        self.results = None  # what a driver started by the drive handler returned, until taken
-        self.finished_at = None  # when that driver returned
         self.keys = []  # a directly driven run's blocks on this worker, in its ranks' order
         self.values = {}  # the values of the futures in its params (key -> value)
         self.lock = threading.Lock()
@@ -141,8 +137,6 @@ class ExchangePlugin(WorkerPlugin):
         both pickled: the reply is "moved" unless every block is here and every value was found."""
         if run_id in self.runs:
             return {"status": "error", "message": f"run {run_id} is already open"}
-        for old in [r for r in self.runs.values() if r.finished_at and time.monotonic() - r.finished_at > UNTAKEN_FOR]:
-            self.runs.pop(old.run_id).close()  # its results' task was dropped before it ran: nothing will take them
         moved = {"status": "moved", "message": f"a block of run {run_id} is not on worker {self.worker.address}"}
         keys = pickle.loads(keys) if keys is not None else []
         if not all(k in self.worker.data for k in keys):
@@ -177,10 +171,11 @@ class ExchangePlugin(WorkerPlugin):
         self.fetched = {k: v for k, v in values.items() if k not in self.worker.data}
         return values
 
-    async def drive(self, run_id=None, spec=None):
+    async def drive(self, run_id=None, spec=None, key=None):
         """Drive this worker's ranks of an open run in a plugin thread (the worker's event loop and
-        task threads stay free); the reply carries the outcome, or the error's message. What the
-        kernel returned stays on the run for ``take``."""
+        task threads stay free). What the kernel returned goes into the worker's memory under
+        ``key``, as scattered data does (the client then tells the scheduler), and the run closes;
+        the reply carries the outcome and its size, or the error's message."""
         from .spmd import drive, resolve
 
         run = self.runs.get(run_id)
@@ -195,20 +190,15 @@ class ExchangePlugin(WorkerPlugin):
         if self.drivers is None:
             self.drivers = ThreadPoolExecutor(64, thread_name_prefix="dgraph-driver")
         try:
-            run.results = await asyncio.get_running_loop().run_in_executor(self.drivers, drive, self.worker, run, spec, blocks)
+            results = await asyncio.get_running_loop().run_in_executor(self.drivers, drive, self.worker, run, spec, blocks)
         except DgraphRunError as err:
             return {"status": "error", "message": str(err)}
-        run.finished_at = time.monotonic()
-        return {"status": "OK", "outcome": run.outcome}
-
-    def take(self, run_id):
-        """What the kernel of a finished run returned here; closes the run."""
-        run = self.runs.get(run_id)
-        if run is None or run.outcome is None:
-            raise self._gone(run_id)
+        if run.closed:  # the client gave up on the run meanwhile: nobody would release the results
+            return {"status": "error", "message": str(self._gone(run_id))}
         del self.runs[run_id]
         run.close()
-        return run.results
+        stored = self.worker.update_data(data={key: results}, stimulus_id=f"dgraph-run-{run_id}")
+        return {"status": "OK", "outcome": run.outcome, "nbytes": stored["nbytes"][key]}
 
     async def fail(self, run_id=None, reason=None):
         run = self.runs.get(run_id)

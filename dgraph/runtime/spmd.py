@@ -5,8 +5,8 @@ run (control plane: plugin handlers), then to drive its ranks: the drive handler
 in a plugin thread, so the worker's event loop and task threads stay free (a one-thread worker
 stays usable during a long run). The driver connects the peer channels (data plane) and calls
 ``kernel(ctx, **params)``; the kernel drives all of the worker's ranks, and what it returns
-(``{rank: result}``) stays on the worker until a pinned task takes it (``RankResults``); the
-drive reply carries the worker's counters (``RunStats``). Both messages go from the client to
+(``{rank: result}``) stays in the worker's memory, registered with the scheduler as scattered
+data is (``RankResults``); the drive reply carries the worker's counters (``RunStats``). Both messages go from the client to
 each worker directly; when a worker is out of the client's reach, the run is opened through
 the scheduler and driven by one driver task per worker (which secedes from the thread pool).
 
@@ -333,7 +333,8 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
 
     Dispatch: the client tells each worker directly to open the run and drive its ranks (plugin
     handlers: one round trip, none through the scheduler, whose batched streams add 2-10 ms
-    each way), then a pinned task per worker takes what the kernel returned there. When a worker
+    each way); each keeps what its kernel returned in its memory, and the client tells the
+    scheduler (one call, as ``client.scatter`` does) and holds the futures. When a worker
     is out of the client's reach, or a block is not where it was, the run goes as one driver task
     per worker instead; ``dask.config.set({"dgraph.dispatch": "tasks"})`` always does.
 
@@ -403,19 +404,15 @@ def _holders(client, firsts, fresh=False):
     return known[key]
 
 
-def _take(run_id):
-    """A directly driven run's results on this worker (the task that makes them a future)."""
-    return get_worker().plugins[PLUGIN_NAME].take(run_id)
-
-
 def _run_direct(client, worker_addrs, specs, keys, needs, timeout, name, line):
     """Open and drive the run by telling each worker directly (``keys[i]``: the blocks worker i
     must hold; ``needs``: the params' futures, key -> a worker holding it). Returns ``(futures,
     outcomes, "direct")``, or None when the run could not start this way (nothing ran)."""
     run_id = uuid.uuid4().hex
+    results = [f"dgraph-{name}-{run_id}-{i}" for i in range(len(worker_addrs))]
     try:
-        opened, outcomes = client.sync(_direct, client, worker_addrs, run_id, secrets.token_bytes(32), timeout, specs,
-                                       keys, needs, line)
+        opened, outcomes, futures = client.sync(_direct, client, worker_addrs, run_id, secrets.token_bytes(32), timeout,
+                                                specs, keys, needs, results, line)
     except DgraphRunError:
         client._dgraph_holders.clear()  # a worker may have left: ask where blocks are next time
         raise
@@ -424,14 +421,13 @@ def _run_direct(client, worker_addrs, specs, keys, needs, timeout, name, line):
         if unreachable and set(unreachable) <= set(workers(client)):
             client._dgraph_direct = False  # live workers out of the client's reach: use tasks from now on
         return None
-    futures = [client.submit(_take, run_id, key=f"dgraph-{name}-{run_id}-{i}", workers=[w], allow_other_workers=False,
-                             pure=False) for i, w in enumerate(worker_addrs)]
     return futures, outcomes, "direct"
 
 
-async def _direct(client, worker_addrs, run_id, secret, timeout, specs, keys, needs, line):
-    """The direct run on the client's event loop: ``(open replies, outcomes)``; outcomes is None
-    when some worker could not open the run (those that did are closed again)."""
+async def _direct(client, worker_addrs, run_id, secret, timeout, specs, keys, needs, results, line):
+    """The direct run on the client's event loop: ``(open replies, outcomes, futures)``, worker i
+    storing its results under the key ``results[i]``; outcomes is None when some worker could not
+    open the run (those that did are closed again)."""
 
     def call(w, op, **msg):
         return getattr(client.rpc(w), op)(run_id=run_id, **msg)
@@ -452,14 +448,14 @@ async def _direct(client, worker_addrs, run_id, secret, timeout, specs, keys, ne
     opened = dict(zip(worker_addrs, replies))
     if not all(isinstance(r, dict) and r.get("status") == "OK" for r in replies):
         await tell([w for w, r in opened.items() if isinstance(r, dict) and r.get("status") == "OK"], "dgraph_close")
-        return opened, None
+        return opened, None, None
     addresses = [(r["host"], r["port"]) for r in replies]
     drives, done, errors, failed_at = {}, {}, [], None
     start, after, last_report = time.monotonic(), progress_after(), -float("inf")
     try:
         for i, (w, spec) in enumerate(zip(worker_addrs, specs)):
             message = dumps(spec._replace(addresses=addresses))  # may raise: a kernel that cannot be pickled
-            drives[asyncio.ensure_future(call(w, "dgraph_drive", spec=message))] = i
+            drives[asyncio.ensure_future(call(w, "dgraph_drive", spec=message, key=results[i]))] = i
         pending = set(drives)
         while pending and (failed_at is None or time.monotonic() < failed_at + 5):
             finished, pending = await asyncio.wait(pending, timeout=0.25)
@@ -467,7 +463,7 @@ async def _direct(client, worker_addrs, run_id, secret, timeout, specs, keys, ne
                 w = worker_addrs[drives[f]]
                 reply = f.exception() or f.result()
                 if isinstance(reply, dict) and reply.get("status") == "OK":
-                    done[drives[f]] = reply["outcome"]
+                    done[drives[f]] = reply
                     continue
                 if not isinstance(reply, dict):
                     gone.add(w)
@@ -486,9 +482,27 @@ async def _direct(client, worker_addrs, run_id, secret, timeout, specs, keys, ne
             f.cancel()
         if errors or len(done) < len(worker_addrs):
             await tell(worker_addrs, "dgraph_close")  # drop the run's state everywhere
+        # the workers that finished stored their results: the scheduler learns of them (and, when
+        # the run failed, releases them again at once)
+        futures = await _adopt(client, {results[i]: (worker_addrs[i], r["nbytes"]) for i, r in sorted(done.items())})
     if errors:
+        for f in futures:
+            f.release()
         raise _root_cause(errors)
-    return opened, [done[i] for i in range(len(worker_addrs))]
+    return opened, [done[i]["outcome"] for i in range(len(worker_addrs))], futures
+
+
+async def _adopt(client, stored):
+    """Futures of results the workers stored themselves (key -> (worker, nbytes)), made as
+    ``client.scatter`` makes them: no task, one call to the scheduler."""
+    if not stored:
+        return []
+    await client.scheduler.update_data(who_has={k: [w] for k, (w, _) in stored.items()},
+                                       nbytes={k: n for k, (_, n) in stored.items()}, client=client.id)
+    futures = [Future(k, client) for k in stored]
+    for f in futures:
+        client.futures[f.key].finish(type=dict)
+    return futures
 
 
 def _run_tasks(client, worker_addrs, specs, blocks, timeout, name, line):
