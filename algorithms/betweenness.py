@@ -213,9 +213,9 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
         ids = graph.placed_ids(np.arange(n))
     ids = [int(s) for s in ids]
     if method == "replicated" or (method == "auto" and _replica_fits(graph)):
-        results, _ = graph.run(replicated_kernel, name="betweenness", placement="layout", sources=ids)
+        kernel, args = replicated_kernel, {}
     else:
-        results, _ = graph.run(brandes_kernel, reverse=graph.directed, name="betweenness", placement="layout",
-                               sources=ids, directed=graph.directed)
+        kernel, args = brandes_kernel, {"reverse": graph.directed, "directed": graph.directed}
     scale = _scale(n, normalized, graph.directed, sampled)
-    return graph.to_frame(results, transform=partial(_rescale, scale=scale))
+    return graph.run_to_frame(kernel, transform=partial(_rescale, scale=scale), name="betweenness", placement="layout",
+                              sources=ids, **args)

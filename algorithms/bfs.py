@@ -227,9 +227,9 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
     if sub_iterations and graph.layout.name != "1.5d":
         raise DgraphInputError(f"sub_iterations=True needs a layout with subgraphs (layout='1.5d'), not {graph.layout!r}")
     src = int(graph.encode_vertices([source], "BFS source")[0])
-    results, _ = graph.run(bfs_kernel, reverse=True, name="bfs", placement="layout", source=src, depth_limit=depth_limit,
-                           sub_iterations=bool(sub_iterations), method=method)
-    return graph.to_frame(results, label_columns=("predecessor",), nullable=("distance", "predecessor"))
+    return graph.run_to_frame(bfs_kernel, label_columns=("predecessor",), nullable=("distance", "predecessor"), reverse=True,
+                              name="bfs", placement="layout", source=src, depth_limit=depth_limit,
+                              sub_iterations=bool(sub_iterations), method=method)
 
 
 def validate_bfs(edges, result, source):

@@ -115,8 +115,7 @@ def connected_components(graph):
     >>> cc.component.nunique()
     1
     """
-    results, _ = graph.run(components_kernel, reverse=graph.directed, name="wcc")
-    return graph.to_frame(results, label_columns=("component",))
+    return graph.run_to_frame(components_kernel, label_columns=("component",), reverse=graph.directed, name="wcc")
 
 
 weakly_connected_components = connected_components

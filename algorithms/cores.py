@@ -89,8 +89,7 @@ def core_number(graph):
         raise DgraphInputError("core_number needs an undirected graph; build it with directed=False")
     if sum(graph.client.gather([graph.client.submit(_loops, b, pure=False) for b in graph._blocks])):
         raise DgraphInputError("core numbers are not defined with self-loops; build the graph with self_loops='drop'")
-    results, _ = graph.run(core_kernel, name="core_number")
-    return graph.to_frame(results)
+    return graph.run_to_frame(core_kernel, name="core_number")
 
 
 def k_core(graph, k=None):

@@ -159,10 +159,10 @@ def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, we
             raise DgraphInputError("personalization values must be finite, non-negative and not all zero")
         ids = graph.encode_vertices(personalization.index.tolist(), "personalization vertex")
         pers = graph.client.submit(_personalization_vector, ids, vals, graph.num_vertices)
-    results, stats = graph.run(
+    frame = graph.run_to_frame(
         pagerank_kernel, reverse=True, name="pagerank", placement="layout", alpha=float(alpha), max_iter=int(max_iter), tol=float(tol),
         personalization=pers, weighted=weight is not None,
     )
-    if tol > 0 and not stats.info.get("converged"):
+    if tol > 0 and not graph.last_stats.info.get("converged"):
         warnings.warn(f"pagerank did not converge to tol={tol} in {max_iter} iterations", ConvergenceWarning, stacklevel=2)
-    return graph.to_frame(results)
+    return frame

@@ -108,5 +108,4 @@ def strongly_connected_components(graph):
         raise DgraphInputError(
             "strongly_connected_components needs a directed graph; for undirected graphs use connected_components"
         )
-    results, _ = graph.run(scc_kernel, reverse=True, name="scc", placement="layout")
-    return graph.to_frame(results, label_columns=("component",))
+    return graph.run_to_frame(scc_kernel, label_columns=("component",), reverse=True, name="scc", placement="layout")

@@ -23,7 +23,6 @@ vertices; ties broken towards the smallest label).
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from dgraph.block import block_arcs
 from dgraph.edgemap import EdgeMap
@@ -140,12 +139,6 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
     if method not in METHODS:
         raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
     src = int(graph.encode_vertices([source], "SSSP source")[0])
-    results, _ = graph.run(sssp_kernel, name="sssp", placement="layout", source=src,
-                           delta=None if delta is None else float(delta), mean_weight=mean_weight, arcs=arcs, method=method,
-                           ties=ties, weighted=weight is not None)
-    frame = graph.to_frame(results, label_columns=("predecessor",), nullable=("predecessor",))
-    return frame.map_partitions(_nullable_distance, meta=frame._meta.assign(distance=pd.Series([], dtype="Float64")))
-
-
-def _nullable_distance(part):
-    return part.assign(distance=part["distance"].astype("Float64").mask(~np.isfinite(part["distance"])))
+    return graph.run_to_frame(sssp_kernel, label_columns=("predecessor",), nullable=("distance", "predecessor"),
+                              name="sssp", placement="layout", source=src, delta=None if delta is None else float(delta),
+                              mean_weight=mean_weight, arcs=arcs, method=method, ties=ties, weighted=weight is not None)

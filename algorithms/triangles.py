@@ -82,13 +82,12 @@ def oriented_kernel(ctx, bounds, key):
     return {r: {"arcs": 2 * found[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 
-def _run(graph):
+def _frame(graph, transform):
     # orienting costs two more supersteps and an n-long tally; it pays where hubs would have
     # their long rows scanned once per neighbour (social graphs), not on roads and meshes
     oriented = not graph.directed and graph.max_degree > ORIENT_ABOVE
     kernel = oriented_kernel if oriented else neighbourhood_kernel
-    results, _ = graph.run(kernel, reverse=graph.directed, name="neighbourhoods")
-    return results
+    return graph.run_to_frame(kernel, transform=transform, reverse=graph.directed, name="neighbourhoods")
 
 
 def _lcc(res):
@@ -118,7 +117,7 @@ def local_clustering_coefficient(graph):
     >>> dgraph.algorithms.local_clustering_coefficient(g).compute().lcc.round(3).tolist()
     [1.0, 1.0, 0.333, 0.0]
     """
-    return graph.to_frame(_run(graph), transform=_lcc)
+    return _frame(graph, _lcc)
 
 
 def triangle_count(graph):
@@ -143,7 +142,7 @@ def triangle_count(graph):
             "triangle_count needs an undirected graph; build it with directed=False (or use "
             "local_clustering_coefficient, which handles directed graphs)"
         )
-    return graph.to_frame(_run(graph), transform=_triangles)
+    return _frame(graph, _triangles)
 
 
 def total_triangles(graph):

@@ -21,7 +21,7 @@ from .cluster import get_client, workers
 from .errors import DgraphInputError
 from .labels import Labels
 from .partitioners.oned import OneD
-from .results import block_edges, edges_frame, part_name, ranks_frame, to_dask
+from .results import block_edges, edges_frame, part_name, rank_frames, ranks_frame, to_dask
 from .runtime import RankResults, launch
 from .runtime.spmd import ensure_plugin
 
@@ -250,7 +250,7 @@ class Graph:
         return np.asarray(canonical, dtype=np.int64)
 
     # ------------------------------------------------------------------ running
-    def run(self, kernel, reverse=False, name="run", placement="owner", **params):
+    def run(self, kernel, reverse=False, name="run", placement="owner", finish=None, **params):
         """Run ``kernel(ctx, **params)`` on every worker holding ranks (see dgraph.runtime).
 
         ``ctx.blocks[r]`` is ``(out_block,)``, or ``(out_block, in_block)`` with ``reverse``.
@@ -258,7 +258,8 @@ class Graph:
         layout); ``"layout"``: the layout's own blocks, and the kernel also gets ``layout=``
         (algorithms on ``EdgeMap`` run this way).
         Returns ``(results, stats)``: a ``RankResults`` of what the kernel returned for each
-        rank (``results.gather()`` fetches them) and the run's ``RunStats``.
+        rank (``results.gather()`` fetches them) and the run's ``RunStats``. ``finish``: see
+        ``dgraph.runtime.launch``.
         """
         if placement == "layout":
             outs, ins = self._blocks, (self._reverse_blocks() if reverse else None)
@@ -268,7 +269,7 @@ class Graph:
         blocks = [[o] for o in outs] if ins is None else [[o, i] for o, i in zip(outs, ins)]
         params = dict(params, bounds=self.bounds, key=self._order)
         results, stats = launch(self.client, blocks, kernel, params, timeout=_timeout(), name=name, transport=self.transport,
-                                domains=self.domains, weights=self._monitor_weights())
+                                domains=self.domains, weights=self._monitor_weights(), finish=finish)
         self.last_stats, self._last_results = stats, results
         return results, stats
 
@@ -291,27 +292,44 @@ class Graph:
         arcs count)."""
         return max(self._rank_max_degrees(), default=0)
 
+    def run_to_frame(self, kernel, label_columns=(), nullable=(), transform=None, **run_args):
+        """``run(kernel, **run_args)`` with its results as a dask DataFrame [vertex, ...], each worker
+        making its partition from its ranks' results before it keeps them: no task after the run
+        (``to_frame`` describes the columns)."""
+        columns = (tuple(label_columns), tuple(nullable), transform)
+        labels = self._placed_labels_future()
+        results, stats = self.run(kernel, finish=(rank_frames, self.bounds, labels, *columns), **run_args)
+        return to_dask(self.client, results.futures, self._frame_meta(stats.result_dtypes, columns))
+
     def to_frame(self, results, label_columns=(), nullable=(), transform=None):
         """A dask DataFrame [vertex, ...] from a ``RankResults`` of per-rank dicts of arrays
-        (``transform(dict) -> dict`` applied first; placed-id columns decoded). One partition per
-        run of consecutive ranks on one worker: with ranks placed in blocks, one per worker."""
+        (``transform(dict) -> dict`` applied first; placed-id columns in ``label_columns``
+        decoded; ``nullable`` columns null where negative (integers) or not finite (floats)).
+        One partition per run of consecutive ranks on one worker: with ranks placed in blocks,
+        one per worker."""
         labels = self._placed_labels_future()
         columns = (tuple(label_columns), tuple(nullable), transform)
         name = part_name("vertices")
         parts = [self.client.submit(ranks_frame, f, [(r, int(self.bounds[r]), int(self.bounds[r + 1])) for r in ranks],
                                     labels, *columns, key=(name, i))
                  for i, (f, ranks) in enumerate(results.runs())]
-        meta = None
         dtypes = self.last_stats.result_dtypes if results is self._last_results else None
-        if dtypes is not None:  # the run described its results: no round trip to fetch one
-            key = (tuple(dtypes.items()), columns)
-            meta = self._metas.get(key)
-            if meta is None:
-                empty = None if labels is None else pd.Index([], dtype=self.labels.dtype)
-                meta = ranks_frame({0: {k: np.empty(0, dt) for k, dt in dtypes.items()}}, [(0, 0, 0)], empty, *columns)
-                if transform is None:  # kept per kind of result (pandas takes ms to build one)
-                    self._metas[key] = meta
-        return to_dask(self.client, parts, meta)
+        return to_dask(self.client, parts, self._frame_meta(dtypes, columns))
+
+    def _frame_meta(self, dtypes, columns):
+        """The empty result frame for results of these ``dtypes`` (a run reports them, so no
+        round trip fetches one; None when unknown), kept per kind of result (pandas takes ms to
+        build one)."""
+        if dtypes is None:
+            return None
+        key = (tuple(dtypes.items()), columns)
+        meta = self._metas.get(key)
+        if meta is None:
+            empty = None if self._placed_labels_future() is None else pd.Index([], dtype=self.labels.dtype)
+            meta = ranks_frame({0: {k: np.empty(0, dt) for k, dt in dtypes.items()}}, [(0, 0, 0)], empty, *columns)
+            if columns[2] is None:  # a transform may be a fresh closure each call
+                self._metas[key] = meta
+        return meta
 
     def layout_report(self, measure=False):
         """Per-rank placement facts and dense-superstep traffic (see ``dgraph.report``)."""

@@ -12,30 +12,40 @@ def decode(ids, labels, nullable):
     """Placed ids -> labels (``labels`` in placed order, or None for ids that are their own
     labels); with ``nullable``, negative ids become nulls of the labels' nullable dtype."""
     ids = np.asarray(ids, dtype=np.int64)
-    vals = pd.Series(ids if labels is None else labels.take(np.maximum(ids, 0)))
+    if labels is None:
+        return masked(ids, ids < 0) if nullable else ids
+    vals = pd.Series(labels.take(np.maximum(ids, 0)), copy=False)  # labels: an Index or an array
     if not nullable:
         return vals.array  # the labels' own dtype (string labels stay strings, not objects)
-    if pd.api.types.is_unsigned_integer_dtype(vals.dtype):
-        vals = vals.astype("UInt64")
-    elif pd.api.types.is_integer_dtype(vals.dtype):
-        vals = vals.astype("Int64")
-    return vals.mask(ids < 0).array
+    if vals.dtype.kind in "iu":
+        return masked(vals.to_numpy(), ids < 0)
+    return pd.Series(vals).mask(ids < 0).array
+
+
+def masked(values, mask):
+    """``values`` as a pandas nullable array (Int64, UInt64 or Float64), null where ``mask``;
+    built from the arrays themselves (``Series.astype(...).mask(...)`` costs several passes)."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f":
+        return pd.arrays.FloatingArray(values.astype(np.float64, copy=False), mask)
+    return pd.arrays.IntegerArray(values.astype(np.uint64 if values.dtype.kind == "u" else np.int64, copy=False), mask)
 
 
 def rank_frame(result, lo, hi, labels, label_columns, nullable):
     """One rank's ``{column: array}`` as a pandas frame with a leading ``vertex`` column.
 
     Columns in ``label_columns`` hold placed ids and are decoded to labels; columns in
-    ``nullable`` get a nullable dtype with negative values as nulls.
+    ``nullable`` get a nullable dtype with nulls for negative integers and non-finite floats.
     """
     cols = {"vertex": decode(np.arange(lo, hi), labels, False)}
     for name, values in result.items():
         if name in label_columns:
             values = decode(values, labels, name in nullable)
         elif name in nullable:
-            values = pd.Series(values).astype("Int64").mask(np.asarray(values) < 0).array
+            values = np.asarray(values)
+            values = masked(values, ~np.isfinite(values) if values.dtype.kind == "f" else values < 0)
         cols[name] = values
-    return pd.DataFrame(cols)
+    return pd.DataFrame(cols, copy=False)
 
 
 def ranks_frame(held, spans, labels, label_columns, nullable, transform=None):
@@ -44,6 +54,13 @@ def ranks_frame(held, spans, labels, label_columns, nullable, transform=None):
     frames = [rank_frame(transform(held[r]) if transform else held[r], lo, hi, labels, label_columns, nullable)
               for r, lo, hi in spans]
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
+def rank_frames(held, bounds, labels, label_columns, nullable, transform=None):
+    """One worker's ``{rank: {column: array}}`` as its partition of a result frame, its ranks in
+    order (``bounds``: each rank's first placed id)."""
+    spans = [(r, int(bounds[r]), int(bounds[r + 1])) for r in sorted(held)]
+    return ranks_frame(held, spans, labels, label_columns, nullable, transform)
 
 
 def block_edges(block):

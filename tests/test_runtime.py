@@ -251,8 +251,8 @@ def lonely_failure(ctx, bounds, key, bad_rank):
 
 
 def run_results_held(client):
-    return [k for held in client.run(lambda dask_worker: [str(k) for k in dask_worker.data]).values()
-            for k in held if k.startswith("dgraph-lonely")]
+    return [k for held in client.run(lambda dask_worker: list(dask_worker.data)).values()
+            for k in held if isinstance(k, tuple) and str(k[0]).startswith("dgraph-lonely")]
 
 
 def test_results_of_a_failed_direct_run_are_released(client):

@@ -182,7 +182,7 @@ class ExchangePlugin(WorkerPlugin):
         if run is None or run.closed:
             return {"status": "error", "message": str(self._gone(run_id))}
         spec = pickle.loads(spec)
-        spec = spec._replace(params=resolve(spec.params, run.values))
+        spec = spec._replace(params=resolve(spec.params, run.values), finish=resolve(spec.finish, run.values))
         try:
             blocks = [self.worker.data[k] for k in run.keys]
         except KeyError as exc:

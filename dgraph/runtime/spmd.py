@@ -125,6 +125,7 @@ class DriverSpec(NamedTuple):
     engine: str
     threads: int
     route: tuple  # (transport, domains, flush bytes)
+    finish: tuple = None  # (fn, *args): the worker keeps fn({rank: result}, *args) instead
 
 
 class Held:
@@ -165,19 +166,22 @@ def resolve(params, values):
 
 
 def _drive(run_id, spec, params, *blocks):
-    """The driver task (when the client dispatches through the scheduler). ``params`` come apart
-    from ``spec``: dask puts the values of the futures in them, but not inside a NamedTuple."""
+    """The driver task (when the client dispatches through the scheduler). ``params`` (the
+    kernel's params and the finish) come apart from ``spec``: dask puts the values of the
+    futures in them, but not inside a NamedTuple."""
     worker = get_worker()
     # Leave the worker's thread pool: the run may block for long, and the worker must stay
     # free to run other tasks (even with one thread) while its ranks exchange.
     secede()
-    return drive(worker, worker.plugins[PLUGIN_NAME].get_run(run_id), spec._replace(params=params), blocks)
+    return drive(worker, worker.plugins[PLUGIN_NAME].get_run(run_id), spec._replace(params=params[0], finish=params[1]),
+                 blocks)
 
 
 def drive(worker, run, spec, blocks):
     """Run this worker's ranks of ``run``: connect the peer channels, call the kernel, and leave
-    the outcome (stats) on ``run``. Returns ``{rank: result}``; raises ``DgraphRunError``."""
-    index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route = spec
+    the outcome (stats) on ``run``. Returns ``{rank: result}`` (through the spec's finish, if
+    any); raises ``DgraphRunError``."""
+    index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route, finish = spec
     rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
     stats = RunStats(len(worker_of_rank))
     me = f"{_describe(ranks)} on worker {worker.address}"
@@ -195,7 +199,7 @@ def drive(worker, run, spec, blocks):
             stats.threads = kernels.threads()
             results = kernel(ctx, **params)
         run.outcome = _outcome(results, stats)  # the client reads it from the close (or drive) reply
-        return results
+        return results if finish is None else finish[0](results, *finish[1:])
     except PeerLost as exc:
         peer = worker_addrs[exc.peer]
         err = DgraphRunError(
@@ -320,7 +324,7 @@ TRANSPORTS = ("direct", "grouped")
 
 
 def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport="direct", domains=None, weights=None,
-           flush_bytes=None):
+           flush_bytes=None, finish=None):
     """Run ``kernel`` SPMD over ranks; ``blocks[r]`` is the list of rank r's block futures
     (the same number for every rank; the kernel sees them as the tuple ``ctx.blocks[r]``).
     Rank r runs on the worker holding ``blocks[r][0]``.
@@ -329,7 +333,9 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     ``domains``: a ``dgraph.runtime.domains`` spec (the run's stats then split traffic by domain
     crossing, whatever the transport); ``weights``: per-rank monitor preference (the heaviest
     vertex a rank holds); ``flush_bytes``: the grouped transport's buffer threshold (default: the
-    ``dgraph.flush-bytes`` dask config value, 4 MiB).
+    ``dgraph.flush-bytes`` dask config value, 4 MiB); ``finish``: ``(fn, *args)``, each worker
+    keeps ``fn({rank: result}, *args)`` instead of what its kernel returned (futures in ``args``
+    are passed as their values, as in ``params``).
 
     Dispatch: the client tells each worker directly to open the run and drive its ranks (plugin
     handlers: one round trip, none through the scheduler, whose batched streams add 2-10 ms
@@ -339,7 +345,8 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     per worker instead; ``dask.config.set({"dgraph.dispatch": "tasks"})`` always does.
 
     Returns ``(results, stats)``: the ``RankResults`` (what the kernel returned for each rank,
-    held where it ran) and the merged ``RunStats``.
+    held where it ran; the workers come in the order of their first ranks, worker i's future
+    under the key ``(run name, i)``) and the merged ``RunStats``.
     """
     ensure_plugin(client)
     _ready([f for b in blocks for f in b])
@@ -348,23 +355,23 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
     def plan(fresh=False):
         """Where each rank runs, and what each worker's driver is told."""
         holders = _holders(client, [b[0] for b in blocks], fresh)
-        worker_addrs = sorted(set(holders))
+        worker_addrs = list(dict.fromkeys(holders))  # in rank order: worker i holds partition i of a result frame
         worker_of_rank = [worker_addrs.index(h) for h in holders]
         route = (transport, *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights), flush_bytes)
         threads = _driver_threads(client, worker_addrs)
         driven = [[r for r in range(len(blocks)) if worker_of_rank[r] == i] for i in range(len(worker_addrs))]
         specs = [DriverSpec(i, None, worker_addrs, worker_of_rank, driven[i], kernel, params, kernels.engine(), threads[i],
-                            route) for i in range(len(worker_addrs))]
+                            route, finish) for i in range(len(worker_addrs))]
         return worker_addrs, driven, specs, [[f for r in ranks for f in blocks[r]] for ranks in driven]
 
     started, line = time.monotonic(), Progress(name)
     worker_addrs, driven, specs, held = plan()
     run = None
     if dask.config.get("dgraph.dispatch", "auto") != "tasks" and getattr(client, "_dgraph_direct", True):
-        held_params, futures = hold(params)  # the workers find these futures' values themselves
+        (held_params, held_finish), futures = hold((params, finish))  # the workers find these futures' values themselves
         _ready(futures)
         needs = dict(zip([f.key for f in futures], _holders(client, futures)))
-        specs = [spec._replace(params=held_params) for spec in specs]
+        specs = [spec._replace(params=held_params, finish=held_finish) for spec in specs]
         run = _run_direct(client, worker_addrs, specs, [[f.key for f in h] for h in held], needs, timeout, name, line)
     if run is None:
         worker_addrs, driven, specs, held = plan(fresh=True)  # the holders remembered may be stale
@@ -409,7 +416,7 @@ def _run_direct(client, worker_addrs, specs, keys, needs, timeout, name, line):
     must hold; ``needs``: the params' futures, key -> a worker holding it). Returns ``(futures,
     outcomes, "direct")``, or None when the run could not start this way (nothing ran)."""
     run_id = uuid.uuid4().hex
-    results = [f"dgraph-{name}-{run_id}-{i}" for i in range(len(worker_addrs))]
+    results = [(f"dgraph-{name}-{run_id}", i) for i in range(len(worker_addrs))]
     try:
         opened, outcomes, futures = client.sync(_direct, client, worker_addrs, run_id, secrets.token_bytes(32), timeout,
                                                 specs, keys, needs, results, line)
@@ -519,9 +526,9 @@ def _run_tasks(client, worker_addrs, specs, blocks, timeout, name, line):
         drivers = []
         for i, w in enumerate(worker_addrs):
             with dask.annotate(workers=[w], allow_other_workers=False):
-                spec = specs[i]._replace(addresses=addresses, params=None)
-                drivers.append(dask.delayed(_drive, pure=False)(run_id, spec, specs[i].params, *blocks[i],
-                                                                dask_key_name=f"dgraph-{name}-{run_id}-{i}"))
+                spec = specs[i]._replace(addresses=addresses, params=None, finish=None)
+                drivers.append(dask.delayed(_drive, pure=False)(run_id, spec, (specs[i].params, specs[i].finish), *blocks[i],
+                                                                dask_key_name=(f"dgraph-{name}-{run_id}", i)))
         futures = client.compute(drivers, optimize_graph=False)
         _watch(client, futures, worker_addrs, run_id, line)
         replies = _broadcast(client, opened, check=False, op="dgraph_close", run_id=run_id)
