@@ -198,8 +198,12 @@ def drive(worker, run, spec, blocks):
         with stats.phase("kernel"), kernels.using(engine, threads):
             stats.threads = kernels.threads()
             results = kernel(ctx, **params)
+        kept = results
+        if finish is not None:
+            with stats.phase("finish"):
+                kept = finish[0](results, *finish[1:])
         run.outcome = _outcome(results, stats)  # the client reads it from the close (or drive) reply
-        return results if finish is None else finish[0](results, *finish[1:])
+        return kept
     except PeerLost as exc:
         peer = worker_addrs[exc.peer]
         err = DgraphRunError(
