@@ -5,10 +5,12 @@ run (control plane: plugin handlers), then to drive its ranks: the drive handler
 in a plugin thread, so the worker's event loop and task threads stay free (a one-thread worker
 stays usable during a long run). The driver connects the peer channels (data plane) and calls
 ``kernel(ctx, **params)``; the kernel drives all of the worker's ranks, and what it returns
-(``{rank: result}``) stays in the worker's memory, registered with the scheduler as scattered
-data is (``RankResults``); the drive reply carries the worker's counters (``RunStats``). Both messages go from the client to
-each worker directly; when a worker is out of the client's reach, the run is opened through
-the scheduler and driven by one driver task per worker (which secedes from the thread pool).
+(``{rank: result}``, or what the run's finish makes of it: a partition of the result frame)
+stays in the worker's memory, registered with the scheduler as scattered data is
+(``RankResults``); the drive reply carries the worker's counters (``RunStats``). Both messages
+go from the client to each worker directly; when a worker is out of the client's reach, the
+run is opened through the scheduler and driven by one driver task per worker (which secedes
+from the thread pool).
 
 Failure: any error on a worker closes its channels, so every peer blocked on it wakes at once;
 the client also watches for lost workers and fails the run on the survivors. The caller gets a
