@@ -19,6 +19,7 @@ import dgraph
 from dgraph.algorithms import bfs
 from dgraph.cluster import workers
 from dgraph.runtime.channels import HELLO, PeerLost, _FrameReader, connect_mesh, encode
+from dgraph.runtime.plugin import PLUGIN_NAME
 from dgraph.generators import grid_graph
 from dgraph.partitioners import OneD, TwoD
 
@@ -61,7 +62,7 @@ def test_collectives(client, ranks):
 
 
 def test_runs_share_each_host_s_cores_among_their_drivers_and_workers_reuse_freed_memory(client):
-    from dgraph.runtime.plugin import MMAP_THRESHOLD, PLUGIN_NAME
+    from dgraph.runtime.plugin import MMAP_THRESHOLD
     from dgraph.runtime.spmd import _driver_threads, ensure_plugin
 
     ensure_plugin(client)
@@ -208,6 +209,28 @@ def test_a_run_whose_blocks_moved_goes_through_tasks_then_direct_again(client):
     pd.testing.assert_frame_equal(got, expected)
     bfs(g, 0)
     assert g.last_stats.dispatch == "direct"
+
+
+def spare_tokens(client):
+    return client.run(lambda dask_worker: dask_worker.plugins[PLUGIN_NAME].spare[0])
+
+
+def test_runs_start_in_one_message_and_open_first_when_a_spare_listener_was_taken(client):
+    """Once the client knows every worker's spare listener, one message opens and drives a run
+    there; a spare that another client's run took makes the run open, then drive."""
+    g = grid_graph(8, 8, ranks=2)
+    expected = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
+    before = spare_tokens(client)
+    assert {w: t for w, (_, t) in client._dgraph_spares.items()} == before
+    got = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
+    after = spare_tokens(client)
+    assert all(after[w] != before[w] for w in after)  # each worker's run took its spare listener
+    pd.testing.assert_frame_equal(got, expected)
+    client._dgraph_spares = {w: (port, "taken") for w, (port, _) in client._dgraph_spares.items()}
+    got = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
+    assert g.last_stats.dispatch == "direct" and spare_tokens(client) == after  # opened on a listener of its own
+    pd.testing.assert_frame_equal(got, expected)
+    assert {w: t for w, (_, t) in client._dgraph_spares.items()} == after  # the replies named the spares again
 
 
 def test_a_run_whose_remembered_holder_is_gone_goes_through_tasks(client):

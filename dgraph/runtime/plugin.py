@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import pickle
+import secrets
 import socket
 import sys
 import threading
@@ -27,14 +28,19 @@ from ..errors import DgraphRunError
 PLUGIN_NAME = "dgraph-exchange"
 
 
+def listening(host):
+    """A socket the peers of a run connect to."""
+    return socket.create_server((host, 0), backlog=128)
+
+
 class Run:
     """One run's state on one worker."""
 
-    def __init__(self, run_id, secret, host, timeout):
+    def __init__(self, run_id, secret, host, timeout, listener=None):
         self.run_id = run_id
         self.secret = secret
         self.timeout = timeout
-        self.listener = socket.create_server((host, 0), backlog=128)
+        self.listener = listener or listening(host)
         self.port = self.listener.getsockname()[1]
         self.wake_r, self.wake_w = socket.socketpair()
         self.failure = None
@@ -116,7 +122,9 @@ class ExchangePlugin(WorkerPlugin):
         self.malloc_tuned = self.tune_malloc and tune_allocator()
         self.drivers = None  # the threads drivers started by the drive handler run in (made on first use)
         self.fetched = {}  # values of the last direct run's param futures that live on other workers
+        self.spare = None  # (token, socket): the listener the next started run takes, opened ahead
         worker.handlers["dgraph_open"] = self.open
+        worker.handlers["dgraph_start"] = self.start
         worker.handlers["dgraph_drive"] = self.drive
         worker.handlers["dgraph_fail"] = self.fail
         worker.handlers["dgraph_close"] = self.close
@@ -128,13 +136,17 @@ class ExchangePlugin(WorkerPlugin):
             run.close()
         self.runs.clear()
         self.fetched = {}
+        if self.spare is not None:
+            self.spare[1].close()
+            self.spare = None
         if self.drivers is not None:
             self.drivers.shutdown(wait=False)
 
-    async def open(self, run_id=None, secret=None, timeout=None, keys=None, needs=None):
+    async def open(self, run_id=None, secret=None, timeout=None, keys=None, needs=None, listener=None):
         """Open a run. A run the client drives directly names the blocks this worker must hold
         (``keys``) and the futures its params need (``needs``: key -> a worker holding it),
-        both pickled: the reply is "moved" unless every block is here and every value was found."""
+        both pickled: the reply is "moved" unless every block is here and every value was found.
+        The reply names this worker's spare listener (see ``start``)."""
         if run_id in self.runs:
             return {"status": "error", "message": f"run {run_id} is already open"}
         moved = {"status": "moved", "message": f"a block of run {run_id} is not on worker {self.worker.address}"}
@@ -145,10 +157,30 @@ class ExchangePlugin(WorkerPlugin):
         if values is None:
             return moved
         host = get_address_host(self.worker.address)
-        run = Run(run_id, secret, host, timeout)
+        run = Run(run_id, secret, host, timeout, listener)
         run.keys, run.values = keys, values
         self.runs[run_id] = run
-        return {"status": "OK", "host": host, "port": run.port}
+        return {"status": "OK", "host": host, "port": run.port, "spare": self._spare()}
+
+    async def start(self, run_id=None, secret=None, timeout=None, keys=None, needs=None, spare=None, spec=None, key=None):
+        """Open a run on the spare listener named ``spare`` (the client learnt its port from an
+        earlier reply and gave it to the peers) and drive it, in one message. "moved" when that
+        listener went to another run meanwhile, or as ``open`` says."""
+        if self.spare is None or self.spare[0] != spare:
+            return {"status": "moved", "message": f"worker {self.worker.address}'s spare listener {spare} was taken",
+                    "spare": self._spare()}
+        listener, self.spare = self.spare[1], None
+        reply = await self.open(run_id, secret, timeout, keys, needs, listener)
+        if reply["status"] != "OK":
+            listener.close()
+            return reply
+        return await self.drive(run_id, spec, key)
+
+    def _spare(self):
+        """``(port, token)`` of the listener the next started run takes (opened now if none)."""
+        if self.spare is None:
+            self.spare = (secrets.token_hex(8), listening(get_address_host(self.worker.address)))
+        return self.spare[1].getsockname()[1], self.spare[0]
 
     async def _values(self, needs):
         """The values of the futures a run's params need (key -> holder), from this worker's
@@ -198,7 +230,7 @@ class ExchangePlugin(WorkerPlugin):
         del self.runs[run_id]
         run.close()
         stored = self.worker.update_data(data={key: results}, stimulus_id=f"dgraph-run-{run_id}")
-        return {"status": "OK", "outcome": run.outcome, "nbytes": stored["nbytes"][key]}
+        return {"status": "OK", "outcome": run.outcome, "nbytes": stored["nbytes"][key], "spare": self._spare()}
 
     async def fail(self, run_id=None, reason=None):
         run = self.runs.get(run_id)

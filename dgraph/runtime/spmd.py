@@ -33,6 +33,7 @@ import dask
 import numpy as np
 from distributed import Future, get_worker, secede, wait
 from distributed.comm import get_address_host
+from distributed.core import send_recv
 from distributed.protocol.pickle import dumps
 
 from .. import kernels
@@ -421,11 +422,8 @@ def _run_direct(client, worker_addrs, specs, keys, needs, timeout, name, line):
     """Open and drive the run by telling each worker directly (``keys[i]``: the blocks worker i
     must hold; ``needs``: the params' futures, key -> a worker holding it). Returns ``(futures,
     outcomes, "direct")``, or None when the run could not start this way (nothing ran)."""
-    run_id = uuid.uuid4().hex
-    results = [(f"dgraph-{name}-{run_id}", i) for i in range(len(worker_addrs))]
     try:
-        opened, outcomes, futures = client.sync(_direct, client, worker_addrs, run_id, secrets.token_bytes(32), timeout,
-                                                specs, keys, needs, results, line)
+        opened, outcomes, futures = client.sync(_direct, client, worker_addrs, timeout, specs, keys, needs, name, line)
     except DgraphRunError:
         client._dgraph_holders.clear()  # a worker may have left: ask where blocks are next time
         raise
@@ -437,72 +435,139 @@ def _run_direct(client, worker_addrs, specs, keys, needs, timeout, name, line):
     return futures, outcomes, "direct"
 
 
-async def _direct(client, worker_addrs, run_id, secret, timeout, specs, keys, needs, results, line):
-    """The direct run on the client's event loop: ``(open replies, outcomes, futures)``, worker i
-    storing its results under the key ``results[i]``; outcomes is None when some worker could not
-    open the run (those that did are closed again)."""
+def _take_spares(client, worker_addrs):
+    """The spare listeners (worker -> (port, token)) the client was last told of, one per worker
+    of the run, taken so no other run of this client uses them; None unless every worker has one."""
+    with _registered:
+        spares = client.__dict__.setdefault("_dgraph_spares", {})
+        if not all(w in spares for w in worker_addrs):
+            return None
+        return {w: spares.pop(w) for w in worker_addrs}
 
-    def call(w, op, **msg):
-        return getattr(client.rpc(w), op)(run_id=run_id, **msg)
 
-    async def tell(targets, op, **msg):  # best effort, and never waiting long on a worker that left
-        try:
-            await asyncio.wait_for(asyncio.gather(*[call(w, op, **msg) for w in targets if w not in gone],
-                                                  return_exceptions=True), OPEN_WITHIN)
-        except asyncio.TimeoutError:
-            pass
+def _keep_spare(client, worker, reply):
+    if isinstance(reply, dict) and reply.get("spare"):
+        with _registered:
+            client.__dict__.setdefault("_dgraph_spares", {})[worker] = tuple(reply["spare"])
 
-    gone = set()  # workers the client lost its connection to
 
+async def _direct(client, worker_addrs, timeout, specs, keys, needs, name, line):
+    """The direct run on the client's event loop: ``(open replies, outcomes, futures)``; outcomes
+    is None when some worker could not open the run (those that did are closed again).
+
+    A worker keeps a listening socket ready for its next run and names it in its replies
+    (``spare``): when the client knows one for every worker, one message per worker opens the
+    run and drives it (``dgraph_start``). If a spare is gone (another client's run took it) or a
+    block moved, that run is closed everywhere and the run starts again: open, then drive."""
     needs = pickle.dumps(needs)
-    replies = await asyncio.gather(*[asyncio.wait_for(call(w, "dgraph_open", secret=secret, timeout=timeout,
-                                                           keys=pickle.dumps(k), needs=needs), OPEN_WITHIN)
+    spares = _take_spares(client, worker_addrs)
+    if spares is not None:
+        addresses = [(get_address_host(w), spares[w][0]) for w in worker_addrs]
+        secret = secrets.token_bytes(32)
+        extra = [{"secret": secret, "timeout": timeout, "keys": pickle.dumps(k), "needs": needs, "spare": spares[w][1]}
+                 for w, k in zip(worker_addrs, keys)]
+        run = await _drive_all(client, worker_addrs, "dgraph_start", addresses, extra, specs, name, line)
+        if run is not None:
+            return run
+    run_id, secret = uuid.uuid4().hex, secrets.token_bytes(32)
+    replies = await asyncio.gather(*[asyncio.wait_for(client.rpc(w).dgraph_open(run_id=run_id, secret=secret, timeout=timeout,
+                                                                                keys=pickle.dumps(k), needs=needs), OPEN_WITHIN)
                                      for w, k in zip(worker_addrs, keys)], return_exceptions=True)
     opened = dict(zip(worker_addrs, replies))
+    for w, r in opened.items():
+        _keep_spare(client, w, r)
     if not all(isinstance(r, dict) and r.get("status") == "OK" for r in replies):
-        await tell([w for w, r in opened.items() if isinstance(r, dict) and r.get("status") == "OK"], "dgraph_close")
+        await _tell(client, [w for w, r in opened.items() if isinstance(r, dict) and r.get("status") == "OK"], run_id,
+                    "dgraph_close")
         return opened, None, None
     addresses = [(r["host"], r["port"]) for r in replies]
-    drives, done, errors, failed_at = {}, {}, [], None
+    run = await _drive_all(client, worker_addrs, "dgraph_drive", addresses, [{}] * len(worker_addrs), specs, name, line,
+                           run_id)
+    if run is None:  # a block left between the open and the drive
+        return opened, None, None
+    return (opened, *run[1:])
+
+
+async def _tell(client, targets, run_id, op, **msg):
+    """Best effort, and never waiting long on a worker that left."""
+    try:
+        await asyncio.wait_for(asyncio.gather(*[getattr(client.rpc(w), op)(run_id=run_id, **msg) for w in targets],
+                                              return_exceptions=True), OPEN_WITHIN)
+    except asyncio.TimeoutError:
+        pass
+
+
+async def _drive_all(client, worker_addrs, op, addresses, extra, specs, name, line, run_id=None):
+    """Drive the run on every worker (``op``: "dgraph_drive" for an opened run, "dgraph_start"
+    to open it in the same message, with ``extra[i]`` for worker i) and wait for all of them;
+    worker i stores its results under ``(run name, i)``. ``(None, outcomes, futures)``, or None
+    when a worker answered "moved" (the run is closed everywhere, nothing kept)."""
+    run_id = run_id or uuid.uuid4().hex
+    results = [(f"dgraph-{name}-{run_id}", i) for i in range(len(worker_addrs))]
+    gone = set()  # workers the client lost its connection to
+    drives, done, errors, moved, failed_at = {}, {}, [], False, None
     start, after, last_report = time.monotonic(), progress_after(), -float("inf")
     try:
         for i, (w, spec) in enumerate(zip(worker_addrs, specs)):
             message = dumps(spec._replace(addresses=addresses))  # may raise: a kernel that cannot be pickled
-            drives[asyncio.ensure_future(call(w, "dgraph_drive", spec=message, key=results[i]))] = i
+            msg = dict(run_id=run_id, spec=message, key=results[i], **extra[i])
+            call = _start(client, w, msg) if op == "dgraph_start" else client.rpc(w).dgraph_drive(**msg)
+            drives[asyncio.ensure_future(call)] = i
         pending = set(drives)
         while pending and (failed_at is None or time.monotonic() < failed_at + 5):
             finished, pending = await asyncio.wait(pending, timeout=0.25)
             for f in finished:
                 w = worker_addrs[drives[f]]
                 reply = f.exception() or f.result()
+                _keep_spare(client, w, reply)
                 if isinstance(reply, dict) and reply.get("status") == "OK":
                     done[drives[f]] = reply
                     continue
-                if not isinstance(reply, dict):
+                if isinstance(reply, dict) and reply.get("status") == "moved":
+                    moved = True
+                elif not isinstance(reply, dict):
                     gone.add(w)
                     reply = {"message": f"run {run_id}: worker {w} left or failed: {reply!r}"}
                 errors.append(DgraphRunError(reply["message"]))
             if errors and failed_at is None:  # wake the others (a peer's channel may not tell them)
                 failed_at = time.monotonic()
-                await tell(worker_addrs, "dgraph_fail", reason="another rank of this run failed")
+                await _tell(client, [w for w in worker_addrs if w not in gone], run_id, "dgraph_fail",
+                            reason="another rank of this run failed")
             now = time.monotonic()
             if pending and now - start >= after and now - last_report > PROGRESS_EVERY:
                 last_report = now
-                step = (await asyncio.gather(call(worker_addrs[0], "dgraph_progress"), return_exceptions=True))[0]
+                step = (await asyncio.gather(client.rpc(worker_addrs[0]).dgraph_progress(run_id=run_id),
+                                             return_exceptions=True))[0]
                 line.update(step.get("superstep") if isinstance(step, dict) else None, now - start)
     finally:
         for f in drives:
             f.cancel()
         if errors or len(done) < len(worker_addrs):
-            await tell(worker_addrs, "dgraph_close")  # drop the run's state everywhere
+            await _tell(client, [w for w in worker_addrs if w not in gone], run_id, "dgraph_close")  # drop the run everywhere
         # the workers that finished stored their results: the scheduler learns of them (and, when
         # the run failed, releases them again at once)
         futures = await _adopt(client, {results[i]: (worker_addrs[i], r["nbytes"]) for i, r in sorted(done.items())})
     if errors:
         for f in futures:
             f.release()
+        if moved:  # the other errors follow from it (peers that waited for this one)
+            return None
         raise _root_cause(errors)
-    return opened, [done[i]["outcome"] for i in range(len(worker_addrs))], futures
+    return None, [done[i]["outcome"] for i in range(len(worker_addrs))], futures
+
+
+async def _start(client, worker, msg):
+    """``dgraph_start`` on ``worker``; a worker the client cannot connect to answers "moved"
+    (nothing started there: the run starts again the long way, whose open finds out why),
+    while one lost after the message went out fails the run as a lost worker does."""
+    try:
+        comm = await asyncio.wait_for(client.rpc.connect(worker), OPEN_WITHIN)
+    except (OSError, asyncio.TimeoutError) as exc:
+        return {"status": "moved", "message": f"worker {worker} could not be reached: {exc!r}"}
+    try:
+        return await send_recv(comm, op="dgraph_start", reply=True, **msg)
+    finally:
+        client.rpc.reuse(worker, comm)
 
 
 async def _adopt(client, stored):
