@@ -579,7 +579,7 @@ async def _adopt(client, stored):
                                        nbytes={k: n for k, (_, n) in stored.items()}, client=client.id)
     futures = [Future(k, client) for k in stored]
     for f in futures:
-        client.futures[f.key].finish(type=dict)
+        client.futures[f.key].finish()  # the scheduler's own report may come before or after: either is fine
     return futures
 
 
