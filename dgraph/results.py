@@ -19,7 +19,7 @@ def decode(ids, labels, nullable):
         return vals.array  # the labels' own dtype (string labels stay strings, not objects)
     if vals.dtype.kind in "iu":
         return masked(vals.to_numpy(), ids < 0)
-    return pd.Series(vals).mask(ids < 0).array
+    return vals.mask(ids < 0).array
 
 
 def masked(values, mask):

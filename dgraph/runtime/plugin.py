@@ -1,9 +1,10 @@
 """ExchangePlugin: the dgraph-exchange worker plugin.
 
-The plugin only routes: control-plane handlers (open, drive, fail, close, list) reach a ``Run``
-object keyed by its run id, and the ``Run`` owns everything of that run on this worker: the
-listening socket, the peer channels, the wake-up pipe that aborts a blocked driver, and which
-thread drives it. A run's state is gone when the run closes or fails, or when a directly driven
+The plugin only routes: control-plane handlers (open, drive, start = open and drive, fail,
+close, list) reach a ``Run`` object keyed by its run id, and the ``Run`` owns everything of that
+run on this worker: the listening socket, the peer channels, the wake-up pipe that aborts a
+blocked driver, and which thread drives it. The plugin itself keeps one spare listening socket,
+which the next started run takes. A run's state is gone when the run closes or fails, or when a directly driven
 run's results are stored in the worker's memory; a handler call naming a run this worker
 does not know gets an error *reply*, never an exception through the connection.
 """
