@@ -20,8 +20,9 @@ is that closure from the start: one breadth-first pass over the arcs, no levels.
 Output encoding: ``distance`` (Int64, hops from the source, null when unreachable) and
 ``predecessor`` (the parent in the BFS tree in the user's labels, null for the source and for
 unreachable vertices). The parent chosen is the in-neighbour on the previous level with the
-smallest canonical id, whichever direction a level ran in, so results are identical on every
-layout and rank count.
+smallest canonical id (the graph's vertex order: by label, or hubs first with
+``vertex_order="degree"``), whichever direction a level ran in, so results are identical on
+every layout and rank count.
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
         raise DgraphInputError("sub_iterations=True runs level by level: use method='auto' or 'levels' with it")
     if sub_iterations and graph.layout.name != "1.5d":
         raise DgraphInputError(f"sub_iterations=True needs a layout with subgraphs (layout='1.5d'), not {graph.layout!r}")
-    src = int(graph.encode_vertices([source], "BFS source")[0])
+    src = graph.vertex_param(source, "BFS source")
     return graph.run_to_frame(bfs_kernel, label_columns=("predecessor",), nullable=("distance", "predecessor"), reverse=True,
                               name="bfs", placement="layout", source=src, depth_limit=depth_limit,
                               sub_iterations=bool(sub_iterations), method=method)

@@ -8,7 +8,8 @@ ways counts twice. Labels reach the ranks through the dense gather plan (each ra
 labels of the vertices its arcs read), so a round is one superstep.
 
 Output encoding: ``label`` is a vertex label of the user's (initially the vertex itself);
-"smallest" is the order of the user's labels.
+"smallest" is the graph's vertex order: the order of the user's labels (LDBC's rule), or hubs
+first for a graph built with ``vertex_order="degree"``.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ propagation the number of supersteps does not grow with the diameter, so road ne
 same few supersteps as social graphs.
 
 Output encoding: ``component`` is, for every vertex, the label of the member of its component
-with the smallest canonical id (the sorted position of the user's labels) — one representative
-per component, the same on every layout.
+with the smallest canonical id (the graph's vertex order: the sorted labels, or hubs first with
+``vertex_order="degree"``) — one representative per component, the same on every layout.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ against 1,553).
 
 Output encoding: ``distance`` (Float64, null when unreachable) and ``predecessor`` (the tail of
 the last arc of a shortest path, in the user's labels; null for the source and unreachable
-vertices; ties broken towards the smallest label).
+vertices; ties broken towards the smallest canonical id: the first in the graph's vertex order).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
             f"the graph has weights {graph.weight!r}: pass weight={graph.weight!r} to use them "
             "(or build it without weight= for unit-cost shortest paths)"
         )
-    facts = graph.client.gather([graph.client.submit(_weight_facts, b, pure=False) for b in graph._blocks])
+    facts = graph.block_facts(_weight_facts)
     lowest = min(f[0] for f in facts)
     if lowest < 0 or np.isnan(lowest):
         raise DgraphInputError(f"sssp needs non-negative weights; column {weight!r} holds {lowest}")
@@ -138,7 +138,7 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
         raise DgraphInputError(f"delta must be a positive number, got {delta!r}")
     if method not in METHODS:
         raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
-    src = int(graph.encode_vertices([source], "SSSP source")[0])
+    src = graph.vertex_param(source, "SSSP source")
     return graph.run_to_frame(sssp_kernel, label_columns=("predecessor",), nullable=("distance", "predecessor"),
                               name="sssp", placement="layout", source=src, delta=None if delta is None else float(delta),
                               mean_weight=mean_weight, arcs=arcs, method=method, ties=ties, weighted=weight is not None)

@@ -85,6 +85,8 @@ def _parser():
     g5.add_argument("--seed", type=int, default=1)
     g5.add_argument("--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)")
     g5.add_argument("--layout", default="1d")
+    g5.add_argument("--vertex-order", default="degree", choices=("degree", "labels"),
+                    help="canonical vertex order built in kernel 1 (default: by degree, hubs first)")
     g5.add_argument("--transport", default="direct", choices=("direct", "grouped"))
     g5.add_argument("--domains", help="communication domains: host, job or K contiguous rank groups")
     g5.add_argument("--quiet", action="store_true", help="no per-search progress lines")
@@ -196,7 +198,7 @@ def graph500(args):
     domains = int(args.domains) if args.domains and args.domains.isdigit() else args.domains
     with _connected(args) as client:
         out = g5.run(args.scale, args.edgefactor, args.roots, args.kernels.split(","), layout=args.layout, ranks=args.ranks,
-                     transport=args.transport, domains=domains, seed=args.seed, client=client,
+                     transport=args.transport, domains=domains, seed=args.seed, client=client, vertex_order=args.vertex_order,
                      say=None if args.quiet else (lambda m: _say(f"  {m}")))
         print(g5.report(out))
     return 1 if out["failures"] else 0

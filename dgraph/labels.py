@@ -1,10 +1,12 @@
 """Renumbering: the user's vertex labels <-> canonical ids 0..n-1.
 
-Canonical id = position of the label in the sorted distinct labels, so it does not depend on
-how the input is partitioned, and integer labels that already are 0..n-1 map to themselves
-(then nothing is stored). Distinct labels are found with a distributed ``drop_duplicates``; the
-sorted table is built and kept on a worker (it is O(n), edges are O(m)), never on the client.
-Edges are encoded partition by partition against it with a hash lookup.
+A label's position is its place among the sorted distinct labels, so it does not depend on how
+the input is partitioned; integer labels that already are 0..n-1 are their own positions (then
+nothing is stored). The canonical id is the position (``vertex_order="labels"``), or the rank
+of the vertex by descending degree, ties by position (``"degree"``: hubs first, see
+``by_degree``). Distinct labels are found with a distributed ``drop_duplicates``; the tables are
+built and kept on workers (they are O(n), edges are O(m)), never on the client. Edges are
+encoded partition by partition against them with a hash lookup.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def _facts(index):
     return n, identity
 
 
-def _encode(part, index, columns):
+def _encode(part, index, columns, canonical=None):
     out = {}
     for c in columns:
         col = part[c]
@@ -46,21 +48,36 @@ def _encode(part, index, columns):
                 f"column {c!r} holds a null vertex id (first at row {row!r}); drop or fill those edges first, "
                 "for example df.dropna(subset=[...])"
             )
-        if index is None:
-            out[c] = col.to_numpy(dtype=np.int64)
-        else:
-            out[c] = index.get_indexer(col)
+        out[c] = col.to_numpy(dtype=np.int64) if index is None else index.get_indexer(col)
+        if canonical is not None:
+            out[c] = canonical[out[c]]
     return pd.DataFrame(out, index=part.index).assign(**{c: part[c] for c in part.columns if c not in columns})
 
 
 class Labels:
-    """Canonical ids of one graph's labels: ``index`` is a future of the sorted labels, or None
-    when the labels are exactly the integers 0..n-1."""
+    """Canonical ids of one graph's labels. ``sorted``: a future of the sorted distinct labels,
+    or None when the labels are exactly the integers 0..n-1; ``canonical``: a future of each
+    position's canonical id, or None when that is the position; ``index``: the labels in
+    canonical order (what results are decoded with), or None when that is 0..n-1."""
 
-    def __init__(self, n, index=None, dtype=np.dtype("int64")):
+    def __init__(self, n, index=None, dtype=np.dtype("int64"), sorted=None, canonical=None):
         self.n = n
         self.index = index
         self.dtype = dtype
+        self.sorted = index if sorted is None and canonical is None else sorted
+        self.canonical = canonical
+
+    def by_degree(self, client, degree):
+        """These labels with canonical ids by descending ``degree`` (a future of one count per
+        position), ties by position; the edges encoded so far are positions (``reorder``)."""
+        order = client.submit(_descending, degree)
+        canonical = client.submit(inverse_permutation, order)
+        index = client.submit(_in_order, self.sorted, order)
+        return Labels(self.n, index, self.dtype, sorted=self.sorted, canonical=canonical)
+
+    def reorder(self, ddf, columns):
+        """Positions in the label columns of ``ddf`` -> canonical ids (after ``by_degree``)."""
+        return ddf.map_partitions(_to_canonical, self.canonical, list(columns), meta=ddf._meta)
 
     @classmethod
     def identity(cls, n):
@@ -97,31 +114,50 @@ class Labels:
     def encode(self, ddf, columns):
         """Replace the label columns of ``ddf`` by canonical int64 ids (nulls are an error)."""
         meta = ddf._meta.assign(**{c: np.int64(0) for c in columns})
-        return ddf.map_partitions(_encode, self.index, list(columns), meta=meta)
+        return ddf.map_partitions(_encode, self.sorted, list(columns), self.canonical, meta=meta)
 
-    def lookup(self, client, values, what="vertex"):
-        """Canonical ids of a few labels given by the user; unknown ones are an error."""
-        values = list(values)
-        if self.index is None:
-            ids = []
-            for v in values:
-                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not 0 <= v < self.n:
-                    raise DgraphInputError(f"{what} {v!r} is not a vertex of this graph (labels are 0..{self.n - 1})")
-                ids.append(int(v))
-            return np.asarray(ids, dtype=np.int64)
-        ids = client.submit(_lookup, self.index, values, pure=False).result()
-        missing = [v for v, i in zip(values, ids) if i < 0]
-        if missing:
-            raise DgraphInputError(
-                f"{what} {missing[0]!r} is not a vertex of this graph"
-                + (f" ({len(missing)} unknown labels)" if len(missing) > 1 else "")
-                + "; check the label and its type (labels of this graph are " + str(self.dtype) + ")"
-            )
-        return ids
+    def positions(self, values, what):
+        """Positions of integer labels 0..n-1 (``sorted`` is None), checked on the spot."""
+        for v in values:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not 0 <= v < self.n:
+                raise DgraphInputError(f"{what} {v!r} is not a vertex of this graph (labels are 0..{self.n - 1})")
+        return np.asarray(values, dtype=np.int64)
 
 
-def _lookup(index, values):
+def lookup(sorted_labels, table, values, what, dtype):
+    """Positions of the labels ``values`` (they are their own when ``sorted_labels`` is None),
+    through ``table`` (position -> id) if given; an unknown label is a DgraphInputError naming it."""
+    ids = np.asarray(values, dtype=np.int64) if sorted_labels is None else _positions(sorted_labels, values)
+    missing = [v for v, i in zip(values, ids) if i < 0]
+    if missing:
+        raise DgraphInputError(
+            f"{what} {missing[0]!r} is not a vertex of this graph"
+            + (f" ({len(missing)} unknown labels)" if len(missing) > 1 else "")
+            + "; check the label and its type (labels of this graph are " + str(dtype) + ")"
+        )
+    return ids if table is None else table[ids]
+
+
+def _positions(index, values):
     try:
         return index.get_indexer(pd.Index(values)).astype(np.int64)
     except (TypeError, ValueError):
         return np.full(len(values), -1, dtype=np.int64)
+
+
+def _descending(degree):
+    return np.argsort(-np.asarray(degree, dtype=np.int64), kind="stable")
+
+
+def inverse_permutation(order):
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.size, dtype=order.dtype)
+    return inverse
+
+
+def _in_order(sorted_labels, order):
+    return order if sorted_labels is None else sorted_labels[order]
+
+
+def _to_canonical(part, canonical, columns):
+    return part.assign(**{c: canonical[part[c].to_numpy()] for c in columns})

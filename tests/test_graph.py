@@ -138,6 +138,10 @@ def test_bad_input_names_the_problem(client):
         dgraph.from_edgelist(edges, duplicates="sum")
     with pytest.raises(dgraph.DgraphInputError, match="vertex id -1 is outside 0..2"):
         dgraph.from_edgelist(pd.DataFrame({"src": [-1], "dst": [0]}), renumber=False, vertices=np.arange(3)).num_edges
+    with pytest.raises(dgraph.DgraphInputError, match="vertex id 5 is outside 0..2"):
+        dgraph.from_edgelist(pd.DataFrame({"src": [5], "dst": [0]}), renumber=False, vertices=np.arange(3), vertex_order="degree")
+    with pytest.raises(dgraph.DgraphInputError, match=r"vertex_order must be one of \('labels', 'degree'\), got 'random'"):
+        dgraph.from_edgelist(edges, vertex_order="random")
 
 
 def test_readers(client, tmp_path):

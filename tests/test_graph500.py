@@ -129,3 +129,8 @@ def test_graph500_command_end_to_end(client, capsys):
     out = capsys.readouterr().out
     assert "SCALE: 10" in out and "bfs  harmonic_mean_TEPS:" in out and "sssp harmonic_mean_TEPS:" in out
     assert "construction_time:" in out and "bytes_per_directed_edge:" in out and "validation: PASSED" in out
+    assert "vertex_order: degree" in out and "balance='striped'" in out  # hubs first, dealt to ranks in turn
+    assert main(["graph500", "--scale", "10", "--roots", "2", "--kernels", "bfs", "--vertex-order", "labels", "--quiet",
+                 "--scheduler", client.scheduler.address]) == 0
+    out = capsys.readouterr().out
+    assert "vertex_order: labels" in out and "balance='degree'" in out and "validation: PASSED" in out

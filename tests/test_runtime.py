@@ -13,7 +13,7 @@ import dask
 import numpy as np
 import pandas as pd
 import pytest
-from distributed import Future
+from distributed import Future, get_task_stream
 
 import dgraph
 from dgraph.algorithms import bfs
@@ -195,6 +195,22 @@ def test_runs_go_to_workers_directly_or_through_tasks_with_equal_results(client,
         assert g.last_stats.dispatch == "tasks"
     pd.testing.assert_frame_equal(direct, tasks)
     assert direct.distance.max() == 6 + 11 and direct.predecessor.isna().sum() == 1
+
+
+@pytest.mark.parametrize("dispatch", ["auto", "tasks"])
+def test_a_source_label_is_looked_up_by_the_workers_in_the_run(client, dispatch):
+    # string labels, placed in another order (2D): the label -> placed id tables stay on the
+    # workers, and the search starts with no lookup task before it (a round trip per call)
+    e = pd.DataFrame({"src": [f"v{i}" for i in range(40)], "dst": [f"v{(i * 7 + 1) % 40}" for i in range(40)]})
+    g = dgraph.from_edgelist(e, directed=False, layout=TwoD(rows=2, cols=2))
+    with dask.config.set({"dgraph.dispatch": dispatch}):
+        with get_task_stream(client) as stream:
+            r = bfs(g, "v3").compute().set_index("vertex")
+        assert r.distance.loc["v3"] == 0 and g.last_stats.dispatch == ("direct" if dispatch == "auto" else "tasks")
+        assert not [t for t in stream.data if "lookup" in str(t["key"])]
+        with pytest.raises(dgraph.DgraphInputError, match="BFS source 'v40' is not a vertex of this graph"):
+            bfs(g, "v40")
+    assert bfs(g, "v0").compute().set_index("vertex").distance.loc["v1"] == 1  # the next run works
 
 
 def test_a_run_whose_blocks_moved_goes_through_tasks_then_direct_again(client):

@@ -24,7 +24,7 @@ from distributed import WorkerPlugin
 from distributed.worker import get_data_from_worker
 from distributed.comm.addressing import get_address_host
 
-from ..errors import DgraphRunError
+from ..errors import DgraphInputError, DgraphRunError
 
 PLUGIN_NAME = "dgraph-exchange"
 
@@ -226,6 +226,8 @@ class ExchangePlugin(WorkerPlugin):
             results = await asyncio.get_running_loop().run_in_executor(self.drivers, drive, self.worker, run, spec, blocks)
         except DgraphRunError as err:
             return {"status": "error", "message": str(err)}
+        except DgraphInputError as err:  # a Deferred param (an unknown vertex): the client raises it as such
+            return {"status": "error", "message": str(err), "input": True}
         if run.closed:  # the client gave up on the run meanwhile: nobody would release the results
             return {"status": "error", "message": str(self._gone(run_id))}
         del self.runs[run_id]

@@ -14,8 +14,9 @@ from the thread pool).
 
 Failure: any error on a worker closes its channels, so every peer blocked on it wakes at once;
 the client also watches for lost workers and fails the run on the survivors. The caller gets a
-``DgraphRunError`` naming the rank, worker and superstep; every run's state is dropped on every
-worker, whatever happened.
+``DgraphRunError`` naming the rank, worker and superstep (or the ``DgraphInputError`` of a
+``Deferred`` param: an unknown vertex); every run's state is dropped on every worker, whatever
+happened.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from distributed.protocol.pickle import dumps
 
 from .. import kernels
 from ..cluster import identity, workers
-from ..errors import DgraphRunError
+from ..errors import DgraphInputError, DgraphRunError
 from ..progress import Progress, progress_after
 from .channels import PeerLost, RunAborted, connect_mesh
 from .domains import Domains, rank_paths
@@ -140,13 +141,27 @@ class Held:
         self.key = key
 
 
+class Deferred:
+    """A param each worker computes just before the kernel runs, as ``fn(*args)`` (futures in
+    ``args`` passed as their values): a lookup in tables the workers hold, with no round trip from
+    the client first (the source vertex of a search in a graph with labels). A
+    ``DgraphInputError`` it raises fails the run as that error."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+
 def _swap(obj, leaf):
     """``obj`` with ``leaf`` applied inside dicts, lists and tuples (where dask finds futures in a
-    task's arguments)."""
+    task's arguments) and to the arguments of a Deferred."""
     if type(obj) is dict:
         return {k: _swap(v, leaf) for k, v in obj.items()}
     if type(obj) in (list, tuple):
         return type(obj)(_swap(v, leaf) for v in obj)
+    if type(obj) is Deferred:
+        return leaf(Deferred(obj.fn, *_swap(obj.args, leaf)))
     return leaf(obj)
 
 
@@ -168,23 +183,33 @@ def resolve(params, values):
     return _swap(params, lambda x: values[x.key] if isinstance(x, Held) else x)
 
 
-def _drive(run_id, spec, params, *blocks):
-    """The driver task (when the client dispatches through the scheduler). ``params`` (the
-    kernel's params and the finish) come apart from ``spec``: dask puts the values of the
-    futures in them, but not inside a NamedTuple."""
+def _evaluate(params):
+    """``params`` with each Deferred replaced by what it computes."""
+    return _swap(params, lambda x: x.fn(*x.args) if type(x) is Deferred else x)
+
+
+def _drive(run_id, spec, values, *blocks):
+    """The driver task (when the client dispatches through the scheduler). ``values``: the
+    futures the spec's held params and finish stand for, key -> value (dask puts their values
+    in a dict, not inside a NamedTuple or a Deferred)."""
     worker = get_worker()
     # Leave the worker's thread pool: the run may block for long, and the worker must stay
     # free to run other tasks (even with one thread) while its ranks exchange.
     secede()
-    return drive(worker, worker.plugins[PLUGIN_NAME].get_run(run_id), spec._replace(params=params[0], finish=params[1]),
-                 blocks)
+    spec = spec._replace(params=resolve(spec.params, values), finish=resolve(spec.finish, values))
+    return drive(worker, worker.plugins[PLUGIN_NAME].get_run(run_id), spec, blocks)
 
 
 def drive(worker, run, spec, blocks):
     """Run this worker's ranks of ``run``: connect the peer channels, call the kernel, and leave
     the outcome (stats) on ``run``. Returns ``{rank: result}`` (through the spec's finish, if
-    any); raises ``DgraphRunError``."""
+    any); raises ``DgraphRunError``, or the ``DgraphInputError`` of a Deferred param."""
     index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route, finish = spec
+    try:
+        params = _evaluate(params)
+    except DgraphInputError as exc:  # every worker computes the same: none of them connects
+        run.fail(str(exc))
+        raise
     rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
     stats = RunStats(len(worker_of_rank))
     me = f"{_describe(ranks)} on worker {worker.address}"
@@ -319,6 +344,9 @@ def _broadcast(client, targets, check=True, **msg):
 
 def _root_cause(errors):
     """Of the errors the drivers raised, the one that started the failure."""
+    for e in errors:
+        if isinstance(e, DgraphInputError):
+            return e
     for marker in ("failed at superstep", "lost peer", ""):
         for e in errors:
             if marker in str(e):
@@ -528,7 +556,7 @@ async def _drive_all(client, worker_addrs, op, addresses, extra, specs, name, li
                 elif not isinstance(reply, dict):
                     gone.add(w)
                     reply = {"message": f"run {run_id}: worker {w} left or failed: {reply!r}"}
-                errors.append(DgraphRunError(reply["message"]))
+                errors.append((DgraphInputError if reply.get("input") else DgraphRunError)(reply["message"]))
             if errors and failed_at is None:  # wake the others (a peer's channel may not tell them)
                 failed_at = time.monotonic()
                 await _tell(client, [w for w in worker_addrs if w not in gone], run_id, "dgraph_fail",
@@ -596,9 +624,10 @@ def _run_tasks(client, worker_addrs, specs, blocks, timeout, name, line):
         addresses = [(replies[w]["host"], replies[w]["port"]) for w in worker_addrs]
         drivers = []
         for i, w in enumerate(worker_addrs):
+            (params, finish), held = hold((specs[i].params, specs[i].finish))
+            spec = specs[i]._replace(addresses=addresses, params=params, finish=finish)
             with dask.annotate(workers=[w], allow_other_workers=False):
-                spec = specs[i]._replace(addresses=addresses, params=None, finish=None)
-                drivers.append(dask.delayed(_drive, pure=False)(run_id, spec, (specs[i].params, specs[i].finish), *blocks[i],
+                drivers.append(dask.delayed(_drive, pure=False)(run_id, spec, {f.key: f for f in held}, *blocks[i],
                                                                 dask_key_name=(f"dgraph-{name}-{run_id}", i)))
         futures = client.compute(drivers, optimize_graph=False)
         _watch(client, futures, worker_addrs, run_id, line)
