@@ -37,7 +37,8 @@ def rank_frame(result, lo, hi, labels, label_columns, nullable):
     Columns in ``label_columns`` hold placed ids and are decoded to labels; columns in
     ``nullable`` get a nullable dtype with nulls for negative integers and non-finite floats.
     """
-    cols = {"vertex": decode(np.arange(lo, hi), labels, False)}
+    # a rank's vertices are a run of placed ids: a slice of the labels (a copy), not a gather
+    cols = {"vertex": np.arange(lo, hi) if labels is None else pd.Series(labels[lo:hi], copy=True).array}
     for name, values in result.items():
         if name in label_columns:
             values = decode(values, labels, name in nullable)
