@@ -227,6 +227,29 @@ def test_a_run_whose_blocks_moved_goes_through_tasks_then_direct_again(client):
     assert g.last_stats.dispatch == "direct"
 
 
+def _drop_replica(key, worker, dask_scheduler=None):
+    dask_scheduler.request_remove_replicas(worker, [key], stimulus_id="test-drop-replica")
+
+
+def test_a_run_fetches_a_param_from_wherever_the_scheduler_keeps_it_now(client):
+    """The scheduler's memory manager drops extra replicas, not always the one the client
+    remembers: the run's workers then ask the scheduler, and the run still goes direct."""
+    e = pd.DataFrame({"src": [f"v{i}" for i in range(60)], "dst": [f"v{(i * 7 + 1) % 60}" for i in range(60)]})
+    g = dgraph.from_edgelist(e, directed=False, ranks=2, vertex_order="degree")
+    expected = bfs(g, "v3").compute().sort_values("vertex", ignore_index=True)
+    labels = g._placed_labels_future()  # every run's finish needs it (placed ids -> labels)
+    holder = client.who_has([labels])[labels.key][0]
+    client.replicate([labels])
+    client.run_on_scheduler(_drop_replica, labels.key, holder)
+    deadline = time.monotonic() + 10
+    while list(client.who_has([labels])[labels.key]) != [w for w in workers(client) if w != holder]:
+        assert time.monotonic() < deadline, "the replica was not dropped"
+        time.sleep(0.05)
+    got = bfs(g, "v3").compute().sort_values("vertex", ignore_index=True)
+    assert g.last_stats.dispatch == "direct"
+    pd.testing.assert_frame_equal(got, expected)
+
+
 def spare_tokens(client):
     return client.run(lambda dask_worker: dask_worker.plugins[PLUGIN_NAME].spare[0])
 

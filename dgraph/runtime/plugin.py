@@ -156,7 +156,7 @@ class ExchangePlugin(WorkerPlugin):
             return moved
         values = await self._values(pickle.loads(needs)) if needs is not None else {}
         if values is None:
-            return moved
+            return dict(moved, message=f"a param of run {run_id} is in no worker's memory")
         host = get_address_host(self.worker.address)
         run = Run(run_id, secret, host, timeout, listener)
         run.keys, run.values = keys, values
@@ -186,7 +186,9 @@ class ExchangePlugin(WorkerPlugin):
     async def _values(self, needs):
         """The values of the futures a run's params need (key -> holder), from this worker's
         memory or fetched from the holder; None if one cannot be had. Fetched values are kept
-        for the next run (a graph's runs keep passing the same ones), and only those."""
+        for the next run (a graph's runs keep passing the same ones), and only those. The holder
+        the client remembered may have lost its copy since (the scheduler's memory manager drops
+        extra replicas, not always the first): then the scheduler says where the key is now."""
         values = {}
         for key, holder in needs.items():
             if key in self.worker.data:
@@ -194,15 +196,26 @@ class ExchangePlugin(WorkerPlugin):
             elif key in self.fetched:
                 values[key] = self.fetched[key]
             else:
-                try:
-                    reply = await get_data_from_worker(self.worker.rpc, [key], holder, who=self.worker.address)
-                except OSError:
+                found = await self._fetch(key, [holder])
+                if not found:
+                    who = await self.worker.scheduler.who_has(keys=[key])
+                    found = await self._fetch(key, [w for w in who.get(key) or () if w != holder])
+                if not found:
                     return None
-                if not (isinstance(reply, dict) and reply.get("status") == "OK" and key in reply.get("data", {})):
-                    return None
-                values[key] = reply["data"][key]
+                values[key] = found[0]
         self.fetched = {k: v for k, v in values.items() if k not in self.worker.data}
         return values
+
+    async def _fetch(self, key, holders):
+        """``[value]`` of ``key`` from the first of ``holders`` that has it, or ``[]``."""
+        for holder in holders:
+            try:
+                reply = await get_data_from_worker(self.worker.rpc, [key], holder, who=self.worker.address)
+            except OSError:
+                continue
+            if isinstance(reply, dict) and reply.get("status") == "OK" and key in reply.get("data", {}):
+                return [reply["data"][key]]
+        return []
 
     async def drive(self, run_id=None, spec=None, key=None):
         """Drive this worker's ranks of an open run in a plugin thread (the worker's event loop and

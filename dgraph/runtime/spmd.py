@@ -456,6 +456,7 @@ def _run_direct(client, worker_addrs, specs, keys, needs, timeout, name, line):
         client._dgraph_holders.clear()  # a worker may have left: ask where blocks are next time
         raise
     if outcomes is None:
+        client._dgraph_holders.clear()  # something moved: ask where blocks and params are next time
         unreachable = [w for w, r in opened.items() if isinstance(r, (OSError, asyncio.TimeoutError))]
         if unreachable and set(unreachable) <= set(workers(client)):
             client._dgraph_direct = False  # live workers out of the client's reach: use tasks from now on
@@ -543,7 +544,8 @@ async def _drive_all(client, worker_addrs, op, addresses, extra, specs, name, li
             drives[asyncio.ensure_future(call)] = i
         pending = set(drives)
         while pending and (failed_at is None or time.monotonic() < failed_at + 5):
-            finished, pending = await asyncio.wait(pending, timeout=0.25)
+            # any reply may be an error the others wait on (a peer that never connects): look at once
+            finished, pending = await asyncio.wait(pending, timeout=0.25, return_when=asyncio.FIRST_COMPLETED)
             for f in finished:
                 w = worker_addrs[drives[f]]
                 reply = f.exception() or f.result()
