@@ -501,8 +501,8 @@ def from_edgelist(
         breaks ties by canonical id (a BFS parent: the smallest), ``"degree"`` prefers hubs. On
         skewed graphs (social, web, Kronecker) it makes searches faster: every adjacency lists
         its hubs first, so a bottom-up BFS step finds a parent in a row's first arcs (Graph 500
-        scale 20: kernel -30%). Keep ``"labels"`` for roads and meshes whose labels carry
-        locality. With ``layout="1d"`` the vertices are then dealt to ranks in turn
+        scale 20: BFS kernel -25 to -30%). Keep ``"labels"`` for roads and meshes whose labels
+        carry locality. With ``layout="1d"`` the vertices are then dealt to ranks in turn
         (``OneD(balance="striped")``), so every rank gets its share of hubs.
     transport : {"direct", "grouped"}
         How supersteps move messages: one per rank pair, or TuCOMM's aggregation through one
