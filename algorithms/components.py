@@ -100,7 +100,8 @@ def connected_components(graph):
     -------
     dask.dataframe.DataFrame
         Columns ``vertex`` and ``component`` (the label of the component's representative:
-        its member with the smallest sorted label).
+        its member first in the graph's vertex order: the smallest sorted label, or on a graph
+        built with ``vertex_order="degree"`` the member of highest degree).
 
     Notes
     -----
