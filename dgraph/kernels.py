@@ -695,7 +695,7 @@ def _afforest_rows_numba(indptr, indices, lo, hi, parent, leaves, links, samples
                 w = indices[j]
                 o = _outside(w, lo, span)
                 leaving += o
-                if o or not (w < u and not in_giant[w - lo]):
+                if o or w >= u or in_giant[w - lo]:  # else an earlier row outside the tree united the twin
                     x = _union_owned(parent, x, w, lo, hi)
         outside += leaving
         leaves[r] = leaving > 0
