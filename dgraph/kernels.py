@@ -623,9 +623,9 @@ def _union_rows_numba(indptr, indices, lo, hi, parent, leaves):
 def _heads_outside(indices, lo, hi, count, seen):
     """The distinct heads outside lo..hi-1 (``count``: how many arcs point there); ``seen`` is
     n-long scratch, all False on entry and on return."""
-    heads = np.empty(count + 1, np.int64)  # every head is written at c, kept only when new
     if count == 0:
-        return heads[:0]
+        return np.empty(0, np.int64)
+    heads = np.empty(count + 1, np.int64)  # every head is written at c, kept only when new
     span, c = np.uint64(hi - lo), 0
     for j in range(indices.size):
         w = indices[j]
