@@ -3,14 +3,31 @@
 
 from .betweenness import betweenness_centrality
 from .bfs import bfs, validate_bfs
+from .cdlp import label_propagation
 from .components import connected_components, weakly_connected_components
 from .cores import core_number, k_core
 from .matching import max_weight_matching
-from .cdlp import label_propagation
 from .pagerank import pagerank
 from .pointer_jumping import pointer_jumping
 from .scc import strongly_connected_components
 from .sssp import sssp
 from .triangles import local_clustering_coefficient, total_triangles, triangle_count
 
-__all__ = ["betweenness_centrality", "bfs", "connected_components", "core_number", "k_core", "label_propagation", "local_clustering_coefficient", "max_weight_matching", "pointer_jumping", "strongly_connected_components", "total_triangles", "triangle_count", "pagerank", "sssp", "validate_bfs", "weakly_connected_components"]
+__all__ = [
+    "betweenness_centrality",
+    "bfs",
+    "connected_components",
+    "core_number",
+    "k_core",
+    "label_propagation",
+    "local_clustering_coefficient",
+    "max_weight_matching",
+    "pointer_jumping",
+    "strongly_connected_components",
+    "total_triangles",
+    "triangle_count",
+    "pagerank",
+    "sssp",
+    "validate_bfs",
+    "weakly_connected_components",
+]

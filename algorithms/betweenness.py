@@ -7,11 +7,12 @@ owners. Sources are independent, so this is the coarse-grained parallelism of Ba
 Madduri (ICPP 2006) and of cuGraph's batched multi-GPU betweenness: no superstep per level,
 which on a road network (a thousand levels per source) is what a level-synchronous pass pays.
 
-``"levels"`` (the graph is too big to copy): for every source, a level-synchronous forward pass counts shortest paths (edge_map
-pushes each frontier vertex's path count along its out-arcs, merged by sum; vertices reached
-for the first time take the sum), then a backward pass walks the levels from the deepest up,
-pushing (1 + delta(w)) / sigma(w) along in-arcs, merged by sum, into the vertices one level
-closer (TDO-GP's BC, Appendix D). Path counts are stored scaled by level (divided by the largest
+``"levels"`` (the graph is too big to copy): for every source, a level-synchronous forward
+pass counts shortest paths (edge_map pushes each frontier vertex's path count along its
+out-arcs, merged by sum; vertices reached for the first time take the sum), then a backward
+pass walks the levels from the deepest up, pushing
+(1 + delta(w)) / sigma(w) along in-arcs, merged by sum, into the vertices one level closer
+(TDO-GP's BC, Appendix D). Path counts are stored scaled by level (divided by the largest
 count of the level above, reduced with the frontier's size in the same superstep), so they do
 not overflow where they exceed 1e308 (a 1000 x 1000 grid has about 1e600 corner-to-corner
 shortest paths). Scores are rescaled exactly as networkx does.
@@ -57,8 +58,14 @@ def brandes_kernel(ctx, sources, directed, bounds, key, layout):
         levels, depth, largest = [frontier], 0, [1.0]
         while True:
             pushed = {r: sigma[r][frontier[r]] for r in ctx.ranks}
-            merged, (size, top) = forward(frontier, pushed, _push, "sum", total_op="max",
-                                          total={r: [frontier[r].size, pushed[r].max(initial=0.0)] for r in ctx.ranks})
+            merged, (size, top) = forward(
+                frontier,
+                pushed,
+                _push,
+                "sum",
+                total_op="max",
+                total={r: [frontier[r].size, pushed[r].max(initial=0.0)] for r in ctx.ranks},
+            )
             if size == 0:
                 break
             depth += 1
@@ -83,8 +90,9 @@ def brandes_kernel(ctx, sources, directed, bounds, key, layout):
             if lo[r] <= s < lo[r] + nl[r]:
                 delta[r][s - lo[r]] = 0.0
             bc[r] += delta[r]
-    ctx.stats.info.update(sources=len(sources), method="levels",
-                          edges_examined=forward.edges_examined + backward.edges_examined)
+    ctx.stats.info.update(
+        sources=len(sources), method="levels", edges_examined=forward.edges_examined + backward.edges_examined
+    )
     return {r: {"betweenness": bc[r]} for r in ctx.ranks}
 
 
@@ -99,7 +107,7 @@ def replicated_kernel(ctx, sources, bounds, key, layout):
     bc = np.zeros(n)
     for i in range(rounds):
         with ctx.phase("search"):
-            kernels.brandes(indptr, indices, mine[i * per_round:(i + 1) * per_round], bc)
+            kernels.brandes(indptr, indices, mine[i * per_round : (i + 1) * per_round], bc)
         ctx.allreduce({r: np.zeros(1) for r in ctx.ranks})  # a superstep per round: progress shows
     ctx.stats.info.update(sources=len(sources), method="replicated", edges_examined=mine.size * indices.size)
     scores = sum_at_owners(ctx, bc, bounds, dense=True)
@@ -217,5 +225,6 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
     else:
         kernel, args = brandes_kernel, {"reverse": graph.directed, "directed": graph.directed}
     scale = _scale(n, normalized, graph.directed, sampled)
-    return graph.run_to_frame(kernel, transform=partial(_rescale, scale=scale), name="betweenness", placement="layout",
-                              sources=ids, **args)
+    return graph.run_to_frame(
+        kernel, transform=partial(_rescale, scale=scale), name="betweenness", placement="layout", sources=ids, **args
+    )

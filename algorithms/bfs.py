@@ -81,8 +81,15 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, la
                 mode = "push"  # a small, shrinking frontier: back to top-down
         depth += 1
         modes.append(mode)
-        merged, (sent, nf, mf) = em(frontier, None, None, "first", skip_dst=visited, direction=mode,
-                                    total=lambda r, heads: [heads.size, *now[r]])
+        merged, (sent, nf, mf) = em(
+            frontier,
+            None,
+            None,
+            "first",
+            skip_dst=visited,
+            direction=mode,
+            total=lambda r, heads: [heads.size, *now[r]],
+        )
         explored, prev_nf = explored + mf, nf
         frontier = _settle(ctx, em, merged, depth, level, parent, visited)
         # a pushed level reaching few heads cannot trigger a switch: skip reducing the next
@@ -107,7 +114,9 @@ def _relax_rest(ctx, em, depth_limit, level, parent, frontier):
         pending[r][frontier[r]] = True
     limit = np.inf if depth_limit is None else float(depth_limit)
     # unit weights: equal offers from smaller tails take over, which keeps the levels' parent rule
-    rounds, scanned = shortest_paths(ctx, em, dist, parent, pending, BUCKET_ARCS, weighted=False, limit=limit, ties=True)
+    rounds, scanned = shortest_paths(
+        ctx, em, dist, parent, pending, BUCKET_ARCS, weighted=False, limit=limit, ties=True
+    )
     deepest = 0
     for r in ctx.ranks:
         reached = np.isfinite(dist[r])
@@ -122,8 +131,10 @@ def _settle(ctx, em, merged, depth, level, parent, visited):
     """Write back a level's merged offers: heads not yet reached take the level and the offered
     parent, and become known as visited; returns them per rank (the next frontier)."""
     em.mark_seen(visited)
-    return {r: kernels.settle_level(merged[r][0], merged[r][2], depth, level[r], parent[r], visited, em.lo(r))
-            for r in ctx.ranks}
+    return {
+        r: kernels.settle_level(merged[r][0], merged[r][2], depth, level[r], parent[r], visited, em.lo(r))
+        for r in ctx.ranks
+    }
 
 
 def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
@@ -226,11 +237,22 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
     if sub_iterations and method == "relax":
         raise DgraphInputError("sub_iterations=True runs level by level: use method='auto' or 'levels' with it")
     if sub_iterations and graph.layout.name != "1.5d":
-        raise DgraphInputError(f"sub_iterations=True needs a layout with subgraphs (layout='1.5d'), not {graph.layout!r}")
+        raise DgraphInputError(
+            f"sub_iterations=True needs a layout with subgraphs (layout='1.5d'), not {graph.layout!r}"
+        )
     src = graph.vertex_param(source, "BFS source")
-    return graph.run_to_frame(bfs_kernel, label_columns=("predecessor",), nullable=("distance", "predecessor"), reverse=True,
-                              name="bfs", placement="layout", source=src, depth_limit=depth_limit,
-                              sub_iterations=bool(sub_iterations), method=method)
+    return graph.run_to_frame(
+        bfs_kernel,
+        label_columns=("predecessor",),
+        nullable=("distance", "predecessor"),
+        reverse=True,
+        name="bfs",
+        placement="layout",
+        source=src,
+        depth_limit=depth_limit,
+        sub_iterations=bool(sub_iterations),
+        method=method,
+    )
 
 
 def validate_bfs(edges, result, source):

@@ -75,5 +75,6 @@ def label_propagation(graph, max_iter=10):
     """
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
         raise DgraphInputError(f"max_iter must be a non-negative integer, got {max_iter!r}")
-    return graph.run_to_frame(cdlp_kernel, label_columns=("label",), reverse=graph.directed, name="cdlp",
-                              max_iter=int(max_iter))
+    return graph.run_to_frame(
+        cdlp_kernel, label_columns=("label",), reverse=graph.directed, name="cdlp", max_iter=int(max_iter)
+    )

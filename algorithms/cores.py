@@ -33,8 +33,10 @@ def core_kernel(ctx, bounds, key):
     changed, rounds, diff = {r: [1] for r in ctx.ranks}, 0, None
     while int(gather(core, seen, total=changed, changed=diff)[0]):
         # the values that changed last round: own ones, and ghosts just written with a new value
-        written = [np.arange(bounds[r], bounds[r + 1]) if diff is None else np.flatnonzero(diff[r]) + bounds[r]
-                   for r in ctx.ranks] + gather.written
+        written = [
+            np.arange(bounds[r], bounds[r + 1]) if diff is None else np.flatnonzero(diff[r]) + bounds[r]
+            for r in ctx.ranks
+        ] + gather.written
         written = np.concatenate(written) if written else np.empty(0, np.int64)
         moved = written[seen[written] != before[written]]
         before[moved] = seen[moved]

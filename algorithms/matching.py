@@ -76,5 +76,6 @@ def max_weight_matching(graph, weight="weight"):
         raise DgraphInputError(f"weight={weight!r} but the graph was built with weight={graph.weight!r}")
     if weight is not None and graph.weight is None and weight != "weight":
         raise DgraphInputError(f"weight={weight!r} but the graph has no weights; build it with weight={weight!r}")
-    return graph.run_to_frame(matching_kernel, label_columns=("mate",), nullable=("mate",), name="matching",
-                              weighted=weight is not None)
+    return graph.run_to_frame(
+        matching_kernel, label_columns=("mate",), nullable=("mate",), name="matching", weighted=weight is not None
+    )

@@ -4,7 +4,8 @@ Method: pull-direction iteration on the layout's in-blocks. Every rank turns its
 into contributions (rank / out-degree, or / out-weight) and sends each one only to the ranks that
 hold an in-arc from that vertex (a ghost exchange planned once per run, TDO-GP E.1: in 2D, the
 mesh column); every rank then sums, over its in-arcs, the contributions of their sources (a
-local SpMV on the in-CSR), and in 2D the partial sums of a mesh row are added at the owners. Mass of dangling vertices is spread like the
+local SpMV on the in-CSR), and in 2D the partial sums of a mesh row are added at the owners.
+Mass of dangling vertices is spread like the
 personalization vector (uniform by default), exactly as ``networkx.pagerank`` does; iteration
 stops when the L1 change is below ``n * tol``, or after ``max_iter`` iterations (``tol=0`` runs
 exactly ``max_iter``). The dangling sum and the previous change ride in the same exchange, so an
@@ -45,9 +46,19 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         # one rank holds every vertex and arc: no exchange, so every iteration runs in one call
         part = ins[0].parts[0]
         with ctx.phase("compute"):
-            updates, change = kernels.power_iterations(part.indptr, part.indices, part.weights if weighted else None,
-                                                       pr[0], teleport[0], out_weight[0], contrib[0], alpha, sums[0][0],
-                                                       max_iter, n * tol)
+            updates, change = kernels.power_iterations(
+                part.indptr,
+                part.indices,
+                part.weights if weighted else None,
+                pr[0],
+                teleport[0],
+                out_weight[0],
+                contrib[0],
+                alpha,
+                sums[0][0],
+                max_iter,
+                n * tol,
+            )
         ctx.stats.info.update(iterations=updates, converged=bool(change < n * tol))
         return {0: {"pagerank": pr[0]}}
     with ctx.phase("plan"):
@@ -65,13 +76,19 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         if updates == max_iter:
             break
         with ctx.phase("compute"):
-            pulled = {r: [kernels.spmv(p.indptr, p.indices, p.weights if weighted else None, x, out)
-                          for p, out in zip(ins[r].parts, row_sums[r])] for r in ctx.ranks}
+            pulled = {
+                r: [
+                    kernels.spmv(p.indptr, p.indices, p.weights if weighted else None, x, out)
+                    for p, out in zip(ins[r].parts, row_sums[r])
+                ]
+                for r in ctx.ranks
+            }
         with ctx.phase("exchange"):
             pulled = reduce_rows(ctx, ins, pulled, layout, bounds)  # 2D: partial sums along the mesh row
         for r in ctx.ranks:
-            change, dangling = kernels.pagerank_step(pulled[r], pr[r], teleport[r], out_weight[r], alpha,
-                                                     dangling_sum, contrib[r])
+            change, dangling = kernels.pagerank_step(
+                pulled[r], pr[r], teleport[r], out_weight[r], alpha, dangling_sum, contrib[r]
+            )
             sums[r] = [dangling, change]
         updates += 1
     ctx.stats.info.update(iterations=updates, converged=converged)
@@ -120,9 +137,9 @@ def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, we
     -----
     One superstep per iteration (plus one to plan the exchange; none on one rank), moving 8 bytes per (vertex,
     rank) pair where the rank holds an in-arc from the vertex: at most 8 n (P - 1) bytes, far
-    less on graphs with locality such as road networks and grids. A ``ConvergenceWarning`` is issued when ``tol > 0`` and the
-    iteration did not converge within ``max_iter``. Results agree with ``networkx.pagerank``
-    to about ``tol``.
+    less on graphs with locality such as road networks and grids. A ``ConvergenceWarning`` is
+    issued when ``tol > 0`` and the iteration did not converge within ``max_iter``. Results agree with
+    ``networkx.pagerank`` to about ``tol``.
 
     References
     ----------
@@ -160,9 +177,18 @@ def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, we
         ids = graph.encode_vertices(personalization.index.tolist(), "personalization vertex")
         pers = graph.client.submit(_personalization_vector, ids, vals, graph.num_vertices)
     frame = graph.run_to_frame(
-        pagerank_kernel, reverse=True, name="pagerank", placement="layout", alpha=float(alpha), max_iter=int(max_iter), tol=float(tol),
-        personalization=pers, weighted=weight is not None,
+        pagerank_kernel,
+        reverse=True,
+        name="pagerank",
+        placement="layout",
+        alpha=float(alpha),
+        max_iter=int(max_iter),
+        tol=float(tol),
+        personalization=pers,
+        weighted=weight is not None,
     )
     if tol > 0 and not graph.last_stats.info.get("converged"):
-        warnings.warn(f"pagerank did not converge to tol={tol} in {max_iter} iterations", ConvergenceWarning, stacklevel=2)
+        warnings.warn(
+            f"pagerank did not converge to tol={tol} in {max_iter} iterations", ConvergenceWarning, stacklevel=2
+        )
     return frame

@@ -28,8 +28,13 @@ def _propagate(ctx, edge_map, merge, frontier, value, accept):
     """Push ``value`` from the frontier until no owner accepts anything new; ``accept(r, ids,
     merged)`` updates rank r and returns the local ids that changed."""
     while True:
-        merged, size = edge_map(frontier, {r: value[r][frontier[r]] for r in ctx.ranks}, _carry, merge,
-                                total={r: [frontier[r].size] for r in ctx.ranks})
+        merged, size = edge_map(
+            frontier,
+            {r: value[r][frontier[r]] for r in ctx.ranks},
+            _carry,
+            merge,
+            total={r: [frontier[r].size] for r in ctx.ranks},
+        )
         if size[0] == 0:
             return
         frontier = {r: accept(r, *merged[r][:2]) for r in ctx.ranks}

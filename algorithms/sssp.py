@@ -48,12 +48,14 @@ def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, b
     # predecessors by the edge map's tie rule whatever order rounds found them in, so the same on
     # every layout and method: kept up as equal offers arrive where no arc leaves a distance
     # unchanged, else chosen by one pass at the end
-    rounds, scanned = shortest_paths(ctx, em, dist, pred, pending, delta, weighted=True, local=relax, ties=ties,
-                                     split=weighted)  # unit weights are all of one kind
+    rounds, scanned = shortest_paths(
+        ctx, em, dist, pred, pending, delta, weighted=True, local=relax, ties=ties, split=weighted
+    )  # unit weights are all of one kind
     if not ties:
         shortest_path_tree(ctx, em, dist, pred, source)
-    ctx.stats.info.update(method=method, rounds=rounds, local_arcs_examined=scanned,
-                          edges_examined=em.edges_examined + scanned)
+    ctx.stats.info.update(
+        method=method, rounds=rounds, local_arcs_examined=scanned, edges_examined=em.edges_examined + scanned
+    )
     return {r: {"distance": dist[r], "predecessor": pred[r]} for r in ctx.ranks}
 
 
@@ -68,7 +70,11 @@ def light_share(arcs_per_rank):
 
 def _weight_facts(block):
     w = block_arcs(block)[2]
-    return (float(w.min()) if w is not None and w.size else np.inf, float(w.sum()) if w is not None else 0.0, block.narcs)
+    return (
+        float(w.min()) if w is not None and w.size else np.inf,
+        float(w.sum()) if w is not None else 0.0,
+        block.narcs,
+    )
 
 
 def sssp(graph, source, weight=None, delta=None, method="auto"):
@@ -139,6 +145,17 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
     if method not in METHODS:
         raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
     src = graph.vertex_param(source, "SSSP source")
-    return graph.run_to_frame(sssp_kernel, label_columns=("predecessor",), nullable=("distance", "predecessor"),
-                              name="sssp", placement="layout", source=src, delta=None if delta is None else float(delta),
-                              mean_weight=mean_weight, arcs=arcs, method=method, ties=ties, weighted=weight is not None)
+    return graph.run_to_frame(
+        sssp_kernel,
+        label_columns=("predecessor",),
+        nullable=("distance", "predecessor"),
+        name="sssp",
+        placement="layout",
+        source=src,
+        delta=None if delta is None else float(delta),
+        mean_weight=mean_weight,
+        arcs=arcs,
+        method=method,
+        ties=ties,
+        weighted=weight is not None,
+    )

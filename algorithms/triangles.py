@@ -63,7 +63,9 @@ def oriented_kernel(ctx, bounds, key):
     n = int(bounds[-1])
     with ctx.phase("orient"):
         sets = {r: kernels.neighbour_sets(ctx.blocks[r][0], None, ctx.blocks[r][0].lo) for r in ctx.ranks}
-        degree = np.concatenate([d[0] for d in ctx.allgather({r: [np.diff(sets[r][0]).astype(np.int32)] for r in ctx.ranks})])
+        degree = np.concatenate(
+            [d[0] for d in ctx.allgather({r: [np.diff(sets[r][0]).astype(np.int32)] for r in ctx.ranks})]
+        )
         up, wanted = {}, {}
         for r in ctx.ranks:
             lo, hi = int(bounds[r]), int(bounds[r + 1])

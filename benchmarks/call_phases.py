@@ -33,12 +33,22 @@ def main(argv=None):
     ap.add_argument("--calls", type=int, default=20)
     args = ap.parse_args(argv)
     weighted = args.algorithm == "sssp"
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         edges, n = kronecker(args.scale, 16, 1, weights=weighted)
         edges = client.persist(edges)
-        g = from_edgelist(edges, directed=False, weight="weight" if weighted else None, vertices=np.arange(n),
-                          renumber=False, vertex_order=args.vertex_order, self_loops="drop", client=client)
+        g = from_edgelist(
+            edges,
+            directed=False,
+            weight="weight" if weighted else None,
+            vertices=np.arange(n),
+            renumber=False,
+            vertex_order=args.vertex_order,
+            self_loops="drop",
+            client=client,
+        )
         deg = g.degrees().compute()
         sources = np.random.default_rng(3).choice(deg.vertex[deg.degree > 0].to_numpy(), args.calls + 1, replace=False)
         call = (lambda s: alg.bfs(g, s)) if not weighted else (lambda s: alg.sssp(g, s, weight="weight"))
@@ -51,10 +61,15 @@ def main(argv=None):
             phases.append(dict(g.last_stats.phases))
     median = {k: 1e3 * np.median([p.get(k, 0.0) for p in phases]) for k in phases[0]}
     whole = 1e3 * np.median(totals)
-    print(f"{args.algorithm} on Kronecker scale {args.scale}, vertex_order={args.vertex_order!r}, "
-          f"{args.calls} calls (medians, ms):")
-    print(f"  whole call {whole:.1f}  " + "  ".join(f"{k} {v:.1f}" for k, v in median.items())
-          + f"  dispatch and the rest {whole - sum(median.values()):.1f}")
+    print(
+        f"{args.algorithm} on Kronecker scale {args.scale}, vertex_order={args.vertex_order!r}, "
+        f"{args.calls} calls (medians, ms):"
+    )
+    print(
+        f"  whole call {whole:.1f}  "
+        + "  ".join(f"{k} {v:.1f}" for k, v in median.items())
+        + f"  dispatch and the rest {whole - sum(median.values()):.1f}"
+    )
 
 
 if __name__ == "__main__":

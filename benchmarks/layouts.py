@@ -34,25 +34,44 @@ def _row(g, source):
     rep = g.layout_report()
     s = rep.attrs["summary"]
     out = {"arcs max/mean": s["arcs_max_over_mean"]}
-    out.update({k.replace("arcs_", "").replace("_max_over_mean", " max/mean"): v for k, v in s.items()
-                if k.startswith("arcs_") and k != "arcs_max_over_mean"})
+    out.update(
+        {
+            k.replace("arcs_", "").replace("_max_over_mean", " max/mean"): v
+            for k, v in s.items()
+            if k.startswith("arcs_") and k != "arcs_max_over_mean"
+        }
+    )
     t = time.perf_counter()
     alg.bfs(g, source).compute()
     out["bfs s"] = time.perf_counter() - t
     msgs, nbytes = _per_rank(g.last_stats)
-    out.update({"bfs msgs/rank max": int(msgs.max()), "bfs bytes/rank max": int(nbytes.max()),
-                "bfs bytes total": int(nbytes.sum()), "bfs arcs examined": g.last_stats.info["edges_examined"]})
+    out.update(
+        {
+            "bfs msgs/rank max": int(msgs.max()),
+            "bfs bytes/rank max": int(nbytes.max()),
+            "bfs bytes total": int(nbytes.sum()),
+            "bfs arcs examined": g.last_stats.info["edges_examined"],
+        }
+    )
     if g.layout.subgraphs:
         alg.bfs(g, source, sub_iterations=True).compute()
         msgs, nbytes = _per_rank(g.last_stats)
-        out.update({"sub-iter bfs bytes total": int(nbytes.sum()),
-                    "sub-iter bfs arcs examined": g.last_stats.info["edges_examined"]})
+        out.update(
+            {
+                "sub-iter bfs bytes total": int(nbytes.sum()),
+                "sub-iter bfs arcs examined": g.last_stats.info["edges_examined"],
+            }
+        )
     t = time.perf_counter()
     alg.pagerank(g, tol=0, max_iter=PR_ITERS).compute()
     out["pagerank s"] = time.perf_counter() - t
     msgs, nbytes = _per_rank(g.last_stats)
-    out.update({"pr msgs/rank/iter max": round(msgs.max() / PR_ITERS, 1),
-                "pr bytes/rank/iter max": int(nbytes.max() / PR_ITERS)})
+    out.update(
+        {
+            "pr msgs/rank/iter max": round(msgs.max() / PR_ITERS, 1),
+            "pr bytes/rank/iter max": int(nbytes.max() / PR_ITERS),
+        }
+    )
     return out
 
 
@@ -67,7 +86,10 @@ def main(argv=None):
 
     from dgraph.generators import kronecker_graph
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster):
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster),
+    ):
         print(f"Kronecker scale {args.scale}, edge factor 16; 2 workers x 1 thread; PageRank {PR_ITERS} iterations")
         for P in (int(x) for x in args.ranks.split(",")):
             rows = {}
@@ -92,7 +114,13 @@ def main(argv=None):
                 cells = []
                 for n in names:
                     v = rows[n].get(k, "")
-                    cells.append(f"{v:>16.3f}" if isinstance(v, float) else f"{v:>16,}" if isinstance(v, (int, np.integer)) else f"{v:>16}")
+                    cells.append(
+                        f"{v:>16.3f}"
+                        if isinstance(v, float)
+                        else f"{v:>16,}"
+                        if isinstance(v, (int, np.integer))
+                        else f"{v:>16}"
+                    )
                 print(f"{k:<{width}}" + "".join(cells))
 
 

@@ -29,15 +29,22 @@ PR_ITERS = 10
 def orchestration_table(args, client):
     from dgraph.orchestration import bench
 
-    rows = bench.zipf_bench(ranks=[int(x) for x in args.ranks.split(",")], tasks_per_rank=args.tasks_per_rank,
-                            zipf=[float(x) for x in args.zipf.split(",")], repeat=args.repeat, client=client,
-                            progress=lambda r: print(f"  zipf {r['zipf']} ranks {r['ranks']} {r['strategy']} done", flush=True))
+    rows = bench.zipf_bench(
+        ranks=[int(x) for x in args.ranks.split(",")],
+        tasks_per_rank=args.tasks_per_rank,
+        zipf=[float(x) for x in args.zipf.split(",")],
+        repeat=args.repeat,
+        client=client,
+        progress=lambda r: print(f"  zipf {r['zipf']} ranks {r['ranks']} {r['strategy']} done", flush=True),
+    )
     print("\n## Zipf hash-table microbenchmark (per rank: words sent + received during the stage)\n")
     print("| zipf | ranks | strategy | stage s | max words/rank | max/mean | total words | modelled s at 1 Gb/s |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['zipf']} | {r['ranks']} | {r['strategy']} | {r['stage_s']:.3f} | {r['max_words']:,} | "
-              f"{r['max/mean']:.2f} | {r['total_words']:,} | {r['max_words'] * 8 / LINK_BYTES_PER_S:.4f} |")
+        print(
+            f"| {r['zipf']} | {r['ranks']} | {r['strategy']} | {r['stage_s']:.3f} | {r['max_words']:,} | "
+            f"{r['max/mean']:.2f} | {r['total_words']:,} | {r['max_words'] * 8 / LINK_BYTES_PER_S:.4f} |"
+        )
     return rows
 
 
@@ -51,8 +58,10 @@ def graph_table(args):
     from dgraph.generators import kronecker_graph
 
     print(f"\n## Kronecker scale {args.scale}, {args.graph_ranks} ranks: bytes per rank (sent + received)\n")
-    print("| layout | build s | BFS s | BFS max bytes/rank | BFS max/mean | BFS total bytes | "
-          f"PageRank s ({PR_ITERS} it) | PR max bytes/rank/iter | PR max/mean | PR total bytes/iter |")
+    print(
+        "| layout | build s | BFS s | BFS max bytes/rank | BFS max/mean | BFS total bytes | "
+        f"PageRank s ({PR_ITERS} it) | PR max bytes/rank/iter | PR max/mean | PR total bytes/iter |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     source = None
     for name in args.layouts.split(","):
@@ -71,8 +80,11 @@ def graph_table(args):
         alg.pagerank(g, tol=0, max_iter=PR_ITERS).compute()
         pr_s = time.perf_counter() - t
         p_max, p_ratio, p_total = _traffic(g.last_stats)
-        print(f"| {g.layout!r} | {build:.2f} | {bfs_s:.3f} | {b_max:,} | {b_ratio:.2f} | {b_total:,} | {pr_s:.2f} | "
-              f"{p_max // PR_ITERS:,} | {p_ratio:.2f} | {p_total // PR_ITERS:,} |", flush=True)
+        print(
+            f"| {g.layout!r} | {build:.2f} | {bfs_s:.3f} | {b_max:,} | {b_ratio:.2f} | {b_total:,} | {pr_s:.2f} | "
+            f"{p_max // PR_ITERS:,} | {p_ratio:.2f} | {p_total // PR_ITERS:,} |",
+            flush=True,
+        )
         del g
 
 
@@ -93,8 +105,10 @@ def main(argv=None):
 
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         print(f"2 workers x 1 thread; {args.tasks_per_rank:,} tasks per rank; best of {args.repeat}")
         orchestration_table(args, client)
         if not args.skip_graphs:

@@ -97,16 +97,19 @@ def load_input(name, quick):
         k = int(name[4:])
         e = _grid_part(k, k, 0, k)
         return f"grid {k}x{k}", e.src.to_numpy(), e.dst.to_numpy(), None, k * k
-    files = {"luxembourg_osm": ("road-luxembourg-osm.mtx.gz", dict(skip_header=True)),
-             "cal_road": ("cal.cedge.gz", dict(cols=(1, 2), weight_col=3)),
-             "soc-Slashdot0902": ("soc-Slashdot0902.txt.gz", {}), "wiki-Vote": ("wiki-Vote.txt.gz", {}),
-             "facebook_combined": ("facebook_combined.txt.gz", {})}
+    files = {
+        "luxembourg_osm": ("road-luxembourg-osm.mtx.gz", dict(skip_header=True)),
+        "cal_road": ("cal.cedge.gz", dict(cols=(1, 2), weight_col=3)),
+        "soc-Slashdot0902": ("soc-Slashdot0902.txt.gz", {}),
+        "wiki-Vote": ("wiki-Vote.txt.gz", {}),
+        "facebook_combined": ("facebook_combined.txt.gz", {}),
+    }
     from dgraph.datasets import path
 
     _, kw = files[name]
     src, dst, w = _text_edges(path(name), **kw)
     ids, inverse = np.unique(np.r_[src, dst], return_inverse=True)  # SNAP ids have gaps; 1-based mtx
-    src, dst = inverse[: src.size], inverse[src.size:]
+    src, dst = inverse[: src.size], inverse[src.size :]
     return name + (" (weighted)" if w is not None else ""), src, dst, w, ids.size
 
 
@@ -140,7 +143,11 @@ def same(algo, ours, theirs):
     if not np.array_equal(np.isnan(a), np.isnan(b)):
         return f"DIFFERS (NaN: {int(np.isnan(a).sum()):,} in dgraph's answer, {int(np.isnan(b).sum()):,} in the peer's)"
     if algo in ("bfs", "lcc"):
-        ok = np.array_equal(np.nan_to_num(a, posinf=-1), np.nan_to_num(b, posinf=-1)) if algo == "bfs" else np.allclose(a, b, atol=1e-12)
+        ok = (
+            np.array_equal(np.nan_to_num(a, posinf=-1), np.nan_to_num(b, posinf=-1))
+            if algo == "bfs"
+            else np.allclose(a, b, atol=1e-12)
+        )
     elif algo == "sssp":
         ok = np.allclose(np.nan_to_num(a, posinf=-1), np.nan_to_num(b, posinf=-1), rtol=1e-9, atol=1e-12)
     else:  # pagerank, bc
@@ -172,6 +179,7 @@ def _scipy(src, dst, w, n, algo, source, sources):
         k, (_, lab) = _best(lambda: connected_components(U, directed=False))
         return k, build, _components(lab)
     if algo == "pagerank":
+
         def pr():
             deg = np.asarray(U.sum(axis=1)).ravel()
             inv = np.divide(1.0, deg, out=np.zeros(n), where=deg > 0)
@@ -179,6 +187,7 @@ def _scipy(src, dst, w, n, algo, source, sources):
             for _ in range(PR_ITERS):
                 x = 0.85 * (U @ (x * inv) + x[deg == 0].sum() / n) + 0.15 / n
             return x
+
         k, x = _best(pr)
         return k, build, x
     raise NotImplementedError
@@ -219,9 +228,15 @@ def _networkit(src, dst, w, n, algo, source, sources):
         return result(algo_obj)
 
     calls = {
-        "bfs": lambda: np.array(run(nk.distance.BFS(G, source, storePaths=False), lambda a: a.getDistances()), np.float64),
-        "sssp": lambda: np.array(run(nk.distance.Dijkstra(G, source, storePaths=False), lambda a: a.getDistances()), np.float64),
-        "wcc": lambda: _components(np.array(run(nk.components.ConnectedComponents(G), lambda a: a.getPartition().getVector()))),
+        "bfs": lambda: np.array(
+            run(nk.distance.BFS(G, source, storePaths=False), lambda a: a.getDistances()), np.float64
+        ),
+        "sssp": lambda: np.array(
+            run(nk.distance.Dijkstra(G, source, storePaths=False), lambda a: a.getDistances()), np.float64
+        ),
+        "wcc": lambda: _components(
+            np.array(run(nk.components.ConnectedComponents(G), lambda a: a.getPartition().getVector()))
+        ),
         "pagerank": lambda: _nk_pagerank(nk, G),
         "cdlp": lambda: run(nk.community.PLP(G), lambda a: a.getPartition().numberOfSubsets()),
         "triangles": lambda: _nk_triangles(nk, G),
@@ -295,8 +310,13 @@ def _spark(src, dst, w, n, algo, source, sources):
         raise NotImplementedError
     from pyspark import SparkConf, SparkContext
 
-    conf = (SparkConf().setMaster("local[2]").setAppName("dgraph-peers").set("spark.ui.enabled", "false")
-            .set("spark.driver.memory", "8g"))
+    conf = (
+        SparkConf()
+        .setMaster("local[2]")
+        .setAppName("dgraph-peers")
+        .set("spark.ui.enabled", "false")
+        .set("spark.driver.memory", "8g")
+    )
     sc = SparkContext(conf=conf)
     sc.setLogLevel("ERROR")
     try:
@@ -315,13 +335,16 @@ def _spark(src, dst, w, n, algo, source, sources):
         elif algo == "wcc":
             call = lambda: lib.ConnectedComponents.run(G, tag, tag)  # noqa: E731
         else:
-            marks = jvm.scala.jdk.javaapi.CollectionConverters.asScala(jvm.java.util.ArrayList([jvm.java.lang.Long(source)])).toSeq()
+            marks = jvm.scala.jdk.javaapi.CollectionConverters.asScala(
+                jvm.java.util.ArrayList([jvm.java.lang.Long(source)])
+            ).toSeq()
             call = lambda: lib.ShortestPaths.run(G, marks, tag)  # noqa: E731
 
         def kernel():
             out = call()
             out.vertices().count()  # GraphX is lazy: this runs it
             return out
+
         k, out = _best(kernel, 2)
         where = os.path.join(tmp, "out")
         out.vertices().saveAsTextFile(where)
@@ -411,15 +434,23 @@ def run_dgraph(client, path, n, algo, source, sources, vertex_order="labels"):
 
     if not hasattr(run_dgraph, "graph") or run_dgraph.graph[0] != path:
         t = time.perf_counter()
-        g = dgraph.from_edgelist(dd.read_parquet(path), directed=False, weight="w", vertices=np.arange(n), renumber=False,
-                                 vertex_order=vertex_order)
+        g = dgraph.from_edgelist(
+            dd.read_parquet(path),
+            directed=False,
+            weight="w",
+            vertices=np.arange(n),
+            renumber=False,
+            vertex_order=vertex_order,
+        )
         run_dgraph.graph = (path, g, time.perf_counter() - t)
     _, g, build = run_dgraph.graph
     calls = {
-        "bfs": (lambda: A.bfs(g, source), "distance"), "sssp": (lambda: A.sssp(g, source, weight="w"), "distance"),
+        "bfs": (lambda: A.bfs(g, source), "distance"),
+        "sssp": (lambda: A.sssp(g, source, weight="w"), "distance"),
         "wcc": (lambda: A.connected_components(g), "component"),
         "pagerank": (lambda: A.pagerank(g, max_iter=PR_ITERS, tol=0), "pagerank"),
-        "cdlp": (lambda: A.label_propagation(g, max_iter=10), "label"), "triangles": (lambda: A.triangle_count(g), "triangles"),
+        "cdlp": (lambda: A.label_propagation(g, max_iter=10), "label"),
+        "triangles": (lambda: A.triangle_count(g), "triangles"),
         "lcc": (lambda: A.local_clustering_coefficient(g), "lcc"),
         "bc": (lambda: A.betweenness_centrality(g, sources=sources, normalized=False), "betweenness"),
     }
@@ -461,7 +492,9 @@ def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_order="
     deg = np.bincount(np.r_[src, dst], minlength=n)
     source = int(deg.argmax())
     sources = np.random.default_rng(11).choice(np.flatnonzero(deg > 0), size=min(BC_SOURCES, n), replace=False).tolist()
-    print(f"\n### {title}: {n:,} vertices, {src.size:,} undirected edges (simple); BFS/SSSP source {source}\n", flush=True)
+    print(
+        f"\n### {title}: {n:,} vertices, {src.size:,} undirected edges (simple); BFS/SSSP source {source}\n", flush=True
+    )
     tmp = tempfile.mkdtemp()
     files = tuple(os.path.join(tmp, f"{c}.npy") for c in ("src", "dst", "w"))
     for f, a in zip(files, (src, dst, w)):
@@ -469,7 +502,9 @@ def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_order="
     parquet = os.path.join(tmp, "edges.parquet")
     os.makedirs(parquet)
     for i, part in enumerate(np.array_split(np.arange(src.size), 8)):
-        pd.DataFrame({"src": src[part], "dst": dst[part], "w": w[part]}).to_parquet(os.path.join(parquet, f"part.{i}.parquet"))
+        pd.DataFrame({"src": src[part], "dst": dst[part], "w": w[part]}).to_parquet(
+            os.path.join(parquet, f"part.{i}.parquet")
+        )
     print("| algorithm | system | kernel s | call s | end-to-end s | ratio to fastest peer | peak RSS MB | answer |")
     print("|---|---|---|---|---|---|---|---|")
     for algo in algos:
@@ -489,10 +524,21 @@ def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_order="
         timed = {p: r[0] for p, r in peers.items() if isinstance(r, tuple) and r[0] != "extrapolated"}
         fastest = min(timed.values()) if timed else float("nan")
         ratio = k / fastest if timed else float("nan")
-        row = {"input": title, "algorithm": algo, "dgraph": k, "dgraph_call": call, "ratio": ratio, "peers": {},
-               "ranks": stats.nranks, "threads": stats.threads}
-        print(f"| {algo} | **dgraph** ({stats.nranks} rank{'s' * (stats.nranks > 1)}, {stats.threads} thread"
-              f"{'s' * (stats.threads > 1)} each) | {k:.3f} | {call:.3f} | {build + call:.3f} | {ratio:.2f} | {our_rss:,.0f} | |")
+        row = {
+            "input": title,
+            "algorithm": algo,
+            "dgraph": k,
+            "dgraph_call": call,
+            "ratio": ratio,
+            "peers": {},
+            "ranks": stats.nranks,
+            "threads": stats.threads,
+        }
+        print(
+            f"| {algo} | **dgraph** ({stats.nranks} rank{'s' * (stats.nranks > 1)}, {stats.threads} thread"
+            f"{'s' * (stats.threads > 1)} each) | {k:.3f} | {call:.3f} | {build + call:.3f} | {ratio:.2f} "
+            f"| {our_rss:,.0f} | |"
+        )
         for peer, r in peers.items():
             if r is None:
                 continue
@@ -503,7 +549,10 @@ def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_order="
                 row["peers"][peer] = {"kernel": r[1], "extrapolated": True}
             else:
                 check = same(algo, ours, r[3])
-                print(f"| | {peer} | {r[0]:.3f} | {r[0]:.3f} | {r[1] + r[0]:.3f} | {r[0] / fastest:.2f} | {r[2]:,.0f} | {check} |")
+                print(
+                    f"| | {peer} | {r[0]:.3f} | {r[0]:.3f} | {r[1] + r[0]:.3f} | {r[0] / fastest:.2f} "
+                    f"| {r[2]:,.0f} | {check} |"
+                )
                 row["peers"][peer] = {"kernel": r[0], "rss": r[2], "check": check}
         rows.append(row)
         sys.stdout.flush()
@@ -519,8 +568,10 @@ def summary(rows):
         best = min(timed, key=timed.get) if timed else "-"
         nx = r["peers"].get("networkx", {}).get("kernel")
         mark = "~" if r["peers"].get("networkx", {}).get("extrapolated") else ""
-        print(f"| {r['input']} | {r['algorithm']} | {r['dgraph']:.3f} | {best} | {r['ratio']:.2f} | "
-              + (f"{mark}{nx / r['dgraph']:.1f}x |" if nx else "- |"))
+        print(
+            f"| {r['input']} | {r['algorithm']} | {r['dgraph']:.3f} | {best} | {r['ratio']:.2f} | "
+            + (f"{mark}{nx / r['dgraph']:.1f}x |" if nx else "- |")
+        )
 
 
 def plot(rows, path):
@@ -555,25 +606,45 @@ def main(argv=None):
     from distributed import Client, LocalCluster
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="Kronecker 16 and a 300x300 grid instead of 18, 20 and 1000x1000")
+    ap.add_argument(
+        "--quick", action="store_true", help="Kronecker 16 and a 300x300 grid instead of 18, 20 and 1000x1000"
+    )
     ap.add_argument("--inputs", help="comma-separated subset of the inputs (e.g. kron18,wiki-Vote)")
     ap.add_argument("--algorithms", default=",".join(ALL))
     ap.add_argument("--plot", metavar="PNG", help="also draw the table (time per algorithm per system, log scale)")
     ap.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
-    ap.add_argument("--vertex-order", choices=("labels", "degree"), default="labels",
-                    help="dgraph's canonical vertex order (from_edgelist's vertex_order; degree: hubs first)")
-    ap.add_argument("--spark", action="store_true", help="add Spark GraphX (BFS, WCC, PageRank; pip install '.[spark]', needs Java)")
+    ap.add_argument(
+        "--vertex-order",
+        choices=("labels", "degree"),
+        default="labels",
+        help="dgraph's canonical vertex order (from_edgelist's vertex_order; degree: hubs first)",
+    )
+    ap.add_argument(
+        "--spark", action="store_true", help="add Spark GraphX (BFS, WCC, PageRank; pip install '.[spark]', needs Java)"
+    )
     args = ap.parse_args(argv)
     inputs = (["kron16", "grid300"] if args.quick else ["kron18", "kron20", "grid1000"]) + [
-        "facebook_combined", "wiki-Vote", "soc-Slashdot0902", "luxembourg_osm", "cal_road"]
+        "facebook_combined",
+        "wiki-Vote",
+        "soc-Slashdot0902",
+        "luxembourg_osm",
+        "cal_road",
+    ]
     if args.inputs:
         inputs = args.inputs.split(",")
     algos = [a for a in args.algorithms.split(",") if a]
     rows, nx_rate = [], {}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
-        print(f"dgraph on 2 workers x 1 thread, vertex_order={args.vertex_order!r}; python {sys.version.split()[0]}; "
-              f"kernels best of {REPEATS} (networkx once)")
-        for name in sorted(inputs, key=lambda s: ("kron" in s or "grid" in s, s)):  # small real graphs first: networkx rates
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        print(
+            f"dgraph on 2 workers x 1 thread, vertex_order={args.vertex_order!r}; python {sys.version.split()[0]}; "
+            f"kernels best of {REPEATS} (networkx once)"
+        )
+        for name in sorted(
+            inputs, key=lambda s: ("kron" in s or "grid" in s, s)
+        ):  # small real graphs first: networkx rates
             bench(client, name, args.quick, algos, rows, nx_rate, args.spark, args.vertex_order)
     summary(rows)
     if args.json:

@@ -10,8 +10,9 @@ intra-domain ones, the wall time here, and a modelled communication time. A mess
 ``alpha + bytes x beta`` (alpha = 2 us, beta = 1 ns/byte), ten times more when it crosses
 domains (the paper's example ratio). Inside a domain the busiest rank pays for what it sends and
 receives; across domains a domain's ranks share its router's uplink (TuCOMM Figure 2), so the
-busiest domain pays for all its inter-domain messages. The model is the sum of the two. Ranks are logical (2 workers here), so the wall time says what the extra hops
-cost in rounds, not what a network would do.
+busiest domain pays for all its inter-domain messages. The model is the sum of the two.
+Ranks are logical (2 workers here), so the wall time says what the extra hops cost in rounds,
+not what a network would do.
 Nothing is asserted: this is a measurement.
 """
 
@@ -45,8 +46,11 @@ def row(g, what, call):
     st = g.last_stats
     c = np.array(st.crossings, dtype=np.int64).reshape(-1, 4)
     steps = max(st.supersteps, 1)
-    return (f"| {what} | {g.transport} | {st.supersteps} | {c[:, 0].sum() / steps:,.1f} | {c[:, 1].sum() / steps:,.0f} | "
-            f"{c[:, 0].sum():,} | {c[:, 1].sum():,} | {c[:, 2].sum():,} | {c[:, 3].sum():,} | {wall:.3f} | {modelled(st) * 1e3:.2f} |")
+    return (
+        f"| {what} | {g.transport} | {st.supersteps} | {c[:, 0].sum() / steps:,.1f} | {c[:, 1].sum() / steps:,.0f} | "
+        f"{c[:, 0].sum():,} | {c[:, 1].sum():,} | {c[:, 2].sum():,} | {c[:, 3].sum():,} | "
+        f"{wall:.3f} | {modelled(st) * 1e3:.2f} |"
+    )
 
 
 def main(argv=None):
@@ -62,11 +66,18 @@ def main(argv=None):
     from dgraph import algorithms as alg
     from dgraph.generators import kronecker_graph
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster):
-        print(f"Kronecker scale {args.scale}, {args.ranks} ranks in {args.domains} domains; 2 workers x 1 thread; "
-              f"model: alpha {ALPHA * 1e6:g} us, beta {BETA * 1e9:g} ns/byte, inter-domain x{INTER:g}\n")
-        print("| algorithm | transport | supersteps | inter msgs/step | inter bytes/step | inter msgs | inter bytes | "
-              "intra msgs | intra bytes | wall s | modelled ms |")
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster),
+    ):
+        print(
+            f"Kronecker scale {args.scale}, {args.ranks} ranks in {args.domains} domains; 2 workers x 1 thread; "
+            f"model: alpha {ALPHA * 1e6:g} us, beta {BETA * 1e9:g} ns/byte, inter-domain x{INTER:g}\n"
+        )
+        print(
+            "| algorithm | transport | supersteps | inter msgs/step | inter bytes/step | inter msgs | inter bytes | "
+            "intra msgs | intra bytes | wall s | modelled ms |"
+        )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for layout in args.layouts.split(","):
             g = kronecker_graph(args.scale, layout=layout, ranks=args.ranks)
@@ -76,7 +87,10 @@ def main(argv=None):
             for transport in ("direct", "grouped"):
                 h = g.with_transport(transport, domains=args.domains)
                 print(row(h, f"BFS {layout}", lambda x: alg.bfs(x, source)), flush=True)
-                print(row(h, f"PageRank x{PR_ITERS} {layout}", lambda x: alg.pagerank(x, tol=0, max_iter=PR_ITERS)), flush=True)
+                print(
+                    row(h, f"PageRank x{PR_ITERS} {layout}", lambda x: alg.pagerank(x, tol=0, max_iter=PR_ITERS)),
+                    flush=True,
+                )
             del g
 
 

@@ -15,7 +15,10 @@ import os as _os
 # partitioners/ and algorithms/ (pyproject's package-dir). Imported straight from a source
 # checkout (python -m pytest, a notebook next to the repo), find them there too.
 _top = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
-_checkout = all(_os.path.isfile(_os.path.join(_top, *p)) for p in (("pyproject.toml",), ("algorithms", "bfs.py"), ("partitioners", "oned.py")))
+_checkout = all(
+    _os.path.isfile(_os.path.join(_top, *p))
+    for p in (("pyproject.toml",), ("algorithms", "bfs.py"), ("partitioners", "oned.py"))
+)
 if _checkout and _top not in __path__:
     __path__.append(_top)
 
@@ -28,8 +31,18 @@ from .orchestration import orchestrate  # noqa: E402
 __version__ = "0.1.0"
 
 __all__ = [
-    "ConvergenceWarning", "DgraphError", "DgraphInputError", "DgraphRunError", "DgraphWarning", "Graph",
-    "datasets", "from_edgelist", "from_networkx", "kernels", "orchestrate", "read_edgelist",
+    "ConvergenceWarning",
+    "DgraphError",
+    "DgraphInputError",
+    "DgraphRunError",
+    "DgraphWarning",
+    "Graph",
+    "datasets",
+    "from_edgelist",
+    "from_networkx",
+    "kernels",
+    "orchestrate",
+    "read_edgelist",
 ]
 
 

@@ -99,8 +99,12 @@ def weight_classes(block, delta):
     for p in block.parts:
         ids = p.rows()
         light, heavy = kernels.split_rows(p.indptr, p.indices, p.weights, float(delta), ids)
-        halves.append(tuple(dataclasses.replace(p, indptr=ptr, indices=idx, weights=w, loops=loops)
-                            for ptr, idx, w, loops in (light, heavy)))
+        halves.append(
+            tuple(
+                dataclasses.replace(p, indptr=ptr, indices=idx, weights=w, loops=loops)
+                for ptr, idx, w, loops in (light, heavy)
+            )
+        )
     if isinstance(block, Subgraphs):
         return tuple(dataclasses.replace(block, parts=[h[i] for h in halves]) for i in (0, 1))
     return halves[0]
@@ -117,10 +121,7 @@ def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None, narrow=
         rows, cols = rows.astype(np.int32), cols.astype(np.int32)
     rows, cols = rows[order], cols[order]
     weights = weights[order] if weights is not None else None
-    return [
-        (rows[a:b], cols[a:b], None if weights is None else weights[a:b])
-        for a, b in zip(cuts[:-1], cuts[1:])
-    ]
+    return [(rows[a:b], cols[a:b], None if weights is None else weights[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def concat_pieces(pieces):
@@ -141,8 +142,9 @@ def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, n
     dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
     indptr, indices, weights = kernels.csr_from_pieces(pieces, hi - lo, offset, key, dedup, index_dtype=dtype)
     ids = row_ids if row_ids is not None else np.arange(lo, hi, dtype=np.int64)
-    return Block(rank, lo, hi, n, direction, indptr, indices, weights, kernels.count_loops(indptr, indices, ids), row_ids,
-                 name)
+    return Block(
+        rank, lo, hi, n, direction, indptr, indices, weights, kernels.count_loops(indptr, indices, ids), row_ids, name
+    )
 
 
 def _position(row_ids, rows):

@@ -1,14 +1,14 @@
 """The ``dgraph`` command: run an algorithm on a file, an embedded dataset or a Kronecker graph.
 
-    dgraph run pagerank                       # embedded ca-GrQc on a local cluster
-    dgraph run bfs --dataset karate --source 1
-    dgraph run wcc --kronecker 16 --workers 2 --ranks 8 --output cc.parquet
-    dgraph run sssp --input roads.tsv --weight --source 17
-    dgraph run bfs --input edges.tsv --directed --scheduler tcp://host:8786
-    dgraph partition --kronecker 16 --layout 2d --ranks 64 --measure
-    dgraph graphalytics --graph ldbc/example-directed --algorithm CDLP --output out.txt
-    dgraph orchestrate-bench --ranks 2,4,8,16 --tasks-per-rank 100000 --zipf 1.5,2.0,2.5
-    dgraph graph500 --scale 20 --roots 64 --kernels bfs,sssp
+dgraph run pagerank                       # embedded ca-GrQc on a local cluster
+dgraph run bfs --dataset karate --source 1
+dgraph run wcc --kronecker 16 --workers 2 --ranks 8 --output cc.parquet
+dgraph run sssp --input roads.tsv --weight --source 17
+dgraph run bfs --input edges.tsv --directed --scheduler tcp://host:8786
+dgraph partition --kronecker 16 --layout 2d --ranks 64 --measure
+dgraph graphalytics --graph ldbc/example-directed --algorithm CDLP --output out.txt
+dgraph orchestrate-bench --ranks 2,4,8,16 --tasks-per-rank 100000 --zipf 1.5,2.0,2.5
+dgraph graph500 --scale 20 --roots 64 --kernels bfs,sssp
 """
 
 from __future__ import annotations
@@ -38,16 +38,30 @@ ALGORITHMS = {
 def _graph_options(cmd):
     """The options that say which graph to load, where, and how to place it."""
     src = cmd.add_mutually_exclusive_group()
-    src.add_argument("--input", metavar="PATH", help="edge list file or glob (csv, tsv, SNAP txt, mtx, gml, parquet, .gz)")
+    src.add_argument(
+        "--input", metavar="PATH", help="edge list file or glob (csv, tsv, SNAP txt, mtx, gml, parquet, .gz)"
+    )
     src.add_argument("--dataset", metavar="NAME", help="embedded dataset (karate, ca-GrQc); the default is ca-GrQc")
     src.add_argument("--kronecker", metavar="SCALE", type=int, help="Graph 500 Kronecker graph of 2**SCALE vertices")
     cmd.add_argument("--directed", action="store_true", help="treat --input as directed (default: undirected)")
     cmd.add_argument("--weight", action="store_true", help="read a third column of --input as edge weights")
-    cmd.add_argument("--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)")
-    cmd.add_argument("--layout", default="1d", help="layout name: 1d, 2d, 1.5d or tdorch (2d and 1.5d: a near-square mesh of --ranks)")
-    cmd.add_argument("--transport", default="direct", choices=("direct", "grouped"),
-                     help="grouped: aggregate messages between communication domains through their monitors")
-    cmd.add_argument("--domains", help="communication domains: host (default), job (dask-jobqueue jobs) or K contiguous rank groups")
+    cmd.add_argument(
+        "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)"
+    )
+    cmd.add_argument(
+        "--layout",
+        default="1d",
+        help="layout name: 1d, 2d, 1.5d or tdorch (2d and 1.5d: a near-square mesh of --ranks)",
+    )
+    cmd.add_argument(
+        "--transport",
+        default="direct",
+        choices=("direct", "grouped"),
+        help="grouped: aggregate messages between communication domains through their monitors",
+    )
+    cmd.add_argument(
+        "--domains", help="communication domains: host (default), job (dask-jobqueue jobs) or K contiguous rank groups"
+    )
     _cluster_options(cmd)
 
 
@@ -75,23 +89,35 @@ def _parser():
     ga.add_argument("--graph", required=True, metavar="DIR/NAME", help="the graph: DIR/NAME.properties, NAME.v, NAME.e")
     ga.add_argument("--algorithm", required=True, type=str.upper, choices=("BFS", "SSSP", "PR", "WCC", "CDLP", "LCC"))
     ga.add_argument("--output", required=True, metavar="FILE")
-    ga.add_argument("--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)")
+    ga.add_argument(
+        "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)"
+    )
     _cluster_options(ga)
-    g5 = sub.add_parser("graph500", help="the Graph 500 benchmark: construction, BFS and SSSP from sampled roots, validated")
+    g5 = sub.add_parser(
+        "graph500", help="the Graph 500 benchmark: construction, BFS and SSSP from sampled roots, validated"
+    )
     g5.add_argument("--scale", type=int, required=True)
     g5.add_argument("--edgefactor", type=int, default=16)
     g5.add_argument("--roots", type=int, default=64)
     g5.add_argument("--kernels", default="bfs,sssp", help="comma-separated: bfs, sssp")
     g5.add_argument("--seed", type=int, default=1)
-    g5.add_argument("--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)")
+    g5.add_argument(
+        "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)"
+    )
     g5.add_argument("--layout", default="1d")
-    g5.add_argument("--vertex-order", default="degree", choices=("degree", "labels"),
-                    help="canonical vertex order built in kernel 1 (default: by degree, hubs first)")
+    g5.add_argument(
+        "--vertex-order",
+        default="degree",
+        choices=("degree", "labels"),
+        help="canonical vertex order built in kernel 1 (default: by degree, hubs first)",
+    )
     g5.add_argument("--transport", default="direct", choices=("direct", "grouped"))
     g5.add_argument("--domains", help="communication domains: host, job or K contiguous rank groups")
     g5.add_argument("--quiet", action="store_true", help="no per-search progress lines")
     _cluster_options(g5)
-    ob = sub.add_parser("orchestrate-bench", help="TD-Orch's Zipf hash-table microbenchmark: every strategy, per-rank words")
+    ob = sub.add_parser(
+        "orchestrate-bench", help="TD-Orch's Zipf hash-table microbenchmark: every strategy, per-rank words"
+    )
     ob.add_argument("--ranks", default="2,4,8,16", help="comma-separated logical rank counts")
     ob.add_argument("--tasks-per-rank", type=int, default=100_000)
     ob.add_argument("--zipf", default="1.5,2.0,2.5", help="comma-separated Zipf exponents")
@@ -173,7 +199,10 @@ def graphalytics(args):
         t = time.perf_counter()
         result = ga.run(args.graph + ".properties", args.algorithm, ranks=args.ranks, client=client)
         ga.write(result, args.output)
-        print(f"{args.algorithm} on {args.graph}: {len(result):,} vertices in {time.perf_counter() - t:.2f} s; wrote {args.output}")
+        print(
+            f"{args.algorithm} on {args.graph}: {len(result):,} vertices in {time.perf_counter() - t:.2f} s; "
+            f"wrote {args.output}"
+        )
     return 0
 
 
@@ -183,8 +212,11 @@ def partition(args):
     with _connected(args):
         graph, what = _load(args)
         report = graph.layout_report(measure=args.measure)
-        print(f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs stored, {graph.nranks} ranks, "
-              f"layout {graph.layout!r}")
+        print(
+            f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs stored, "
+            f"{graph.nranks} ranks, "
+            f"layout {graph.layout!r}"
+        )
         with pd.option_context("display.width", 200, "display.max_rows", 200):
             print(report.to_string(index=False))
         for k, v in report.attrs["summary"].items():
@@ -197,9 +229,20 @@ def graph500(args):
 
     domains = int(args.domains) if args.domains and args.domains.isdigit() else args.domains
     with _connected(args) as client:
-        out = g5.run(args.scale, args.edgefactor, args.roots, args.kernels.split(","), layout=args.layout, ranks=args.ranks,
-                     transport=args.transport, domains=domains, seed=args.seed, client=client, vertex_order=args.vertex_order,
-                     say=None if args.quiet else (lambda m: _say(f"  {m}")))
+        out = g5.run(
+            args.scale,
+            args.edgefactor,
+            args.roots,
+            args.kernels.split(","),
+            layout=args.layout,
+            ranks=args.ranks,
+            transport=args.transport,
+            domains=domains,
+            seed=args.seed,
+            client=client,
+            vertex_order=args.vertex_order,
+            say=None if args.quiet else (lambda m: _say(f"  {m}")),
+        )
         print(g5.report(out))
     return 1 if out["failures"] else 0
 
@@ -208,14 +251,23 @@ def orchestrate_bench(args):
     from dgraph.orchestration import bench
 
     def show(row):
-        _say(f"  zipf {row['zipf']} ranks {row['ranks']} {row['strategy']}: {row['stage_s']:.3f} s, "
-             f"max/mean {row['max/mean']:.2f}")
+        _say(
+            f"  zipf {row['zipf']} ranks {row['ranks']} {row['strategy']}: {row['stage_s']:.3f} s, "
+            f"max/mean {row['max/mean']:.2f}"
+        )
 
     with _connected(args) as client:
         rows = bench.zipf_bench(
-            ranks=[int(x) for x in args.ranks.split(",")], tasks_per_rank=args.tasks_per_rank,
-            zipf=[float(x) for x in args.zipf.split(",")], strategies=args.strategies.split(","),
-            fanout=args.fanout, chunk=args.chunk, repeat=args.repeat, client=client, progress=show)
+            ranks=[int(x) for x in args.ranks.split(",")],
+            tasks_per_rank=args.tasks_per_rank,
+            zipf=[float(x) for x in args.zipf.split(",")],
+            strategies=args.strategies.split(","),
+            fanout=args.fanout,
+            chunk=args.chunk,
+            repeat=args.repeat,
+            client=client,
+            progress=show,
+        )
         print(bench.table(rows))
     return 0
 
@@ -241,19 +293,30 @@ def run(args):
                 result = fn(graph, **kwargs)
             frame = result.compute()
         stats = graph.last_stats
-        print(f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
-              f"({'directed' if graph.directed else 'undirected'}), {graph.nranks} ranks, layout {graph.layout!r}")
+        print(
+            f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
+            f"({'directed' if graph.directed else 'undirected'}), {graph.nranks} ranks, layout {graph.layout!r}"
+        )
         for k, v in times.items():
             print(f"time       {k}: {v:.3f} s")
-        print(f"run        supersteps {stats.supersteps}, messages {stats.total_messages:,}, "
-              f"bytes moved {stats.total_bytes:,} (over sockets {stats.wire_bytes:,})")
+        print(
+            f"run        supersteps {stats.supersteps}, messages {stats.total_messages:,}, "
+            f"bytes moved {stats.total_bytes:,} (over sockets {stats.wire_bytes:,})"
+        )
         if stats.domain_of is not None:
             split = stats.by_domain()
-            print(f"domains    {len(set(stats.domain_of.tolist()))} (monitors {stats.monitors.tolist()}), transport {graph.transport}: "
-                  f"inter-domain messages {int(split['inter_messages'].sum()):,} ({int(split['inter_bytes'].sum()):,} bytes), "
-                  f"intra-domain {int(split['intra_messages'].sum()):,} ({int(split['intra_bytes'].sum()):,} bytes)")
+            print(
+                f"domains    {len(set(stats.domain_of.tolist()))} (monitors {stats.monitors.tolist()}), "
+                f"transport {graph.transport}: inter-domain messages {int(split['inter_messages'].sum()):,} "
+                f"({int(split['inter_bytes'].sum()):,} bytes), "
+                f"intra-domain {int(split['intra_messages'].sum()):,} ({int(split['intra_bytes'].sum()):,} bytes)"
+            )
         if stats.info:
-            print("facts      " + ", ".join(f"{k} {v}" for k, v in stats.info.items()) + "".join(f", {k} {v}" for k, v in extra.items()))
+            print(
+                "facts      "
+                + ", ".join(f"{k} {v}" for k, v in stats.info.items())
+                + "".join(f", {k} {v}" for k, v in extra.items())
+            )
         if sort is None:
             column = frame.columns[1]
             sizes = frame.groupby(column).size().sort_values(ascending=False)
@@ -279,8 +342,13 @@ def main(argv=None):
     from dgraph.errors import DgraphError
 
     try:
-        commands = {"graphalytics": graphalytics, "partition": partition, "run": run, "orchestrate-bench": orchestrate_bench,
-                    "graph500": graph500}
+        commands = {
+            "graphalytics": graphalytics,
+            "partition": partition,
+            "run": run,
+            "orchestrate-bench": orchestrate_bench,
+            "graph500": graph500,
+        }
         return commands[args.command](args)
     except DgraphError as exc:
         print(f"dgraph: error: {exc}", file=sys.stderr)

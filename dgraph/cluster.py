@@ -30,8 +30,11 @@ def get_client():
             n = max(1, min(os.cpu_count() or 1, 8))
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
             _own = Client(cluster, set_as_default=True)
-            print(f"dgraph: no dask client was active; started a local cluster with {n} workers "
-                  f"({_own.dashboard_link or 'no dashboard'})", file=sys.stderr)
+            print(
+                f"dgraph: no dask client was active; started a local cluster with {n} workers "
+                f"({_own.dashboard_link or 'no dashboard'})",
+                file=sys.stderr,
+            )
         return _own
 
 
@@ -88,8 +91,9 @@ def hpc_cluster(system="slurm", cores=16, memory="64GB", walltime="01:00:00", in
         raise DgraphInputError(f"system must be one of {sorted(SCHEDULERS)}, got {system!r}")
     jobqueue = _require("dask_jobqueue", "hpc", "an HPC cluster")
     kwargs.setdefault("name", "dgraph")
-    return getattr(jobqueue, SCHEDULERS[system])(cores=cores, processes=cores, memory=memory, walltime=walltime,
-                                                 interface=interface, **kwargs)
+    return getattr(jobqueue, SCHEDULERS[system])(
+        cores=cores, processes=cores, memory=memory, walltime=walltime, interface=interface, **kwargs
+    )
 
 
 def connect(scheduler=None, scheduler_file=None):
@@ -101,7 +105,9 @@ def connect(scheduler=None, scheduler_file=None):
         raise DgraphInputError("give exactly one of scheduler= (an address) or scheduler_file= (a path)")
     if scheduler_file is not None:
         if not os.path.exists(scheduler_file):
-            raise DgraphInputError(f"scheduler file {scheduler_file!r} does not exist; start the scheduler with "
-                                   "dask scheduler --scheduler-file PATH first")
+            raise DgraphInputError(
+                f"scheduler file {scheduler_file!r} does not exist; start the scheduler with "
+                "dask scheduler --scheduler-file PATH first"
+            )
         return Client(scheduler_file=scheduler_file)
     return Client(scheduler)

@@ -158,8 +158,19 @@ class EdgeMap:
         return blocks[1 - self.block] if len(blocks) > 1 else blocks[0]
 
     # ------------------------------------------------------------------ the call
-    def __call__(self, frontier, values, f, merge, total=None, total_op="sum", skip_dst=None, direction="push",
-                 subgraph=None, arcs=None):
+    def __call__(
+        self,
+        frontier,
+        values,
+        f,
+        merge,
+        total=None,
+        total_op="sum",
+        skip_dst=None,
+        direction="push",
+        subgraph=None,
+        arcs=None,
+    ):
         """Apply ``f`` along the arcs leaving ``frontier`` and merge at the heads' owners.
 
         ``frontier[r]``: rank r's active vertices, a VertexSubset or sorted local ids (placed id
@@ -181,8 +192,10 @@ class EdgeMap:
             raise ValueError(f"merge must be one of {MERGES} or a numpy ufunc, got {merge!r}")
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
-        ids = {r: (frontier[r].ids if isinstance(frontier[r], VertexSubset) else np.asarray(frontier[r], np.int64))
-               for r in self.ctx.ranks}
+        ids = {
+            r: (frontier[r].ids if isinstance(frontier[r], VertexSubset) else np.asarray(frontier[r], np.int64))
+            for r in self.ctx.ranks
+        }
         # without values or f only the winning tails matter, and messages carry no values
         self._valueless = values is None and f is None
         vals = {r: np.zeros(ids[r].size, np.int64) if values is None else np.asarray(values[r]) for r in self.ctx.ranks}
@@ -285,7 +298,9 @@ class EdgeMap:
                 rows[r] = [p[0] for p in parts] + spans
             else:
                 rows[r] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
-        self.seen = [part for r in self.ctx.ranks for part in rows[r]] if masks else [rows[r][0] for r in self.ctx.ranks]
+        self.seen = (
+            [part for r in self.ctx.ranks for part in rows[r]] if masks else [rows[r][0] for r in self.ctx.ranks]
+        )
         return rows, totals
 
     def _exchange(self, send, total, total_op, combine=None):
@@ -298,6 +313,7 @@ class EdgeMap:
     def _combiner(self, merge):
         """Merge several scatter messages bound for rank ``dst`` into one, with the call's merge
         (the same merge the owner would apply): a monitor forwarding them sends fewer bytes."""
+
         def combine(dst, messages):
             parts = [_unpack(m, self.size(dst)) for m in messages]
             local = _concat([p[0] for p in parts], np.int64)
@@ -305,6 +321,7 @@ class EdgeMap:
             vals = np.zeros(local.size, np.int64) if self._valueless else _concat([p[1][0] for p in parts], np.float64)
             heads, vals, tails = self._merge(local + self.lo(dst), vals, tails, merge)
             return _pack(heads - self.lo(dst), ([] if self._valueless else [vals]) + [tails], self.size(dst))
+
         return combine
 
     def _merge(self, dst, vals, tails, merge):
@@ -323,7 +340,9 @@ class EdgeMap:
             ids, vals, tails = results[r]
             cuts = np.searchsorted(ids, self.bounds)
             send[r] = {
-                d: _pack(ids[a:b] - self.bounds[d], ([] if self._valueless else [vals[a:b]]) + [tails[a:b]], self.size(d))
+                d: _pack(
+                    ids[a:b] - self.bounds[d], ([] if self._valueless else [vals[a:b]]) + [tails[a:b]], self.size(d)
+                )
                 for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
                 if b > a
             }
@@ -357,8 +376,19 @@ class EdgeMap:
                 sel = np.flatnonzero(ok)
                 tails, tvals = rows[r][0][sel], rows[r][1][sel]
                 if fused:  # arcs, f and the merge in one pass
-                    *merged, examined = kernels.push_merge(part.indptr, part.indices, part.weights, loc[sel], tvals, tails,
-                                                           skip_dst, merge, f is add_weight, self.key, self.scratch)
+                    *merged, examined = kernels.push_merge(
+                        part.indptr,
+                        part.indices,
+                        part.weights,
+                        loc[sel],
+                        tvals,
+                        tails,
+                        skip_dst,
+                        merge,
+                        f is add_weight,
+                        self.key,
+                        self.scratch,
+                    )
                     self.edges_examined += examined
                     found.append(tuple(merged))
                     continue
@@ -391,7 +421,9 @@ class EdgeMap:
             for part in parts:
                 local, heads = _pull_rows(part, skip_dst)
                 if merge == "first":
-                    pos, src, w, scanned = kernels.first_in_frontier(part.indptr, part.indices, part.weights, local, front)
+                    pos, src, w, scanned = kernels.first_in_frontier(
+                        part.indptr, part.indices, part.weights, local, front
+                    )
                 else:
                     pos, src, w = kernels.frontier_arcs(part.indptr, part.indices, part.weights, local)
                     scanned = src.size
@@ -403,7 +435,11 @@ class EdgeMap:
                 found.append((dst, value, src))
             if merge == "first" and len(parts) == 1 and parts[0].row_ids is None:  # one arc per head, in order
                 dst, v, src = found[0]
-                results[r] = (dst, v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False), src)
+                results[r] = (
+                    dst,
+                    v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False),
+                    src,
+                )
             else:
                 results[r] = self._merge(*_join(found), merge)
         self.mark_seen(front, False)
@@ -622,7 +658,7 @@ def sum_at_owners(ctx, tally, bounds, dense=False):
     whichever message arrives first)."""
     send = {}
     for d in range(ctx.nranks):
-        part = tally[bounds[d]:bounds[d + 1]]
+        part = tally[bounds[d] : bounds[d + 1]]
         ids = np.empty(0, np.int64) if dense else np.flatnonzero(part)
         send[d] = [ids, part if dense else part[ids]]
     received = ctx.alltoall({ctx.ranks[0]: send})

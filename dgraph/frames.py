@@ -31,7 +31,7 @@ def _kind(dtype):
             return "plain"
         if dtype.kind in "mM":
             return "time"
-        if dtype == object:
+        if dtype == np.dtype(object):
             return "string"
     elif isinstance(dtype, pd.StringDtype):
         return "string"
@@ -89,7 +89,10 @@ def pack(frame, schema):
             arrays.append(col.to_numpy(dtype=dtype).view(np.int64))
         elif kind == "masked":
             nulls = col.isna().to_numpy()
-            arrays += [col.to_numpy(dtype=dtype.numpy_dtype, na_value=0), nulls if nulls.any() else np.zeros(0, dtype=bool)]
+            arrays += [
+                col.to_numpy(dtype=dtype.numpy_dtype, na_value=0),
+                nulls if nulls.any() else np.zeros(0, dtype=bool),
+            ]
         else:
             arrays += encode_strings(col.to_numpy(dtype=object))
     return arrays
@@ -111,7 +114,7 @@ def unpack(arrays, schema, index=None):
             i += 2
         else:
             strings = decode_strings(*arrays[i : i + 3])
-            cols[name] = strings if dtype == object else pd.array(strings, dtype=dtype)
+            cols[name] = strings if dtype == np.dtype(object) else pd.array(strings, dtype=dtype)
             i += 3
     n = len(next(iter(cols.values()))) if cols else (0 if index is None else len(index))
     return pd.DataFrame(cols, index=index if index is not None else pd.RangeIndex(n))

@@ -119,7 +119,9 @@ def _grid_part(rows, cols, r0, r1):
     v = (r * cols + c).ravel()
     right = (c < cols - 1).ravel()
     down = (r < rows - 1).ravel()
-    return pd.DataFrame({"src": np.concatenate([v[right], v[down]]), "dst": np.concatenate([v[right] + 1, v[down] + cols])})
+    return pd.DataFrame(
+        {"src": np.concatenate([v[right], v[down]]), "dst": np.concatenate([v[right] + 1, v[down] + cols])}
+    )
 
 
 def grid_2d(rows, cols, npartitions=None):
@@ -172,7 +174,10 @@ def _uniform(seed, j, salt):
     so any partition can draw the number of any edge."""
     from .orchestration.stage import mix
 
-    return (mix(mix(np.full(np.shape(j), seed, np.int64)).view(np.int64) ^ (np.asarray(j, np.int64) * 4 + salt)) >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+    return (
+        mix(mix(np.full(np.shape(j), seed, np.int64)).view(np.int64) ^ (np.asarray(j, np.int64) * 4 + salt))
+        >> np.uint64(11)
+    ).astype(np.float64) / float(1 << 53)
 
 
 def _ba_block(n, d, attract, seed, m, block):
@@ -191,7 +196,9 @@ def _ba_block(n, d, attract, seed, m, block):
         weight = at + attract * u
         copy = (_uniform(seed, at, 1) * np.maximum(weight, 1) < at) & (at > 0)
         done = ~copy
-        target[live[done]] = np.minimum((_uniform(seed, at[done], 2) * u[done]).astype(np.int64), np.maximum(u[done] - 1, 0))
+        target[live[done]] = np.minimum(
+            (_uniform(seed, at[done], 2) * u[done]).astype(np.int64), np.maximum(u[done] - 1, 0)
+        )
         at = np.minimum((_uniform(seed, at[copy], 3) * at[copy]).astype(np.int64), at[copy] - 1)
         live = live[copy]
     return pd.DataFrame({"src": src, "dst": target})
@@ -221,7 +228,9 @@ def barabasi_albert(n, edges_per_vertex=8, exponent=2.2, seed=0, npartitions=Non
     m = n * edges_per_vertex
     attract = (exponent - 2) * edges_per_vertex
     npartitions = npartitions or max(1, m // 2_000_000 + 1)
-    return _from_blocks(partial(_ba_block, n, edges_per_vertex, attract, seed, m), m, npartitions, seed, ["src", "dst"]), n
+    return _from_blocks(
+        partial(_ba_block, n, edges_per_vertex, attract, seed, m), m, npartitions, seed, ["src", "dst"]
+    ), n
 
 
 def _graph(edges_n, directed, **kwargs):

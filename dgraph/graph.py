@@ -112,8 +112,10 @@ def _route(client, cuts, where):
     ranks_of = {}
     for r, w in enumerate(where):
         ranks_of.setdefault(w, []).append(r)
-    group = {w: [client.submit(_pick, ranks, cut, workers=[w], allow_other_workers=True, pure=False) for cut in cuts]
-             for w, ranks in ranks_of.items()}
+    group = {
+        w: [client.submit(_pick, ranks, cut, workers=[w], allow_other_workers=True, pure=False) for cut in cuts]
+        for w, ranks in ranks_of.items()
+    }
     return [group[where[r]] for r in range(len(where))]
 
 
@@ -122,15 +124,31 @@ def _build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, wher
     blocks) on worker ``where[r]`` (or elsewhere if that worker is gone). Where a rank's rows are
     not its own vertices (2D, 1.5D) the blocks also get the degrees of their owned vertices."""
     blocks = [
-        client.submit(_with_pieces, layout.build, r, (r, bounds, n, direction, order, dedup, extra), *groups,
-                      workers=[where[r]], allow_other_workers=True, pure=False)
+        client.submit(
+            _with_pieces,
+            layout.build,
+            r,
+            (r, bounds, n, direction, order, dedup, extra),
+            *groups,
+            workers=[where[r]],
+            allow_other_workers=True,
+            pure=False,
+        )
         for r, groups in enumerate(_route(client, cuts, where))
     ]
     if not layout.owns_rows():
         degrees = [client.submit(degree_pieces, b, bounds, pure=False) for b in blocks]
         blocks = [
-            client.submit(_with_pieces, with_owned_degree, r, (b, int(bounds[r + 1] - bounds[r])), *groups,
-                          workers=[where[r]], allow_other_workers=True, pure=False)
+            client.submit(
+                _with_pieces,
+                with_owned_degree,
+                r,
+                (b, int(bounds[r + 1] - bounds[r])),
+                *groups,
+                workers=[where[r]],
+                allow_other_workers=True,
+                pure=False,
+            )
             for r, (b, groups) in enumerate(zip(blocks, _route(client, degrees, where)))
         ]
     dask.distributed.wait(blocks)
@@ -149,7 +167,9 @@ class Graph:
     ``RunStats`` of the last algorithm run on it.
     """
 
-    def __init__(self, client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra=None):
+    def __init__(
+        self, client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra=None
+    ):
         self.client = client
         self.labels = labels
         self.directed = directed
@@ -236,9 +256,21 @@ class Graph:
         """In-blocks of the layout (the flipped arcs, placed by the layout), built once."""
         if self._rblocks is None:
             c = self.client
-            cuts = [c.submit(reverse_pieces, b, self.bounds, self.layout, self._extra, pure=False) for b in self._blocks]
-            self._rblocks = _build_blocks(c, cuts, self.layout, self.bounds, self.num_vertices, "in", self._order,
-                                          self._dedup, self._where(self._blocks), self._extra)
+            cuts = [
+                c.submit(reverse_pieces, b, self.bounds, self.layout, self._extra, pure=False) for b in self._blocks
+            ]
+            self._rblocks = _build_blocks(
+                c,
+                cuts,
+                self.layout,
+                self.bounds,
+                self.num_vertices,
+                "in",
+                self._order,
+                self._dedup,
+                self._where(self._blocks),
+                self._extra,
+            )
         return self._rblocks
 
     def _owner_blocks(self, reverse=False):
@@ -254,9 +286,17 @@ class Graph:
             else:
                 c = self.client
                 cuts = [c.submit(owner_pieces, b, self.bounds, pure=False) for b in layout_blocks]
-                self._owned[reverse] = _build_blocks(c, cuts, OneD(self.nranks), self.bounds, self.num_vertices,
-                                                     "in" if reverse else "out", self._order, self._dedup,
-                                                     self._where(layout_blocks))
+                self._owned[reverse] = _build_blocks(
+                    c,
+                    cuts,
+                    OneD(self.nranks),
+                    self.bounds,
+                    self.num_vertices,
+                    "in" if reverse else "out",
+                    self._order,
+                    self._dedup,
+                    self._where(layout_blocks),
+                )
         return self._owned[reverse]
 
     def encode_vertices(self, values, what="vertex"):
@@ -311,8 +351,18 @@ class Graph:
             outs, ins = self._owner_blocks(), (self._owner_blocks(True) if reverse else None)
         blocks = [[o] for o in outs] if ins is None else [[o, i] for o, i in zip(outs, ins)]
         params = dict(params, bounds=self.bounds, key=self._order)
-        results, stats = launch(self.client, blocks, kernel, params, timeout=_timeout(), name=name, transport=self.transport,
-                                domains=self.domains, weights=self._monitor_weights(), finish=finish)
+        results, stats = launch(
+            self.client,
+            blocks,
+            kernel,
+            params,
+            timeout=_timeout(),
+            name=name,
+            transport=self.transport,
+            domains=self.domains,
+            weights=self._monitor_weights(),
+            finish=finish,
+        )
         self.last_stats, self._last_results = stats, results
         return results, stats
 
@@ -353,9 +403,17 @@ class Graph:
         labels = self._placed_labels_future()
         columns = (tuple(label_columns), tuple(nullable), transform)
         name = part_name("vertices")
-        parts = [self.client.submit(ranks_frame, f, [(r, int(self.bounds[r]), int(self.bounds[r + 1])) for r in ranks],
-                                    labels, *columns, key=(name, i))
-                 for i, (f, ranks) in enumerate(results.runs())]
+        parts = [
+            self.client.submit(
+                ranks_frame,
+                f,
+                [(r, int(self.bounds[r]), int(self.bounds[r + 1])) for r in ranks],
+                labels,
+                *columns,
+                key=(name, i),
+            )
+            for i, (f, ranks) in enumerate(results.runs())
+        ]
         dtypes = self.last_stats.result_dtypes if results is self._last_results else None
         return to_dask(self.client, parts, self._frame_meta(dtypes, columns))
 
@@ -385,11 +443,15 @@ class Graph:
         or [vertex, in_degree, out_degree] (directed), with duplicates dropped per the policy."""
         c = self.client
         if self.directed:
-            res = [c.submit(lambda r, o, i: {r: {"in_degree": i.degree(), "out_degree": o.degree()}}, r, o, i, pure=False)
-                   for r, (o, i) in enumerate(zip(self._owner_blocks(), self._owner_blocks(True)))]
+            res = [
+                c.submit(lambda r, o, i: {r: {"in_degree": i.degree(), "out_degree": o.degree()}}, r, o, i, pure=False)
+                for r, (o, i) in enumerate(zip(self._owner_blocks(), self._owner_blocks(True)))
+            ]
         else:
-            res = [c.submit(lambda r, b: {r: {"degree": b.degree() + b.loop_counts()}}, r, b, pure=False)
-                   for r, b in enumerate(self._owner_blocks())]
+            res = [
+                c.submit(lambda r, b: {r: {"degree": b.degree() + b.loop_counts()}}, r, b, pure=False)
+                for r, b in enumerate(self._owner_blocks())
+            ]
         return self.to_frame(RankResults(c, res, [[r] for r in range(self.nranks)]))
 
     def edges(self):
@@ -413,7 +475,9 @@ class Graph:
         G.add_nodes_from(vertices.tolist())
         e = self.edges().compute()
         if self.weight:
-            G.add_weighted_edges_from(zip(e["src"].tolist(), e["dst"].tolist(), e[self.weight].tolist()), weight=self.weight)
+            G.add_weighted_edges_from(
+                zip(e["src"].tolist(), e["dst"].tolist(), e[self.weight].tolist()), weight=self.weight
+            )
         else:
             G.add_edges_from(zip(e["src"].tolist(), e["dst"].tolist()))
         return G
@@ -445,7 +509,9 @@ def _vertices_series(vertices):
     if isinstance(vertices, dd.Series):
         return vertices
     if isinstance(vertices, dd.DataFrame):
-        raise DgraphInputError("vertices= must be a Series (or list/array) of labels, not a DataFrame; pass df['vertex']")
+        raise DgraphInputError(
+            "vertices= must be a Series (or list/array) of labels, not a DataFrame; pass df['vertex']"
+        )
     s = pd.Series(vertices if not isinstance(vertices, pd.Index) else vertices.to_numpy())
     return dd.from_pandas(s, npartitions=max(1, min(8, len(s) // 1_000_000 + 1)))
 
@@ -584,7 +650,11 @@ def from_edgelist(
 
 def _place(client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below=0, out_degree=None):
     parts = edges.to_delayed()
-    degree = out_degree if out_degree is not None else client.compute(_tree_sum([dask.delayed(_degree_count)(p, labels.n) for p in parts]))
+    degree = (
+        out_degree
+        if out_degree is not None
+        else client.compute(_tree_sum([dask.delayed(_degree_count)(p, labels.n) for p in parts]))
+    )
     if layout.ranks > 1 and one_rank_below and client.submit(np.sum, degree).result() < one_rank_below:
         layout = layout.with_ranks(1)
     n, P = labels.n, layout.ranks

@@ -119,7 +119,9 @@ def validate(root, reach, parent, edge_parts, client, weighted=False):
         errors.append(f"vertex {others[~reached[p]][0]} has an unreached parent")
     if not weighted and (reach[p] != reach[others] - 1).any():
         bad = others[reach[p] != reach[others] - 1][0]
-        errors.append(f"tree edge ({parent[bad]}, {bad}) joins levels {reach[parent[bad]]} and {reach[bad]}, not one apart")
+        errors.append(
+            f"tree edge ({parent[bad]}, {bad}) joins levels {reach[parent[bad]]} and {reach[bad]}, not one apart"
+        )
     if weighted and (reach[p] > reach[others] + TOLERANCE).any():
         errors.append(f"vertex {others[reach[p] > reach[others] + TOLERANCE][0]} is closer than its parent")
     if (parent[~reached] != -1).any():
@@ -130,21 +132,30 @@ def validate(root, reach, parent, edge_parts, client, weighted=False):
     for _ in range(max(1, int(np.ceil(np.log2(max(n, 2)))) + 1)):
         up = up[up]
     if (up[reached] != root).any():
-        errors.append(f"following parents from vertex {np.flatnonzero(reached & (up != root))[0]} never reaches the root")
+        errors.append(
+            f"following parents from vertex {np.flatnonzero(reached & (up != root))[0]} never reaches the root"
+        )
     # hash=False: two searches may scatter equal arrays, and one must not release the other's
     reach_f, parent_f = (client.scatter(a, broadcast=True, hash=False) for a in (reach, parent))
-    results = client.gather([client.submit(_edge_rules, part, reach_f, parent_f, n, weighted, pure=False)
-                             for part in edge_parts])
+    results = client.gather(
+        [client.submit(_edge_rules, part, reach_f, parent_f, n, weighted, pure=False) for part in edge_parts]
+    )
     broken = {k: sum(r[0][k] for r in results) for k in ("straddle", "far")}
     if broken["straddle"]:
-        errors.append(f"{broken['straddle']} edges join a reached and an unreached vertex (the tree does not span the component)")
+        errors.append(
+            f"{broken['straddle']} edges join a reached and an unreached vertex (the tree does not span the component)"
+        )
     if broken["far"]:
-        errors.append(f"{broken['far']} edges join vertices " + ("whose distances differ by more than the edge's weight"
-                                                                  if weighted else "more than one level apart"))
+        errors.append(
+            f"{broken['far']} edges join vertices "
+            + ("whose distances differ by more than the edge's weight" if weighted else "more than one level apart")
+        )
     found = np.unpackbits(np.bitwise_or.reduce([r[2] for r in results]), count=n).view(bool)
     if not found[others].all():
         bad = others[~found[others]][0]
-        errors.append(f"tree edge ({parent[bad]}, {bad}) is not an input edge" + (" of that weight" if weighted else ""))
+        errors.append(
+            f"tree edge ({parent[bad]}, {bad}) is not an input edge" + (" of that weight" if weighted else "")
+        )
     return errors, sum(r[1] for r in results)
 
 
@@ -153,8 +164,15 @@ def statistics(values):
     """min, quartiles, max, mean, stddev (sample) of an array."""
     v = np.asarray(values, dtype=np.float64)
     q = np.quantile(v, [0, 0.25, 0.5, 0.75, 1])
-    return {"min": q[0], "firstquartile": q[1], "median": q[2], "thirdquartile": q[3], "max": q[4],
-            "mean": v.mean(), "stddev": v.std(ddof=1) if v.size > 1 else 0.0}
+    return {
+        "min": q[0],
+        "firstquartile": q[1],
+        "median": q[2],
+        "thirdquartile": q[3],
+        "max": q[4],
+        "mean": v.mean(),
+        "stddev": v.std(ddof=1) if v.size > 1 else 0.0,
+    }
 
 
 def teps_statistics(times, nedges):
@@ -162,8 +180,14 @@ def teps_statistics(times, nedges):
     per edge as the specification does."""
     spe = np.asarray(times, dtype=np.float64) / np.asarray(nedges, dtype=np.float64)
     s = statistics(spe)
-    out = {"min": 1 / s["max"], "firstquartile": 1 / s["thirdquartile"], "median": 1 / s["median"],
-           "thirdquartile": 1 / s["firstquartile"], "max": 1 / s["min"], "harmonic_mean": 1 / s["mean"]}
+    out = {
+        "min": 1 / s["max"],
+        "firstquartile": 1 / s["thirdquartile"],
+        "median": 1 / s["median"],
+        "thirdquartile": 1 / s["firstquartile"],
+        "max": 1 / s["min"],
+        "harmonic_mean": 1 / s["mean"],
+    }
     out["harmonic_stddev"] = s["stddev"] / (s["mean"] ** 2 * np.sqrt(max(spe.size - 1, 1)))
     return out
 
@@ -190,13 +214,27 @@ def _arrays(frame, n, value, weighted):
     vertex = frame["vertex"].to_numpy(np.int64)
     reach = np.full(n, np.inf if weighted else -1, dtype=np.float64 if weighted else np.int64)
     parent = np.full(n, -1, np.int64)
-    reach[vertex] = frame[value].astype("float64" if weighted else "Int64").fillna(np.inf if weighted else -1).to_numpy()
+    reach[vertex] = (
+        frame[value].astype("float64" if weighted else "Int64").fillna(np.inf if weighted else -1).to_numpy()
+    )
     parent[vertex] = frame["predecessor"].astype("Int64").fillna(-1).to_numpy(np.int64)
     return reach, parent
 
 
-def run(scale, edge_factor=16, roots=64, kernels=KERNELS, layout="1d", ranks=None, transport="direct", domains=None,
-        seed=1, client=None, say=None, vertex_order="degree"):
+def run(
+    scale,
+    edge_factor=16,
+    roots=64,
+    kernels=KERNELS,
+    layout="1d",
+    ranks=None,
+    transport="direct",
+    domains=None,
+    seed=1,
+    client=None,
+    say=None,
+    vertex_order="degree",
+):
     """Run the benchmark; returns a dict of everything the report prints (see ``report``).
     ``say(message)`` hears about progress. ``vertex_order``: ``from_edgelist``'s; by degree
     (hubs first, in construction) the searches are faster, and the parents are still reported
@@ -225,17 +263,30 @@ def run(scale, edge_factor=16, roots=64, kernels=KERNELS, layout="1d", ranks=Non
     say(f"generated {edge_factor << scale:,} edges in {out['graph_generation']:.2f} s")
 
     t = time.perf_counter()
-    g = from_edgelist(edges, directed=False, weight="weight" if "sssp" in kernels else None, vertices=np.arange(n),
-                      renumber=False, vertex_order=vertex_order, self_loops="drop", layout=layout, ranks=ranks, transport=transport,
-                      domains=domains, client=client)
+    g = from_edgelist(
+        edges,
+        directed=False,
+        weight="weight" if "sssp" in kernels else None,
+        vertices=np.arange(n),
+        renumber=False,
+        vertex_order=vertex_order,
+        self_loops="drop",
+        layout=layout,
+        ranks=ranks,
+        transport=transport,
+        domains=domains,
+        client=client,
+    )
     g._reverse_blocks()
     out["construction_time"] = time.perf_counter() - t
     out["memory"]["construction"] = _peak_rss(client)
     resident = sum(client.gather([client.submit(_resident, b, pure=False) for b in g._blocks]))
     out["bytes_per_directed_edge"] = resident / max(g.num_arcs, 1)
     out["ranks"], out["layout"], out["vertex_order"] = g.nranks, repr(g.layout), vertex_order
-    say(f"kernel 1 (construction): {out['construction_time']:.2f} s, {g.num_arcs:,} directed edges, "
-        f"{out['bytes_per_directed_edge']:.1f} bytes each")
+    say(
+        f"kernel 1 (construction): {out['construction_time']:.2f} s, {g.num_arcs:,} directed edges, "
+        f"{out['bytes_per_directed_edge']:.1f} bytes each"
+    )
 
     keys = _roots(g, roots, seed)
     out["nroots"] = int(keys.size)
@@ -252,25 +303,41 @@ def run(scale, edge_factor=16, roots=64, kernels=KERNELS, layout="1d", ranks=Non
             validate_times.append(time.perf_counter() - t)
             nedges.append(traversed)
             out["failures"] += [f"{kernel} from root {root}: {e}" for e in errors]
-            say(f"{kernel} {i + 1}/{keys.size} from {root}: {times[-1]:.3f} s, {traversed:,} edges, "
-                + ("valid" if not errors else f"INVALID: {errors[0]}"))
-        out[kernel] = {"time": statistics(times), "nedge": statistics(nedges), "TEPS": teps_statistics(times, nedges),
-                       "kernel_TEPS": teps_statistics(kernel_times, nedges), "validate": statistics(validate_times)}
+            say(
+                f"{kernel} {i + 1}/{keys.size} from {root}: {times[-1]:.3f} s, {traversed:,} edges, "
+                + ("valid" if not errors else f"INVALID: {errors[0]}")
+            )
+        out[kernel] = {
+            "time": statistics(times),
+            "nedge": statistics(nedges),
+            "TEPS": teps_statistics(times, nedges),
+            "kernel_TEPS": teps_statistics(kernel_times, nedges),
+            "validate": statistics(validate_times),
+        }
         out["memory"][kernel] = _peak_rss(client)
     return out
 
 
 def _resident(block):
-    return sum(p.indptr.nbytes + p.indices.nbytes + (p.weights.nbytes if p.weights is not None else 0) for p in block.parts)
+    return sum(
+        p.indptr.nbytes + p.indices.nbytes + (p.weights.nbytes if p.weights is not None else 0) for p in block.parts
+    )
 
 
 def report(out):
     """The run in the specification's output format (plus dgraph's memory lines)."""
-    lines = [f"SCALE: {out['scale']}", f"edgefactor: {out['edgefactor']}", f"NBFS: {out['nroots']}",
-             f"graph_generation: {out['graph_generation']:.6g}", f"num_workers: {out['workers']}",
-             f"num_ranks: {out['ranks']}", f"layout: {out['layout']}", f"vertex_order: {out['vertex_order']}",
-             f"construction_time: {out['construction_time']:.6g}",
-             f"bytes_per_directed_edge: {out['bytes_per_directed_edge']:.4g}"]
+    lines = [
+        f"SCALE: {out['scale']}",
+        f"edgefactor: {out['edgefactor']}",
+        f"NBFS: {out['nroots']}",
+        f"graph_generation: {out['graph_generation']:.6g}",
+        f"num_workers: {out['workers']}",
+        f"num_ranks: {out['ranks']}",
+        f"layout: {out['layout']}",
+        f"vertex_order: {out['vertex_order']}",
+        f"construction_time: {out['construction_time']:.6g}",
+        f"bytes_per_directed_edge: {out['bytes_per_directed_edge']:.4g}",
+    ]
     for kernel in KERNELS:
         if kernel not in out:
             continue

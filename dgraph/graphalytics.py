@@ -47,7 +47,11 @@ class Benchmark:
         self.dir = os.path.dirname(os.path.abspath(properties_path))
         self.props = read_properties(properties_path)
         names = {k.split(".")[1] for k in self.props if k.startswith("graph.") and k.count(".") >= 2}
-        base = os.path.basename(properties_path)[: -len(".properties")] if properties_path.endswith(".properties") else None
+        base = (
+            os.path.basename(properties_path)[: -len(".properties")]
+            if properties_path.endswith(".properties")
+            else None
+        )
         self.name = base if base in names else (names.pop() if len(names) == 1 else None)
         if self.name is None:
             raise DgraphInputError(f"{properties_path!r} names no single graph (found {sorted(names)})")
@@ -68,7 +72,9 @@ class Benchmark:
     def graph(self, weighted, **graph_kwargs):
         from .graph import from_edgelist
 
-        vertices = pd.read_csv(self.file("vertex", f"{self.name}.v"), header=None, sep=r"\s+", usecols=[0], dtype="int64")[0]
+        vertices = pd.read_csv(
+            self.file("vertex", f"{self.name}.v"), header=None, sep=r"\s+", usecols=[0], dtype="int64"
+        )[0]
         names = [n.strip() for n in str(self.get("edge-properties.names", "")).split(",") if n.strip()]
         edge_path = self.file("edge", f"{self.name}.e")
         import dask.dataframe as dd
@@ -107,8 +113,10 @@ def run(properties_path, algorithm, **graph_kwargs):
         value = frame["distance"].astype("float64").fillna(np.inf)
     elif algorithm == "PR":
         frame = algorithms.pagerank(
-            g, alpha=float(bench.get("pr.damping-factor", required=True)),
-            max_iter=int(bench.get("pr.num-iterations", required=True)), tol=0,
+            g,
+            alpha=float(bench.get("pr.damping-factor", required=True)),
+            max_iter=int(bench.get("pr.num-iterations", required=True)),
+            tol=0,
         ).compute()
         value = frame["pagerank"]
     elif algorithm == "WCC":

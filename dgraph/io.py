@@ -18,13 +18,24 @@ from .errors import DgraphInputError
 
 FORMATS = ("auto", "csv", "tsv", "snap", "mtx", "gml", "gr", "parquet")
 
+
 def _open(path):
     return gzip.open(path, "rt", errors="replace") if path.endswith(".gz") else open(path, errors="replace")
+
 
 def _detect(path):
     base = path[:-3] if path.endswith(".gz") else path
     ext = os.path.splitext(base)[1].lower()
-    return {".csv": "csv", ".tsv": "tsv", ".mtx": "mtx", ".gml": "gml", ".gr": "gr", ".parquet": "parquet", ".pq": "parquet"}.get(ext, "snap")
+    return {
+        ".csv": "csv",
+        ".tsv": "tsv",
+        ".mtx": "mtx",
+        ".gml": "gml",
+        ".gr": "gr",
+        ".parquet": "parquet",
+        ".pq": "parquet",
+    }.get(ext, "snap")
+
 
 def _paths(path_or_glob):
     if isinstance(path_or_glob, (list, tuple)):
@@ -39,6 +50,7 @@ def _paths(path_or_glob):
         if not os.path.exists(p):
             raise DgraphInputError(f"edge list file {p!r} does not exist")
     return paths
+
 
 def _mtx_header(path):
     """(symmetric, pattern, header lines) of a Matrix Market coordinate file."""
@@ -55,6 +67,7 @@ def _mtx_header(path):
             if not line.startswith("%"):
                 break  # the size line
         return ("symmetric" in banner or "hermitian" in banner), ("pattern" in banner), lines
+
 
 def read_gml_edges(path):
     """Edges (and node ids) of a GML file: the ``id`` of nodes, ``source``/``target`` of edges."""
@@ -74,6 +87,7 @@ def read_gml_edges(path):
             src.append(int(s.group(1)))
             dst.append(int(t.group(1)))
     return pd.DataFrame({"src": src, "dst": dst}, dtype="int64"), pd.Series(nodes, dtype="int64"), directed
+
 
 def read_edgelist(
     path_or_glob,
@@ -130,9 +144,19 @@ def read_edgelist(
             src, dst = df.columns[src], df.columns[dst]
             w = df.columns[w] if isinstance(w, int) else w
     elif fmt == "gr":  # DIMACS shortest-path arcs: "a u v length", with "c" comments and a "p" line
-        df = dd.read_csv(paths, sep=r"\s+", comment="c", header=None, names=["kind", "src", "dst", "weight"],
-                         dtype=str, blocksize=None if gz else blocksize, quoting=csv.QUOTE_NONE)
-        df = df[df["kind"] == "a"].astype({"src": "int64", "dst": "int64", "weight": "float64"})[["src", "dst", "weight"]]
+        df = dd.read_csv(
+            paths,
+            sep=r"\s+",
+            comment="c",
+            header=None,
+            names=["kind", "src", "dst", "weight"],
+            dtype=str,
+            blocksize=None if gz else blocksize,
+            quoting=csv.QUOTE_NONE,
+        )
+        df = df[df["kind"] == "a"].astype({"src": "int64", "dst": "int64", "weight": "float64"})[
+            ["src", "dst", "weight"]
+        ]
         src, dst = "src", "dst"
         if weight not in (None, "weight"):
             raise DgraphInputError("a DIMACS .gr file has one weight column: pass weight='weight' (or None)")
@@ -176,6 +200,7 @@ def read_edgelist(
         graph_kwargs.setdefault("vertices", vertices)
     return from_edgelist(df, source=src, destination=dst, weight=w, directed=directed, **graph_kwargs)
 
+
 def from_networkx(G, weight=None, **graph_kwargs):
     """A dgraph ``Graph`` of a networkx graph (its nodes, including isolated ones, and edges).
 
@@ -193,7 +218,9 @@ def from_networkx(G, weight=None, **graph_kwargs):
     nodes = list(G.nodes())
     df = pd.DataFrame(rows, columns=cols)
     if df.empty and nodes:
-        df = pd.DataFrame({"src": pd.Series([], dtype=pd.Series(nodes).dtype), "dst": pd.Series([], dtype=pd.Series(nodes).dtype)})
+        df = pd.DataFrame(
+            {"src": pd.Series([], dtype=pd.Series(nodes).dtype), "dst": pd.Series([], dtype=pd.Series(nodes).dtype)}
+        )
     graph_kwargs.setdefault("directed", G.is_directed())
     return from_edgelist(df, weight="weight" if weight else None, vertices=pd.Series(nodes), **graph_kwargs)
 

@@ -103,8 +103,11 @@ def _usable_threads(wanted):
     layer is omp or tbb (workqueue aborts when two threads launch at once, as two workers of an
     in-process cluster may). The layer is started once per process, under a lock."""
     global _threadsafe
-    wanted = min(int(wanted), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
-                 numba.config.NUMBA_NUM_THREADS)
+    wanted = min(
+        int(wanted),
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+        numba.config.NUMBA_NUM_THREADS,
+    )
     if wanted <= 1:
         return 1
     with _layer_lock:
@@ -229,12 +232,21 @@ def csr_from_pieces(pieces, nrows, offset=0, key=None, dedup=True, order=True, i
     filling (no concatenation: a rank's construction then holds its arcs once, plus the CSR)."""
     weighted = bool(pieces) and pieces[0][2] is not None
     k = np.empty(0, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
-    pieces = [(_ints(r), _ints(c), np.empty(0) if w is None else np.ascontiguousarray(w, dtype=np.float64))
-              for r, c, w in pieces]
+    pieces = [
+        (_ints(r), _ints(c), np.empty(0) if w is None else np.ascontiguousarray(w, dtype=np.float64))
+        for r, c, w in pieces
+    ]
     if engine() != "numba":
         cat = lambda i, empty: np.concatenate([p[i] for p in pieces]) if pieces else empty  # noqa: E731
-        indptr, idx, w = _csr_numpy(cat(0, np.empty(0, np.int64)) - offset, cat(1, np.empty(0, np.int64)),
-                                    cat(2, np.empty(0)), int(nrows), k, bool(dedup), bool(order))
+        indptr, idx, w = _csr_numpy(
+            cat(0, np.empty(0, np.int64)) - offset,
+            cat(1, np.empty(0, np.int64)),
+            cat(2, np.empty(0)),
+            int(nrows),
+            k,
+            bool(dedup),
+            bool(order),
+        )
         return indptr, idx.astype(index_dtype, copy=False), (w if weighted else None)
     indptr = np.zeros(int(nrows) + 1, dtype=np.int64)
     for r, _, _ in pieces:
@@ -473,6 +485,7 @@ def pagerank_step(pulled, pr, p, outw, alpha, dangling_sum, contrib):
     change, dangling = fn(pulled, pr, p, outw, float(alpha), float(dangling_sum), contrib)
     return float(change), float(dangling)
 
+
 @numba.njit(cache=True)
 def _power_iterations(parallel, indptr, indices, weights, pr, p, outw, contrib, alpha, dangling, max_iter, tol_total):
     pulled = np.empty(pr.size)
@@ -496,13 +509,26 @@ def power_iterations(indptr, indices, weights, pr, p, outw, contrib, alpha, dang
     if engine() != "numba":
         updates, change, pulled = 0, 0.0, np.empty(pr.size)
         while updates < max_iter and (updates == 0 or change >= tol_total):
-            change, dangling = pagerank_step(spmv(indptr, indices, weights, contrib, pulled), pr, p, outw, alpha,
-                                             dangling, contrib)
+            change, dangling = pagerank_step(
+                spmv(indptr, indices, weights, contrib, pulled), pr, p, outw, alpha, dangling, contrib
+            )
             updates += 1
         return updates, change
     parallel = threads_for(indices.size, SPMV_GRAIN) > 1
-    updates, change = _power_iterations(parallel, indptr, indices, weights, pr, p, outw, contrib, float(alpha),
-                                        float(dangling), int(max_iter), float(tol_total))
+    updates, change = _power_iterations(
+        parallel,
+        indptr,
+        indices,
+        weights,
+        pr,
+        p,
+        outw,
+        contrib,
+        float(alpha),
+        float(dangling),
+        int(max_iter),
+        float(tol_total),
+    )
     return int(updates), float(change)
 
 
@@ -722,8 +748,11 @@ def block_forest(blocks, parent, symmetric=False):
         return v, root, np.unique(a[out])
     leaves = np.zeros(hi - lo, np.bool_)
     if symmetric:
-        heads = [_afforest_rows_numba(blocks[0].indptr, blocks[0].indices, lo, hi, parent, leaves, AFFOREST_LINKS,
-                                      AFFOREST_SAMPLES)]
+        heads = [
+            _afforest_rows_numba(
+                blocks[0].indptr, blocks[0].indices, lo, hi, parent, leaves, AFFOREST_LINKS, AFFOREST_SAMPLES
+            )
+        ]
     else:
         heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent, leaves) for blk in blocks]
     v, root = _roots(parent, np.arange(lo, hi, dtype=np.int64), np.concatenate(heads))
@@ -1093,7 +1122,10 @@ def neighbour_sets(a, b, lo):
         return a.indptr, a.indices.astype(np.int64, copy=False)  # int64 like the sets built below
     if engine() == "numba":
         return _neighbour_sets_numba(a.indptr, a.indices, pb, ib, lo)
-    rows = np.concatenate([np.repeat(np.arange(a.nlocal), np.diff(a.indptr))] + ([np.repeat(np.arange(a.nlocal), np.diff(pb))] if pb.size else []))
+    rows = np.concatenate(
+        [np.repeat(np.arange(a.nlocal), np.diff(a.indptr))]
+        + ([np.repeat(np.arange(a.nlocal), np.diff(pb))] if pb.size else [])
+    )
     cols = np.concatenate([a.indices] + ([ib] if pb.size else []))
     keep = cols != rows + lo
     rows, cols = rows[keep], cols[keep]
@@ -1115,8 +1147,9 @@ def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
     g_ids, g_ptr, g_idx = ghosts
     k = threads_for(nb_idx.size, COUNT_GRAIN)
     if engine() == "numba" and k > 1:
-        return _nbr_arcs_parallel(nb_ptr, nb_idx, lo, own.indptr, own.indices, g_ids, g_ptr, g_idx, mark,
-                                  row_cuts(nb_ptr, k))
+        return _nbr_arcs_parallel(
+            nb_ptr, nb_idx, lo, own.indptr, own.indices, g_ids, g_ptr, g_idx, mark, row_cuts(nb_ptr, k)
+        )
     fn = _nbr_arcs_numba if engine() == "numba" else _nbr_arcs_numpy
     return fn(nb_ptr, nb_idx, lo, own.indptr, own.indices, g_ids, g_ptr, g_idx, mark)
 
@@ -1206,7 +1239,7 @@ def _oriented_numpy(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
     rows = np.concatenate([np.repeat(np.arange(lo, lo + nloc), np.diff(up_ptr)), np.repeat(g_ids, np.diff(g_ptr))])
     B = sp.csr_matrix((np.ones(rows.size), (rows, np.concatenate([up_idx, g_idx]))), shape=(n, n))
     closing = (M @ B).multiply(M)  # [v, w]: the u with v -> u -> w, for v -> w
-    tri[lo:lo + nloc] += np.asarray(closing.sum(axis=1)).ravel().astype(np.int64)
+    tri[lo : lo + nloc] += np.asarray(closing.sum(axis=1)).ravel().astype(np.int64)
     tri += np.asarray(closing.sum(axis=0)).ravel().astype(np.int64)
     middle = (B @ M.T).multiply(M.T)  # [u, v]: the w with u -> w, for v -> u and v -> w
     tri += np.asarray(middle.sum(axis=1)).ravel().astype(np.int64)
@@ -1403,11 +1436,21 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
     integer = np.issubdtype(np.asarray(tvals).dtype, np.integer) and not add
     tvals = np.ascontiguousarray(tvals, dtype=np.int64 if integer else np.float64)
     best = fbest if tvals.dtype == np.float64 else ibest
-    heads, examined = _push_numba(indptr, indices, np.empty(0) if weights is None else weights,
-                                  np.ascontiguousarray(rows, dtype=np.int64), tvals,
-                                  np.ascontiguousarray(tails, dtype=np.int64),
-                                  np.empty(0, np.bool_) if skip is None else skip, MERGE_CODES[merge], bool(add),
-                                  np.empty(0, np.int64) if key is None or key.size == 0 else key, best, btail, seen)
+    heads, examined = _push_numba(
+        indptr,
+        indices,
+        np.empty(0) if weights is None else weights,
+        np.ascontiguousarray(rows, dtype=np.int64),
+        tvals,
+        np.ascontiguousarray(tails, dtype=np.int64),
+        np.empty(0, np.bool_) if skip is None else skip,
+        MERGE_CODES[merge],
+        bool(add),
+        np.empty(0, np.int64) if key is None or key.size == 0 else key,
+        best,
+        btail,
+        seen,
+    )
     return (*_collect(heads, best, btail, seen), examined)
 
 
@@ -1494,8 +1537,16 @@ def improve(ids, d, tails, dist, pred, pending, key, ties):
     ``dist`` (updating ``pred``), or with ``ties`` equal it from a tail with a smaller key (only
     ``pred``); returns the improved ids that were not ``pending`` before, now marked pending."""
     fn = _improve_numba if engine() == "numba" else _improve_numpy
-    return fn(np.ascontiguousarray(ids, dtype=np.int64), np.ascontiguousarray(d, dtype=np.float64),
-              np.ascontiguousarray(tails, dtype=np.int64), dist, pred, pending, key, bool(ties))
+    return fn(
+        np.ascontiguousarray(ids, dtype=np.int64),
+        np.ascontiguousarray(d, dtype=np.float64),
+        np.ascontiguousarray(tails, dtype=np.int64),
+        dist,
+        pred,
+        pending,
+        key,
+        bool(ties),
+    )
 
 
 # ----------------------------------------------------------------------------- merge by id (edge map)
@@ -1554,9 +1605,16 @@ def merge_by_id(ids, vals, tails, merge, key, scratch):
         return ids, vals, tails
     fbest, ibest, btail, seen = scratch
     best = ibest if vals.dtype == np.int64 else fbest
-    args = (np.ascontiguousarray(ids, dtype=np.int64), np.ascontiguousarray(vals),
-            np.ascontiguousarray(tails, dtype=np.int64), MERGE_CODES[merge],
-            np.empty(0, np.int64) if key is None or key.size == 0 else key, best, btail, seen)
+    args = (
+        np.ascontiguousarray(ids, dtype=np.int64),
+        np.ascontiguousarray(vals),
+        np.ascontiguousarray(tails, dtype=np.int64),
+        MERGE_CODES[merge],
+        np.empty(0, np.int64) if key is None or key.size == 0 else key,
+        best,
+        btail,
+        seen,
+    )
     if engine() == "numba":
         return _collect(_merge_numba(*args), best, btail, seen)
     return _merge_numpy(*args)
@@ -1749,10 +1807,18 @@ def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, chan
     k = np.empty(0, np.int64) if key is None else key
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     if engine() != "numba":
-        return int(_relax_numpy(indptr, indices, w, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties)))
+        return int(
+            _relax_numpy(indptr, indices, w, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties))
+        )
     if weights is None:
-        return int(_relax_unit_numba(indptr, indices, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties)))
-    return int(_relax_numba(indptr, indices, w, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties)))
+        return int(
+            _relax_unit_numba(
+                indptr, indices, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties)
+            )
+        )
+    return int(
+        _relax_numba(indptr, indices, w, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties))
+    )
 
 
 # ----------------------------------------------------------------------------- Brandes (whole graph)

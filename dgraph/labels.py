@@ -32,9 +32,7 @@ def _sorted_labels(*parts):
 
 def _facts(index):
     n = len(index)
-    identity = bool(
-        pd.api.types.is_integer_dtype(index.dtype) and n > 0 and index[0] == 0 and index[n - 1] == n - 1
-    )
+    identity = bool(pd.api.types.is_integer_dtype(index.dtype) and n > 0 and index[0] == 0 and index[n - 1] == n - 1)
     return n, identity
 
 
@@ -133,7 +131,9 @@ def lookup(sorted_labels, table, values, what, dtype):
         raise DgraphInputError(
             f"{what} {missing[0]!r} is not a vertex of this graph"
             + (f" ({len(missing)} unknown labels)" if len(missing) > 1 else "")
-            + "; check the label and its type (labels of this graph are " + str(dtype) + ")"
+            + "; check the label and its type (labels of this graph are "
+            + str(dtype)
+            + ")"
         )
     return ids if table is None else table[ids]
 

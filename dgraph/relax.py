@@ -27,7 +27,6 @@ from . import kernels
 from .block import block_arcs, weight_classes
 from .edgemap import add_weight
 
-
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
 # Default bucket width, in mean arc weights. Measured on Luxembourg's roads (2-16 ranks): one
 # unbounded bucket re-closes 3-10 arcs per arc; 256 arcs per bucket cuts that to 1.6-3 at
@@ -94,8 +93,20 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
     if local and ctx.nranks == 1:  # nothing arrives from another rank: one Dijkstra is all
         (r,) = ctx.ranks
         indptr, indices, weights, _ = arcs[r]
-        scanned = kernels.relax_local(indptr, indices, weights, em.lo(r), em.lo(r) + em.size(r), dist[r], pred[r],
-                                      np.flatnonzero(pending[r]), limit, pending[r], em.key, ties)
+        scanned = kernels.relax_local(
+            indptr,
+            indices,
+            weights,
+            em.lo(r),
+            em.lo(r) + em.size(r),
+            dist[r],
+            pred[r],
+            np.flatnonzero(pending[r]),
+            limit,
+            pending[r],
+            em.key,
+            ties,
+        )
         return 0, scanned
     f = add_weight if weighted else _add_one
     threshold, rounds, scanned = min(delta, limit), 0, 0
@@ -116,8 +127,9 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
             if local:
                 seeds = queue[r][d[queue[r]] < threshold]
                 indptr, indices, weights, boundary = arcs[r]
-                scanned += kernels.relax_local(indptr, indices, weights, lo, lo + em.size(r), d, pred[r], seeds,
-                                               threshold, wait, em.key, ties)
+                scanned += kernels.relax_local(
+                    indptr, indices, weights, lo, lo + em.size(r), d, pred[r], seeds, threshold, wait, em.key, ties
+                )
                 queue[r] = np.flatnonzero(wait)  # the closure improved (and queued) more
             q = queue[r]
             below = d[q] < threshold
@@ -135,7 +147,9 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
         _improve(ctx, em, merged, dist, pred, pending, queue, ties)
         if any_active == 0 and busy:  # the bucket is done: its heavy arcs, then the next bucket
             frontier = {r: np.sort(np.concatenate(settled[r])) for r in ctx.ranks}
-            merged, _ = em(frontier, {r: dist[r][frontier[r]] for r in ctx.ranks}, f, "min", direction="push", arcs=heavy)
+            merged, _ = em(
+                frontier, {r: dist[r][frontier[r]] for r in ctx.ranks}, f, "min", direction="push", arcs=heavy
+            )
             rounds += 1
             _improve(ctx, em, merged, dist, pred, pending, queue, ties)
             settled, busy = {r: [] for r in ctx.ranks}, False

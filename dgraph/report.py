@@ -24,6 +24,7 @@ from .block import block_arcs
 from .edgemap import EdgeMap, heavy_index
 from .partitioners.base import owner_of
 
+
 def _block_facts(block, bounds, layout):
     """What one rank's layout block holds, and whom its dense superstep talks to, computed where
     the block lives."""
@@ -39,11 +40,17 @@ def _block_facts(block, bounds, layout):
         if cs is None or k:
             gather[d] = (k, hi - lo if cs is None else k, 0 if cs is None else 1)
     facts = {
-        "rank": rank, "arcs": block.narcs, "owned": hi - lo,
+        "rank": rank,
+        "arcs": block.narcs,
+        "owned": hi - lo,
         "rows": int(sum(p.nlocal for p in block.parts)),
         "ghosts": int(np.union1d(rows[(rows < lo) | (rows >= hi)], heads[(heads < lo) | (heads >= hi)]).size),
-        "bytes_resident": int(sum(p.indptr.nbytes + p.indices.nbytes + (p.weights.nbytes if p.weights is not None else 0)
-                                  for p in block.parts)),
+        "bytes_resident": int(
+            sum(
+                p.indptr.nbytes + p.indices.nbytes + (p.weights.nbytes if p.weights is not None else 0)
+                for p in block.parts
+            )
+        ),
         "gather": gather,
         "heads_per_owner": np.bincount(owner_of(heads, bounds), minlength=bounds.size - 1),
     }

@@ -52,8 +52,10 @@ def rank_frame(result, lo, hi, labels, label_columns, nullable):
 def ranks_frame(held, spans, labels, label_columns, nullable, transform=None):
     """The frames of the ranks in ``spans`` (``(rank, lo, hi)``, in rank order) from ``held``
     (``{rank: {column: array}}``), each through ``transform`` first, as one pandas frame."""
-    frames = [rank_frame(transform(held[r]) if transform else held[r], lo, hi, labels, label_columns, nullable)
-              for r, lo, hi in spans]
+    frames = [
+        rank_frame(transform(held[r]) if transform else held[r], lo, hi, labels, label_columns, nullable)
+        for r, lo, hi in spans
+    ]
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
@@ -73,8 +75,12 @@ def block_edges(block):
 
 def edges_frame(arrays, labels, weight=None):
     """The arcs in user labels; the ``weight`` array is named ``weight`` (the graph's weight column)."""
-    return pd.DataFrame({(weight if k == "weight" else k): (decode(v, labels, False) if k in ("src", "dst") else v)
-                         for k, v in arrays.items()})
+    return pd.DataFrame(
+        {
+            (weight if k == "weight" else k): (decode(v, labels, False) if k in ("src", "dst") else v)
+            for k, v in arrays.items()
+        }
+    )
 
 
 def part_name(prefix):
@@ -92,8 +98,10 @@ def to_dask(client, parts, meta=None):
     ~15 ms, on every result)."""
     name = parts[0].key[0] if parts and isinstance(parts[0].key, tuple) else None
     if name is None or [p.key for p in parts] != [(name, i) for i in range(len(parts))]:
-        raise ValueError(f"to_dask needs futures under the keys (name, 0..{len(parts) - 1}), got "
-                         f"{[p.key for p in parts][:3]}; submit them with key=(part_name(...), i)")
+        raise ValueError(
+            f"to_dask needs futures under the keys (name, 0..{len(parts) - 1}), got "
+            f"{[p.key for p in parts][:3]}; submit them with key=(part_name(...), i)"
+        )
     from .held_parts import held_frame  # imports dask.dataframe: only once a frame is made
 
     if meta is None:

@@ -1,8 +1,8 @@
 """Layouts: how vertices and edges are placed on ranks.
 
 A layout answers where each vertex lives (its owner rank) and where each edge lives; every
-algorithm then runs unchanged on it. Available: ``OneD`` (``layout="1d"``), ``TwoD`` (``layout="2d"``), ``OnePointFiveD`` (``layout="1.5d"``) and
-``TDOrch`` (``layout="tdorch"``).
+algorithm then runs unchanged on it. Available: ``OneD`` (``layout="1d"``), ``TwoD``
+(``layout="2d"``), ``OnePointFiveD`` (``layout="1.5d"``) and ``TDOrch`` (``layout="tdorch"``).
 """
 
 from .base import Layout, resolve_layout

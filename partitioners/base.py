@@ -108,7 +108,9 @@ def resolve_layout(layout, ranks, default_ranks):
     if isinstance(layout, str):
         names = {"1d": OneD, "2d": TwoD, "1.5d": OnePointFiveD, "tdorch": TDOrch}
         if layout.lower() not in names:
-            raise DgraphInputError(f"unknown layout {layout!r}; available: {sorted(names)} or a dgraph.partitioners object")
+            raise DgraphInputError(
+                f"unknown layout {layout!r}; available: {sorted(names)} or a dgraph.partitioners object"
+            )
         layout = names[layout.lower()]()
     if not isinstance(layout, Layout):
         raise DgraphInputError(f"layout must be a name or a dgraph.partitioners.Layout, got {type(layout).__name__}")

@@ -29,13 +29,18 @@ import numpy as np
 
 from ..errors import DgraphInputError
 from .base import Layout, owner_of
-from .oned import OneD
 from .twod import TwoD
 
 SUBGRAPHS = ("EH2EH", "E2L", "H2L", "L2E", "L2H", "L2L")  # higher degrees first
 L, H, E = 0, 1, 2
-ENDS = {"EH2EH": ((E, H), (E, H)), "E2L": ((E,), (L,)), "H2L": ((H,), (L,)), "L2E": ((L,), (E,)),
-        "L2H": ((L,), (H,)), "L2L": ((L,), (L,))}  # (source classes, head classes)
+ENDS = {
+    "EH2EH": ((E, H), (E, H)),
+    "E2L": ((E,), (L,)),
+    "H2L": ((H,), (L,)),
+    "L2E": ((L,), (E,)),
+    "L2H": ((L,), (H,)),
+    "L2L": ((L,), (L,)),
+}  # (source classes, head classes)
 
 
 def subgraph_of(src_class, dst_class):
@@ -43,7 +48,8 @@ def subgraph_of(src_class, dst_class):
     heavy_src, heavy_dst = src_class > L, dst_class > L
     return np.select(
         [heavy_src & heavy_dst, src_class == E, src_class == H, dst_class == E, dst_class == H],
-        [0, 1, 2, 3, 4], default=5,
+        [0, 1, 2, 3, 4],
+        default=5,
     )
 
 
@@ -78,7 +84,9 @@ class OnePointFiveD(Layout):
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
                 raise DgraphInputError(f"{what} must be a positive integer degree, got {v!r}")
         if e_threshold is not None and h_threshold is not None and h_threshold > e_threshold:
-            raise DgraphInputError(f"h_threshold={h_threshold} is above e_threshold={e_threshold}; H must be lighter than E")
+            raise DgraphInputError(
+                f"h_threshold={h_threshold} is above e_threshold={e_threshold}; H must be lighter than E"
+            )
         self.e_threshold, self.h_threshold = e_threshold, h_threshold
         self.rows, self.cols = self.mesh.rows, self.mesh.cols
 
@@ -118,21 +126,29 @@ class OnePointFiveD(Layout):
         classes = np.zeros(n, np.int8)
         classes[heavy] = H
         classes[heavy[:n_extreme]] = E
-        return order, bounds, {"heavy": heavy, "n_extreme": n_extreme, "classes": classes,
-                               "e_threshold": e, "h_threshold": h}
+        return (
+            order,
+            bounds,
+            {"heavy": heavy, "n_extreme": n_extreme, "classes": classes, "e_threshold": e, "h_threshold": h},
+        )
 
     def plan_facts(self, extra):
         ne = int(extra["n_extreme"])
-        return {"e_threshold": int(extra["e_threshold"]), "h_threshold": int(extra["h_threshold"]),
-                "vertices_E": ne, "vertices_H": int(extra["heavy"].size) - ne}
+        return {
+            "e_threshold": int(extra["e_threshold"]),
+            "h_threshold": int(extra["h_threshold"]),
+            "vertices_E": ne,
+            "vertices_H": int(extra["heavy"].size) - ne,
+        }
 
     def arc_ranks(self, src, dst, bounds, extra=None):
         cls = extra["classes"]
         cs, cd = cls[src], cls[dst]
         so, do = owner_of(src, bounds), owner_of(dst, bounds)
         sg = subgraph_of(cs, cd)
-        return np.select([sg == 0, sg == 1, sg == 2], [self.mesh.mesh_rank(so, do), do, self.mesh.mesh_rank(do, so)],
-                         default=so)
+        return np.select(
+            [sg == 0, sg == 1, sg == 2], [self.mesh.mesh_rank(so, do), do, self.mesh.mesh_rank(do, so)], default=so
+        )
 
     def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
         from ..block import Subgraphs, build_block, concat_pieces
@@ -170,8 +186,12 @@ class OnePointFiveD(Layout):
         E everywhere, H along r's mesh row (EH2EH) and column (H2L), L nowhere (its arcs are
         home). Restricted to one subgraph, only where that subgraph's arcs are."""
         row, col = set(self.mesh.push_peers(r)), set(self.mesh.pull_peers(r))
-        where = {None: (row | col, (E, H), (E,)), "EH2EH": (row, (E, H), None), "E2L": (set(), None, (E,)),
-                 "H2L": (col, (H,), None)}
+        where = {
+            None: (row | col, (E, H), (E,)),
+            "EH2EH": (row, (E, H), None),
+            "E2L": (set(), None, (E,)),
+            "H2L": (col, (H,), None),
+        }
         return self._targets(r, *where.get(subgraph, (set(), None, None)))
 
     def pull_targets(self, r, subgraph=None):
@@ -180,8 +200,14 @@ class OnePointFiveD(Layout):
         owner (nothing to send), over L2H along its mesh row; E2L, H2L and L2L read their tails
         anywhere, and a pull over everything reads every tail anywhere."""
         row, col = set(self.mesh.push_peers(r)), set(self.mesh.pull_peers(r))
-        where = {"EH2EH": (col, (E, H), None), "E2L": (set(), None, (E,)), "H2L": (set(), None, (H,)),
-                 "L2E": (set(), None, None), "L2H": (row, (L,), None), "L2L": (set(), None, (L,))}
+        where = {
+            "EH2EH": (col, (E, H), None),
+            "E2L": (set(), None, (E,)),
+            "H2L": (set(), None, (H,)),
+            "L2E": (set(), None, None),
+            "L2H": (row, (L,), None),
+            "L2L": (set(), None, (L,)),
+        }
         return self._targets(r, *where.get(subgraph, (set(), None, (L, H, E))))
 
     def _targets(self, r, near, near_classes, far_classes):
@@ -195,5 +221,7 @@ class OnePointFiveD(Layout):
         return out
 
     def __repr__(self):
-        return (f"OnePointFiveD(rows={self.rows}, cols={self.cols}, e_threshold={self.e_threshold}, "
-                f"h_threshold={self.h_threshold})")
+        return (
+            f"OnePointFiveD(rows={self.rows}, cols={self.cols}, e_threshold={self.e_threshold}, "
+            f"h_threshold={self.h_threshold})"
+        )

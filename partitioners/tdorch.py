@@ -106,8 +106,19 @@ class TDOrch(Layout):
         heavy = np.flatnonzero(levels < height)
         heavy = heavy[np.argsort(levels[heavy], kind="stable")].astype(np.int64)  # level 0 (E) first
         classes = np.where(levels == 0, E, np.where(levels < height, H, L)).astype(np.int8)
-        return None, bounds, {"levels": levels, "heavy": heavy, "n_extreme": int(np.count_nonzero(levels == 0)),
-                              "classes": classes, "fanout": F, "chunk": C, "height": height}
+        return (
+            None,
+            bounds,
+            {
+                "levels": levels,
+                "heavy": heavy,
+                "n_extreme": int(np.count_nonzero(levels == 0)),
+                "classes": classes,
+                "fanout": F,
+                "chunk": C,
+                "height": height,
+            },
+        )
 
     def _holders(self, owner, level, leaf, extra):
         """The rank of the node at ``level`` of ``owner``'s tree above ``leaf`` (a rank)."""
@@ -136,9 +147,15 @@ class TDOrch(Layout):
         for name, m in (("SPREAD", spread), ("HOME", ~spread)):
             piece = (rows[m], cols[m], None if w is None else w[m])
             if name == "SPREAD":
-                parts.append(build_block(rank, 0, None, n, direction, key, dedup, piece, row_ids=extra["heavy"], name=name))
+                parts.append(
+                    build_block(rank, 0, None, n, direction, key, dedup, piece, row_ids=extra["heavy"], name=name)
+                )
             else:
-                parts.append(build_block(rank, int(bounds[rank]), int(bounds[rank + 1]), n, direction, key, dedup, piece, name=name))
+                parts.append(
+                    build_block(
+                        rank, int(bounds[rank]), int(bounds[rank + 1]), n, direction, key, dedup, piece, name=name
+                    )
+                )
         return Subgraphs(rank, parts, extra["heavy"], extra["n_extreme"])
 
     def push_peers(self, r):
@@ -146,8 +163,12 @@ class TDOrch(Layout):
 
     def plan_facts(self, extra):
         counts = np.bincount(extra["levels"], minlength=extra["height"] + 1)
-        return {"fanout": int(extra["fanout"]), "chunk": int(extra["chunk"]), "tree_height": int(extra["height"]),
-                **{f"vertices_level_{lv}": int(k) for lv, k in enumerate(counts)}}
+        return {
+            "fanout": int(extra["fanout"]),
+            "chunk": int(extra["chunk"]),
+            "tree_height": int(extra["height"]),
+            **{f"vertices_level_{lv}": int(k) for lv, k in enumerate(counts)},
+        }
 
     def resolve(self, extra):
         """This layout with the tree shape the plan chose (the push targets follow it)."""
@@ -158,7 +179,9 @@ class TDOrch(Layout):
         _, forest, _ = _forest()
         P, F = self.ranks, self.fanout
         if F is None:
-            raise DgraphInputError("this TDOrch layout has no tree shape yet; use the one a placed graph carries (graph.layout)")
+            raise DgraphInputError(
+                "this TDOrch layout has no tree shape yet; use the one a placed graph carries (graph.layout)"
+            )
         height, out = forest.height(P, F), set()
         for lv in range(1, height):
             q = np.arange(-(-P // F**lv))

@@ -63,7 +63,8 @@ class TwoD(Layout):
         if rows is not None:
             if ranks is not None and ranks != rows * cols:
                 raise DgraphInputError(
-                    f"a {rows} x {cols} mesh has {rows * cols} ranks, not {ranks}; meshes for {ranks} ranks: {meshes(ranks)}"
+                    f"a {rows} x {cols} mesh has {rows * cols} ranks, not {ranks}; "
+                    f"meshes for {ranks} ranks: {meshes(ranks)}"
                 )
             ranks = rows * cols
         super().__init__(ranks)

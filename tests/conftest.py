@@ -1,8 +1,8 @@
 """One real LocalCluster(processes=True) for the whole test run, and leak checks after every test."""
 
 import os
-import time
 import sys
+import time
 
 import cloudpickle
 import pytest

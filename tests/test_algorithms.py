@@ -4,13 +4,12 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from graphs import er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 from dgraph import kernels
 from dgraph.algorithms import bfs, connected_components, pagerank, validate_bfs
 from dgraph.partitioners import OneD, OnePointFiveD, TwoD
-
-from graphs import er_edges, grid_edges, kron_edges, nx_graph
 
 LAYOUTS = [
     pytest.param(OneD(ranks=1), id="1rank"),
@@ -105,7 +104,11 @@ def test_algorithms_match_networkx(client, case, layout):
 def _degree_order(edges, directed, vertices):
     """The documented vertex_order="degree": descending count of arc ends (the undirected edge
     list symmetrized, repeats counted), ties by sorted label. Returns label -> place."""
-    arcs = edges if directed else pd.concat([edges, edges[edges.src != edges.dst].rename(columns={"src": "dst", "dst": "src"})])
+    arcs = (
+        edges
+        if directed
+        else pd.concat([edges, edges[edges.src != edges.dst].rename(columns={"src": "dst", "dst": "src"})])
+    )
     labels = np.unique(np.concatenate([arcs.src, arcs.dst] + ([np.asarray(vertices)] if vertices is not None else [])))
     ends = pd.concat([arcs.src, arcs.dst]).value_counts().reindex(labels, fill_value=0).to_numpy()
     return dict(zip(labels[np.lexsort((np.arange(labels.size), -ends))].tolist(), range(labels.size)))
@@ -119,7 +122,12 @@ def test_vertex_order_by_degree_breaks_ties_hubs_first_on_every_layout(client, k
     ref = nx.single_source_shortest_path_length(G, source)
     into = G.predecessors if directed else G.neighbors
     first = None
-    for layout in ("1d", OneD(ranks=1), TwoD(rows=2, cols=2), OnePointFiveD(rows=2, cols=2, e_threshold=14, h_threshold=6)):
+    for layout in (
+        "1d",
+        OneD(ranks=1),
+        TwoD(rows=2, cols=2),
+        OnePointFiveD(rows=2, cols=2, e_threshold=14, h_threshold=6),
+    ):
         g = dgraph.from_edgelist(edges, directed=directed, vertices=vertices, layout=layout, vertex_order="degree")
         if layout == "1d":
             assert g.layout.balance == "striped"  # contiguous ranges of a degree order would put every hub on rank 0
@@ -129,7 +137,7 @@ def test_vertex_order_by_degree_breaks_ties_hubs_first_on_every_layout(client, k
             if d:
                 assert r.predecessor.loc[v] == min((u for u in into(v) if ref.get(u) == d - 1), key=place.__getitem__)
         cc = connected_components(g).compute().set_index("vertex").component.sort_index()
-        for comp in (nx.weakly_connected_components(G) if directed else nx.connected_components(G)):
+        for comp in nx.weakly_connected_components(G) if directed else nx.connected_components(G):
             assert (cc.loc[list(comp)] == min(comp, key=place.__getitem__)).all()
         if first is None:
             first = (r, cc)

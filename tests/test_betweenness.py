@@ -4,29 +4,41 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from graphs import er_edges, grid_edges, kron_edges, nx_graph
 from networkx.algorithms.centrality.betweenness import _accumulate_basic, _single_source_shortest_path_basic
 
 import dgraph
 from dgraph.algorithms import betweenness_centrality
 from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
-from graphs import er_edges, grid_edges, kron_edges, nx_graph
-
-LAYOUTS = [OneD(ranks=1), OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(rows=2, cols=3),
-           OnePointFiveD(rows=2, cols=2, e_threshold=10, h_threshold=4)]
+LAYOUTS = [
+    OneD(ranks=1),
+    OneD(ranks=3),
+    OneD(ranks=4, balance="hashed"),
+    TwoD(rows=2, cols=3),
+    OnePointFiveD(rows=2, cols=2, e_threshold=10, h_threshold=4),
+]
 
 
 @pytest.mark.parametrize("method", ["levels", "replicated"])
 @pytest.mark.parametrize("kind", ["er-directed", "kronecker", "grid"])
 def test_all_sources_match_networkx(client, kind, method):
-    e, directed = {"er-directed": (er_edges(60, 180, seed=3), True), "kronecker": (kron_edges(6, seed=1), False),
-                   "grid": (grid_edges(5, 8), False)}[kind]
+    e, directed = {
+        "er-directed": (er_edges(60, 180, seed=3), True),
+        "kronecker": (kron_edges(6, seed=1), False),
+        "grid": (grid_edges(5, 8), False),
+    }[kind]
     G = nx_graph(e, directed)
     for normalized in (True, False):
         ref = nx.betweenness_centrality(G, normalized=normalized)
         for layout in LAYOUTS if normalized else LAYOUTS[1:2]:
             g = dgraph.from_edgelist(e, directed=directed, layout=layout)
-            got = betweenness_centrality(g, normalized=normalized, method=method).compute().set_index("vertex").betweenness
+            got = (
+                betweenness_centrality(g, normalized=normalized, method=method)
+                .compute()
+                .set_index("vertex")
+                .betweenness
+            )
             assert g.last_stats.info["method"] == method
             assert max(abs(got[v] - x) for v, x in ref.items()) < 1e-9
 
@@ -79,10 +91,18 @@ def test_path_counts_beyond_float64_do_not_overflow(client, method):
     # a chain of 1100 diamonds: 2**1100 (about 1e331) shortest paths from one end to the other
     k = 1100
     hub = lambda i: 3 * i  # noqa: E731  (hubs 0, 3, 6, ...; the diamond after hub i has 3i+1, 3i+2)
-    e = pd.DataFrame([(hub(i), hub(i) + side) for i in range(k) for side in (1, 2)]
-                     + [(hub(i) + side, hub(i + 1)) for i in range(k) for side in (1, 2)], columns=["src", "dst"])
+    e = pd.DataFrame(
+        [(hub(i), hub(i) + side) for i in range(k) for side in (1, 2)]
+        + [(hub(i) + side, hub(i + 1)) for i in range(k) for side in (1, 2)],
+        columns=["src", "dst"],
+    )
     g = dgraph.from_edgelist(e, directed=False, layout=OneD(ranks=3))
-    got = betweenness_centrality(g, sources=[0], normalized=False, method=method).compute().set_index("vertex").betweenness.sort_index()
+    got = (
+        betweenness_centrality(g, sources=[0], normalized=False, method=method)
+        .compute()
+        .set_index("vertex")
+        .betweenness.sort_index()
+    )
     # from hub 0, every path to a vertex beyond hub i passes hub i and half of them each side of a diamond
     dependency = np.zeros(3 * k + 1)
     beyond = 3 * (k - np.arange(k + 1))  # vertices past hub i

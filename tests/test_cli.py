@@ -25,7 +25,9 @@ def test_main_job_from_a_fresh_process():
     """What the README's first command runs, with a local cluster of its own."""
     proc = subprocess.run(
         [sys.executable, "-m", "dgraph.cli", "run", "pagerank", "--workers", "1"],
-        capture_output=True, text=True, timeout=240,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "5,242 vertices, 14,496 edges" in proc.stdout
@@ -55,13 +57,22 @@ def test_gpu_extra_is_named_when_missing():
 
 def test_cli_runs_every_algorithm(client, capsys, tmp_path):
     addr = client.scheduler.address
-    for algo, expect in (("sssp", "distance"), ("cdlp", "label groups"), ("lcc", "lcc"), ("triangles", "triangles"),
-                         ("core", "core"), ("bc", "betweenness"), ("mwm", "mate groups")):
+    for algo, expect in (
+        ("sssp", "distance"),
+        ("cdlp", "label groups"),
+        ("lcc", "lcc"),
+        ("triangles", "triangles"),
+        ("core", "core"),
+        ("bc", "betweenness"),
+        ("mwm", "mate groups"),
+    ):
         assert main(["run", algo, "--dataset", "karate", "--scheduler", addr]) == 0, algo
         assert expect in capsys.readouterr().out, algo
     path = tmp_path / "roads.tsv"
     path.write_text("1\t2\t0.5\n2\t3\t0.25\n1\t3\t2.0\n")
-    assert main(["run", "sssp", "--input", str(path), "--weight", "--directed", "--source", "1", "--scheduler", addr]) == 0
+    assert (
+        main(["run", "sssp", "--input", str(path), "--weight", "--directed", "--source", "1", "--scheduler", addr]) == 0
+    )
     out = capsys.readouterr().out
     assert "0.75" in out
     assert main(["run", "scc", "--dataset", "karate", "--scheduler", addr]) == 2
@@ -70,8 +81,10 @@ def test_cli_runs_every_algorithm(client, capsys, tmp_path):
 
 def test_orchestrate_bench_prints_every_strategy(client, capsys):
     addr = client.scheduler.address
-    assert main(["orchestrate-bench", "--ranks", "2,4", "--tasks-per-rank", "500", "--zipf", "2.0",
-                 "--scheduler", addr]) == 0
+    assert (
+        main(["orchestrate-bench", "--ranks", "2,4", "--tasks-per-rank", "500", "--zipf", "2.0", "--scheduler", addr])
+        == 0
+    )
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| 2.0 |")]
     assert [r.split("|")[3].strip() for r in rows] == ["push", "pull", "sort", "tdorch"] * 2
@@ -80,7 +93,24 @@ def test_orchestrate_bench_prints_every_strategy(client, capsys):
 
 def test_cli_grouped_transport_and_domains(client, capsys):
     addr = client.scheduler.address
-    assert main(["run", "pagerank", "--dataset", "karate", "--ranks", "6", "--transport", "grouped", "--domains", "3",
-                 "--scheduler", addr]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "pagerank",
+                "--dataset",
+                "karate",
+                "--ranks",
+                "6",
+                "--transport",
+                "grouped",
+                "--domains",
+                "3",
+                "--scheduler",
+                addr,
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "domains    3 (monitors" in out and "transport grouped: inter-domain messages" in out

@@ -6,10 +6,27 @@ import importlib
 import pytest
 
 MODULES = [
-    "dgraph", "dgraph.graph", "dgraph.io", "dgraph.generators", "dgraph.datasets",
-    "dgraph.partitioners.oned", "dgraph.algorithms.bfs", "dgraph.algorithms.pagerank",
-    "dgraph.algorithms.components", "dgraph.algorithms.sssp", "dgraph.algorithms.cdlp", "dgraph.algorithms.triangles", "dgraph.algorithms.pointer_jumping", "dgraph.algorithms.cores", "dgraph.algorithms.betweenness", "dgraph.algorithms.scc", "dgraph.algorithms.matching",
-    "dgraph.frames", "dgraph.orchestration.api", "dgraph.partitioners.tdorch", "dgraph.progress",
+    "dgraph",
+    "dgraph.graph",
+    "dgraph.io",
+    "dgraph.generators",
+    "dgraph.datasets",
+    "dgraph.partitioners.oned",
+    "dgraph.algorithms.bfs",
+    "dgraph.algorithms.pagerank",
+    "dgraph.algorithms.components",
+    "dgraph.algorithms.sssp",
+    "dgraph.algorithms.cdlp",
+    "dgraph.algorithms.triangles",
+    "dgraph.algorithms.pointer_jumping",
+    "dgraph.algorithms.cores",
+    "dgraph.algorithms.betweenness",
+    "dgraph.algorithms.scc",
+    "dgraph.algorithms.matching",
+    "dgraph.frames",
+    "dgraph.orchestration.api",
+    "dgraph.partitioners.tdorch",
+    "dgraph.progress",
 ]
 
 

@@ -7,12 +7,11 @@ import cloudpickle
 import numpy as np
 import pandas as pd
 import pytest
+from graphs import kron_edges
 
 import dgraph
 from dgraph.edgemap import EdgeMap, VertexSubset
 from dgraph.partitioners import OneD, OnePointFiveD, TwoD
-
-from graphs import kron_edges
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -32,8 +31,15 @@ def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, key, layout
         frontier[r] = VertexSubset(em.size(r), mask=active[own]) if r % 2 else ids
         values[r] = _value(own[ids]).astype(np.float64)
     skip = (np.arange(em.n) % 3 == 0) if filtered else None
-    merged, total = em(frontier, values, lambda s, d, w, x: x + (d % 5), merge, total={r: [1] for r in ctx.ranks},
-                       skip_dst=skip, direction=direction)
+    merged, total = em(
+        frontier,
+        values,
+        lambda s, d, w, x: x + (d % 5),
+        merge,
+        total={r: [1] for r in ctx.ranks},
+        skip_dst=skip,
+        direction=direction,
+    )
     out = {}
     for r in ctx.ranks:
         ids, vals, tails = merged[r]
@@ -73,8 +79,16 @@ def _placed_arcs(g, edges):
     return arcs.drop_duplicates(), order
 
 
-@pytest.mark.parametrize("layout", [OneD(ranks=3), OneD(ranks=4, balance="hashed"), TwoD(rows=2, cols=3),
-                                    OnePointFiveD(rows=2, cols=3, e_threshold=30, h_threshold=8)], ids=repr)
+@pytest.mark.parametrize(
+    "layout",
+    [
+        OneD(ranks=3),
+        OneD(ranks=4, balance="hashed"),
+        TwoD(rows=2, cols=3),
+        OnePointFiveD(rows=2, cols=3, e_threshold=30, h_threshold=8),
+    ],
+    ids=repr,
+)
 def test_push_pull_and_auto_agree_with_reference(client, layout):
     edges = kron_edges(8, seed=4)
     g = dgraph.from_edgelist(edges, directed=True, layout=layout)
@@ -84,8 +98,15 @@ def test_push_pull_and_auto_agree_with_reference(client, layout):
         for filtered in (False, True):
             ref = _reference(arcs, active, merge, filtered, order)
             for direction in ("push", "pull", "auto"):
-                results, _ = g.run(edge_map_kernel, reverse=True, placement="layout", active=active, merge=merge,
-                                   direction=direction, filtered=filtered)
+                results, _ = g.run(
+                    edge_map_kernel,
+                    reverse=True,
+                    placement="layout",
+                    active=active,
+                    merge=merge,
+                    direction=direction,
+                    filtered=filtered,
+                )
                 got = pd.concat([pd.DataFrame(r) for r in results.gather()], ignore_index=True)
                 assert (got["ranks"] == g.nranks).all()  # the total rode along
                 hit = got[got.value.notna()]
@@ -142,5 +163,12 @@ def test_bad_merge_and_direction_are_named(client):
     active = np.ones(g.num_vertices, dtype=bool)
     for merge, direction, word in (("median", "push", "merge"), ("min", "sideways", "direction")):
         with pytest.raises(dgraph.DgraphRunError, match=word):
-            g.run(edge_map_kernel, reverse=True, placement="layout", active=active, merge=merge,
-                  direction=direction, filtered=False)
+            g.run(
+                edge_map_kernel,
+                reverse=True,
+                placement="layout",
+                active=active,
+                merge=merge,
+                direction=direction,
+                filtered=False,
+            )

@@ -1,20 +1,18 @@
 """Graph construction, renumbering, policies, readers and bad input."""
 
 import gzip
-import os
 
 import dask.dataframe as dd
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import dataset
+from graphs import nx_graph
 
 import dgraph
 from dgraph.algorithms import bfs, connected_components
 from dgraph.generators import erdos_renyi, grid_2d, kronecker
-
-from conftest import dataset
-from graphs import nx_graph
 
 
 def test_from_dask_frame_counts_and_degrees(client):
@@ -63,24 +61,25 @@ def test_small_graphs_go_on_one_rank_unless_ranks_are_given(client, monkeypatch)
 def test_a_graph_on_one_rank_counts_on_the_idle_workers_threads(client):
     # Kronecker scale 13: ~100 K edges, enough arcs for a second thread in the counting kernels
     # (COUNT_GRAIN each); PageRank's SpMV stays serial at this size
-    from dgraph.algorithms import label_propagation, local_clustering_coefficient, pagerank
-
     from graphs import kron_edges
+
+    from dgraph.algorithms import label_propagation, local_clustering_coefficient, pagerank
 
     edges = kron_edges(13, seed=3, edge_factor=16).query("src != dst")
     one, two = dgraph.from_edgelist(edges, directed=False), dgraph.from_edgelist(edges, directed=False, ranks=2)
     assert (one.nranks, two.nranks) == (1, 2)
     runs = {}
     for g in (one, two):
-        runs[g.nranks] = [(f(g).compute().sort_values("vertex").reset_index(drop=True), g.last_stats.threads)
-                          for f in (label_propagation, local_clustering_coefficient, pagerank)]
+        runs[g.nranks] = [
+            (f(g).compute().sort_values("vertex").reset_index(drop=True), g.last_stats.threads)
+            for f in (label_propagation, local_clustering_coefficient, pagerank)
+        ]
     if runs[1][0][1] == 1:
         pytest.skip("numba has no thread-safe threading layer (omp or tbb) on the workers")
     assert [t for _, t in runs[1]] == [2, 2, 2] and [t for _, t in runs[2]] == [1, 1, 1]
     for (a, _), (b, _) in zip(runs[1][:2], runs[2][:2]):
         pd.testing.assert_frame_equal(a, b)  # labels and clustering: identical
-    np.testing.assert_allclose(runs[1][2][0].pagerank, runs[2][2][0].pagerank,
-                               rtol=1e-9)
+    np.testing.assert_allclose(runs[1][2][0].pagerank, runs[2][2][0].pagerank, rtol=1e-9)
 
 
 def test_labels_strings_bigints_isolated(client):
@@ -139,8 +138,12 @@ def test_bad_input_names_the_problem(client):
     with pytest.raises(dgraph.DgraphInputError, match="vertex id -1 is outside 0..2"):
         dgraph.from_edgelist(pd.DataFrame({"src": [-1], "dst": [0]}), renumber=False, vertices=np.arange(3)).num_edges
     with pytest.raises(dgraph.DgraphInputError, match="vertex id 5 is outside 0..2"):
-        dgraph.from_edgelist(pd.DataFrame({"src": [5], "dst": [0]}), renumber=False, vertices=np.arange(3), vertex_order="degree")
-    with pytest.raises(dgraph.DgraphInputError, match=r"vertex_order must be one of \('labels', 'degree'\), got 'random'"):
+        dgraph.from_edgelist(
+            pd.DataFrame({"src": [5], "dst": [0]}), renumber=False, vertices=np.arange(3), vertex_order="degree"
+        )
+    with pytest.raises(
+        dgraph.DgraphInputError, match=r"vertex_order must be one of \('labels', 'degree'\), got 'random'"
+    ):
         dgraph.from_edgelist(edges, vertex_order="random")
 
 
@@ -216,9 +219,18 @@ def test_result_frames_are_described_without_fetching_and_correctly(client, labe
         e[["src", "dst"]] = e[["src", "dst"]].astype(str)
     g = dgraph.from_edgelist(e, weight="w", directed=False, ranks=3)
     source = e.src.iloc[0]
-    frames = [alg.bfs(g, source), alg.sssp(g, source, weight="w"), alg.pagerank(g), alg.connected_components(g),
-              alg.label_propagation(g), alg.local_clustering_coefficient(g), alg.triangle_count(g), alg.core_number(g),
-              alg.betweenness_centrality(g), alg.max_weight_matching(g, weight="w")]
+    frames = [
+        alg.bfs(g, source),
+        alg.sssp(g, source, weight="w"),
+        alg.pagerank(g),
+        alg.connected_components(g),
+        alg.label_propagation(g),
+        alg.local_clustering_coefficient(g),
+        alg.triangle_count(g),
+        alg.core_number(g),
+        alg.betweenness_centrality(g),
+        alg.max_weight_matching(g, weight="w"),
+    ]
     for f in frames:
         got = f.compute()
         assert list(f._meta.columns) == list(got.columns)

@@ -16,9 +16,11 @@ def _values(ddf):
 
 
 def test_generators_do_not_depend_on_the_partitioning(client):
-    for make in (lambda p: kronecker(14, seed=5, npartitions=p, weights=True)[0],
-                 lambda p: erdos_renyi(5000, 300_000, seed=5, npartitions=p)[0],
-                 lambda p: barabasi_albert(40_000, 8, seed=5, npartitions=p)[0]):
+    for make in (
+        lambda p: kronecker(14, seed=5, npartitions=p, weights=True)[0],
+        lambda p: erdos_renyi(5000, 300_000, seed=5, npartitions=p)[0],
+        lambda p: barabasi_albert(40_000, 8, seed=5, npartitions=p)[0],
+    ):
         one, several = _values(make(1)), _values(make(5))
         pd.testing.assert_frame_equal(one, several)
     a, b = _values(kronecker(12, seed=1)[0]), _values(kronecker(12, seed=2)[0])
@@ -48,10 +50,13 @@ def test_barabasi_albert_follows_its_power_law(client):
 def searched(client):
     edges, n = kronecker(10, seed=4, weights=True)
     edges = client.persist(edges)
-    import dgraph
     from distributed import futures_of
 
-    g = dgraph.from_edgelist(edges, directed=False, weight="weight", vertices=np.arange(n), renumber=False, self_loops="drop")
+    import dgraph
+
+    g = dgraph.from_edgelist(
+        edges, directed=False, weight="weight", vertices=np.arange(n), renumber=False, self_loops="drop"
+    )
     root = int(g5._roots(g, 1, 0)[0])
     bfs = g5._arrays(alg.bfs(g, root).compute(), n, "distance", False)
     sssp = g5._arrays(alg.sssp(g, root, weight="weight").compute(), n, "distance", True)
@@ -73,27 +78,35 @@ def test_validation_rejects_each_broken_rule(client, searched):
     def broken(level=level, parent=parent):
         return " / ".join(g5.validate(root, level, parent, parts, client)[0])
 
-    p = parent.copy(); p[root] = leaf  # noqa: E702
+    p = parent.copy()
+    p[root] = leaf  # noqa: E702
     assert "root's parent" in broken(parent=p)
-    lv = level.copy(); lv[root] = 1  # noqa: E702
+    lv = level.copy()
+    lv[root] = 1  # noqa: E702
     assert "not at level/distance 0" in broken(level=lv)
-    p = parent.copy(); p[leaf] = n + 5  # noqa: E702
+    p = parent.copy()
+    p[leaf] = n + 5  # noqa: E702
     assert "not a vertex" in broken(parent=p)
-    p = parent.copy(); p[leaf] = leaf  # noqa: E702  (a cycle; also two levels off)
+    p = parent.copy()
+    p[leaf] = leaf  # noqa: E702  (a cycle; also two levels off)
     assert "never reaches the root" in broken(parent=p) and "not one apart" in broken(parent=p)
-    lv = level.copy(); lv[leaf] += 1  # noqa: E702
+    lv = level.copy()
+    lv[leaf] += 1  # noqa: E702
     assert "not one apart" in broken(level=lv) and "more than one level apart" in broken(level=lv)
     same_level = np.flatnonzero(level == level[parent[leaf]])
     fake = int(same_level[~np.isin(same_level, [parent[leaf]])][0])  # a vertex one level up, likely no edge
-    p = parent.copy(); p[leaf] = fake  # noqa: E702
+    p = parent.copy()
+    p[leaf] = fake  # noqa: E702
     assert "is not an input edge" in broken(parent=p)
     lv, p = level.copy(), parent.copy()
     lv[leaf], p[leaf] = -1, -1  # a reached vertex dropped: the tree no longer spans its component
     assert "do not span" in broken(level=lv, parent=p) or "does not span" in broken(level=lv, parent=p)
     if unreached.size:
-        p = parent.copy(); p[unreached[0]] = root  # noqa: E702
+        p = parent.copy()
+        p[unreached[0]] = root  # noqa: E702
         assert "unreached vertex" in broken(parent=p)
-    d = dist.copy(); d[leaf] += 0.5  # noqa: E702
+    d = dist.copy()
+    d[leaf] += 0.5  # noqa: E702
     assert g5.validate(root, d, sparent, parts, client, weighted=True)[0]  # SSSP: tree edge weight and relaxation
 
 
@@ -107,8 +120,13 @@ def test_edge_rules_engines_agree_on_valid_and_broken_searches(searched):
     lv[leaf] += 1
     p[leaf] = root
     d[leaf] += 0.5
-    for reach, par, weighted in [(level, parent, False), (lv, parent, False), (level, p, False), (dist, sparent, True),
-                                 (d, sparent, True)]:
+    for reach, par, weighted in [
+        (level, parent, False),
+        (lv, parent, False),
+        (level, p, False),
+        (dist, sparent, True),
+        (d, sparent, True),
+    ]:
         out = {}
         for engine in kernels.ENGINES:
             with kernels.using(engine):
@@ -130,7 +148,24 @@ def test_graph500_command_end_to_end(client, capsys):
     assert "SCALE: 10" in out and "bfs  harmonic_mean_TEPS:" in out and "sssp harmonic_mean_TEPS:" in out
     assert "construction_time:" in out and "bytes_per_directed_edge:" in out and "validation: PASSED" in out
     assert "vertex_order: degree" in out and "balance='striped'" in out  # hubs first, dealt to ranks in turn
-    assert main(["graph500", "--scale", "10", "--roots", "2", "--kernels", "bfs", "--vertex-order", "labels", "--quiet",
-                 "--scheduler", client.scheduler.address]) == 0
+    assert (
+        main(
+            [
+                "graph500",
+                "--scale",
+                "10",
+                "--roots",
+                "2",
+                "--kernels",
+                "bfs",
+                "--vertex-order",
+                "labels",
+                "--quiet",
+                "--scheduler",
+                client.scheduler.address,
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "vertex_order: labels" in out and "balance='degree'" in out and "validation: PASSED" in out

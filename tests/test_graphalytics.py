@@ -3,17 +3,25 @@
 import math
 
 import networkx as nx
-import pandas as pd
 import pytest
+from graphs import ldbc_cdlp, ldbc_lcc, ldbc_pagerank
 
 import dgraph
 from dgraph import graphalytics as ga
 from dgraph.cli import main
 
-from graphs import ldbc_cdlp, ldbc_lcc, ldbc_pagerank
-
 # sparse ids, a zero weight, a dangling vertex (7), isolated vertices (50, 60), two-way arcs
-ARCS = [(1, 3, 0.5), (3, 1, 0.25), (1, 5, 2.0), (3, 5, 0.0), (5, 7, 1.5), (9, 1, 3.0), (9, 3, 1.0), (11, 9, 0.75), (3, 11, 2.5)]
+ARCS = [
+    (1, 3, 0.5),
+    (3, 1, 0.25),
+    (1, 5, 2.0),
+    (3, 5, 0.0),
+    (5, 7, 1.5),
+    (9, 1, 3.0),
+    (9, 3, 1.0),
+    (11, 9, 0.75),
+    (3, 11, 2.5),
+]
 VERTICES = [1, 3, 5, 7, 9, 11, 50, 60]
 
 
@@ -66,8 +74,22 @@ def test_cli_writes_ldbc_output(client, tmp_path):
     base = props[: -len(".properties")]
     for algo in ("BFS", "SSSP", "PR"):
         out = tmp_path / f"out-{algo}"
-        assert main(["graphalytics", "--graph", base, "--algorithm", algo.lower(), "--output", str(out),
-                     "--scheduler", client.scheduler.address]) == 0
+        assert (
+            main(
+                [
+                    "graphalytics",
+                    "--graph",
+                    base,
+                    "--algorithm",
+                    algo.lower(),
+                    "--output",
+                    str(out),
+                    "--scheduler",
+                    client.scheduler.address,
+                ]
+            )
+            == 0
+        )
         lines = out.read_text().splitlines()
         assert len(lines) == len(VERTICES)
         values = dict(line.split(" ") for line in lines)

@@ -41,8 +41,10 @@ def test_csr_from_pieces_equals_the_csr_of_their_concatenation(engine, weighted)
     rows, cols, w = _random(60, 700, 5)
     rows = rows + 1000  # placed ids of a rank whose range starts at 1000
     cuts = [0, 150, 150, 400, 700]  # an empty piece too
-    pieces = [(rows[a:b].astype(np.int32) if i % 2 else rows[a:b], cols[a:b].astype(np.int32), w[a:b] if weighted else None)
-              for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))]
+    pieces = [
+        (rows[a:b].astype(np.int32) if i % 2 else rows[a:b], cols[a:b].astype(np.int32), w[a:b] if weighted else None)
+        for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
+    ]
     key = np.random.default_rng(6).permutation(60)
     for dedup in (True, False):
         got = kernels.csr_from_pieces(pieces, 60, 1000, key, dedup, index_dtype=np.int32)
@@ -109,7 +111,7 @@ def test_first_in_frontier_engines_agree_on_hits_and_scan_counts():
     pos, src, _, scanned = out["numba"]
     for i, v in enumerate(which):  # the first frontier neighbour in CSR order, or none
         hits = [u for u in idx[indptr[v] : indptr[v + 1]] if front[u]]
-        assert (src[pos == i].tolist() == hits[:1])
+        assert src[pos == i].tolist() == hits[:1]
     assert scanned <= indptr[which + 1].sum() - indptr[which].sum()
 
 
@@ -159,8 +161,14 @@ def test_block_forest_equals_the_forest_of_its_arcs(engine, symmetric, arcs, lo,
         a, b = np.r_[a, b], np.r_[b, a]
     own = (a >= lo) & (a < hi)
     indptr, indices, _ = kernels.build_csr(a[own] - lo, b[own], hi - lo, dedup=False)
-    block = SimpleNamespace(lo=lo, hi=hi, indptr=indptr, indices=indices.astype(np.int32),
-                            degree=lambda: np.diff(indptr), narcs=indices.size)
+    block = SimpleNamespace(
+        lo=lo,
+        hi=hi,
+        indptr=indptr,
+        indices=indices.astype(np.int32),
+        degree=lambda: np.diff(indptr),
+        narcs=indices.size,
+    )
     scratch = np.arange(n, dtype=np.int64)
     plain = kernels.spanning_forest(a[own], b[own], scratch)
     v, root, leaving = kernels.block_forest([block], scratch, symmetric=symmetric)
@@ -276,10 +284,13 @@ def test_split_rows_keeps_rows_and_order_on_both_engines():
     for r in range(50):  # each row's arcs, in their order, split between the two
         row = slice(indptr[r], indptr[r + 1])
         light = weights[row] < 0.3
-        np.testing.assert_array_equal(li[lp[r]:lp[r + 1]], indices[row][light])
-        np.testing.assert_array_equal(hi[hp[r]:hp[r + 1]], indices[row][~light])
+        np.testing.assert_array_equal(li[lp[r] : lp[r + 1]], indices[row][light])
+        np.testing.assert_array_equal(hi[hp[r] : hp[r + 1]], indices[row][~light])
     loops = np.repeat(ids, np.diff(indptr)) == indices
-    assert (ll, hl) == (np.count_nonzero(loops & (weights < 0.3)), np.count_nonzero(loops & (weights >= 0.3))) and ll + hl > 0
+    assert (ll, hl) == (
+        np.count_nonzero(loops & (weights < 0.3)),
+        np.count_nonzero(loops & (weights >= 0.3)),
+    ) and ll + hl > 0
 
 
 def test_rows_leaving_engines_agree_with_a_row_by_row_check():
@@ -290,7 +301,10 @@ def test_rows_leaving_engines_agree_with_a_row_by_row_check():
     for e in kernels.ENGINES:
         with kernels.using(e):
             out[e] = kernels.rows_leaving(indptr, indices, 30, 90)
-    want = [bool(((indices[indptr[r]:indptr[r + 1]] < 30) | (indices[indptr[r]:indptr[r + 1]] >= 90)).any()) for r in range(80)]
+    want = [
+        bool(((indices[indptr[r] : indptr[r + 1]] < 30) | (indices[indptr[r] : indptr[r + 1]] >= 90)).any())
+        for r in range(80)
+    ]
     np.testing.assert_array_equal(out["numba"], want)
     np.testing.assert_array_equal(out["numpy"], want)
     assert 0 < sum(want) < 80
@@ -337,7 +351,9 @@ def test_fused_push_equals_arcs_then_f_then_merge(merge, add):
     skip = rng.random(n) < 0.2
     for tvals in (rng.integers(0, 3, frontier.size) / 2, rng.integers(0, 3, frontier.size)):
         scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=bool))
-        *fused, examined = kernels.push_merge(indptr, indices, weights, frontier, tvals, tails, skip, merge, add, key, scratch)
+        *fused, examined = kernels.push_merge(
+            indptr, indices, weights, frontier, tvals, tails, skip, merge, add, key, scratch
+        )
         assert not scratch[3].any()
         pos, dst, w = kernels.frontier_arcs(indptr, indices, weights, frontier)
         assert examined == dst.size
@@ -367,8 +383,11 @@ def test_label_mode_and_neighbour_sets_engines_agree_on_short_and_long_rows():
     out = {}
     for e in kernels.ENGINES:
         with kernels.using(e):
-            out[e] = (kernels.label_mode(a, None, labels, own.copy()), kernels.label_mode(a, b, labels, own.copy()),
-                      *kernels.neighbour_sets(a, b, 0))
+            out[e] = (
+                kernels.label_mode(a, None, labels, own.copy()),
+                kernels.label_mode(a, b, labels, own.copy()),
+                *kernels.neighbour_sets(a, b, 0),
+            )
     for x, y in zip(out["numba"], out["numpy"]):
         np.testing.assert_array_equal(x, y)
     assert (out["numba"][0][deg == 0] == own[deg == 0]).all()
@@ -417,20 +436,29 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
     rows, cols = np.r_[tails, heads], np.r_[heads, tails]  # symmetric
     indptr, indices, _ = kernels.build_csr(rows, cols, n)
     mine = slice(lo, hi + 1)
-    own = SimpleNamespace(indptr=indptr[mine] - indptr[lo], indices=indices[indptr[lo] : indptr[hi]], lo=lo, nlocal=hi - lo)
+    own = SimpleNamespace(
+        indptr=indptr[mine] - indptr[lo], indices=indices[indptr[lo] : indptr[hi]], lo=lo, nlocal=hi - lo
+    )
     other = SimpleNamespace(indptr=own.indptr, indices=own.indices[::-1].copy(), nlocal=hi - lo)
     labels = rng.integers(0, 30, n).astype(np.int64)
     x, w = rng.uniform(size=n), rng.uniform(size=own.indices.size)
     degree = np.diff(indptr)
     ptr, idx = kernels.neighbour_sets(own, None, lo)
-    up_all = kernels.orient_rows(*kernels.neighbour_sets(SimpleNamespace(indptr=indptr, indices=indices, nlocal=n), None, 0),
-                                 degree, 0)
+    up_all = kernels.orient_rows(
+        *kernels.neighbour_sets(SimpleNamespace(indptr=indptr, indices=indices, nlocal=n), None, 0), degree, 0
+    )
     ghost_ids = np.r_[0:lo, hi:n].astype(np.int64)
     g_counts = np.diff(up_all[0])[ghost_ids]
-    ghosts_up = (ghost_ids, np.r_[0, np.cumsum(g_counts)].astype(np.int64),
-                 np.concatenate([up_all[1][up_all[0][v] : up_all[0][v + 1]] for v in ghost_ids]).astype(np.int64))
-    ghosts_all = (ghost_ids, np.r_[0, np.cumsum(degree[ghost_ids])].astype(np.int64),
-                  np.concatenate([indices[indptr[v] : indptr[v + 1]] for v in ghost_ids]).astype(np.int64))
+    ghosts_up = (
+        ghost_ids,
+        np.r_[0, np.cumsum(g_counts)].astype(np.int64),
+        np.concatenate([up_all[1][up_all[0][v] : up_all[0][v + 1]] for v in ghost_ids]).astype(np.int64),
+    )
+    ghosts_all = (
+        ghost_ids,
+        np.r_[0, np.cumsum(degree[ghost_ids])].astype(np.int64),
+        np.concatenate([indices[indptr[v] : indptr[v + 1]] for v in ghost_ids]).astype(np.int64),
+    )
     up_ptr, up_idx = kernels.orient_rows(ptr, idx, degree, lo)
 
     def run():
@@ -438,12 +466,18 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
         kernels.oriented_triangles(up_ptr, up_idx, lo, ghosts_up, np.zeros(n, bool), tri)
         pr, outw = np.full(n, 1 / n), degree.astype(np.float64)
         contrib = np.divide(pr, outw, out=np.zeros(n), where=outw > 0)
-        kernels.power_iterations(indptr, indices, None, pr, np.full(n, 1 / n), outw, contrib, 0.85, pr[outw == 0].sum(),
-                                 20, 0.0)
-        return (pr, kernels.label_mode(own, None, labels, labels[lo:hi].copy()),
-                kernels.label_mode(own, other, labels, labels[lo:hi].copy(), kernels.label_counts(n)),
-                kernels.spmv(own.indptr, own.indices, None, x), kernels.spmv(own.indptr, own.indices, w, x), tri,
-                kernels.neighbourhood_arcs(ptr, idx, lo, own, ghosts_all, np.zeros(n, bool)))
+        kernels.power_iterations(
+            indptr, indices, None, pr, np.full(n, 1 / n), outw, contrib, 0.85, pr[outw == 0].sum(), 20, 0.0
+        )
+        return (
+            pr,
+            kernels.label_mode(own, None, labels, labels[lo:hi].copy()),
+            kernels.label_mode(own, other, labels, labels[lo:hi].copy(), kernels.label_counts(n)),
+            kernels.spmv(own.indptr, own.indices, None, x),
+            kernels.spmv(own.indptr, own.indices, w, x),
+            tri,
+            kernels.neighbourhood_arcs(ptr, idx, lo, own, ghosts_all, np.zeros(n, bool)),
+        )
 
     serial = run()
     with kernels.using("numba", threads=2):

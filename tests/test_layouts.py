@@ -4,6 +4,7 @@ report predicts what the runtime counts, and bad meshes are named."""
 import numpy as np
 import pandas as pd
 import pytest
+from graphs import er_edges, grid_edges, kron_edges
 
 import dgraph
 from dgraph import algorithms as alg
@@ -11,29 +12,43 @@ from dgraph.cli import main
 from dgraph.partitioners import OneD, OnePointFiveD, TDOrch, TwoD
 from dgraph.partitioners.twod import near_square
 
-from graphs import er_edges, grid_edges, kron_edges
-
 # ranks 1, 4 (2 x 2), 6 (2 x 3), 16 and 64, on 2 workers (64 in 1D only: 1.5D and 2D at 64
 # ranks, whose supersteps are many and small, cost more suite time than they found)
 LAYOUTS = [
-    OneD(ranks=1), OneD(ranks=6), OneD(ranks=64), TwoD(rows=2, cols=3), TwoD(rows=4, cols=4),
-    OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6), OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
+    OneD(ranks=1),
+    OneD(ranks=6),
+    OneD(ranks=64),
+    TwoD(rows=2, cols=3),
+    TwoD(rows=4, cols=4),
+    OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6),
+    OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
     OnePointFiveD(rows=4, cols=4, e_threshold=12, h_threshold=4),
     # classes forced empty: no H; no E; no L (every vertex with an arc heavy)
     OnePointFiveD(rows=2, cols=3, e_threshold=10, h_threshold=10),
     OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=5),
     OnePointFiveD(rows=2, cols=3, e_threshold=10**9, h_threshold=1),
     # TD-Orch ingestion: a star (hot sources spread, the rest home); a tree of height 4 (F = 2)
-    TDOrch(ranks=4, chunk=2), TDOrch(ranks=16, fanout=2, chunk=1),
+    TDOrch(ranks=4, chunk=2),
+    TDOrch(ranks=16, fanout=2, chunk=1),
     # by name with no rank count: these small graphs go on one rank of each kind
-    "2d", "1.5d", "tdorch",
+    "2d",
+    "1.5d",
+    "tdorch",
 ]
 # the neighbourhood algorithms read 1D owner blocks whatever the layout: one layout of each
 # kind shows those are rebuilt right, the edge-map algorithms run on all
-NEIGHBOURHOOD_ON = {repr(x) for x in (OneD(ranks=1), OneD(ranks=64), TwoD(rows=2, cols=3), TwoD(rows=4, cols=4),
-                                      OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
-                                      OnePointFiveD(rows=4, cols=4, e_threshold=12, h_threshold=4),
-                                      TDOrch(ranks=16, fanout=2, chunk=1))}
+NEIGHBOURHOOD_ON = {
+    repr(x)
+    for x in (
+        OneD(ranks=1),
+        OneD(ranks=64),
+        TwoD(rows=2, cols=3),
+        TwoD(rows=4, cols=4),
+        OnePointFiveD(rows=2, cols=3, e_threshold=20, h_threshold=6),
+        OnePointFiveD(rows=4, cols=4, e_threshold=12, h_threshold=4),
+        TDOrch(ranks=16, fanout=2, chunk=1),
+    )
+}
 
 
 def _all_algorithms(g, source):
@@ -47,11 +62,17 @@ def _all_algorithms(g, source):
     if g.directed:
         out["scc"] = alg.strongly_connected_components(g)
     if repr(g.layout) in NEIGHBOURHOOD_ON:
-        out.update(wcc=alg.connected_components(g), cdlp=alg.label_propagation(g, max_iter=5),
-                   lcc=alg.local_clustering_coefficient(g))
+        out.update(
+            wcc=alg.connected_components(g),
+            cdlp=alg.label_propagation(g, max_iter=5),
+            lcc=alg.local_clustering_coefficient(g),
+        )
         if not g.directed:
-            out.update(triangles=alg.triangle_count(g), core=alg.core_number(g),
-                       mwm=alg.max_weight_matching(g, weight=g.weight))
+            out.update(
+                triangles=alg.triangle_count(g),
+                core=alg.core_number(g),
+                mwm=alg.max_weight_matching(g, weight=g.weight),
+            )
     return {k: v.compute().sort_values("vertex").reset_index(drop=True) for k, v in out.items()}
 
 
@@ -86,14 +107,30 @@ def test_every_algorithm_agrees_on_every_layout(client, kind):
             ints = [c for c in frame.columns if c not in floats]
             pd.testing.assert_frame_equal(frame[ints], first[name][ints], obj=f"{name} on {layout!r}")
             for c in floats:  # float sums may associate differently across layouts
-                np.testing.assert_allclose(frame[c].astype(float), first[name][c].astype(float), rtol=1e-9, atol=1e-15,
-                                           err_msg=f"{name}.{c} on {layout!r}")
+                np.testing.assert_allclose(
+                    frame[c].astype(float),
+                    first[name][c].astype(float),
+                    rtol=1e-9,
+                    atol=1e-15,
+                    err_msg=f"{name}.{c} on {layout!r}",
+                )
 
 
-@pytest.mark.parametrize("layout", [OneD(ranks=4), OneD(ranks=5, balance="hashed"), TwoD(rows=2, cols=3),
-                                    TwoD(rows=4, cols=4), TwoD(rows=3, cols=2), OnePointFiveD(rows=4, cols=4),
-                                    OnePointFiveD(rows=2, cols=3, e_threshold=50, h_threshold=12),
-                                    TDOrch(ranks=4, chunk=2), TDOrch(ranks=16, fanout=2, chunk=1)], ids=repr)
+@pytest.mark.parametrize(
+    "layout",
+    [
+        OneD(ranks=4),
+        OneD(ranks=5, balance="hashed"),
+        TwoD(rows=2, cols=3),
+        TwoD(rows=4, cols=4),
+        TwoD(rows=3, cols=2),
+        OnePointFiveD(rows=4, cols=4),
+        OnePointFiveD(rows=2, cols=3, e_threshold=50, h_threshold=12),
+        TDOrch(ranks=4, chunk=2),
+        TDOrch(ranks=16, fanout=2, chunk=1),
+    ],
+    ids=repr,
+)
 def test_report_predicts_the_counted_dense_superstep(client, layout):
     g = dgraph.from_edgelist(kron_edges(11, seed=3), directed=False, layout=layout)
     rep = g.layout_report(measure=True)
@@ -137,7 +174,11 @@ def test_one_point_five_d_classes_and_thresholds(client):
     e, h, heavy, ne, classes = x["e_threshold"], x["h_threshold"], x["heavy"], x["n_extreme"], x["classes"]
     assert e >= 2 * 4 and 2 + 2 <= h <= e  # automatic: above the rank count / the row-and-column peers
     assert 0 < ne < heavy.size < g.num_vertices // 4  # all three classes present, heavy ones a small tail
-    assert (classes[heavy[:ne]] == 2).all() and (classes[heavy[ne:]] == 1).all() and np.count_nonzero(classes) == heavy.size
+    assert (
+        (classes[heavy[:ne]] == 2).all()
+        and (classes[heavy[ne:]] == 1).all()
+        and np.count_nonzero(classes) == heavy.size
+    )
     degree = g.degrees().compute().set_index("vertex")["degree"]
     order = g._order.result()
     assert degree.loc[order[heavy]].min() > degree.median()  # heavy really means high degree
@@ -173,11 +214,14 @@ def test_tdorch_places_light_sources_home_and_spreads_hot_ones(client):
     spread = alg.pagerank(g, tol=0, max_iter=5).compute().sort_values("vertex")
     home = alg.pagerank(dgraph.from_edgelist(edges, directed=False, layout="1d", ranks=8), tol=0, max_iter=5)
     np.testing.assert_allclose(spread.pagerank, home.compute().sort_values("vertex").pagerank, rtol=1e-12)
-    assert repr(dgraph.from_edgelist(edges, directed=False, layout="tdorch", ranks=4).layout).startswith("TDOrch(ranks=4, fanout=")
+    assert repr(dgraph.from_edgelist(edges, directed=False, layout="tdorch", ranks=4).layout).startswith(
+        "TDOrch(ranks=4, fanout="
+    )
 
 
-@pytest.mark.parametrize("layout", [OnePointFiveD(rows=2, cols=3), OnePointFiveD(rows=4, cols=4, e_threshold=40, h_threshold=6)],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "layout", [OnePointFiveD(rows=2, cols=3), OnePointFiveD(rows=4, cols=4, e_threshold=40, h_threshold=6)], ids=repr
+)
 def test_sub_iteration_bfs_on_1_5d_gives_bfs_distances_and_a_valid_tree(client, layout):
     edges = kron_edges(11, seed=5)
     g = dgraph.from_edgelist(edges, directed=False, layout=layout)
@@ -191,19 +235,31 @@ def test_sub_iteration_bfs_on_1_5d_gives_bfs_distances_and_a_valid_tree(client, 
     alg.validate_bfs(arcs, sub, source)
     assert 0 < info["edges_examined"] and plain_examined > 0
     assert {m.split(":")[0] for m in info["sub_iterations"]} <= {"EH2EH", "E2L", "H2L", "L2E", "L2H", "L2L"}
-    assert any(m.endswith(":pull") for m in info["sub_iterations"]) and any(m.endswith(":push") for m in info["sub_iterations"])
+    assert any(m.endswith(":pull") for m in info["sub_iterations"]) and any(
+        m.endswith(":push") for m in info["sub_iterations"]
+    )
     with pytest.raises(dgraph.DgraphInputError, match="sub_iterations=True needs a layout with subgraphs"):
         alg.bfs(dgraph.from_edgelist(edges, directed=False, layout="2d"), source, sub_iterations=True)
 
 
 def test_near_square_meshes():
     assert [near_square(P) for P in (1, 2, 4, 6, 7, 12, 16, 64)] == [
-        (1, 1), (1, 2), (2, 2), (2, 3), (1, 7), (3, 4), (4, 4), (8, 8)]
+        (1, 1),
+        (1, 2),
+        (2, 2),
+        (2, 3),
+        (1, 7),
+        (3, 4),
+        (4, 4),
+        (8, 8),
+    ]
     assert repr(TwoD(ranks=6)) == "TwoD(rows=2, cols=3)"
 
 
 def test_a_mesh_that_does_not_factor_the_ranks_says_which_would(client):
-    with pytest.raises(dgraph.DgraphInputError, match=r"2 x 3 mesh has 6 ranks, not 8; meshes for 8 ranks: 1 x 8, 2 x 4, 4 x 2, 8 x 1"):
+    with pytest.raises(
+        dgraph.DgraphInputError, match=r"2 x 3 mesh has 6 ranks, not 8; meshes for 8 ranks: 1 x 8, 2 x 4, 4 x 2, 8 x 1"
+    ):
         TwoD(rows=2, cols=3, ranks=8)
     with pytest.raises(dgraph.DgraphInputError, match=r"meshes for 8 ranks: 1 x 8, 2 x 4"):
         dgraph.from_edgelist(kron_edges(5, seed=1), layout=TwoD(rows=2, cols=3), ranks=8)
@@ -215,6 +271,8 @@ def test_a_mesh_that_does_not_factor_the_ranks_says_which_would(client):
 
 def test_partition_command_prints_the_report(client, capsys):
     addr = client.scheduler.address
-    assert main(["partition", "--kronecker", "9", "--layout", "2d", "--ranks", "6", "--measure", "--scheduler", addr]) == 0
+    assert (
+        main(["partition", "--kronecker", "9", "--layout", "2d", "--ranks", "6", "--measure", "--scheduler", addr]) == 0
+    )
     out = capsys.readouterr().out
     assert "TwoD(rows=2, cols=3)" in out and "measured_bytes" in out and "dense_messages_per_rank_max    3" in out

@@ -4,22 +4,31 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from graphs import er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 from dgraph import kernels
 from dgraph.algorithms import max_weight_matching
 from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
-from graphs import er_edges, grid_edges, kron_edges, nx_graph
-
-LAYOUTS = [OneD(ranks=1), OneD(ranks=3), OneD(ranks=8), OneD(ranks=3, balance="striped"), OneD(ranks=4, balance="hashed"),
-           TwoD(rows=2, cols=3), TwoD(rows=4, cols=4), OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5)]
+LAYOUTS = [
+    OneD(ranks=1),
+    OneD(ranks=3),
+    OneD(ranks=8),
+    OneD(ranks=3, balance="striped"),
+    OneD(ranks=4, balance="hashed"),
+    TwoD(rows=2, cols=3),
+    TwoD(rows=4, cols=4),
+    OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5),
+]
 
 
 def greedy(G, weighted):
     """Edges in decreasing (weight, larger id, smaller id); take each whose ends are free."""
-    order = sorted(((d["weight"] if weighted else 1.0, max(u, v), min(u, v)) for u, v, d in G.edges(data=True) if u != v),
-                   reverse=True)
+    order = sorted(
+        ((d["weight"] if weighted else 1.0, max(u, v), min(u, v)) for u, v, d in G.edges(data=True) if u != v),
+        reverse=True,
+    )
     mate = {}
     for _, a, b in order:
         if a not in mate and b not in mate:
@@ -29,8 +38,11 @@ def greedy(G, weighted):
 
 @pytest.mark.parametrize("kind", ["er", "kronecker", "grid"])
 def test_matching_is_the_greedy_one_and_half_optimal(client, kind):
-    e = {"er": lambda: er_edges(200, 600, seed=31), "kronecker": lambda: kron_edges(8, seed=3),
-         "grid": lambda: grid_edges(9, 11)}[kind]()
+    e = {
+        "er": lambda: er_edges(200, 600, seed=31),
+        "kronecker": lambda: kron_edges(8, seed=3),
+        "grid": lambda: grid_edges(9, 11),
+    }[kind]()
     e = e.assign(w=np.random.default_rng(5).integers(1, 9, len(e)).astype(float))  # many ties
     G = nx_graph(e, False, weight="w")
     ref = greedy(G, True)

@@ -22,7 +22,9 @@ def test_notebook_runs(path, tmp_path):
     if "not executed in CI" in "".join(nb.cells[0].source):
         pytest.skip("a recipe for real clusters")
     assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), "commit notebooks without outputs"
-    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
 
 
 def test_there_are_notebooks():

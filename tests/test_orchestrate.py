@@ -27,10 +27,12 @@ def workload(kind, n=2400, size=400, seed=1):
         address = zipf_addresses(n, size, 2.0, rng)
     else:  # one hot address takes every task
         address = np.full(n, 7)
-    tasks = pd.DataFrame({"address": address, "x": rng.random(n), "p": rng.integers(0, 50, n),
-                          "tag": [f"t{i % 7}" for i in range(n)]})
-    data = pd.DataFrame({"v": rng.random(size), "kind": [f"k{i % 3}" for i in range(size)]},
-                        index=pd.RangeIndex(size, name="address"))
+    tasks = pd.DataFrame(
+        {"address": address, "x": rng.random(n), "p": rng.integers(0, 50, n), "tag": [f"t{i % 7}" for i in range(n)]}
+    )
+    data = pd.DataFrame(
+        {"v": rng.random(size), "kind": [f"k{i % 3}" for i in range(size)]}, index=pd.RangeIndex(size, name="address")
+    )
     return tasks, data
 
 
@@ -51,8 +53,16 @@ def reference(tasks, data, merge):
 
 def check(tasks, data, merge, strategy, **kw):
     spec = USER if merge == "user" else merge
-    results, new = dgraph.orchestrate(tasks, data, f, merge=spec, write_back=lambda d, m: d.assign(v=m),
-                                      strategy=strategy, priority="p" if merge == "first" else None, **kw)
+    results, new = dgraph.orchestrate(
+        tasks,
+        data,
+        f,
+        merge=spec,
+        write_back=lambda d, m: d.assign(v=m),
+        strategy=strategy,
+        priority="p" if merge == "first" else None,
+        **kw,
+    )
     results, new = results.compute(), new.compute().sort_index()
     values, merged = reference(tasks, data, merge)
     assert list(results.index) == list(tasks.index)
@@ -87,7 +97,9 @@ def test_one_hot_address_takes_every_task(client, strategy):
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_empty_batch(client, strategy):
     tasks, data = workload("uniform")
-    results, new = dgraph.orchestrate(tasks.iloc[:0], data, f, write_back=lambda d, m: d.assign(v=m), strategy=strategy, ranks=4)
+    results, new = dgraph.orchestrate(
+        tasks.iloc[:0], data, f, write_back=lambda d, m: d.assign(v=m), strategy=strategy, ranks=4
+    )
     assert len(results.compute()) == 0
     pd.testing.assert_frame_equal(new.compute().sort_index(), data, check_dtype=False)
 
@@ -98,8 +110,9 @@ def test_missing_addresses_raise_or_skip(client, strategy):
     tasks.loc[[3, 10, 11], "address"] = [1000, 1001, 1000]
     with pytest.raises(DgraphInputError, match=r"3 tasks have a 'address' that is not in data.*missing='skip'"):
         dgraph.orchestrate(tasks, data, f, strategy=strategy, ranks=4)
-    results, new = dgraph.orchestrate(tasks, data, f, write_back=lambda d, m: d.assign(v=m), strategy=strategy, ranks=4,
-                                      missing="skip")
+    results, new = dgraph.orchestrate(
+        tasks, data, f, write_back=lambda d, m: d.assign(v=m), strategy=strategy, ranks=4, missing="skip"
+    )
     results = results.compute()
     assert results["result"].isna().tolist() == tasks.index.isin([3, 10, 11]).tolist()
     kept = tasks.drop(index=[3, 10, 11])
@@ -110,12 +123,21 @@ def test_missing_addresses_raise_or_skip(client, strategy):
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_string_addresses_and_the_papers_fee_example(client, strategy):
-    accounts = pd.DataFrame({"conf": ["PPoPP", "SPAA", "PPoPP", "PODC"], "deposit": [100.0, 80.0, 50.0, 10.0]},
-                            index=pd.Index(["ann", "bob", "cy", "dee"], name="account"))
+    accounts = pd.DataFrame(
+        {"conf": ["PPoPP", "SPAA", "PPoPP", "PODC"], "deposit": [100.0, 80.0, 50.0, 10.0]},
+        index=pd.Index(["ann", "bob", "cy", "dee"], name="account"),
+    )
     fees = pd.DataFrame({"address": ["ann", "bob", "cy", "ann", "cy", "ann"], "fee": [10.0, 5.0, 7.0, 1.0, 2.0, 3.0]})
     results, accounts = dgraph.orchestrate(
-        fees, accounts, lambda t, d: t.fee.where(d.conf == "PPoPP", 0), merge="sum",
-        write_back=lambda d, m: d.assign(deposit=d.deposit - m), strategy=strategy, ranks=3, chunk=1)
+        fees,
+        accounts,
+        lambda t, d: t.fee.where(d.conf == "PPoPP", 0),
+        merge="sum",
+        write_back=lambda d, m: d.assign(deposit=d.deposit - m),
+        strategy=strategy,
+        ranks=3,
+        chunk=1,
+    )
     assert accounts.compute().sort_index()["deposit"].tolist() == [86.0, 80.0, 41.0, 10.0]
     assert results.compute()["result"].tolist() == [10.0, 0.0, 7.0, 1.0, 2.0, 3.0]
 
@@ -154,7 +176,9 @@ def test_tdorch_balances_what_direct_strategies_pile_on_one_rank(client):
     data = pd.DataFrame({"v": rng.random(n)}, index=pd.RangeIndex(n, name="address"))
     balance, volume = {}, {}
     for strategy in STRATEGIES:
-        _, _, stats = run_orchestration(tasks, data, f, "sum", lambda d, m: d.assign(v=d.v + m), strategy=strategy, ranks=P)
+        _, _, stats = run_orchestration(
+            tasks, data, f, "sum", lambda d, m: d.assign(v=d.v + m), strategy=strategy, ranks=P
+        )
         sent, received = words(stats)
         comm = sent + received
         balance[strategy], volume[strategy] = comm.max() / comm.mean(), sent.sum()
@@ -168,15 +192,22 @@ def test_forest_height():
 
 
 def test_frames_round_trip_every_kind():
-    df = pd.DataFrame({
-        "i": np.arange(4, dtype=np.int32), "f": [0.5, 1.5, np.nan, 2.0], "b": [True, False, True, True],
-        "t": pd.to_datetime(["2020-01-01", "2021-01-01", None, "2022-03-04"]),
-        "n": pd.array([1, None, 3, 4], dtype="Int64"), "s": ["a", None, "ééé", ""],
-        "ps": pd.array(["x", "y", None, "z"], dtype="string"),
-    })
+    df = pd.DataFrame(
+        {
+            "i": np.arange(4, dtype=np.int32),
+            "f": [0.5, 1.5, np.nan, 2.0],
+            "b": [True, False, True, True],
+            "t": pd.to_datetime(["2020-01-01", "2021-01-01", None, "2022-03-04"]),
+            "n": pd.array([1, None, 3, 4], dtype="Int64"),
+            "s": ["a", None, "ééé", ""],
+            "ps": pd.array(["x", "y", None, "z"], dtype="string"),
+        }
+    )
     schema = frames.schema_of(df, "tasks")
     arrays = frames.pack(df, schema)
     assert len(arrays) == frames.width(schema)
     assert all(isinstance(a, np.ndarray) and a.ndim == 1 for a in arrays)
     pd.testing.assert_frame_equal(frames.unpack(arrays, schema), df)
-    pd.testing.assert_frame_equal(frames.unpack(frames.pack(df.iloc[:0], schema), schema), df.iloc[:0].reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        frames.unpack(frames.pack(df.iloc[:0], schema), schema), df.iloc[:0].reset_index(drop=True)
+    )

@@ -28,8 +28,16 @@ def _roots(pointers):
     return out
 
 
-@pytest.mark.parametrize("layout", [OneD(ranks=1), OneD(ranks=3), OneD(ranks=8, balance="hashed"), TwoD(rows=2, cols=3),
-                                    OnePointFiveD(rows=2, cols=2, e_threshold=3, h_threshold=2)])
+@pytest.mark.parametrize(
+    "layout",
+    [
+        OneD(ranks=1),
+        OneD(ranks=3),
+        OneD(ranks=8, balance="hashed"),
+        TwoD(rows=2, cols=3),
+        OnePointFiveD(rows=2, cols=2, e_threshold=3, h_threshold=2),
+    ],
+)
 def test_roots_of_a_random_forest(client, layout):
     e, pointers = _forest(500, seed=3)
     g = dgraph.from_edgelist(e, vertices=list(pointers), layout=layout)

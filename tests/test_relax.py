@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from conftest import dataset
+from graphs import er_edges, grid_edges, kron_edges, nx_graph
 from scipy.sparse import csgraph
 
 import dgraph
@@ -14,11 +16,14 @@ from dgraph.algorithms import bfs, sssp, validate_bfs
 from dgraph.errors import DgraphInputError
 from dgraph.partitioners import OneD, OnePointFiveD, TDOrch, TwoD
 
-from conftest import dataset
-from graphs import er_edges, grid_edges, kron_edges, nx_graph
-
-LAYOUTS = [OneD(ranks=1), OneD(ranks=4), OneD(ranks=3, balance="hashed"), TwoD(rows=2, cols=2),
-           OnePointFiveD(rows=2, cols=2, e_threshold=12, h_threshold=5), TDOrch(ranks=4, chunk=2)]
+LAYOUTS = [
+    OneD(ranks=1),
+    OneD(ranks=4),
+    OneD(ranks=3, balance="hashed"),
+    TwoD(rows=2, cols=2),
+    OnePointFiveD(rows=2, cols=2, e_threshold=12, h_threshold=5),
+    TDOrch(ranks=4, chunk=2),
+]
 
 
 def _graph(kind, zeros=True):
@@ -82,16 +87,18 @@ def test_bfs_switches_to_relaxation_on_a_grid_and_keeps_the_depth_limit(client):
     pd.testing.assert_frame_equal(full, auto)
     for method in ("levels", "relax", "auto"):
         r = _frame(bfs(g, 0, depth_limit=40, method=method))
-        expect = full.assign(distance=full.distance.where(full.distance <= 40),
-                             predecessor=full.predecessor.where(full.distance <= 40))
+        expect = full.assign(
+            distance=full.distance.where(full.distance <= 40), predecessor=full.predecessor.where(full.distance <= 40)
+        )
         pd.testing.assert_frame_equal(expect, r)
     g2 = dgraph.from_edgelist(e, directed=False, layout="2d", ranks=4)
     _frame(bfs(g2, 0))
     assert "relaxed_from_level" not in g2.last_stats.info  # 2D: ranks own both ends of few arcs
 
 
-@pytest.mark.parametrize("kind,zeros", [("grid", True), ("grid", False), ("kronecker", True), ("kronecker", False),
-                                        ("er-directed", True)])
+@pytest.mark.parametrize(
+    "kind,zeros", [("grid", True), ("grid", False), ("kronecker", True), ("kronecker", False), ("er-directed", True)]
+)
 def test_sssp_methods_agree_on_every_layout(client, kind, zeros):
     # without zero weights predecessors follow equal offers as they come; with them, one pass
     # at the end picks them (and a breadth-first pass over the zero-weight ties)
@@ -182,4 +189,9 @@ def test_bad_methods_name_the_choices(client):
     with pytest.raises(DgraphInputError, match="method must be one of"):
         sssp(g, 0, method="dijkstra")
     with pytest.raises(DgraphInputError, match="sub_iterations"):
-        bfs(dgraph.from_edgelist(grid_edges(3, 3), directed=False, layout="1.5d"), 0, sub_iterations=True, method="relax")
+        bfs(
+            dgraph.from_edgelist(grid_edges(3, 3), directed=False, layout="1.5d"),
+            0,
+            sub_iterations=True,
+            method="relax",
+        )

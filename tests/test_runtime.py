@@ -18,10 +18,10 @@ from distributed import Future, get_task_stream
 import dgraph
 from dgraph.algorithms import bfs
 from dgraph.cluster import workers
-from dgraph.runtime.channels import HELLO, PeerLost, _FrameReader, connect_mesh, encode
-from dgraph.runtime.plugin import PLUGIN_NAME
 from dgraph.generators import grid_graph
 from dgraph.partitioners import OneD, TwoD
+from dgraph.runtime.channels import HELLO, PeerLost, _FrameReader, connect_mesh, encode
+from dgraph.runtime.plugin import PLUGIN_NAME
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -78,8 +78,21 @@ def test_runs_share_each_host_s_cores_among_their_drivers_and_workers_reuse_free
         import ctypes
 
         class MallInfo2(ctypes.Structure):
-            _fields_ = [(f, ctypes.c_size_t) for f in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
-                                                       "fsmblks", "uordblks", "fordblks", "keepcost")]
+            _fields_ = [
+                (f, ctypes.c_size_t)
+                for f in (
+                    "arena",
+                    "ordblks",
+                    "smblks",
+                    "hblks",
+                    "hblkhd",
+                    "usmblks",
+                    "fsmblks",
+                    "uordblks",
+                    "fordblks",
+                    "keepcost",
+                )
+            ]
 
         libc = ctypes.CDLL("libc.so.6")
         if not hasattr(libc, "mallinfo2"):  # glibc before 2.33
@@ -107,7 +120,13 @@ def failing_kernel(ctx, bounds, key, bad_rank):
 @pytest.mark.parametrize("dispatch", ["auto", "tasks"])
 def test_kernel_error_names_rank_and_superstep_and_next_run_works(client, dispatch):
     g = grid_graph(6, 6, ranks=4)
-    with dask.config.set({"dgraph.dispatch": dispatch}), pytest.raises(dgraph.DgraphRunError, match=r"rank 2 \(ranks 2..3 on worker tcp://.*\) failed at superstep 3: ZeroDivisionError: boom"):
+    with (
+        dask.config.set({"dgraph.dispatch": dispatch}),
+        pytest.raises(
+            dgraph.DgraphRunError,
+            match=r"rank 2 \(ranks 2..3 on worker tcp://.*\) failed at superstep 3: ZeroDivisionError: boom",
+        ),
+    ):
         g.run(failing_kernel, bad_rank=2)
     assert bfs(g, 0).compute().distance.max() == 10
 
@@ -313,8 +332,12 @@ def lonely_failure(ctx, bounds, key, bad_rank):
 
 
 def run_results_held(client):
-    return [k for held in client.run(lambda dask_worker: list(dask_worker.data)).values()
-            for k in held if isinstance(k, tuple) and str(k[0]).startswith("dgraph-lonely")]
+    return [
+        k
+        for held in client.run(lambda dask_worker: list(dask_worker.data)).values()
+        for k in held
+        if isinstance(k, tuple) and str(k[0]).startswith("dgraph-lonely")
+    ]
 
 
 def test_results_of_a_failed_direct_run_are_released(client):
@@ -336,7 +359,9 @@ def test_results_of_a_failed_direct_run_are_released(client):
 
 def test_stale_and_unknown_runs_get_error_replies(client):
     w = workers(client)
-    replies = client.sync(client.scheduler.broadcast, msg={"op": "dgraph_fail", "run_id": "nope", "reason": "x"}, workers=w)
+    replies = client.sync(
+        client.scheduler.broadcast, msg={"op": "dgraph_fail", "run_id": "nope", "reason": "x"}, workers=w
+    )
     assert all(r["status"] == "error" and "unknown run" in r["message"] for r in replies.values())
     replies = client.sync(client.scheduler.broadcast, msg={"op": "dgraph_close", "run_id": "nope"}, workers=w)
     assert all(r["status"] == "error" for r in replies.values())

@@ -4,6 +4,7 @@ messages, and domains from every kind of spec."""
 import numpy as np
 import pandas as pd
 import pytest
+from graphs import kron_edges
 
 import dgraph
 from dgraph import algorithms as alg
@@ -11,26 +12,40 @@ from dgraph.errors import DgraphInputError
 from dgraph.partitioners import OneD, OnePointFiveD, TDOrch, TwoD
 from dgraph.runtime.domains import Domains, rank_paths
 
-from graphs import kron_edges
-
 
 def _everything(g, source):
-    out = {"bfs": alg.bfs(g, source), "sssp": alg.sssp(g, source), "pagerank": alg.pagerank(g, tol=0, max_iter=15),
-           "bc": alg.betweenness_centrality(g, k=3, seed=1), "wcc": alg.connected_components(g),
-           "cdlp": alg.label_propagation(g, max_iter=4), "lcc": alg.local_clustering_coefficient(g),
-           "triangles": alg.triangle_count(g), "core": alg.core_number(g), "mwm": alg.max_weight_matching(g, weight=None)}
+    out = {
+        "bfs": alg.bfs(g, source),
+        "sssp": alg.sssp(g, source),
+        "pagerank": alg.pagerank(g, tol=0, max_iter=15),
+        "bc": alg.betweenness_centrality(g, k=3, seed=1),
+        "wcc": alg.connected_components(g),
+        "cdlp": alg.label_propagation(g, max_iter=4),
+        "lcc": alg.local_clustering_coefficient(g),
+        "triangles": alg.triangle_count(g),
+        "core": alg.core_number(g),
+        "mwm": alg.max_weight_matching(g, weight=None),
+    }
     return {k: v.compute().sort_values("vertex").reset_index(drop=True) for k, v in out.items()}
 
 
-@pytest.mark.parametrize("layout", [OneD(ranks=8), TwoD(rows=2, cols=4), OnePointFiveD(rows=2, cols=4, e_threshold=20, h_threshold=6),
-                                    TDOrch(ranks=8, chunk=2)], ids=repr)
+@pytest.mark.parametrize(
+    "layout",
+    [
+        OneD(ranks=8),
+        TwoD(rows=2, cols=4),
+        OnePointFiveD(rows=2, cols=4, e_threshold=20, h_threshold=6),
+        TDOrch(ranks=8, chunk=2),
+    ],
+    ids=repr,
+)
 def test_grouped_gives_the_same_answers_as_direct_on_every_layout(client, layout):
     edges = kron_edges(8, seed=3)
     edges = edges[edges.src != edges.dst]
     g = dgraph.from_edgelist(edges, directed=False, layout=layout)
     source = int(edges.src.iloc[0])
     direct = _everything(g, source)
-    for domains in ((1, 2, 4) if isinstance(layout, OneD) else (2, 4)):  # 1: every message stays inside
+    for domains in (1, 2, 4) if isinstance(layout, OneD) else (2, 4):  # 1: every message stays inside
         grouped = g.with_transport("grouped", domains=domains)
         assert grouped._blocks is g._blocks  # the same placed blocks
         got = _everything(grouped, source)
@@ -39,7 +54,9 @@ def test_grouped_gives_the_same_answers_as_direct_on_every_layout(client, layout
             ints = [c for c in frame.columns if c not in floats]
             pd.testing.assert_frame_equal(frame[ints], direct[name][ints], obj=f"{name}, {domains} domains")
             for c in floats:
-                np.testing.assert_allclose(frame[c].astype(float), direct[name][c].astype(float), rtol=1e-12, atol=1e-15)
+                np.testing.assert_allclose(
+                    frame[c].astype(float), direct[name][c].astype(float), rtol=1e-12, atol=1e-15
+                )
 
 
 def test_directed_scc_and_one_rank_domains(client):
@@ -80,7 +97,9 @@ def test_orchestrate_over_grouped_domains(client):
     wb = lambda d, m: d.assign(v=d.v + m)  # noqa: E731
     for strategy in ("push", "sort", "tdorch"):
         ref = dgraph.orchestrate(tasks, data, f, write_back=wb, strategy=strategy, ranks=8)
-        got = dgraph.orchestrate(tasks, data, f, write_back=wb, strategy=strategy, ranks=8, transport="grouped", domains=2)
+        got = dgraph.orchestrate(
+            tasks, data, f, write_back=wb, strategy=strategy, ranks=8, transport="grouped", domains=2
+        )
         np.testing.assert_allclose(got[0].compute().result, ref[0].compute().result)
         np.testing.assert_allclose(got[1].compute().sort_index().v, ref[1].compute().sort_index().v, rtol=1e-12)
 
@@ -88,7 +107,10 @@ def test_orchestrate_over_grouped_domains(client):
 def test_nested_domains_route_up_across_and_down():
     paths = [(f"rack{r // 4}", f"node{r // 2}") for r in range(8)]
     D = Domains(paths, weights=[0, 5, 0, 0, 1, 0, 0, 9])
-    assert D.monitor[0].tolist() == [1, 2, 4, 7] and D.monitor[1].tolist() == [1, 7]  # heaviest; racks from node monitors
+    assert D.monitor[0].tolist() == [1, 2, 4, 7] and D.monitor[1].tolist() == [
+        1,
+        7,
+    ]  # heaviest; racks from node monitors
     for s in range(8):
         for t in range(8):
             at, route = s, [s]
@@ -97,7 +119,9 @@ def test_nested_domains_route_up_across_and_down():
                 route.append(at)
                 assert len(route) <= D.rounds() + 1
             racks = [paths[r][0] for r in route]
-            assert sum(a != b for a, b in zip(racks, racks[1:])) == (paths[s][0] != paths[t][0])  # crosses racks once at most
+            assert sum(a != b for a, b in zip(racks, racks[1:])) == (
+                paths[s][0] != paths[t][0]
+            )  # crosses racks once at most
     assert D.next_hop([3], [6]).tolist() == [2]  # up to its node's monitor first
 
 
@@ -147,8 +171,13 @@ def test_connect_by_scheduler_file(tmp_path):
     from dgraph.cluster import connect
 
     path = str(tmp_path / "scheduler.json")
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
-                      scheduler_kwargs={"scheduler_file": path}):
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=False,
+        dashboard_address=None,
+        scheduler_kwargs={"scheduler_file": path},
+    ):
         with connect(scheduler_file=path) as c:
             assert len(c.scheduler_info(n_workers=-1)["workers"]) == 1
 

@@ -1,19 +1,25 @@
 """Triangles and LCC against networkx (undirected) and an LDBC reference (directed)."""
 
 import networkx as nx
-import numpy as np
 import pandas as pd
 import pytest
+from graphs import er_edges, grid_edges, kron_edges, ldbc_lcc, nx_graph
 
 import dgraph
 from dgraph import kernels
 from dgraph.algorithms import local_clustering_coefficient, total_triangles, triangle_count
 from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
-from graphs import er_edges, grid_edges, kron_edges, ldbc_lcc, nx_graph
-
-LAYOUTS = [OneD(ranks=1), OneD(ranks=3), OneD(ranks=8), OneD(ranks=3, balance="striped"), OneD(ranks=4, balance="hashed"),
-           TwoD(rows=2, cols=3), TwoD(rows=4, cols=4), OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5)]
+LAYOUTS = [
+    OneD(ranks=1),
+    OneD(ranks=3),
+    OneD(ranks=8),
+    OneD(ranks=3, balance="striped"),
+    OneD(ranks=4, balance="hashed"),
+    TwoD(rows=2, cols=3),
+    TwoD(rows=4, cols=4),
+    OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5),
+]
 
 
 @pytest.mark.parametrize("method", ["auto", "oriented", "plain"])
@@ -22,9 +28,14 @@ def test_undirected_matches_networkx(client, kind, method, monkeypatch):
     from dgraph.algorithms import triangles
 
     # auto orients the Kronecker graph (hubs) and counts the others plainly; force each way too
-    monkeypatch.setattr(triangles, "ORIENT_ABOVE", {"auto": triangles.ORIENT_ABOVE, "oriented": -1, "plain": 10**9}[method])
-    e = {"kronecker": lambda: kron_edges(8, seed=5), "er": lambda: er_edges(150, 900, seed=2),
-         "grid": lambda: grid_edges(6, 7)}[kind]()
+    monkeypatch.setattr(
+        triangles, "ORIENT_ABOVE", {"auto": triangles.ORIENT_ABOVE, "oriented": -1, "plain": 10**9}[method]
+    )
+    e = {
+        "kronecker": lambda: kron_edges(8, seed=5),
+        "er": lambda: er_edges(150, 900, seed=2),
+        "grid": lambda: grid_edges(6, 7),
+    }[kind]()
     G = nx_graph(e, False)
     ref_c, ref_t = nx.clustering(G), nx.triangles(G)
     for layout in LAYOUTS if method == "auto" else LAYOUTS[1::4]:

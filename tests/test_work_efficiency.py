@@ -2,13 +2,12 @@
 
 import networkx as nx
 import pytest
+from conftest import dataset
 
 import dgraph
 from dgraph.algorithms import bfs, connected_components, sssp
 from dgraph.generators import grid_graph
 from dgraph.partitioners import TwoD
-
-from conftest import dataset
 
 
 def _grid():

@@ -23,28 +23,40 @@ def compile_kernels():
     weighted, hubs above the triangle orientation threshold and a grid below it, a 1.5D layout's
     subgraphs), on an in-process cluster: the compiling happens here."""
     from distributed import Client, LocalCluster
+    from graphs import er_edges, grid_edges, kron_edges
 
     import dgraph
     from dgraph import algorithms as alg
-    from dgraph.partitioners import OnePointFiveD
     from dgraph import kernels
-    from graphs import er_edges, grid_edges, kron_edges
+    from dgraph.partitioners import OnePointFiveD
 
     kron = kron_edges(9, seed=1).query("src != dst")
     grid = grid_edges(30, 30).assign(w=lambda e: (e.src * 7 + e.dst * 3) % 5 + 1.0)
     directed = er_edges(300, 1200, seed=2)
     tree = {"src": np.arange(1, 64), "dst": np.arange(1, 64) // 2}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-            Client(cluster, set_as_default=True):
-        cases = [(kron, False, None, "1d"), (grid, False, "w", "1d"), (directed, True, None, "1d"),
-                 (kron, False, None, OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6))]
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        Client(cluster, set_as_default=True),
+    ):
+        cases = [
+            (kron, False, None, "1d"),
+            (grid, False, "w", "1d"),
+            (directed, True, None, "1d"),
+            (kron, False, None, OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6)),
+        ]
         for edges, is_directed, weight, layout in cases:
             g = dgraph.from_edgelist(edges, directed=is_directed, weight=weight, layout=layout)
             source = int(edges.src.iloc[0])
-            runs = [alg.bfs(g, source), alg.sssp(g, source, weight=weight), alg.pagerank(g),
-                    alg.connected_components(g), alg.label_propagation(g), alg.local_clustering_coefficient(g),
-                    alg.betweenness_centrality(g, k=4, seed=1, method="levels"),
-                    alg.betweenness_centrality(g, k=4, seed=1, method="replicated")]
+            runs = [
+                alg.bfs(g, source),
+                alg.sssp(g, source, weight=weight),
+                alg.pagerank(g),
+                alg.connected_components(g),
+                alg.label_propagation(g),
+                alg.local_clustering_coefficient(g),
+                alg.betweenness_centrality(g, k=4, seed=1, method="levels"),
+                alg.betweenness_centrality(g, k=4, seed=1, method="replicated"),
+            ]
             if weight:  # the grid's own choice is local relaxation
                 runs.append(alg.sssp(g, source, weight=weight, method="delta-stepping"))
             if is_directed:
@@ -61,7 +73,11 @@ def compile_kernels():
         try:
             for edges, is_directed, weight, _ in cases[:3]:
                 g = dgraph.from_edgelist(edges, directed=is_directed, weight=weight)
-                for frame in (alg.label_propagation(g), alg.local_clustering_coefficient(g), alg.pagerank(g, weight=weight)):
+                for frame in (
+                    alg.label_propagation(g),
+                    alg.local_clustering_coefficient(g),
+                    alg.pagerank(g, weight=weight),
+                ):
                     frame.compute()
         finally:
             kernels.SPMV_GRAIN, kernels.COUNT_GRAIN = grains

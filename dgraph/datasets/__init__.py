@@ -151,8 +151,11 @@ def ground_truth(name):
     """The dataset's known groups as a Series indexed by vertex label, or None."""
     file = path(name)
     if name == "email-Eu-core":
-        rows = [ln.split() for ln in _lines(os.path.join(_HERE, "email-Eu-core", "email-Eu-core-department-labels.txt.gz"))
-                if ln.strip()]
+        rows = [
+            ln.split()
+            for ln in _lines(os.path.join(_HERE, "email-Eu-core", "email-Eu-core-department-labels.txt.gz"))
+            if ln.strip()
+        ]
         return pd.Series({int(v): int(d) for v, d in rows}, name="ground_truth").sort_index()
     if _FILES[name][1] == "gml":
         values = _gml_values(file)

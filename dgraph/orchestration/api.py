@@ -57,8 +57,18 @@ def _rank_chunks(client, ddf, nranks, where):
     for r in range(nranks):
         lo, hi = r * total // nranks, (r + 1) * total // nranks
         use = [i for i in range(len(parts)) if starts[i] < hi and starts[i + 1] > lo] or [0]
-        chunks.append(client.submit(_slice, lo, hi, [int(starts[i]) for i in use], *[parts[i] for i in use],
-                                    workers=[where[r]], allow_other_workers=True, pure=False))
+        chunks.append(
+            client.submit(
+                _slice,
+                lo,
+                hi,
+                [int(starts[i]) for i in use],
+                *[parts[i] for i in use],
+                workers=[where[r]],
+                allow_other_workers=True,
+                pure=False,
+            )
+        )
     return chunks, np.array([(r * total // nranks) for r in range(nranks + 1)], dtype=np.int64)
 
 
@@ -94,17 +104,36 @@ def _problem_message(problems, address):
     lines = []
     if "duplicate" in kinds:
         sample, count = kinds["duplicate"]
-        lines.append(f"data has {count} repeated addresses (e.g. {sample[:5]}); an address must index one row (drop_duplicates first)")
+        lines.append(
+            f"data has {count} repeated addresses (e.g. {sample[:5]}); an address must index one row "
+            "(drop_duplicates first)"
+        )
     if "missing" in kinds:
         sample, count = kinds["missing"]
-        lines.append(f"{count} tasks have a {address!r} that is not in data's index (e.g. {sample[:5]}); "
-                     "add those rows, or pass missing='skip' to leave those tasks out (their result is null)")
+        lines.append(
+            f"{count} tasks have a {address!r} that is not in data's index (e.g. {sample[:5]}); "
+            "add those rows, or pass missing='skip' to leave those tasks out (their result is null)"
+        )
     return "; ".join(lines)
 
 
-def run_orchestration(tasks, data, f, merge="sum", write_back=None, address="address", strategy="tdorch",
-                      ranks=None, fanout=None, chunk=None, missing="raise", priority=None, client=None,
-                      transport="direct", domains=None):
+def run_orchestration(
+    tasks,
+    data,
+    f,
+    merge="sum",
+    write_back=None,
+    address="address",
+    strategy="tdorch",
+    ranks=None,
+    fanout=None,
+    chunk=None,
+    missing="raise",
+    priority=None,
+    client=None,
+    transport="direct",
+    domains=None,
+):
     """``orchestrate`` returning ``(result futures, data futures, RunStats)`` per rank, for
     benchmarks that read the counters. Arguments as for ``orchestrate``."""
     client = client or get_client()
@@ -138,24 +167,58 @@ def run_orchestration(tasks, data, f, merge="sum", write_back=None, address="add
     data_chunks, _ = _rank_chunks(client, data, nranks, where)
     index_kind = data.index.dtype.kind
     plan = {
-        "f": f, "write_back": write_back, "merge": merge, "address": address, "strategy": strategy,
-        "missing": missing, "offsets": offsets, "index_name": data.index.name,
+        "f": f,
+        "write_back": write_back,
+        "merge": merge,
+        "address": address,
+        "strategy": strategy,
+        "missing": missing,
+        "offsets": offsets,
+        "index_name": data.index.name,
         "key_mode": "int" if tasks[address].dtype.kind in "iu" and index_kind in "iu" else "hash",
-        "task_schema": task_schema, "task_meta": tasks._meta, "data_schema": data_schema, "data_meta": flat_meta,
+        "task_schema": task_schema,
+        "task_meta": tasks._meta,
+        "data_schema": data_schema,
+        "data_meta": flat_meta,
         "fanout": int(fanout or default_fanout(int(offsets[-1]), nranks)),
         "chunk": int(chunk or DEFAULT_CHUNK),
     }
-    results, stats = launch(client, [[t, d] for t, d in zip(task_chunks, data_chunks)], _kernel, {"plan": plan},
-                            timeout=_timeout(), name=f"orchestrate-{strategy}", transport=transport, domains=domains)
+    results, stats = launch(
+        client,
+        [[t, d] for t, d in zip(task_chunks, data_chunks)],
+        _kernel,
+        {"plan": plan},
+        timeout=_timeout(),
+        name=f"orchestrate-{strategy}",
+        transport=transport,
+        domains=domains,
+    )
     problems = [p for ps in results.map(itemgetter(2)).gather() for p in ps]
     if problems:
         raise DgraphInputError(_problem_message(problems, address))
-    return (results.map(itemgetter(0)).per_rank(part_name("orchestrate-results")),
-            results.map(itemgetter(1)).per_rank(part_name("orchestrate-data")), stats)
+    return (
+        results.map(itemgetter(0)).per_rank(part_name("orchestrate-results")),
+        results.map(itemgetter(1)).per_rank(part_name("orchestrate-data")),
+        stats,
+    )
 
 
-def orchestrate(tasks, data, f, merge="sum", write_back=None, address="address", strategy="tdorch",
-                ranks=None, fanout=None, chunk=None, missing="raise", priority=None, transport="direct", domains=None):
+def orchestrate(
+    tasks,
+    data,
+    f,
+    merge="sum",
+    write_back=None,
+    address="address",
+    strategy="tdorch",
+    ranks=None,
+    fanout=None,
+    chunk=None,
+    missing="raise",
+    priority=None,
+    transport="direct",
+    domains=None,
+):
     """Run a batch of tasks, each reading the data row at its address, and merge what they
     write back: TD-Orch's task-data orchestration over the ranks of a dask cluster.
 
@@ -217,6 +280,21 @@ def orchestrate(tasks, data, f, merge="sum", write_back=None, address="address",
     [10.0, 0.0, 7.0, 1.0]
     """
     client = get_client()
-    outs, datas, _ = run_orchestration(tasks, data, f, merge, write_back, address, strategy, ranks, fanout, chunk,
-                                       missing, priority, client, transport, domains)
+    outs, datas, _ = run_orchestration(
+        tasks,
+        data,
+        f,
+        merge,
+        write_back,
+        address,
+        strategy,
+        ranks,
+        fanout,
+        chunk,
+        missing,
+        priority,
+        client,
+        transport,
+        domains,
+    )
     return to_dask(client, outs), to_dask(client, datas)

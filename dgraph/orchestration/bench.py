@@ -54,8 +54,18 @@ def words(stats):
     return nbytes.sum(axis=1) / 8, nbytes.sum(axis=0) / 8
 
 
-def zipf_bench(ranks=(2, 4, 8, 16), tasks_per_rank=100_000, zipf=(1.5, 2.0, 2.5), strategies=STRATEGIES,
-               fanout=None, chunk=None, seed=0, client=None, repeat=1, progress=None):
+def zipf_bench(
+    ranks=(2, 4, 8, 16),
+    tasks_per_rank=100_000,
+    zipf=(1.5, 2.0, 2.5),
+    strategies=STRATEGIES,
+    fanout=None,
+    chunk=None,
+    seed=0,
+    client=None,
+    repeat=1,
+    progress=None,
+):
     """Run every strategy on every (ranks, zipf) workload; a list of result rows (dicts).
 
     With ``repeat`` > 1 each configuration runs that many times and the fastest stage counts.
@@ -72,9 +82,18 @@ def zipf_bench(ranks=(2, 4, 8, 16), tasks_per_rank=100_000, zipf=(1.5, 2.0, 2.5)
                 best = None
                 for _ in range(repeat):
                     t = time.perf_counter()
-                    _, data, stats = run_orchestration(tasks, table, multiply_add, "sum", add_to_value,
-                                                       strategy=strategy, ranks=P, fanout=fanout, chunk=chunk,
-                                                       client=client)
+                    _, data, stats = run_orchestration(
+                        tasks,
+                        table,
+                        multiply_add,
+                        "sum",
+                        add_to_value,
+                        strategy=strategy,
+                        ranks=P,
+                        fanout=fanout,
+                        chunk=chunk,
+                        client=client,
+                    )
                     total = time.perf_counter() - t
                     if best is None or stats.phases["stage"] < best[1].phases["stage"]:
                         best = (total, stats)
@@ -82,10 +101,17 @@ def zipf_bench(ranks=(2, 4, 8, 16), tasks_per_rank=100_000, zipf=(1.5, 2.0, 2.5)
                 sent, received = words(stats)
                 comm = sent + received
                 row = {
-                    "zipf": s, "ranks": P, "strategy": strategy, "stage_s": stats.phases["stage"], "total_s": total,
-                    "max_words": int(comm.max()), "max/mean": float(comm.max() / max(comm.mean(), 1)),
-                    "max_sent": int(sent.max()), "max_received": int(received.max()),
-                    "total_words": int(sent.sum()), "supersteps": stats.since("placed")[0],
+                    "zipf": s,
+                    "ranks": P,
+                    "strategy": strategy,
+                    "stage_s": stats.phases["stage"],
+                    "total_s": total,
+                    "max_words": int(comm.max()),
+                    "max/mean": float(comm.max() / max(comm.mean(), 1)),
+                    "max_sent": int(sent.max()),
+                    "max_received": int(received.max()),
+                    "total_words": int(sent.sum()),
+                    "supersteps": stats.since("placed")[0],
                 }
                 rows.append(row)
                 if progress:
@@ -95,9 +121,15 @@ def zipf_bench(ranks=(2, 4, 8, 16), tasks_per_rank=100_000, zipf=(1.5, 2.0, 2.5)
 
 def table(rows):
     """The rows as a markdown table."""
-    head = "| zipf | ranks | strategy | stage s | max words | max/mean | max sent | max received | total words | supersteps |"
+    head = (
+        "| zipf | ranks | strategy | stage s | max words | max/mean | max sent | max received | total words "
+        "| supersteps |"
+    )
     out = [head, "|" + "---|" * 10]
     for r in rows:
-        out.append(f"| {r['zipf']} | {r['ranks']} | {r['strategy']} | {r['stage_s']:.3f} | {r['max_words']:,} | "
-                   f"{r['max/mean']:.2f} | {r['max_sent']:,} | {r['max_received']:,} | {r['total_words']:,} | {r['supersteps']} |")
+        out.append(
+            f"| {r['zipf']} | {r['ranks']} | {r['strategy']} | {r['stage_s']:.3f} | {r['max_words']:,} | "
+            f"{r['max/mean']:.2f} | {r['max_sent']:,} | {r['max_received']:,} | "
+            f"{r['total_words']:,} | {r['supersteps']} |"
+        )
     return "\n".join(out)

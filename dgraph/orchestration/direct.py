@@ -16,7 +16,9 @@ import numpy as np
 
 
 def push(st):
-    received = st.exchange({r: st.route(st.tkeys[r], lambda rows, r=r: st.task_arrays(r, rows), st.live(r)) for r in st.ctx.ranks})
+    received = st.exchange(
+        {r: st.route(st.tkeys[r], lambda rows, r=r: st.task_arrays(r, rows), st.live(r)) for r in st.ctx.ranks}
+    )
     executed = {}
     for o in st.ctx.ranks:
         keys, gid, tasks = st.task_table(received[o])

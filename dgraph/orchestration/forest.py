@@ -105,8 +105,12 @@ class Forest:
             me.task_gid.append(gid[rows])
             me.task_frames.append(frame.iloc[rows])
             lead = order[starts[big]]
-            ptrs = [np.concatenate([a, b]) for a, b in zip(ptrs, [keys[lead], q[lead], np.ones(sids.size, np.int64),
-                                                               np.full(sids.size, r, np.int64), sids])]
+            ptrs = [
+                np.concatenate([a, b])
+                for a, b in zip(
+                    ptrs, [keys[lead], q[lead], np.ones(sids.size, np.int64), np.full(sids.size, r, np.int64), sids]
+                )
+            ]
             keep = np.ones(keys.size, dtype=bool)
             keep[rows] = False
             tasks = (keys[keep], q[keep], gid[keep], frame.iloc[np.flatnonzero(keep)])
@@ -125,8 +129,19 @@ class Forest:
                 lead = at[order[starts[big]]]
                 keep = np.ones(pk.size, dtype=bool)
                 keep[rows] = False
-                ptrs = [np.concatenate([x[keep], y]) for x, y in zip(
-                    ptrs, [pk[lead], pq[lead], np.full(sids.size, level + 1, np.int64), np.full(sids.size, r, np.int64), sids])]
+                ptrs = [
+                    np.concatenate([x[keep], y])
+                    for x, y in zip(
+                        ptrs,
+                        [
+                            pk[lead],
+                            pq[lead],
+                            np.full(sids.size, level + 1, np.int64),
+                            np.full(sids.size, r, np.int64),
+                            sids,
+                        ],
+                    )
+                ]
             level += 1
         return tasks, ptrs
 
@@ -151,8 +166,15 @@ class Forest:
                 send[r] = {}
                 for d in set(by_task) | set(by_ptr):
                     t, p = by_task.get(d, none), by_ptr.get(d, none)
-                    send[r][d] = [keys[t], q[t] // self.F, gid[t], *frames.pack(frame.iloc[t], schema),
-                                  ptrs[0][p], ptrs[1][p] // self.F, *(x[p] for x in ptrs[2:])]
+                    send[r][d] = [
+                        keys[t],
+                        q[t] // self.F,
+                        gid[t],
+                        *frames.pack(frame.iloc[t], schema),
+                        ptrs[0][p],
+                        ptrs[1][p] // self.F,
+                        *(x[p] for x in ptrs[2:]),
+                    ]
             got = st.exchange(send)
             for r in st.ctx.ranks:
                 parts = [a for _, a in got[r]]
@@ -179,8 +201,10 @@ class Forest:
         send = {}
         for o, ((keys, _, gid, frame), (pk, _, _, holder, sid)) in roots.items():
             todo[o].append((frame, st.data[o].iloc[st.data_rows(o, keys)], gid, keys, np.full(keys.size, NO_PARENT)))
-            send[o] = {d: [sid[i], np.full(i.size, NO_PARENT), *st.data_arrays(o, pk[i])]
-                       for d, i in group_rows(holder, self.P).items()}
+            send[o] = {
+                d: [sid[i], np.full(i.size, NO_PARENT), *st.data_arrays(o, pk[i])]
+                for d, i in group_rows(holder, self.P).items()
+            }
         rounds = 0
         while True:
             got, total = st.ctx.alltoall(send, total={r: np.array([len(send.get(r, {}))]) for r in st.ctx.ranks})
@@ -208,8 +232,15 @@ class Forest:
         where[sid] = np.arange(sid.size)
         hit = np.flatnonzero(where[me.task_sid] >= 0)
         if hit.size:
-            todo.append((me.task_frame.iloc[hit], data.iloc[where[me.task_sid[hit]]], me.task_gid[hit],
-                         me.task_keys[hit], me.task_sid[hit]))
+            todo.append(
+                (
+                    me.task_frame.iloc[hit],
+                    data.iloc[where[me.task_sid[hit]]],
+                    me.task_gid[hit],
+                    me.task_keys[hit],
+                    me.task_sid[hit],
+                )
+            )
         hit = np.flatnonzero(where[me.ptr_sid] >= 0)
         send = {}
         for d, i in group_rows(me.ptr_holder[hit], self.P).items():
@@ -228,8 +259,10 @@ class Forest:
                 sids, parts = st.merge.reduce(sids, parts) if sids.size else (sids, parts)
                 ready = me.depth[sids] == depth
                 src = sids[ready]
-                send[m] = {d: [me.parent_sid[src[i]], me.key[src[i]], *(p[ready][i] for p in parts)]
-                           for d, i in group_rows(me.parent_rank[src], self.P).items()}
+                send[m] = {
+                    d: [me.parent_sid[src[i]], me.key[src[i]], *(p[ready][i] for p in parts)]
+                    for d, i in group_rows(me.parent_rank[src], self.P).items()
+                }
                 acc[m] = (sids[~ready], [p[~ready] for p in parts])
             for m, got in st.exchange(send).items():
                 for _, arrays in got:
@@ -237,7 +270,10 @@ class Forest:
                     root = up == NO_PARENT
                     st.write(m, key[root], [p[root] for p in parts])
                     sids, mine = acc[m]
-                    acc[m] = (np.concatenate([sids, up[~root]]), [np.concatenate([x, p[~root]]) for x, p in zip(mine, parts)])
+                    acc[m] = (
+                        np.concatenate([sids, up[~root]]),
+                        [np.concatenate([x, p[~root]]) for x, p in zip(mine, parts)],
+                    )
 
 
 def _frames(parts):

@@ -55,12 +55,16 @@ class Merge:
         self.name, self.apply = spec, None
         if isinstance(spec, tuple):
             if len(spec) != 2 or not callable(spec[0]) or not (spec[1] is None or callable(spec[1])):
-                raise DgraphInputError("merge=(combine, apply) needs combine(a, b) -> array and apply(array) -> array (or None)")
+                raise DgraphInputError(
+                    "merge=(combine, apply) needs combine(a, b) -> array and apply(array) -> array (or None)"
+                )
             self.name, self.combine, self.apply = "user", spec[0], spec[1]
         elif spec in NAMED:
             self.combine = NAMED[spec]
         elif spec not in CHOICE:
-            raise DgraphInputError(f"merge must be one of {sorted(NAMED) + list(CHOICE)} or a (combine, apply) pair, got {spec!r}")
+            raise DgraphInputError(
+                f"merge must be one of {sorted(NAMED) + list(CHOICE)} or a (combine, apply) pair, got {spec!r}"
+            )
         if spec == "first" and priority is None:
             raise DgraphInputError('merge="first" needs priority=<task column>: the task with the smallest value wins')
         self.priority = priority if spec == "first" else None

@@ -63,8 +63,9 @@ def sort(st):
         keys, gid, tasks = st.task_table(moved[r])
         order = np.lexsort((gid, keys))
         held[r] = (keys[order], gid[order], tasks.iloc[order].reset_index(drop=True))
-    bounds = st.ctx.allgather({r: [np.array([k[0], k[-1], k.size] if k.size else [0, 0, 0], dtype=np.int64)]
-                               for r, (k, _, _) in held.items()})
+    bounds = st.ctx.allgather(
+        {r: [np.array([k[0], k[-1], k.size] if k.size else [0, 0, 0], dtype=np.int64)] for r, (k, _, _) in held.items()}
+    )
     spans = _spans([b[0] for b in bounds])
 
     # broadcast: run starts fetch, then copies double along each run
@@ -111,9 +112,13 @@ def sort(st):
         for r, got in st.exchange(send).items():
             for _, arrays in got:
                 k, parts = partials[r]
-                partials[r] = st.merge.reduce(np.concatenate([k, arrays[0]]),
-                                              [np.concatenate([x, y]) for x, y in zip(parts, arrays[1:])])
-    writes = {r: st.route(k, lambda idx, k=k, parts=parts: [k[idx], *(x[idx] for x in parts)]) for r, (k, parts) in partials.items()}
+                partials[r] = st.merge.reduce(
+                    np.concatenate([k, arrays[0]]), [np.concatenate([x, y]) for x, y in zip(parts, arrays[1:])]
+                )
+    writes = {
+        r: st.route(k, lambda idx, k=k, parts=parts: [k[idx], *(x[idx] for x in parts)])
+        for r, (k, parts) in partials.items()
+    }
     for o, got in st.exchange(writes).items():
         for _, arrays in got:
             st.write(o, arrays[0], arrays[1:])

@@ -136,7 +136,11 @@ class Stage:
         return {d: make(rows[idx]) for d, idx in group_rows(owner_of(keys[rows], self.P), self.P).items()}
 
     def task_arrays(self, r, rows):
-        return [self.tkeys[r][rows], self.gid[r][rows], *frames.pack(self.tasks[r].iloc[rows], self.plan["task_schema"])]
+        return [
+            self.tkeys[r][rows],
+            self.gid[r][rows],
+            *frames.pack(self.tasks[r].iloc[rows], self.plan["task_schema"]),
+        ]
 
     def task_table(self, received):
         """Concatenate shipped task rows (``task_arrays``): ``(keys, gids, frame)``."""

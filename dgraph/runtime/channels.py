@@ -26,13 +26,13 @@ import time
 
 import numpy as np
 
-from ..errors import DgraphRunError
-
 MAGIC = b"DGX1"
 HEADER = struct.Struct("<4sQIIQ")
 HELLO = struct.Struct("<16s32si")  # run id, secret, sender's worker index
 
-DTYPES = [np.dtype(t) for t in ("bool", "uint8", "int32", "int64", "uint32", "uint64", "float32", "float64", "int8", "int16")]
+DTYPES = [
+    np.dtype(t) for t in ("bool", "uint8", "int32", "int64", "uint32", "uint64", "float32", "float64", "int8", "int16")
+]
 CODE_OF = {dt: i for i, dt in enumerate(DTYPES)}
 
 
@@ -168,7 +168,10 @@ class PeerMesh:
         ``outgoing[peer]`` is the list of buffers of an encoded frame. Returns
         ``{peer: [(src rank, dst rank, [arrays]), ...]}``.
         """
-        pending = {p: [memoryview(b).cast("B") if not isinstance(b, memoryview) else b for b in outgoing[p]] for p in self.sockets}
+        pending = {
+            p: [memoryview(b).cast("B") if not isinstance(b, memoryview) else b for b in outgoing[p]]
+            for p in self.sockets
+        }
         readers = {p: _FrameReader(superstep) for p in self.sockets}
         waiting = set(self.sockets)
         for peer, s in self.sockets.items():

@@ -121,8 +121,10 @@ def rank_paths(spec, worker_of_rank, worker_addrs, info):
             name = info.get(a, {}).get("name")
             path = flat.get(a, flat.get(name) if name is not None else None)
             if path is None:
-                raise DgraphInputError(f"worker {a} (name {name!r}) runs ranks but is in no domain of domains=; "
-                                       f"list it under one of {sorted(map(str, spec))}")
+                raise DgraphInputError(
+                    f"worker {a} (name {name!r}) runs ranks but is in no domain of domains=; "
+                    f"list it under one of {sorted(map(str, spec))}"
+                )
             paths.append(path)
         return paths
     if callable(spec):

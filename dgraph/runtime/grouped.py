@@ -126,7 +126,9 @@ class GroupedTransport(DirectTransport):
 
     def alltoall(self, send, total=None, op="sum", combine=None):
         self.stats.begin_step()
-        entries = [(src, src, dst, list(arrays)) for src in self.local_ranks for dst, arrays in send.get(src, {}).items()]
+        entries = [
+            (src, src, dst, list(arrays)) for src in self.local_ranks for dst, arrays in send.get(src, {}).items()
+        ]
         out, reduced, moved = self._route(entries, total, op, combine)
         self.stats.step_bytes.append(("alltoall", moved))
         return out if total is None else (out, reduced)

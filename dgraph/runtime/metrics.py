@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
 SUMMED = ("edges_examined", "local_arcs_examined")  # info counted per worker; other info is the same on every worker
 
 
@@ -67,7 +66,9 @@ class RunStats:
     def record_many(self, src, dst, nbytes):
         """``record`` for arrays (broadcast together): one call per superstep keeps counting
         cheap when a worker holds many ranks."""
-        src, dst, nbytes = np.broadcast_arrays(np.asarray(src, np.int64), np.asarray(dst, np.int64), np.asarray(nbytes, np.int64))
+        src, dst, nbytes = np.broadcast_arrays(
+            np.asarray(src, np.int64), np.asarray(dst, np.int64), np.asarray(nbytes, np.int64)
+        )
         if not src.size:
             return
         np.add.at(self.messages, (src, dst), 1)
@@ -86,8 +87,12 @@ class RunStats:
         if self.domain_of is None:
             raise ValueError("this run had no domains (pass domains= to the graph or the call)")
         inter = self.domain_of[:, None] != self.domain_of[None, :]
-        return {"inter_messages": (self.messages * inter).sum(axis=1), "inter_bytes": (self.bytes * inter).sum(axis=1),
-                "intra_messages": (self.messages * ~inter).sum(axis=1), "intra_bytes": (self.bytes * ~inter).sum(axis=1)}
+        return {
+            "inter_messages": (self.messages * inter).sum(axis=1),
+            "inter_bytes": (self.bytes * inter).sum(axis=1),
+            "intra_messages": (self.messages * ~inter).sum(axis=1),
+            "intra_bytes": (self.bytes * ~inter).sum(axis=1),
+        }
 
     def mark(self, name):
         """Remember the counters now, so a later part of the run can be told apart (``since``)."""

@@ -21,8 +21,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from distributed import WorkerPlugin
-from distributed.worker import get_data_from_worker
 from distributed.comm.addressing import get_address_host
+from distributed.worker import get_data_from_worker
 
 from ..errors import DgraphInputError, DgraphRunError
 
@@ -163,13 +163,18 @@ class ExchangePlugin(WorkerPlugin):
         self.runs[run_id] = run
         return {"status": "OK", "host": host, "port": run.port, "spare": self._spare()}
 
-    async def start(self, run_id=None, secret=None, timeout=None, keys=None, needs=None, spare=None, spec=None, key=None):
+    async def start(
+        self, run_id=None, secret=None, timeout=None, keys=None, needs=None, spare=None, spec=None, key=None
+    ):
         """Open a run on the spare listener named ``spare`` (the client learnt its port from an
         earlier reply and gave it to the peers) and drive it, in one message. "moved" when that
         listener went to another run meanwhile, or as ``open`` says."""
         if self.spare is None or self.spare[0] != spare:
-            return {"status": "moved", "message": f"worker {self.worker.address}'s spare listener {spare} was taken",
-                    "spare": self._spare()}
+            return {
+                "status": "moved",
+                "message": f"worker {self.worker.address}'s spare listener {spare} was taken",
+                "spare": self._spare(),
+            }
         listener, self.spare = self.spare[1], None
         reply = await self.open(run_id, secret, timeout, keys, needs, listener)
         if reply["status"] != "OK":
@@ -236,7 +241,9 @@ class ExchangePlugin(WorkerPlugin):
         if self.drivers is None:
             self.drivers = ThreadPoolExecutor(64, thread_name_prefix="dgraph-driver")
         try:
-            results = await asyncio.get_running_loop().run_in_executor(self.drivers, drive, self.worker, run, spec, blocks)
+            results = await asyncio.get_running_loop().run_in_executor(
+                self.drivers, drive, self.worker, run, spec, blocks
+            )
         except DgraphRunError as err:
             return {"status": "error", "message": str(err)}
         except DgraphInputError as err:  # a Deferred param (an unknown vertex): the client raises it as such
@@ -283,4 +290,3 @@ class ExchangePlugin(WorkerPlugin):
             f"run {run_id} is not open on worker {self.worker.address}: it ended, failed, or this is a "
             "recomputation of a finished run's task; call the algorithm again"
         )
-

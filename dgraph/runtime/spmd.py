@@ -210,13 +210,17 @@ def drive(worker, run, spec, blocks):
     except DgraphInputError as exc:  # every worker computes the same: none of them connects
         run.fail(str(exc))
         raise
-    rank_map = {r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)}
+    rank_map = {
+        r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)
+    }
     stats = RunStats(len(worker_of_rank))
     me = f"{_describe(ranks)} on worker {worker.address}"
     run.driver = threading.current_thread()
     try:
         with stats.phase("connect"):
-            mesh = connect_mesh(index, addresses, run.listener, bytes.fromhex(run.run_id), run.secret, run.wake_r, run.timeout)
+            mesh = connect_mesh(
+                index, addresses, run.listener, bytes.fromhex(run.run_id), run.secret, run.wake_r, run.timeout
+            )
         run.mesh = mesh
         transport = _transport(*route[:1], mesh, worker_of_rank, index, ranks, stats, *route[1:])
         k = len(blocks) // max(len(ranks), 1)
@@ -275,8 +279,9 @@ class RankResults:
 
     def map(self, fn, *args):
         """``fn(result, *args)`` for every rank, computed where the results are."""
-        return RankResults(self.client, [self.client.submit(_map_held, fn, f, *args, pure=False) for f in self.futures],
-                           self.ranks)
+        return RankResults(
+            self.client, [self.client.submit(_map_held, fn, f, *args, pure=False) for f in self.futures], self.ranks
+        )
 
     def runs(self):
         """``(future, [ranks])`` for each run of consecutive ranks held together, in rank order:
@@ -292,8 +297,10 @@ class RankResults:
     def per_rank(self, name=None):
         """One future per rank, in rank order (a small task each, on the worker holding it); under
         the keys ``(name, rank)`` when ``name`` is given (the partitions of a frame, ``results.to_dask``)."""
-        return [self.client.submit(_pick, f, r, pure=False, **({} if name is None else {"key": (name, r)}))
-                for r, f in enumerate(self._holders())]
+        return [
+            self.client.submit(_pick, f, r, pure=False, **({} if name is None else {"key": (name, r)}))
+            for r, f in enumerate(self._holders())
+        ]
 
     def _holders(self):
         """The future holding each rank's result, in rank order."""
@@ -357,9 +364,19 @@ def _root_cause(errors):
 TRANSPORTS = ("direct", "grouped")
 
 
-
-def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport="direct", domains=None, weights=None,
-           flush_bytes=None, finish=None):
+def launch(
+    client,
+    blocks,
+    kernel,
+    params,
+    timeout=600.0,
+    name="run",
+    transport="direct",
+    domains=None,
+    weights=None,
+    flush_bytes=None,
+    finish=None,
+):
     """Run ``kernel`` SPMD over ranks; ``blocks[r]`` is the list of rank r's block futures
     (the same number for every rank; the kernel sees them as the tuple ``ctx.blocks[r]``).
     Rank r runs on the worker holding ``blocks[r][0]``.
@@ -392,18 +409,38 @@ def launch(client, blocks, kernel, params, timeout=600.0, name="run", transport=
         holders = _holders(client, [b[0] for b in blocks], fresh)
         worker_addrs = list(dict.fromkeys(holders))  # in rank order: worker i holds partition i of a result frame
         worker_of_rank = [worker_addrs.index(h) for h in holders]
-        route = (transport, *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights), flush_bytes)
+        route = (
+            transport,
+            *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights),
+            flush_bytes,
+        )
         threads = _driver_threads(client, worker_addrs)
         driven = [[r for r in range(len(blocks)) if worker_of_rank[r] == i] for i in range(len(worker_addrs))]
-        specs = [DriverSpec(i, None, worker_addrs, worker_of_rank, driven[i], kernel, params, kernels.engine(), threads[i],
-                            route, finish) for i in range(len(worker_addrs))]
+        specs = [
+            DriverSpec(
+                i,
+                None,
+                worker_addrs,
+                worker_of_rank,
+                driven[i],
+                kernel,
+                params,
+                kernels.engine(),
+                threads[i],
+                route,
+                finish,
+            )
+            for i in range(len(worker_addrs))
+        ]
         return worker_addrs, driven, specs, [[f for r in ranks for f in blocks[r]] for ranks in driven]
 
     started, line = time.monotonic(), Progress(name)
     worker_addrs, driven, specs, held = plan()
     run = None
     if dask.config.get("dgraph.dispatch", "auto") != "tasks" and getattr(client, "_dgraph_direct", True):
-        (held_params, held_finish), futures = hold((params, finish))  # the workers find these futures' values themselves
+        (held_params, held_finish), futures = hold(
+            (params, finish)
+        )  # the workers find these futures' values themselves
         _ready(futures)
         needs = dict(zip([f.key for f in futures], _holders(client, futures)))
         specs = [spec._replace(params=held_params, finish=held_finish) for spec in specs]
@@ -436,7 +473,9 @@ def _holders(client, firsts, fresh=False):
         who = client.who_has(firsts)
         while not all(who.get(f.key) for f in firsts):  # lost with a worker; the client may not know yet
             if time.monotonic() > deadline:
-                raise DgraphRunError(f"blocks {[f.key for f in firsts if not who.get(f.key)]} are in no worker's memory")
+                raise DgraphRunError(
+                    f"blocks {[f.key for f in firsts if not who.get(f.key)]} are in no worker's memory"
+                )
             time.sleep(0.05)
             wait(firsts)
             who = client.who_has(firsts)
@@ -493,25 +532,41 @@ async def _direct(client, worker_addrs, timeout, specs, keys, needs, name, line)
     if spares is not None:
         addresses = [(get_address_host(w), spares[w][0]) for w in worker_addrs]
         secret = secrets.token_bytes(32)
-        extra = [{"secret": secret, "timeout": timeout, "keys": pickle.dumps(k), "needs": needs, "spare": spares[w][1]}
-                 for w, k in zip(worker_addrs, keys)]
+        extra = [
+            {"secret": secret, "timeout": timeout, "keys": pickle.dumps(k), "needs": needs, "spare": spares[w][1]}
+            for w, k in zip(worker_addrs, keys)
+        ]
         run = await _drive_all(client, worker_addrs, "dgraph_start", addresses, extra, specs, name, line)
         if run is not None:
             return run
     run_id, secret = uuid.uuid4().hex, secrets.token_bytes(32)
-    replies = await asyncio.gather(*[asyncio.wait_for(client.rpc(w).dgraph_open(run_id=run_id, secret=secret, timeout=timeout,
-                                                                                keys=pickle.dumps(k), needs=needs), OPEN_WITHIN)
-                                     for w, k in zip(worker_addrs, keys)], return_exceptions=True)
+    replies = await asyncio.gather(
+        *[
+            asyncio.wait_for(
+                client.rpc(w).dgraph_open(
+                    run_id=run_id, secret=secret, timeout=timeout, keys=pickle.dumps(k), needs=needs
+                ),
+                OPEN_WITHIN,
+            )
+            for w, k in zip(worker_addrs, keys)
+        ],
+        return_exceptions=True,
+    )
     opened = dict(zip(worker_addrs, replies))
     for w, r in opened.items():
         _keep_spare(client, w, r)
     if not all(isinstance(r, dict) and r.get("status") == "OK" for r in replies):
-        await _tell(client, [w for w, r in opened.items() if isinstance(r, dict) and r.get("status") == "OK"], run_id,
-                    "dgraph_close")
+        await _tell(
+            client,
+            [w for w, r in opened.items() if isinstance(r, dict) and r.get("status") == "OK"],
+            run_id,
+            "dgraph_close",
+        )
         return opened, None, None
     addresses = [(r["host"], r["port"]) for r in replies]
-    run = await _drive_all(client, worker_addrs, "dgraph_drive", addresses, [{}] * len(worker_addrs), specs, name, line,
-                           run_id)
+    run = await _drive_all(
+        client, worker_addrs, "dgraph_drive", addresses, [{}] * len(worker_addrs), specs, name, line, run_id
+    )
     if run is None:  # a block left between the open and the drive
         return opened, None, None
     return (opened, *run[1:])
@@ -520,8 +575,12 @@ async def _direct(client, worker_addrs, timeout, specs, keys, needs, name, line)
 async def _tell(client, targets, run_id, op, **msg):
     """Best effort, and never waiting long on a worker that left."""
     try:
-        await asyncio.wait_for(asyncio.gather(*[getattr(client.rpc(w), op)(run_id=run_id, **msg) for w in targets],
-                                              return_exceptions=True), OPEN_WITHIN)
+        await asyncio.wait_for(
+            asyncio.gather(
+                *[getattr(client.rpc(w), op)(run_id=run_id, **msg) for w in targets], return_exceptions=True
+            ),
+            OPEN_WITHIN,
+        )
     except asyncio.TimeoutError:
         pass
 
@@ -561,19 +620,29 @@ async def _drive_all(client, worker_addrs, op, addresses, extra, specs, name, li
                 errors.append((DgraphInputError if reply.get("input") else DgraphRunError)(reply["message"]))
             if errors and failed_at is None:  # wake the others (a peer's channel may not tell them)
                 failed_at = time.monotonic()
-                await _tell(client, [w for w in worker_addrs if w not in gone], run_id, "dgraph_fail",
-                            reason="another rank of this run failed")
+                await _tell(
+                    client,
+                    [w for w in worker_addrs if w not in gone],
+                    run_id,
+                    "dgraph_fail",
+                    reason="another rank of this run failed",
+                )
             now = time.monotonic()
             if pending and now - start >= after and now - last_report > PROGRESS_EVERY:
                 last_report = now
-                step = (await asyncio.gather(client.rpc(worker_addrs[0]).dgraph_progress(run_id=run_id),
-                                             return_exceptions=True))[0]
+                step = (
+                    await asyncio.gather(
+                        client.rpc(worker_addrs[0]).dgraph_progress(run_id=run_id), return_exceptions=True
+                    )
+                )[0]
                 line.update(step.get("superstep") if isinstance(step, dict) else None, now - start)
     finally:
         for f in drives:
             f.cancel()
         if errors or len(done) < len(worker_addrs):
-            await _tell(client, [w for w in worker_addrs if w not in gone], run_id, "dgraph_close")  # drop the run everywhere
+            await _tell(
+                client, [w for w in worker_addrs if w not in gone], run_id, "dgraph_close"
+            )  # drop the run everywhere
         # the workers that finished stored their results: the scheduler learns of them (and, when
         # the run failed, releases them again at once)
         futures = await _adopt(client, {results[i]: (worker_addrs[i], r["nbytes"]) for i, r in sorted(done.items())})
@@ -605,8 +674,11 @@ async def _adopt(client, stored):
     ``client.scatter`` makes them: no task, one call to the scheduler."""
     if not stored:
         return []
-    await client.scheduler.update_data(who_has={k: [w] for k, (w, _) in stored.items()},
-                                       nbytes={k: n for k, (_, n) in stored.items()}, client=client.id)
+    await client.scheduler.update_data(
+        who_has={k: [w] for k, (w, _) in stored.items()},
+        nbytes={k: n for k, (_, n) in stored.items()},
+        client=client.id,
+    )
     futures = [Future(k, client) for k in stored]
     for f in futures:
         client.futures[f.key].finish()  # the scheduler's own report may come before or after: either is fine
@@ -616,8 +688,15 @@ async def _adopt(client, stored):
 def _run_tasks(client, worker_addrs, specs, blocks, timeout, name, line):
     """Open the run through the scheduler and submit one driver task per worker."""
     run_id = uuid.uuid4().hex
-    replies = _broadcast(client, worker_addrs, check=False, op="dgraph_open", run_id=run_id, secret=secrets.token_bytes(32),
-                         timeout=timeout)
+    replies = _broadcast(
+        client,
+        worker_addrs,
+        check=False,
+        op="dgraph_open",
+        run_id=run_id,
+        secret=secrets.token_bytes(32),
+        timeout=timeout,
+    )
     opened = [w for w, r in replies.items() if isinstance(r, dict) and r.get("status") == "OK"]
     try:
         if len(opened) != len(worker_addrs):
@@ -629,15 +708,20 @@ def _run_tasks(client, worker_addrs, specs, blocks, timeout, name, line):
             (params, finish), held = hold((specs[i].params, specs[i].finish))
             spec = specs[i]._replace(addresses=addresses, params=params, finish=finish)
             with dask.annotate(workers=[w], allow_other_workers=False):
-                drivers.append(dask.delayed(_drive, pure=False)(run_id, spec, {f.key: f for f in held}, *blocks[i],
-                                                                dask_key_name=(f"dgraph-{name}-{run_id}", i)))
+                drivers.append(
+                    dask.delayed(_drive, pure=False)(
+                        run_id, spec, {f.key: f for f in held}, *blocks[i], dask_key_name=(f"dgraph-{name}-{run_id}", i)
+                    )
+                )
         futures = client.compute(drivers, optimize_graph=False)
         _watch(client, futures, worker_addrs, run_id, line)
         replies = _broadcast(client, opened, check=False, op="dgraph_close", run_id=run_id)
         opened = []
         lost = [w for w in worker_addrs if not (isinstance(replies.get(w), dict) and replies[w].get("outcome"))]
         if lost:
-            raise DgraphRunError(f"run {run_id}: worker {lost[0]} did not report its outcome ({replies.get(lost[0])!r})")
+            raise DgraphRunError(
+                f"run {run_id}: worker {lost[0]} did not report its outcome ({replies.get(lost[0])!r})"
+            )
         return futures, [replies[w]["outcome"] for w in worker_addrs], "tasks"
     finally:
         if opened:  # the run failed: drop its state everywhere
@@ -669,7 +753,11 @@ def resolve_domains(client, transport, spec, worker_of_rank, worker_addrs, weigh
         raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
     if transport == "direct" and spec is None:
         return (None,)
-    info = client.scheduler_info(n_workers=-1)["workers"] if spec in ("job",) or isinstance(spec, dict) or callable(spec) else {}
+    info = (
+        client.scheduler_info(n_workers=-1)["workers"]
+        if spec in ("job",) or isinstance(spec, dict) or callable(spec)
+        else {}
+    )
     return (Domains(rank_paths(spec, worker_of_rank, worker_addrs, info), weights),)
 
 
