@@ -367,7 +367,7 @@ class EdgeMap:
 
     def _push(self, ids, vals, f, merge, total, total_op, skip_dst, arcs=None):
         rows = self._gather(ids, vals, self._targets(pull=False))[0]
-        fused = (f is _carry or f is add_weight) and merge in ("min", "max", "first") and kernels.engine() == "numba"
+        fused = (f is _carry or f is add_weight) and merge in ("min", "max", "first")
         results = {}
         for r in self.ctx.ranks:
             found = []

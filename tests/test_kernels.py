@@ -427,8 +427,10 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
     with kernels.using("numba", threads=2):
         if kernels.threads() < 2:
             pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
-    monkeypatch.setattr(kernels, "SPMV_GRAIN", 1)
-    monkeypatch.setattr(kernels, "COUNT_GRAIN", 1)
+    from dgraph.kernels import counting, linalg
+
+    monkeypatch.setattr(linalg, "SPMV_GRAIN", 1)
+    monkeypatch.setattr(counting, "COUNT_GRAIN", 1)
     rng = np.random.default_rng(9)
     n, lo, hi = 600, 100, 500
     tails = np.minimum(rng.zipf(1.6, 6000) - 1, n - 1)
@@ -481,7 +483,7 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
 
     serial = run()
     with kernels.using("numba", threads=2):
-        assert kernels.threads_for(own.indices.size, kernels.COUNT_GRAIN) == 2
+        assert kernels.threads_for(own.indices.size, counting.COUNT_GRAIN) == 2
         parallel = run()
     for s, p in zip(serial, parallel):
         np.testing.assert_array_equal(s, p)  # same rows, same order within each: equal to the bit

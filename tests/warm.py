@@ -15,7 +15,7 @@ import pandas as pd
 def cache_is_cold():
     import dgraph.kernels
 
-    return not glob.glob(os.path.join(os.path.dirname(dgraph.kernels.__file__), "__pycache__", "kernels.*.nbi"))
+    return not glob.glob(os.path.join(os.path.dirname(dgraph.kernels.__file__), "__pycache__", "*.nbi"))
 
 
 def compile_kernels():

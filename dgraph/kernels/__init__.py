@@ -1,0 +1,91 @@
+"""Local kernels, by topic, each registered with one implementation per engine.
+
+Engines: ``numba`` (the default on CPU) and ``numpy`` (vectorized numpy/scipy twins, the same
+results). ``set_engine(name)`` (or ``DGRAPH_KERNELS=name``) selects one for later runs;
+``using(name, threads)`` for a block of code in one thread. ``KERNELS`` lists every kernel with
+its twins; the parity tests run each engine's implementation against the others'.
+
+Conventions: vertex ids are int64 *placed* ids (rank r owns the contiguous range [lo, hi));
+``key`` is an optional int64 array giving each placed id its canonical rank, used so that ties
+(BFS parents, component representatives) break the same way on every layout.
+
+Threads: a run's driver may give its kernels more than one thread (``using(engine, threads=k)``;
+a graph on one rank gets the cores its idle workers would use). The compute-bound numba kernels
+(label mode, SpMV, triangle counts) then split their rows into k runs of about equal arcs and run
+them in parallel (the same row loop as the serial kernel, so the results are identical); the
+closures (BFS, Dijkstra, union-find) stay serial.
+"""
+
+from .brandes import brandes
+from .counting import (
+    h_index,
+    label_counts,
+    label_mode,
+    neighbour_sets,
+    neighbourhood_arcs,
+    orient_rows,
+    oriented_triangles,
+    rows_touching,
+)
+from .csr import build_csr, count_loops, csr_from_pieces
+from .engines import (
+    COUNT_GRAIN,
+    ENGINES,
+    KERNELS,
+    SPMV_GRAIN,
+    engine,
+    row_cuts,
+    set_engine,
+    threads,
+    threads_for,
+    twins,
+    using,
+)
+from .frontier import MERGE_CODES, first_in_frontier, frontier_arcs, merge_by_id, push_merge, settle_level
+from .linalg import pagerank_step, power_iterations, spmv
+from .matching import heaviest_free_neighbour
+from .paths import improve, relax_local, rows_leaving, split_rows
+from .unionfind import block_forest, component_interface, spanning_forest
+
+__all__ = [
+    "COUNT_GRAIN",
+    "ENGINES",
+    "KERNELS",
+    "MERGE_CODES",
+    "SPMV_GRAIN",
+    "block_forest",
+    "brandes",
+    "build_csr",
+    "component_interface",
+    "count_loops",
+    "csr_from_pieces",
+    "engine",
+    "first_in_frontier",
+    "frontier_arcs",
+    "h_index",
+    "heaviest_free_neighbour",
+    "improve",
+    "label_counts",
+    "label_mode",
+    "merge_by_id",
+    "neighbour_sets",
+    "neighbourhood_arcs",
+    "orient_rows",
+    "oriented_triangles",
+    "pagerank_step",
+    "power_iterations",
+    "push_merge",
+    "relax_local",
+    "row_cuts",
+    "rows_leaving",
+    "rows_touching",
+    "set_engine",
+    "settle_level",
+    "spanning_forest",
+    "split_rows",
+    "spmv",
+    "threads",
+    "threads_for",
+    "twins",
+    "using",
+]

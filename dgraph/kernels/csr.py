@@ -1,0 +1,166 @@
+"""CSR blocks: built from arc pieces where they lie, sorted by a canonical key, self-loops counted."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .engines import twins
+
+
+@numba.njit(cache=True)
+def _count_rows(rows, offset, indptr):
+    for i in range(rows.size):
+        indptr[rows[i] - offset + 1] += 1
+
+
+@numba.njit(cache=True)
+def _fill_rows(rows, cols, weights, offset, fill, idx, w):
+    for i in range(rows.size):
+        r = rows[i] - offset
+        p = fill[r]
+        idx[p] = cols[i]
+        if weights.size:
+            w[p] = weights[i]
+        fill[r] = p + 1
+
+
+@numba.njit(cache=True)
+def _order_rows(indptr, idx, w, key, dedup):
+    """Sort each row by (key of neighbour, weight) in place, dropping repeats (the first, the
+    lightest, stays) with ``dedup``; returns the new indptr and the arcs kept."""
+    nrows = indptr.size - 1
+    out = 0
+    newptr = np.zeros(nrows + 1, dtype=np.int64)
+    for r in range(nrows):
+        s, e = indptr[r], indptr[r + 1]
+        if e - s > 1:
+            k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]  # one type for int32 ids too
+            if w.size:
+                order = np.argsort(w[s:e], kind="mergesort")
+                order = order[np.argsort(k[order], kind="mergesort")]
+            else:
+                order = np.argsort(k, kind="mergesort")
+            seg = idx[s:e][order]
+            segw = w[s:e][order] if w.size else w[s:s]
+        else:
+            seg = idx[s:e].copy()
+            segw = w[s:e].copy() if w.size else w[s:s]
+        last = -1
+        for j in range(seg.size):
+            if dedup and j > 0 and seg[j] == last:
+                continue
+            idx[out] = seg[j]
+            if w.size:
+                w[out] = segw[j]
+            last = seg[j]
+            out += 1
+        newptr[r + 1] = out
+    return newptr, out
+
+
+def _csr_numpy(rows, cols, weights, nrows, key, dedup, order):
+    if not order:
+        order = np.argsort(rows, kind="stable")
+        indptr = np.zeros(nrows + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=nrows), out=indptr[1:])
+        return indptr, cols[order], weights[order].astype(np.float64) if weights.size else weights
+    k = cols if key.size == 0 else key[cols]
+    order = np.lexsort((weights, k, rows)) if weights.size else np.lexsort((k, rows))
+    rows, cols = rows[order], cols[order]
+    weights = weights[order] if weights.size else weights
+    if dedup and rows.size:
+        keep = np.ones(rows.size, dtype=bool)
+        keep[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+        rows, cols = rows[keep], cols[keep]
+        weights = weights[keep] if weights.size else weights
+    indptr = np.zeros(nrows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=nrows), out=indptr[1:])
+    return indptr, cols, weights.astype(np.float64)
+
+
+def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True, order=True, index_dtype=np.int64):
+    """CSR of the arcs (rows[i] -> cols[i]); rows are local (0..nrows-1), cols any ids (int32 or
+    int64 arrays are read as they are; other integers become int64).
+
+    Neighbours are sorted by ``key[col]`` (or col), so adjacency order is canonical on every
+    layout. With ``dedup`` repeated arcs are dropped, keeping the smallest weight. With
+    ``order=False`` rows keep their arcs in input order and nothing is dropped (a counting sort).
+    Returns (indptr, indices as ``index_dtype``, weights-or-None).
+
+    >>> indptr, indices, _ = build_csr(np.array([1, 0, 1, 1]), np.array([5, 3, 2, 5]), 2)
+    >>> indptr.tolist(), indices.tolist()
+    ([0, 1, 3], [3, 2, 5])
+    """
+    return csr_from_pieces([(rows, cols, weights)], nrows, 0, key, dedup, order, index_dtype)
+
+
+def csr_from_pieces(pieces, nrows, offset=0, key=None, dedup=True, order=True, index_dtype=np.int64):
+    """``build_csr`` of the arcs of several pieces ``(rows, cols, weights-or-None)``, row of an arc
+    = its row id - ``offset``. The numba path reads the pieces where they are, counting then
+    filling (no concatenation: a rank's construction then holds its arcs once, plus the CSR)."""
+    weighted = bool(pieces) and pieces[0][2] is not None
+    k = np.empty(0, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
+    pieces = [
+        (_ints(r), _ints(c), np.empty(0) if w is None else np.ascontiguousarray(w, dtype=np.float64))
+        for r, c, w in pieces
+    ]
+    indptr, idx, w = _csr(pieces, weighted, int(nrows), offset, k, bool(dedup), bool(order), np.dtype(index_dtype))
+    return indptr, idx, (w if weighted else None)
+
+
+def _csr_numba(pieces, weighted, nrows, offset, key, dedup, order, index_dtype):
+    """Count, then fill, reading each piece where it lies (no concatenation: a rank's
+    construction holds its arcs once, plus the CSR)."""
+    indptr = np.zeros(nrows + 1, dtype=np.int64)
+    for r, _, _ in pieces:
+        _count_rows(r, offset, indptr)
+    np.cumsum(indptr, out=indptr)
+    m = int(indptr[-1])
+    idx, w = np.empty(m, dtype=index_dtype), np.empty(m if weighted else 0)
+    fill = indptr[:-1].copy()
+    for r, c, wt in pieces:
+        _fill_rows(r, c, wt, offset, fill, idx, w)
+    if order:
+        indptr, kept = _order_rows(indptr, idx, w, key, dedup)
+        if kept < m:  # repeats dropped: give their room back
+            idx, w = idx[:kept].copy(), w[:kept].copy()
+    return indptr, idx, w
+
+
+def _csr_pieces_numpy(pieces, weighted, nrows, offset, key, dedup, order, index_dtype):
+    def cat(i, empty):
+        return np.concatenate([p[i] for p in pieces]) if pieces else empty
+
+    rows = cat(0, np.empty(0, np.int64)) - offset
+    indptr, idx, w = _csr_numpy(rows, cat(1, np.empty(0, np.int64)), cat(2, np.empty(0)), nrows, key, dedup, order)
+    return indptr, idx.astype(index_dtype, copy=False), w
+
+
+_csr = twins("csr_from_pieces", numba=_csr_numba, numpy=_csr_pieces_numpy)
+
+
+def _ints(a):
+    a = np.asarray(a)
+    return np.ascontiguousarray(a if a.dtype in (np.int32, np.int64) else a.astype(np.int64))
+
+
+@numba.njit(cache=True)
+def _loops_numba(indptr, indices, ids):
+    loops = 0
+    for r in range(ids.size):
+        for e in range(indptr[r], indptr[r + 1]):
+            loops += indices[e] == ids[r]
+    return loops
+
+
+def _loops_numpy(indptr, indices, ids):
+    return np.count_nonzero(np.repeat(ids, np.diff(indptr)) == indices)
+
+
+_loops = twins("count_loops", numba=_loops_numba, numpy=_loops_numpy)
+
+
+def count_loops(indptr, indices, ids):
+    """Arcs of a CSR whose head is their row's own id (``ids[row]``): the self-loops."""
+    return int(_loops(indptr, indices, np.asarray(ids, np.int64)))

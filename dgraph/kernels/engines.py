@@ -1,0 +1,147 @@
+"""Engines and the registry of kernel twins.
+
+A kernel is registered once with one implementation per engine (``twins``); calling it runs the
+implementation of the engine selected in the calling thread (``using``) or for the process
+(``set_engine``). Every engine's implementation takes the same arguments and gives the same
+results (integers identical, floats to rounding), which the parity tests check for every kernel
+in ``KERNELS``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+
+from ..errors import DgraphInputError
+
+ENGINES = ("numba", "numpy")
+_default = os.environ.get("DGRAPH_KERNELS", "numba")
+_local = threading.local()
+
+
+def _check(name):
+    if name not in ENGINES:
+        raise DgraphInputError(f"kernel engine must be one of {ENGINES}, not {name!r}")
+    return name
+
+
+class Kernel:
+    """One kernel's implementations, an engine each; calling it runs the current engine's."""
+
+    __slots__ = ("name", "impls")
+
+    def __init__(self, name, impls):
+        self.name, self.impls = name, impls
+
+    def __call__(self, *args):
+        return self.impls[engine()](*args)
+
+    def __repr__(self):
+        return f"Kernel({self.name!r}, engines={sorted(self.impls)})"
+
+
+KERNELS: dict[str, Kernel] = {}
+
+
+def twins(name, **impls):
+    """Register kernel ``name`` with an implementation per engine (keyword = engine name)."""
+    unknown = set(impls) - set(ENGINES)
+    if unknown or name in KERNELS:
+        raise ValueError(f"kernel {name!r}: unknown engines {sorted(unknown)} or registered twice")
+    KERNELS[name] = Kernel(name, impls)
+    return KERNELS[name]
+
+
+def set_engine(name):
+    """Select the kernel implementation for later runs: "numba" (default) or "numpy".
+
+    Runs started from this process pass the choice on to their drivers on the workers.
+    """
+    global _default
+    _default = _check(name)
+
+
+def engine():
+    return getattr(_local, "engine", None) or _default
+
+
+def threads():
+    """Threads this thread's kernels may use (1 unless ``using`` gave more)."""
+    return getattr(_local, "threads", 1)
+
+
+# Arcs of work per thread below which a parallel kernel runs serially: starting numba's threads
+# costs tens of microseconds per call in a dask worker, about what a SpMV does on 2**18 arcs and
+# the label and triangle counts (5-10x the work per arc) on 2**15 (CDLP on cal_road's 43 K arcs
+# measured slower on two threads than on one: 4.9 vs 3.8 ms for 10 rounds).
+SPMV_GRAIN = 1 << 18
+COUNT_GRAIN = 1 << 15
+
+
+def threads_for(arcs, grain):
+    """Threads worth using on a kernel call over ``arcs`` arcs: at most ``threads()``, at least
+    ``grain`` arcs each."""
+    return max(1, min(threads(), int(arcs) // grain))
+
+
+@contextmanager
+def using(name, threads=1):
+    """Use engine ``name`` in this thread for the duration of the block, and let its parallel
+    kernels use up to ``threads`` threads (fewer if the process may not use that many cores, and
+    1 if numba's threading layer cannot be entered from several threads at once)."""
+    old = getattr(_local, "engine", None), getattr(_local, "threads", 1)
+    usable = _usable_threads(threads) if name == "numba" else 1
+    before = numba.get_num_threads() if usable > 1 else None
+    _local.engine, _local.threads = _check(name), usable
+    if usable > 1:
+        numba.set_num_threads(usable)  # per calling thread in numba
+    try:
+        yield
+    finally:
+        _local.engine, _local.threads = old
+        if before is not None:
+            numba.set_num_threads(before)
+
+
+_layer_lock = threading.Lock()
+_threadsafe = None
+
+
+@numba.njit(parallel=True, cache=True)
+def _touch_parallel(x):
+    for i in numba.prange(x.size):
+        x[i] += 1.0
+
+
+def _usable_threads(wanted):
+    """``wanted`` capped by this process's cores and numba's pool; 1 unless numba's threading
+    layer is omp or tbb (workqueue aborts when two threads launch at once, as two workers of an
+    in-process cluster may). The layer is started once per process, under a lock."""
+    global _threadsafe
+    wanted = min(
+        int(wanted),
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+        numba.config.NUMBA_NUM_THREADS,
+    )
+    if wanted <= 1:
+        return 1
+    with _layer_lock:
+        if _threadsafe is None:
+            try:
+                _touch_parallel(np.zeros(2))
+                _threadsafe = numba.threading_layer() in ("omp", "tbb")
+            except Exception:  # no layer at all: serial kernels
+                _threadsafe = False
+    return wanted if _threadsafe else 1
+
+
+def row_cuts(indptr, k):
+    """Row boundaries (k + 1 of them) splitting CSR rows into k runs of about equal arcs."""
+    targets = np.arange(k + 1, dtype=indptr.dtype) * indptr[-1] // k  # of indptr's dtype: float ones copy indptr
+    cuts = np.searchsorted(indptr, targets).astype(np.int64)
+    cuts[-1] = indptr.size - 1
+    return cuts

@@ -1,0 +1,401 @@
+"""Union-find: spanning forests of a rank's arcs (Afforest on symmetric blocks) and the summary
+of a forest's trees that touch other ranks, which connected components merge across ranks."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from .engines import twins
+
+
+@numba.njit(cache=True)
+def _find(parent, x):
+    root = x
+    while parent[root] != root:
+        root = parent[root]
+    while parent[x] != root:
+        nxt = parent[x]
+        parent[x] = root
+        x = nxt
+    return root
+
+
+@numba.njit(cache=True)
+def _forest_numba(a, b, parent, lo, hi):
+    x = -1
+    fresh = True
+    for i in range(a.size):
+        if i == 0 or a[i] != a[i - 1]:
+            fresh = True
+        if lo <= b[i] < hi and b[i] < a[i]:
+            continue  # its twin (b[i], a[i]) is here too: one of the two suffices
+        if fresh:
+            x = _find(parent, a[i])  # CSR order: runs of one source keep their root in hand
+            fresh = False
+        x = _union(parent, x, b[i])
+    return _roots(parent, a, b)
+
+
+@numba.njit(cache=True)
+def _union(parent, x, w):
+    """Join w's tree and the tree whose root ``x`` is in hand (the smaller id becomes the root);
+    returns the root now in hand."""
+    y = _find(parent, w)
+    if x < y:
+        parent[y] = x
+    elif y < x:
+        parent[x] = y
+        x = y
+    return x
+
+
+@numba.njit(cache=True)
+def _union_owned(parent, x, w, lo, hi):
+    """``_union`` for a rank's rows lo..hi-1, where ``x`` is an owned root: a vertex owned
+    elsewhere never becomes a root. By smallest id alone, every head below lo would take over
+    its tree's root in turn, and the paths the finds walk would grow on every rank but the first."""
+    y = _find(parent, w)
+    if y == x:
+        return x
+    if y < lo or y >= hi or x < y:
+        parent[y] = x
+        return x
+    parent[x] = y
+    return y
+
+
+@numba.njit(cache=True)
+def _roots(parent, tails, heads):
+    """(vertex, root) for every non-root among the endpoints, each once; parent left as found."""
+    for arr in (tails, heads):  # every endpoint points at its root, then emit each non-root once
+        for i in range(arr.size):
+            _find(parent, arr[i])
+    out_v = np.empty(tails.size + heads.size, dtype=np.int64)
+    out_r = np.empty(tails.size + heads.size, dtype=np.int64)
+    c = 0
+    for arr in (tails, heads):
+        for i in range(arr.size):
+            v = arr[i]
+            p = parent[v]
+            if p >= 0 and p != v:
+                out_v[c] = v
+                out_r[c] = p
+                c += 1
+                parent[v] = -1 - p
+    for arr in (tails, heads):  # leave the scratch array as it was found: parent[v] == v
+        for i in range(arr.size):
+            parent[arr[i]] = arr[i]
+    return out_v[:c], out_r[:c]
+
+
+# Whether a head lies outside the rank's rows is a coin flip per arc when the ranks' ids are dealt
+# in turn (vertex_order="degree", striped) and a row lists its heads in canonical order: a branch
+# there mispredicts half the time, so the kernels below test it without one (one unsigned compare,
+# added in). With the labels' order, rows see their outside heads in runs and either way is fast.
+
+
+@numba.njit(cache=True)
+def _outside(w, lo, span):
+    """Whether head ``w`` is outside lo..lo+span-1, as one unsigned compare (no branch)."""
+    return np.uint64(w - lo) >= span
+
+
+@numba.njit(cache=True)
+def _union_rows_numba(indptr, indices, lo, hi, parent, leaves):
+    """Union the arcs of a CSR over rows lo..hi-1; mark the rows with arcs leaving the range and
+    return those arcs' distinct heads."""
+    outside, span = 0, np.uint64(hi - lo)
+    for r in range(hi - lo):
+        if indptr[r] == indptr[r + 1]:
+            continue
+        x = _find(parent, lo + r)  # a row keeps its root in hand
+        leaving = 0
+        for j in range(indptr[r], indptr[r + 1]):
+            w = indices[j]
+            leaving += _outside(w, lo, span)
+            x = _union_owned(parent, x, w, lo, hi)
+        outside += leaving
+        leaves[r] = leaving > 0
+    return _heads_outside(indices, lo, hi, outside, np.zeros(parent.size, np.bool_))
+
+
+@numba.njit(cache=True)
+def _heads_outside(indices, lo, hi, count, seen):
+    """The distinct heads outside lo..hi-1 (``count``: how many arcs point there); ``seen`` is
+    n-long scratch, all False on entry and on return."""
+    if count == 0:
+        return np.empty(0, np.int64)
+    heads = np.empty(count + 1, np.int64)  # every head is written at c, kept only when new
+    span, c = np.uint64(hi - lo), 0
+    for j in range(indices.size):
+        w = indices[j]
+        o = _outside(w, lo, span)
+        at = w * o  # heads inside read and leave seen[0] alone: no cache miss for them
+        new = o & ~seen[at]
+        heads[c] = w
+        seen[at] |= new
+        c += new
+    for i in range(c):
+        seen[heads[i]] = False
+    return heads[:c]
+
+
+AFFOREST_LINKS = 2  # neighbours per row linked before the largest tree is sampled (Sutton et al. use 2)
+AFFOREST_SAMPLES = 1024
+
+
+@numba.njit(cache=True)
+def _afforest_rows_numba(indptr, indices, lo, hi, parent, leaves, links, samples):
+    """``_union_rows_numba`` for a symmetric block, skipping most of the work the way Afforest
+    does (Sutton, Ben-Nun, Barak, IPDPS 2018): link every row to its first few neighbours in
+    the range, sample which tree is largest, and then let the rows already in that tree skip
+    their arcs inside the range (each comes again in the row of its other end, which links it
+    unless that row is in the tree too) and only mark their heads outside it, which join the
+    tree at the end. Other rows union all their arcs, except those whose twin an earlier row
+    outside the tree has united."""
+    nrows = hi - lo
+    for k in range(links):
+        for r in range(nrows):
+            j = indptr[r] + k
+            if j < indptr[r + 1] and lo <= indices[j] < hi:
+                _union_owned(parent, _find(parent, lo + r), indices[j], lo, hi)
+    if nrows == 0:
+        return np.empty(0, np.int64)
+    step = max(nrows // samples, 1)
+    sampled = np.empty((nrows + step - 1) // step, np.int64)
+    for i in range(sampled.size):
+        sampled[i] = _find(parent, lo + i * step)
+    sampled.sort()
+    giant, most, run = sampled[0], 0, 0
+    for i in range(sampled.size):
+        run = run + 1 if i > 0 and sampled[i] == sampled[i - 1] else 1
+        if run > most:
+            giant, most = sampled[i], run
+    in_giant = np.zeros(nrows, np.bool_)  # rows that skipped their arcs inside the range
+    mark = np.zeros(parent.size, np.bool_)  # heads outside the range of such rows
+    outside = 0
+    alone = lo == 0 and hi == parent.size  # the range is every vertex: no arc leaves it
+    span = np.uint64(nrows)
+    for r in range(nrows):
+        u = lo + r
+        x = _find(parent, u)
+        g = _find(parent, giant)
+        in_giant[r] = x == g
+        if alone and in_giant[r]:
+            continue  # nothing of this row to union or to mark
+        leaving = 0
+        if in_giant[r]:  # most rows: count and mark the heads outside, without a branch per arc
+            for j in range(indptr[r], indptr[r + 1]):
+                w = indices[j]
+                o = _outside(w, lo, span)
+                leaving += o
+                mark[w * o] |= o  # heads inside touch mark[0], which this leaves as it was
+        else:
+            for j in range(indptr[r], indptr[r + 1]):
+                w = indices[j]
+                o = _outside(w, lo, span)
+                leaving += o
+                if o or w >= u or in_giant[w - lo]:  # else an earlier row outside the tree united the twin
+                    x = _union_owned(parent, x, w, lo, hi)
+        outside += leaving
+        leaves[r] = leaving > 0
+    heads = _heads_outside(indices, lo, hi, outside, np.zeros(parent.size, np.bool_))
+    g = _find(parent, giant)
+    for w in heads:
+        if mark[w]:
+            g = _union_owned(parent, g, w, lo, hi)
+    return heads
+
+
+def block_forest(blocks, parent, symmetric=False):
+    """``spanning_forest`` of the arcs of CSR blocks over one rank's rows (lo..hi-1), read in
+    place: the passes after the unions walk the rows and the heads outside them, not both ends
+    of every arc. Each tree is rooted at its smallest row (not its smallest id). ``symmetric``:
+    every arc inside the range comes with its twin (an undirected out-block). Returns (vertex,
+    root, leaving): ``leaving`` lists the rows with an arc to a vertex outside the range."""
+    return _block_forest(blocks, parent, bool(symmetric))
+
+
+def _block_forest_numpy(blocks, parent, symmetric):
+    lo, hi = blocks[0].lo, blocks[0].hi
+    a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), blk.degree()) for blk in blocks])
+    b = np.concatenate([blk.indices for blk in blocks]).astype(np.int64)
+    out = (b < lo) | (b >= hi)
+    v, root = _owned_roots(*_forest_numpy(a, b, parent, *((lo, hi) if symmetric else (0, 0))), lo, hi, parent.size)
+    return v, root, np.unique(a[out])
+
+
+def _block_forest_numba(blocks, parent, symmetric):
+    lo, hi = blocks[0].lo, blocks[0].hi
+    leaves = np.zeros(hi - lo, np.bool_)
+    if symmetric:
+        heads = [
+            _afforest_rows_numba(
+                blocks[0].indptr, blocks[0].indices, lo, hi, parent, leaves, AFFOREST_LINKS, AFFOREST_SAMPLES
+            )
+        ]
+    else:
+        heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent, leaves) for blk in blocks]
+    v, root = _roots(parent, np.arange(lo, hi, dtype=np.int64), np.concatenate(heads))
+    return v, root, lo + np.flatnonzero(leaves)
+
+
+_block_forest = twins("block_forest", numba=_block_forest_numba, numpy=_block_forest_numpy)
+
+
+def _owned_roots(v, root, lo, hi, n):
+    """Re-root each tree of (vertex, root) pairs at its smallest member in lo..hi-1, as the
+    numba engine roots them."""
+    roots = np.unique(root)
+    members, trees = np.concatenate([v, roots]), np.concatenate([root, roots])
+    owned = (members >= lo) & (members < hi)
+    smallest = np.full(n, n, dtype=np.int64)
+    np.minimum.at(smallest, trees[owned], members[owned])
+    new = smallest[trees]
+    keep = members != new
+    return members[keep], new[keep]
+
+
+def _forest_numpy(a, b, parent, lo, hi):
+    ids = np.concatenate([a, b])
+    if ids.size == 0:
+        return ids, ids
+    order = np.sort(ids)
+    keep = np.ones(order.size, dtype=bool)
+    keep[1:] = order[1:] != order[:-1]
+    verts = order[keep]
+    ca, cb = np.searchsorted(verts, a), np.searchsorted(verts, b)
+    g = sp.coo_matrix((np.ones(a.size), (ca, cb)), shape=(verts.size, verts.size))
+    _, comp = connected_components(g, directed=True, connection="weak")
+    root = np.full(comp.max() + 1, np.iinfo(np.int64).max)
+    np.minimum.at(root, comp, verts)
+    r = root[comp]
+    nonroot = r != verts
+    return verts[nonroot], r[nonroot]
+
+
+def spanning_forest(a, b, parent, symmetric=None):
+    """Union the arcs (a[i], b[i]); return (vertex, root) for every non-root endpoint.
+
+    Roots are the smallest id of their tree. ``parent`` is an n-long scratch array with
+    parent[v] == v, left unchanged on return, so one array serves many calls. With
+    ``symmetric=(lo, hi)`` every arc between two vertices of lo..hi-1 is known to come with its
+    twin, so only one of the two is united (the result is the same).
+    """
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    b = np.ascontiguousarray(b, dtype=np.int64)
+    lo, hi = symmetric if symmetric is not None else (0, 0)
+    return _forest(a, b, parent, lo, hi)
+
+
+_forest = twins("spanning_forest", numba=_forest_numba, numpy=_forest_numpy)
+
+
+@numba.njit(cache=True)
+def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
+    keyed = key.size > 0
+    for x in leaving:  # owned endpoints of arcs that leave the rank
+        vflag[x] |= 1
+    m = v.size
+    for i in range(2 * m):  # members: every non-root, then every root (repeated)
+        x = v[i] if i < m else root[i - m]
+        t = root[i] if i < m else x
+        if x < lo or x >= hi:
+            tflag[t] |= 1
+        elif anchor[t] == -1 or x < anchor[t]:
+            anchor[t] = x
+        if best[t] == -1 or (key[x] < key[best[t]] if keyed else x < best[t]):
+            best[t] = x
+    out_x = np.empty(2 * m + 1, np.int64)
+    out_a = np.empty(2 * m + 1, np.int64)
+    own_x = np.empty(2 * m + 1, np.int64)
+    own_t = np.empty(2 * m + 1, np.int64)
+    own_i = np.empty(2 * m + 1, np.bool_)
+    c = 0
+    o = 0
+    for i in range(2 * m):
+        x = v[i] if i < m else root[i - m]
+        t = root[i] if i < m else x
+        if vflag[x] & 2:
+            continue  # a root seen before
+        vflag[x] |= 2
+        interface = (tflag[t] & 1) != 0
+        owned = lo <= x < hi
+        if interface:
+            if (not owned or vflag[x] & 1) and x != anchor[t]:
+                out_x[c] = x
+                out_a[c] = anchor[t]
+                c += 1
+            if not tflag[t] & 2:
+                tflag[t] |= 2
+                if best[t] != anchor[t]:
+                    out_x[c] = best[t]
+                    out_a[c] = anchor[t]
+                    c += 1
+        if owned:
+            own_x[o] = x
+            own_t[o] = anchor[t] if interface else best[t]
+            own_i[o] = interface
+            o += 1
+    for i in range(2 * m):
+        x = v[i] if i < m else root[i - m]
+        t = root[i] if i < m else x
+        tflag[t] = 0
+        anchor[t] = -1
+        best[t] = -1
+        vflag[x] = 0
+    for x in leaving:
+        vflag[x] = 0
+    return out_x[:c], out_a[:c], own_x[:o], own_t[:o], own_i[:o]
+
+
+def _interface_numpy(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
+    roots = np.unique(root)
+    members = np.concatenate([v, roots])
+    tree = np.concatenate([root, roots])
+    ghost = (members < lo) | (members >= hi)
+    leaves = np.zeros(vflag.size, dtype=bool)
+    leaves[leaving] = True
+    order = np.argsort(tree, kind="stable")
+    members, tree, ghost = members[order], tree[order], ghost[order]
+    starts = np.flatnonzero(np.r_[True, tree[1:] != tree[:-1]])
+    sizes = np.diff(np.r_[starts, tree.size])
+    interface = np.repeat(np.logical_or.reduceat(ghost, starts), sizes)
+    big = np.iinfo(np.int64).max
+    anchor_of = np.repeat(np.minimum.reduceat(np.where(ghost, big, members), starts), sizes)
+    k = members if key.size == 0 else key[members]
+    by_key = np.lexsort((k, tree))
+    best_of = np.repeat(members[by_key][starts], sizes)
+    send = interface & (ghost | leaves[members]) & (members != anchor_of)
+    first = np.zeros(tree.size, dtype=bool)
+    first[starts] = True
+    send_best = interface & first & (best_of != anchor_of)
+    out_x = np.concatenate([members[send], best_of[send_best]])
+    out_a = np.concatenate([anchor_of[send], anchor_of[send_best]])
+    owned = ~ghost
+    return out_x, out_a, members[owned], np.where(interface, anchor_of, best_of)[owned], interface[owned]
+
+
+def component_interface(leaving, v, root, lo, hi, key, scratch):
+    """Summarise a rank's spanning forest (pairs (v, root) of its arcs) for merging; ``leaving``:
+    its owned vertices with arcs to vertices owned elsewhere.
+
+    A tree is an *interface* tree when it holds a vertex owned elsewhere. For each interface
+    tree: anchor = its smallest owned vertex; pairs (x, anchor) are returned for every member x
+    that is owned elsewhere or is an owned endpoint of an arc leaving the rank, and for the
+    tree's smallest-key member. For every owned member: its anchor (interface trees: its final
+    label is the anchor's) or its tree's smallest-key member (the final label). ``scratch`` is
+    four n-long int64 arrays, zero / zero / -1 / -1 on entry and on return.
+
+    Returns (pair_x, pair_anchor, owned_x, owned_target, owned_is_interface), each in no
+    particular order (the two engines return the same sets).
+    """
+    tflag, vflag, anchor, best = scratch
+    args = [np.ascontiguousarray(x, dtype=np.int64) for x in (leaving, v, root)]
+    return _interface(*args, lo, hi, key, tflag, vflag, anchor, best)
+
+
+_interface = twins("component_interface", numba=_interface_numba, numpy=_interface_numpy)

@@ -1,0 +1,459 @@
+"""Every registered kernel, every engine: the same results on the same inputs.
+
+``CASES`` gives each kernel of ``dgraph.kernels.KERNELS`` its inputs (a list of argument tuples,
+as the kernel's twins take them) and, where the twins may order a result differently or leave
+scratch arrays with different garbage, what to compare. A kernel registered without a case, or
+without an implementation for every CPU engine, fails ``test_every_kernel_has_a_twin_and_a_case``.
+"""
+
+import copy
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from dgraph import kernels
+from dgraph.kernels.csr import build_csr
+
+CPU_ENGINES = ("numba", "numpy")
+N, LO, HI = 300, 80, 220  # a rank owns placed ids LO..HI-1 of N
+
+
+def _graph(seed=1, n=N, m=2400, symmetric=True):
+    """A skewed simple graph's CSR (a few hubs, isolated vertices, no self-loops when symmetric)."""
+    rng = np.random.default_rng(seed)
+    tails = np.minimum(rng.zipf(1.7, m) - 1, n - 1)
+    heads = rng.integers(0, n, m)
+    if symmetric:
+        keep = tails != heads
+        tails, heads = np.r_[tails[keep], heads[keep]], np.r_[heads[keep], tails[keep]]
+    w = rng.integers(1, 20, tails.size).astype(np.float64)
+    return build_csr(tails, heads, n, weights=w)
+
+
+def _rows(indptr, indices, weights, lo, hi):
+    """Rows lo..hi-1 of a CSR as their own CSR (local rows, placed ids)."""
+    ptr = indptr[lo : hi + 1] - indptr[lo]
+    s = slice(indptr[lo], indptr[hi])
+    return ptr, indices[s].copy(), None if weights is None else weights[s].copy()
+
+
+def _ghost_rows(indptr, indices, ids):
+    counts = np.diff(indptr)[ids]
+    return (
+        ids.astype(np.int64),
+        np.r_[0, np.cumsum(counts)].astype(np.int64),
+        np.concatenate([indices[indptr[v] : indptr[v + 1]] for v in ids]).astype(np.int64),
+    )
+
+
+def _key(seed=2):
+    return np.random.default_rng(seed).permutation(N).astype(np.int64)
+
+
+def _scratch():
+    return np.zeros(N), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, bool)
+
+
+def _csr_cases():
+    rng = np.random.default_rng(3)
+    out = []
+    for weighted in (True, False):
+        pieces = []
+        for size in (500, 0, 300):
+            rows, cols = rng.integers(10, 40, size), rng.integers(0, 60, size)
+            w = rng.integers(1, 5, size).astype(np.float64) if weighted else np.empty(0)
+            pieces.append((rows, cols, w))
+        for dedup, order in ((True, True), (False, True), (False, False)):
+            out.append((pieces, weighted, 30, 10, _key()[:60] % 60, dedup, order, np.dtype(np.int32)))
+    return out
+
+
+def _frontier_cases():
+    indptr, indices, w = _graph()
+    rng = np.random.default_rng(4)
+    frontier = np.sort(rng.choice(N, 40, replace=False)).astype(np.int64)
+    return [(indptr, indices, w, frontier), (indptr, indices, np.empty(0), frontier[:0])]
+
+
+def _first_cases():
+    indptr, indices, w = _graph()
+    rng = np.random.default_rng(5)
+    rows = np.sort(rng.choice(N, 120, replace=False)).astype(np.int64)
+    return [(indptr, indices, w, rows, rng.random(N) < 0.1), (indptr, indices, np.empty(0), rows, np.zeros(N, bool))]
+
+
+def _settle_cases():
+    rng = np.random.default_rng(6)
+    nloc = HI - LO
+    level = np.where(rng.random(nloc) < 0.3, 2, -1).astype(np.int64)
+    ids = np.unique(rng.integers(0, nloc, 60)).astype(np.int64)
+    return [(ids, rng.integers(0, N, ids.size).astype(np.int64), 3, level, np.full(nloc, -1), np.zeros(N, bool), LO)]
+
+
+def _push_cases():
+    indptr, indices, w = _graph()
+    rng = np.random.default_rng(7)
+    rows = np.sort(rng.choice(N, 50, replace=False)).astype(np.int64)
+    tails = rows[::-1].copy()
+    skip = rng.random(N) < 0.2
+    out = []
+    for mode in (0, 1, 3):  # min, max, first
+        floats = rng.integers(0, 3, rows.size).astype(np.float64)  # few values: ties between tails
+        out.append(
+            (
+                indptr,
+                indices,
+                w,
+                rows,
+                floats,
+                tails,
+                skip,
+                mode,
+                True,
+                _key(),
+                np.zeros(N),
+                np.zeros(N, np.int64),
+                np.zeros(N, bool),
+            )
+        )
+        ints = rng.integers(0, 3, rows.size).astype(np.int64)
+        out.append(
+            (
+                indptr,
+                indices,
+                np.empty(0),
+                rows,
+                ints,
+                tails,
+                np.empty(0, bool),
+                mode,
+                False,
+                np.empty(0, np.int64),
+                np.zeros(N, np.int64),
+                np.zeros(N, np.int64),
+                np.zeros(N, bool),
+            )
+        )
+    return out
+
+
+def _merge_cases():
+    rng = np.random.default_rng(8)
+    ids = rng.integers(0, N, 500).astype(np.int64)
+    tails = rng.integers(0, N, 500).astype(np.int64)
+    out = []
+    for mode in (0, 1, 2, 3):
+        out.append(
+            (
+                ids,
+                rng.integers(0, 4, 500).astype(np.float64),
+                tails,
+                mode,
+                _key(),
+                np.zeros(N),
+                np.zeros(N, np.int64),
+                np.zeros(N, bool),
+            )
+        )
+        out.append(
+            (
+                ids,
+                rng.integers(0, 4, 500).astype(np.int64),
+                tails,
+                mode,
+                np.empty(0, np.int64),
+                np.zeros(N, np.int64),
+                np.zeros(N, np.int64),
+                np.zeros(N, bool),
+            )
+        )
+    return out
+
+
+def _spmv_cases():
+    indptr, indices, w = _graph()
+    x = np.random.default_rng(9).random(N)
+    return [(indptr, indices, w, x, np.empty(N)), (indptr, indices, None, x, np.empty(N))]
+
+
+def _pagerank_inputs(seed=10):
+    indptr, indices, _ = _graph(seed)
+    outw = np.diff(indptr).astype(np.float64)
+    pr = np.full(N, 1 / N)
+    contrib = np.divide(pr, outw, out=np.zeros(N), where=outw > 0)
+    return indptr, indices, pr, np.full(N, 1 / N), outw, contrib, float(pr[outw == 0].sum())
+
+
+def _step_cases():
+    indptr, indices, pr, p, outw, contrib, dangling = _pagerank_inputs()
+    pulled = np.random.default_rng(11).random(N) / N
+    return [(pulled, pr, p, outw, 0.85, dangling, contrib)]
+
+
+def _iterate_cases():
+    indptr, indices, pr, p, outw, contrib, dangling = _pagerank_inputs()
+    return [
+        (indptr, indices, None, pr, p, outw, contrib, 0.85, dangling, 30, 0.0),
+        (indptr, indices, None, pr, p, outw, contrib, 0.85, dangling, 100, 1e-6),
+    ]
+
+
+def _forest_cases():
+    rng = np.random.default_rng(12)
+    a, b = np.sort(rng.integers(0, N, 400)).astype(np.int64), rng.integers(0, N, 400).astype(np.int64)
+    return [(a, b, np.arange(N, dtype=np.int64), 0, 0)]
+
+
+def _block(ptr, idx, lo, hi):
+    return SimpleNamespace(indptr=ptr, indices=idx, lo=lo, hi=hi, degree=lambda: np.diff(ptr))
+
+
+def _block_forest_cases():
+    indptr, indices, _ = _graph(13)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    whole = _block(indptr, indices, 0, N)
+    return [
+        ([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True),
+        ([_block(ptr, idx, LO, HI), _block(ptr, idx[::-1].copy(), LO, HI)], np.arange(N, dtype=np.int64), False),
+        ([whole], np.arange(N, dtype=np.int64), True),
+    ]
+
+
+def _interface_cases():
+    indptr, indices, _ = _graph(14, m=300)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    with kernels.using("numpy"):
+        v, root, leaving = kernels.block_forest([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True)
+    scratch = (np.zeros(N, np.int64), np.zeros(N, np.int64), np.full(N, -1), np.full(N, -1))
+    return [(leaving, v, root, LO, HI, key, *copy.deepcopy(scratch)) for key in (_key(), np.empty(0, np.int64))]
+
+
+def _mode_cases():
+    indptr, indices, _ = _graph(15)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    labels = np.random.default_rng(16).integers(0, 25, N).astype(np.int64)  # few labels: many ties
+    counts = np.zeros((1, N), np.int32)
+    return [
+        (ptr, idx, None, None, labels, labels[LO:HI].copy(), counts),
+        (ptr, idx, ptr, idx[::-1].copy(), labels, labels[LO:HI].copy(), counts.copy()),
+    ]
+
+
+def _sets_cases():
+    indptr, indices, _ = _graph(17)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    empty = np.empty(0, np.int64)
+    loops = np.r_[idx, np.arange(LO, HI)]  # self-loops and repeats to drop
+    lptr = np.r_[ptr[:-1], ptr[-1]] + np.arange(ptr.size)
+    lidx = np.empty(loops.size, np.int64)
+    for r in range(HI - LO):
+        lidx[lptr[r] : lptr[r + 1]] = np.r_[idx[ptr[r] : ptr[r + 1]], LO + r]
+    return [(ptr, idx, empty, empty, LO), (ptr, idx, ptr, idx[::-1].copy(), LO), (lptr, lidx, empty, empty, LO)]
+
+
+def _neighbourhood_inputs(seed):
+    indptr, indices, _ = _graph(seed)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    ghost_ids = np.r_[0:LO, HI:N].astype(np.int64)
+    return indptr, indices, ptr, idx, ghost_ids
+
+
+def _nbr_arcs_cases():
+    indptr, indices, ptr, idx, ghost_ids = _neighbourhood_inputs(18)
+    return [(ptr, idx.astype(np.int64), LO, ptr, idx, *_ghost_rows(indptr, indices, ghost_ids), np.zeros(N, bool))]
+
+
+def _orient_cases():
+    indptr, indices, ptr, idx, _ = _neighbourhood_inputs(19)
+    return [(ptr, idx, np.diff(indptr), LO), (indptr, indices, np.diff(indptr), 0)]
+
+
+def _oriented_cases():
+    indptr, indices, ptr, idx, ghost_ids = _neighbourhood_inputs(20)
+    degree = np.diff(indptr)
+    with kernels.using("numpy"):
+        up_all = kernels.orient_rows(indptr, indices, degree, 0)
+        up_ptr, up_idx = kernels.orient_rows(ptr, idx, degree, LO)
+    ghosts = _ghost_rows(up_all[0], up_all[1], ghost_ids)
+    return [(up_ptr, up_idx, LO, *ghosts, np.zeros(N, bool), np.zeros(N, np.int64))]
+
+
+def _touching_cases():
+    indptr, indices, _ = _graph(21)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    return [(ptr, idx, np.random.default_rng(22).random(N) < 0.05)]
+
+
+def _hindex_cases():
+    indptr, indices, _ = _graph(23)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    rng = np.random.default_rng(24)
+    own = np.diff(ptr).astype(np.int64)
+    values = rng.integers(0, 12, N).astype(np.int64)
+    return [(ptr, idx, values, own, np.sort(rng.choice(HI - LO, 70, replace=False)).astype(np.int64))]
+
+
+def _heaviest_cases():
+    indptr, indices, w = _graph(25)
+    ptr, idx, wt = _rows(indptr, indices, w, LO, HI)
+    matched = np.random.default_rng(26).random(N) < 0.3
+    return [
+        (ptr, idx, wt, LO, matched[LO:HI], matched, _key()),
+        (ptr, idx, np.empty(0), LO, matched[LO:HI], matched, np.empty(0, np.int64)),
+    ]
+
+
+def _split_cases():
+    indptr, indices, w = _graph(27)
+    return [(indptr, indices, w, 5.0, np.arange(N, dtype=np.int64))]
+
+
+def _improve_cases():
+    rng = np.random.default_rng(28)
+    nloc = HI - LO
+    ids = np.unique(rng.integers(0, nloc, 80)).astype(np.int64)
+    d = rng.integers(1, 6, ids.size).astype(np.float64)
+    dist = np.where(rng.random(nloc) < 0.5, rng.integers(1, 6, nloc), np.inf)
+    pred = np.where(np.isfinite(dist), rng.integers(0, N, nloc), -1).astype(np.int64)
+    pending = rng.random(nloc) < 0.2
+    tails = rng.integers(0, N, ids.size).astype(np.int64)
+    return [
+        (ids, d, tails, dist, pred, pending, key, ties)
+        for key in (_key(), np.empty(0, np.int64))
+        for ties in (False, True)
+    ]
+
+
+def _leaving_cases():
+    indptr, indices, _ = _graph(29)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    return [(ptr, idx, LO, HI)]
+
+
+def _relax_cases():
+    indptr, indices, w = _graph(30)
+    ptr, idx, wt = _rows(indptr, indices, w, LO, HI)
+    out = []
+    for weights in (wt, np.empty(0)):
+        dist = np.full(HI - LO, np.inf)
+        seeds = np.array([0, 17, 60], np.int64)
+        dist[seeds] = [0.0, 3.0, 1.0]
+        for key in (_key(), np.empty(0, np.int64)):
+            out.append(
+                (
+                    ptr,
+                    idx,
+                    weights,
+                    LO,
+                    HI,
+                    dist.copy(),
+                    np.full(HI - LO, -1),
+                    seeds,
+                    np.inf,
+                    np.zeros(HI - LO, bool),
+                    key,
+                    True,
+                )
+            )
+        out.append(
+            (
+                ptr,
+                idx,
+                weights,
+                LO,
+                HI,
+                dist.copy(),
+                np.full(HI - LO, -1),
+                seeds,
+                4.0,
+                np.zeros(HI - LO, bool),
+                np.empty(0, np.int64),
+                True,
+            )
+        )
+    return out
+
+
+def _brandes_cases():
+    indptr, indices, _ = _graph(31, symmetric=False)
+    return [(indptr, indices.astype(np.int32), np.array([0, 5, 99, 250], np.int64), np.zeros(N))]
+
+
+def _pairs(*arrays):
+    """Parallel arrays as rows sorted lexicographically: results whose order is not specified."""
+    order = np.lexsort(arrays[::-1])
+    return tuple(a[order] for a in arrays)
+
+
+# name -> (cases, normalise(result, args after the call) -> what must be equal)
+CASES = {
+    "csr_from_pieces": (_csr_cases, None),
+    "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
+    "frontier_arcs": (_frontier_cases, None),
+    "first_in_frontier": (_first_cases, None),
+    "settle_level": (_settle_cases, None),
+    # best and btail are scratch whose content between calls is unspecified; seen must be clear
+    "push_merge": (_push_cases, lambda r, a: (r, a[-1])),
+    "merge_by_id": (_merge_cases, lambda r, a: (r, a[-1])),
+    "spmv": (_spmv_cases, None),
+    "pagerank_step": (_step_cases, None),
+    "power_iterations": (_iterate_cases, None),
+    "spanning_forest": (_forest_cases, lambda r, a: (_pairs(*r), a)),
+    "block_forest": (_block_forest_cases, lambda r, a: (_pairs(r[0], r[1]), np.sort(r[2]), a[1])),
+    "component_interface": (
+        _interface_cases,
+        lambda r, a: (_pairs(r[0], r[1]), _pairs(r[2], r[3], r[4].astype(np.int64)), a[6:]),
+    ),
+    "label_mode": (_mode_cases, None),
+    "neighbour_sets": (_sets_cases, None),
+    "neighbourhood_arcs": (_nbr_arcs_cases, None),
+    "orient_rows": (_orient_cases, None),
+    "oriented_triangles": (_oriented_cases, None),
+    "rows_touching": (_touching_cases, None),
+    "h_index": (_hindex_cases, None),
+    "heaviest_free_neighbour": (_heaviest_cases, None),
+    "split_rows": (_split_cases, None),
+    "improve": (_improve_cases, None),
+    "rows_leaving": (_leaving_cases, None),
+    "relax_local": (_relax_cases, None),
+    "brandes": (_brandes_cases, None),
+}
+
+
+def _equal(x, y, where):
+    if isinstance(x, SimpleNamespace):
+        return
+    if isinstance(x, (tuple, list)):
+        assert isinstance(y, (tuple, list)) and len(x) == len(y), where
+        for i, (a, b) in enumerate(zip(x, y)):
+            _equal(a, b, f"{where}[{i}]")
+        return
+    if x is None or isinstance(x, (str, bool, np.dtype)):
+        assert x == y, where
+        return
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype.kind == "f" or y.dtype.kind == "f":
+        np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12, err_msg=where)
+    else:
+        np.testing.assert_array_equal(x, y, err_msg=where)
+
+
+def test_every_kernel_has_a_twin_and_a_case():
+    assert set(kernels.KERNELS) == set(CASES), "each registered kernel needs a case here, and each case a kernel"
+    for name, kernel in kernels.KERNELS.items():
+        assert set(CPU_ENGINES) <= set(kernel.impls), f"{name} lacks an engine: {sorted(kernel.impls)}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_engines_agree(name):
+    make, normalise = CASES[name]
+    kernel = kernels.KERNELS[name]
+    for i, args in enumerate(make()):
+        outcomes = {}
+        for engine in CPU_ENGINES:
+            mine = copy.deepcopy(args)
+            with kernels.using(engine):
+                result = kernel.impls[engine](*mine)
+            outcomes[engine] = normalise(result, mine) if normalise else (result, mine)
+        _equal(outcomes["numba"], outcomes["numpy"], f"{name} case {i}")
