@@ -54,6 +54,15 @@ def identity(client):
         return client.sync(client.scheduler.identity)
 
 
+async def live_workers(client):
+    """``workers(client)`` on the client's event loop."""
+    try:
+        info = await client.scheduler.identity(n_workers=-1)
+    except TypeError:  # schedulers before n_workers= existed list every worker
+        info = await client.scheduler.identity()
+    return sorted(info["workers"])
+
+
 def _require(module, extra, what):
     import importlib
 

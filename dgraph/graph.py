@@ -23,7 +23,8 @@ from .labels import Labels, inverse_permutation, lookup
 from .partitioners.oned import OneD
 from .results import block_edges, edges_frame, part_name, rank_frames, ranks_frame, to_dask
 from .runtime import RankResults, launch
-from .runtime.spmd import Deferred, ensure_plugin
+from .runtime.launch import ensure_plugin
+from .runtime.params import Deferred
 
 DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")
@@ -202,7 +203,7 @@ class Graph:
         """
         import copy
 
-        from .runtime.spmd import TRANSPORTS
+        from .runtime.driver import TRANSPORTS
 
         if transport not in TRANSPORTS:
             raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
@@ -613,7 +614,7 @@ def from_edgelist(
     wk = workers(client)
     one_rank_below = ONE_RANK_ARCS if ranks is None and getattr(layout, "ranks", None) is None else 0
     layout = resolve_layout(layout, ranks, len(wk))
-    from .runtime.spmd import TRANSPORTS
+    from .runtime.driver import TRANSPORTS
 
     if transport not in TRANSPORTS:
         raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")

@@ -7,6 +7,8 @@ import uuid
 import numpy as np
 import pandas as pd
 
+from .dask_internals import held_frame
+
 
 def decode(ids, labels, nullable):
     """Placed ids -> labels (``labels`` in placed order, or None for ids that are their own
@@ -94,16 +96,14 @@ def to_dask(client, parts, meta=None):
     empty frame, fetched from the first part when not given.
 
     The frame's keys are the futures' own, so computing it runs no task of its own (with
-    ``dd.from_delayed`` every compute ran an alias task per partition first: a scheduler round trip,
-    ~15 ms, on every result)."""
+    ``dd.from_delayed`` every compute would run an alias task per partition first: a scheduler
+    round trip, ~15 ms, on every result)."""
     name = parts[0].key[0] if parts and isinstance(parts[0].key, tuple) else None
     if name is None or [p.key for p in parts] != [(name, i) for i in range(len(parts))]:
         raise ValueError(
             f"to_dask needs futures under the keys (name, 0..{len(parts) - 1}), got "
             f"{[p.key for p in parts][:3]}; submit them with key=(part_name(...), i)"
         )
-    from .held_parts import held_frame  # imports dask.dataframe: only once a frame is made
-
     if meta is None:
         meta = client.submit(_empty_like, parts[0], pure=False).result()
     return held_frame(name, parts, meta)

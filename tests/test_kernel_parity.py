@@ -126,7 +126,7 @@ def _push_cases():
                 rows,
                 ints,
                 tails,
-                np.empty(0, bool),
+                skip,
                 mode,
                 False,
                 np.empty(0, np.int64),

@@ -21,6 +21,7 @@ from dgraph.cluster import workers
 from dgraph.generators import grid_graph
 from dgraph.partitioners import OneD, TwoD
 from dgraph.runtime.channels import HELLO, PeerLost, _FrameReader, connect_mesh, encode
+from dgraph.runtime.launch import client_state
 from dgraph.runtime.plugin import PLUGIN_NAME
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -62,13 +63,14 @@ def test_collectives(client, ranks):
 
 
 def test_runs_share_each_host_s_cores_among_their_drivers_and_workers_reuse_freed_memory(client):
+    from dgraph.runtime.launch import _driver_threads, ensure_plugin
     from dgraph.runtime.plugin import MMAP_THRESHOLD
-    from dgraph.runtime.spmd import _driver_threads, ensure_plugin
 
     ensure_plugin(client)
     addrs = workers(client)
     assert len(addrs) == 2  # the suite's cluster: two single-thread workers on this host
-    assert _driver_threads(client, addrs[:1]) == [2] and _driver_threads(client, addrs) == [1, 1]
+    state = client_state(client)
+    assert _driver_threads(client, state, addrs[:1]) == [2] and _driver_threads(client, state, addrs) == [1, 1]
     if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
         pytest.skip("the allocator is tuned on glibc only")
     tuned = client.run(lambda dask_worker: dask_worker.plugins[PLUGIN_NAME].malloc_tuned)
@@ -236,7 +238,7 @@ def test_a_run_whose_blocks_moved_goes_through_tasks_then_direct_again(client):
     g = grid_graph(12, 12, ranks=4)
     expected = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
     a, b = workers(client)
-    known = client._dgraph_holders
+    known = client_state(client).holders
     for blocks, holders in known.items():  # remember every block on the other worker
         known[blocks] = [b if h == a else a for h in holders]
     got = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
@@ -279,16 +281,16 @@ def test_runs_start_in_one_message_and_open_first_when_a_spare_listener_was_take
     g = grid_graph(8, 8, ranks=2)
     expected = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
     before = spare_tokens(client)
-    assert {w: t for w, (_, t) in client._dgraph_spares.items()} == before
+    assert {w: t for w, (_, t) in client_state(client).spares.items()} == before
     got = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
     after = spare_tokens(client)
     assert all(after[w] != before[w] for w in after)  # each worker's run took its spare listener
     pd.testing.assert_frame_equal(got, expected)
-    client._dgraph_spares = {w: (port, "taken") for w, (port, _) in client._dgraph_spares.items()}
+    client_state(client).spares = {w: (port, "taken") for w, (port, _) in client_state(client).spares.items()}
     got = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
     assert g.last_stats.dispatch == "direct" and spare_tokens(client) == after  # opened on a listener of its own
     pd.testing.assert_frame_equal(got, expected)
-    assert {w: t for w, (_, t) in client._dgraph_spares.items()} == after  # the replies named the spares again
+    assert {w: t for w, (_, t) in client_state(client).spares.items()} == after  # the replies named the spares again
 
 
 def test_a_run_whose_remembered_holder_is_gone_goes_through_tasks(client):
@@ -296,11 +298,11 @@ def test_a_run_whose_remembered_holder_is_gone_goes_through_tasks(client):
     through the scheduler (the client keeps calling live workers directly afterwards)."""
     g = grid_graph(8, 8, ranks=2)
     expected = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
-    known = client._dgraph_holders
+    known = client_state(client).holders
     for blocks, holders in known.items():
         known[blocks] = ["tcp://127.0.0.1:9" if h == holders[0] else h for h in holders]  # nothing listens there
     got = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
-    assert g.last_stats.dispatch == "tasks" and getattr(client, "_dgraph_direct", True)
+    assert g.last_stats.dispatch == "tasks" and client_state(client).direct
     pd.testing.assert_frame_equal(got, expected)
 
 

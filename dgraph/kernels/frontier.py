@@ -195,7 +195,7 @@ def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
     examined = heads.size
     if skip.size:
         keep = ~skip[heads]
-        pos, heads, w = pos[keep], heads[keep], w[keep]
+        pos, heads, w = pos[keep], heads[keep], (w[keep] if weights.size else w)
     if heads.size == 0:
         return heads, tvals[:0], tails[:0], examined
     vals = tvals[pos] + (w if weights.size else 1.0) if add else tvals[pos]

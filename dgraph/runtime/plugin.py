@@ -20,11 +20,13 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from distributed import WorkerPlugin
+from distributed import WorkerPlugin, get_worker, secede
 from distributed.comm.addressing import get_address_host
-from distributed.worker import get_data_from_worker
 
+from ..dask_internals import fetch_from_worker, store_on_worker
 from ..errors import DgraphInputError, DgraphRunError
+from .driver import drive
+from .params import resolve
 
 PLUGIN_NAME = "dgraph-exchange"
 
@@ -215,11 +217,9 @@ class ExchangePlugin(WorkerPlugin):
         """``[value]`` of ``key`` from the first of ``holders`` that has it, or ``[]``."""
         for holder in holders:
             try:
-                reply = await get_data_from_worker(self.worker.rpc, [key], holder, who=self.worker.address)
-            except OSError:
+                return [await fetch_from_worker(self.worker, key, holder)]
+            except (OSError, KeyError):
                 continue
-            if isinstance(reply, dict) and reply.get("status") == "OK" and key in reply.get("data", {}):
-                return [reply["data"][key]]
         return []
 
     async def drive(self, run_id=None, spec=None, key=None):
@@ -227,8 +227,6 @@ class ExchangePlugin(WorkerPlugin):
         task threads stay free). What the kernel returned goes into the worker's memory under
         ``key``, as scattered data does (the client then tells the scheduler), and the run closes;
         the reply carries the outcome and its size, or the error's message."""
-        from .spmd import drive, resolve
-
         run = self.runs.get(run_id)
         if run is None or run.closed:
             return {"status": "error", "message": str(self._gone(run_id))}
@@ -252,8 +250,8 @@ class ExchangePlugin(WorkerPlugin):
             return {"status": "error", "message": str(self._gone(run_id))}
         del self.runs[run_id]
         run.close()
-        stored = self.worker.update_data(data={key: results}, stimulus_id=f"dgraph-run-{run_id}")
-        return {"status": "OK", "outcome": run.outcome, "nbytes": stored["nbytes"][key], "spare": self._spare()}
+        nbytes = store_on_worker(self.worker, key, results, f"dgraph-run-{run_id}")
+        return {"status": "OK", "outcome": run.outcome, "nbytes": nbytes, "spare": self._spare()}
 
     async def fail(self, run_id=None, reason=None):
         run = self.runs.get(run_id)
@@ -290,3 +288,15 @@ class ExchangePlugin(WorkerPlugin):
             f"run {run_id} is not open on worker {self.worker.address}: it ended, failed, or this is a "
             "recomputation of a finished run's task; call the algorithm again"
         )
+
+
+def drive_task(run_id, spec, values, *blocks):
+    """The driver task (when the client dispatches through the scheduler). ``values``: the
+    futures the spec's held params and finish stand for, key -> value (dask puts their values
+    in a dict, not inside a NamedTuple or a Deferred)."""
+    worker = get_worker()
+    # Leave the worker's thread pool: the run may block for long, and the worker must stay
+    # free to run other tasks (even with one thread) while its ranks exchange.
+    secede()
+    spec = spec._replace(params=resolve(spec.params, values), finish=resolve(spec.finish, values))
+    return drive(worker, worker.plugins[PLUGIN_NAME].get_run(run_id), spec, blocks)

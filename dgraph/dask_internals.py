@@ -1,0 +1,131 @@
+"""Every use dgraph makes of dask's and distributed's non-public API, in one place.
+
+dgraph keeps a run's results in the workers' memory and hands them to the user as futures and
+dask DataFrames without a task of its own; that needs a few calls dask does not document. Each
+function here says what it relies on; ``tests/test_dask_internals.py`` pins that behaviour and CI
+runs it on the oldest and the newest dask the project supports (pyproject's lower bound and the
+latest release).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from distributed import Future
+from distributed.core import send_recv
+from distributed.protocol.pickle import dumps as pickle_dumps
+from distributed.worker import get_data_from_worker
+
+__all__ = [
+    "adopt_futures",
+    "call_on_comm",
+    "fetch_from_worker",
+    "held_frame",
+    "pickle_dumps",
+    "settled",
+    "store_on_worker",
+]
+
+
+def store_on_worker(worker, key, value, stimulus_id):
+    """Put ``value`` into ``worker``'s memory under ``key``, as scattered data is put there
+    (``Worker.update_data``); returns its size in bytes as the worker measured it."""
+    return worker.update_data(data={key: value}, stimulus_id=stimulus_id)["nbytes"][key]
+
+
+async def fetch_from_worker(worker, key, holder):
+    """The value of ``key`` from the memory of worker ``holder`` (``get_data_from_worker``, the
+    call workers fetch their dependencies with). Raises ``KeyError`` when ``holder`` does not
+    have it, ``OSError`` when it cannot be reached."""
+    reply = await get_data_from_worker(worker.rpc, [key], holder, who=worker.address)
+    if isinstance(reply, dict) and reply.get("status") == "OK" and key in reply.get("data", {}):
+        return reply["data"][key]
+    raise KeyError(key)
+
+
+async def adopt_futures(client, stored):
+    """Futures for values that workers stored themselves (key -> (worker, nbytes)), made as
+    ``Client.scatter`` makes them: the scheduler learns where they are (``update_data``) and the
+    client's futures are marked finished at once (the scheduler's own report may come before or
+    after: either is fine). No task runs."""
+    if not stored:
+        return []
+    await client.scheduler.update_data(
+        who_has={k: [w] for k, (w, _) in stored.items()},
+        nbytes={k: n for k, (_, n) in stored.items()},
+        client=client.id,
+    )
+    futures = [Future(k, client) for k in stored]
+    for f in futures:
+        client.futures[f.key].finish()
+    return futures
+
+
+async def settled(future):
+    """Wait on the client's event loop until ``future`` is finished, erred or cancelled; returns
+    ``(status, exception or None)`` without fetching the result."""
+    await future._state.wait()
+    return future.status, (future._state.exception if future.status == "error" else None)
+
+
+async def call_on_comm(comm, op, **msg):
+    """Send ``op`` with ``msg`` over an open comm and return the reply (``distributed.core``)."""
+    return await send_recv(comm, op=op, reply=True, **msg)
+
+
+def held_frame(name, futures, meta):
+    """A dask DataFrame whose partitions are the futures, under the keys ``(name, 0), (name, 1),
+    ...``, with empty frame ``meta`` and unknown divisions: computing it asks the scheduler for
+    results it holds and runs no task of its own (``dd.from_delayed`` adds an alias task per
+    partition, a scheduler round trip on every compute). Built on dask-expr's ``IO`` expression."""
+    import pandas as pd
+    from dask.dataframe.dask_expr._collection import new_collection
+    from dask.dataframe.dask_expr._expr import ArrowStringConversion
+    from dask.dataframe.utils import make_meta, pyarrow_strings_enabled
+
+    frame = _held_parts_class()(name, list(futures), make_meta(meta))
+    if pyarrow_strings_enabled() and any(pd.api.types.is_object_dtype(t) for t in frame._meta.dtypes):
+        frame = ArrowStringConversion(frame)  # as dd.from_delayed does: object columns become strings
+    return new_collection(frame)
+
+
+@functools.cache
+def _held_parts_class():
+    """The expression class, made on first use so that importing dgraph (and every worker's
+    plugin) does not import dask.dataframe. It is published as this module's ``HeldParts``, so
+    the scheduler unpickles it by reference."""
+    from dask.dataframe.dask_expr.io.io import IO
+
+    class HeldParts(IO):
+        """The expression of a frame whose partitions are futures held under ``(name, i)``."""
+
+        _parameters = ["name", "futures", "_meta"]
+
+        @functools.cached_property
+        def _name(self):
+            return self.operand("name")
+
+        @property
+        def _meta(self):
+            return self.operand("_meta")
+
+        def _divisions(self):
+            return (None,) * (len(self.operand("futures")) + 1)
+
+        def _layer(self):
+            # each future under its own key: dask drops the self-reference, and the tasks that
+            # read a partition depend on the held result itself
+            return {f.key: f for f in self.operand("futures")}
+
+        def __dask_tokenize__(self):
+            return self.operand("name")  # fresh per frame; futures cannot be hashed by value
+
+    HeldParts.__module__, HeldParts.__qualname__ = __name__, "HeldParts"
+    globals()["HeldParts"] = HeldParts
+    return HeldParts
+
+
+def __getattr__(name):
+    if name == "HeldParts":  # unpickling a frame's expression in a process that never made one
+        return _held_parts_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

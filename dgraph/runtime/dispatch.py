@@ -1,0 +1,303 @@
+"""Dispatch: getting a planned run driven on its workers, and watching it to the end.
+
+Direct (the default): the client tells each worker itself, over dask's comms, to open the run and
+drive its ranks (plugin handlers: no scheduler round trip, whose batched streams add 2-10 ms each
+way). A worker keeps a listening socket ready for its next run and names it in its replies, so
+once the client knows one for every worker a single message per worker opens and drives the run
+(``dgraph_start``). Each worker keeps what its kernel returned in its memory; the client tells
+the scheduler of it (as ``client.scatter`` does) and holds the futures.
+
+Tasks (the fallback, or ``dgraph.dispatch="tasks"``): the run is opened through the scheduler
+and driven by one driver task per worker, which secedes from the worker's thread pool.
+
+Both wait in ``watch``: on the first error or lost worker the run is failed on every worker,
+the others get a few seconds to report, and the root cause is raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+import time
+
+import dask
+from distributed.comm import get_address_host
+
+from ..cluster import live_workers
+from ..dask_internals import adopt_futures, call_on_comm, pickle_dumps, settled
+from ..errors import DgraphInputError, DgraphRunError
+from ..progress import progress_after
+from .params import hold
+from .plugin import drive_task
+
+PROGRESS_EVERY = 2.0  # seconds between updates of a long run's status line
+OPEN_WITHIN = 5.0  # seconds for a worker to answer the client (else an open goes through tasks)
+GRACE = 5.0  # seconds the other workers get to report once a run failed
+
+
+def run_direct(client, state, worker_addrs, specs, keys, needs, timeout, name, line):
+    """Open and drive the run by telling each worker directly (``keys[i]``: the blocks worker i
+    must hold; ``needs``: the params' futures, key -> a worker holding it). Returns ``(futures,
+    outcomes, "direct")``, or None when the run could not start this way (nothing ran)."""
+    try:
+        opened, outcomes, futures = client.sync(
+            _direct, client, state, worker_addrs, timeout, specs, keys, needs, name, line
+        )
+    except DgraphRunError:
+        state.holders.clear()  # a worker may have left: ask where blocks are next time
+        raise
+    if outcomes is None:
+        state.holders.clear()  # something moved: ask where blocks and params are next time
+        unreachable = [w for w, r in opened.items() if isinstance(r, (OSError, asyncio.TimeoutError))]
+        if unreachable and set(unreachable) <= set(_alive(client)):
+            state.direct = False  # live workers out of the client's reach: use tasks from now on
+        return None
+    return futures, outcomes, "direct"
+
+
+def _alive(client):
+    return client.sync(live_workers, client)
+
+
+async def _direct(client, state, worker_addrs, timeout, specs, keys, needs, name, line):
+    """The direct run on the client's event loop: ``(open replies, outcomes, futures)``; outcomes
+    is None when some worker could not open the run (those that did are closed again). If a
+    spare listener is gone (another client's run took it) or a block moved, the one-message
+    start is closed everywhere and the run starts again: open, then drive."""
+    needs = pickle.dumps(needs)
+    spares = state.take_spares(worker_addrs)
+    if spares is not None:
+        run_id, secret = state.new_run()
+        addresses = [(get_address_host(w), spares[w][0]) for w in worker_addrs]
+        extra = [
+            {"secret": secret, "timeout": timeout, "keys": pickle.dumps(k), "needs": needs, "spare": spares[w][1]}
+            for w, k in zip(worker_addrs, keys)
+        ]
+        run = await _drive_all(client, state, worker_addrs, run_id, "dgraph_start", addresses, extra, specs, name, line)
+        if run is not None:
+            return run
+    run_id, secret = state.new_run()
+    opens = [
+        asyncio.wait_for(
+            client.rpc(w).dgraph_open(run_id=run_id, secret=secret, timeout=timeout, keys=pickle.dumps(k), needs=needs),
+            OPEN_WITHIN,
+        )
+        for w, k in zip(worker_addrs, keys)
+    ]
+    replies = await asyncio.gather(*opens, return_exceptions=True)
+    opened = dict(zip(worker_addrs, replies))
+    for w, r in opened.items():
+        state.keep_spare(w, r)
+    if not all(_ok(r) for r in replies):
+        await _tell(client, [w for w, r in opened.items() if _ok(r)], run_id, "dgraph_close")
+        return opened, None, None
+    addresses = [(r["host"], r["port"]) for r in replies]
+    no_extra = [{}] * len(worker_addrs)
+    run = await _drive_all(client, state, worker_addrs, run_id, "dgraph_drive", addresses, no_extra, specs, name, line)
+    if run is None:  # a block left between the open and the drive
+        return opened, None, None
+    return (opened, *run[1:])
+
+
+def _ok(reply):
+    return isinstance(reply, dict) and reply.get("status") == "OK"
+
+
+async def _tell(client, targets, run_id, op, **msg):
+    """Best effort, and never waiting long on a worker that left."""
+    try:
+        calls = [getattr(client.rpc(w), op)(run_id=run_id, **msg) for w in targets]
+        await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), OPEN_WITHIN)
+    except asyncio.TimeoutError:
+        pass
+
+
+async def _drive_all(client, state, worker_addrs, run_id, op, addresses, extra, specs, name, line):
+    """Drive the run on every worker (``op``: "dgraph_drive" for an opened run, "dgraph_start"
+    to open it in the same message, with ``extra[i]`` for worker i) and wait for all of them;
+    worker i stores its results under ``(run name, i)``. ``(None, outcomes, futures)``, or None
+    when a worker answered "moved" (the run is closed everywhere, nothing kept)."""
+    results = [(f"dgraph-{name}-{run_id}", i) for i in range(len(worker_addrs))]
+    done, moved = {}, []
+
+    def judge(i, call):
+        reply = call.exception() or call.result()
+        state.keep_spare(worker_addrs[i], reply)
+        if _ok(reply):
+            done[i] = reply
+            return None
+        if isinstance(reply, dict) and reply.get("status") == "moved":
+            moved.append(i)
+        elif not isinstance(reply, dict):
+            return DgraphRunError(f"run {run_id}: worker {worker_addrs[i]} left or failed: {reply!r}"), True
+        return (DgraphInputError if reply.get("input") else DgraphRunError)(reply["message"])
+
+    calls = {}
+    errors, gone = [], set()
+    try:
+        for i, (w, spec) in enumerate(zip(worker_addrs, specs)):
+            message = pickle_dumps(spec._replace(addresses=addresses))  # may raise: a kernel that cannot be pickled
+            msg = dict(run_id=run_id, spec=message, key=results[i], **extra[i])
+            call = _start(client, w, msg) if op == "dgraph_start" else client.rpc(w).dgraph_drive(**msg)
+            calls[asyncio.ensure_future(call)] = i
+        errors, gone = await watch(client, worker_addrs, run_id, calls, judge, line)
+    finally:
+        for f in calls:
+            f.cancel()
+        if errors or len(done) < len(worker_addrs):  # drop the run everywhere
+            await _tell(client, [w for w in worker_addrs if w not in gone], run_id, "dgraph_close")
+        # the workers that finished stored their results: the scheduler learns of them (and,
+        # when the run failed, releases them again at once)
+        futures = await adopt_futures(
+            client, {results[i]: (worker_addrs[i], r["nbytes"]) for i, r in sorted(done.items())}
+        )
+    if errors:
+        for f in futures:
+            f.release()
+        if moved:  # the other errors follow from it (peers that waited for this one)
+            return None
+        raise _root_cause(errors)
+    return None, [done[i]["outcome"] for i in range(len(worker_addrs))], futures
+
+
+async def _start(client, worker, msg):
+    """``dgraph_start`` on ``worker``; a worker the client cannot connect to answers "moved"
+    (nothing started there: the run starts again the long way, whose open finds out why),
+    while one lost after the message went out fails the run as a lost worker does."""
+    try:
+        comm = await asyncio.wait_for(client.rpc.connect(worker), OPEN_WITHIN)
+    except (OSError, asyncio.TimeoutError) as exc:
+        return {"status": "moved", "message": f"worker {worker} could not be reached: {exc!r}"}
+    try:
+        return await call_on_comm(comm, "dgraph_start", **msg)
+    finally:
+        client.rpc.reuse(worker, comm)
+
+
+def run_tasks(client, state, worker_addrs, specs, blocks, timeout, name, line):
+    """Open the run through the scheduler and submit one driver task per worker."""
+    run_id, secret = state.new_run()
+    replies = broadcast(client, worker_addrs, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
+    opened = [w for w, r in replies.items() if _ok(r)]
+    try:
+        if len(opened) != len(worker_addrs):
+            bad = {w: r for w, r in replies.items() if w not in opened}
+            raise DgraphRunError(f"could not open run {run_id} on workers {bad}")
+        addresses = [(replies[w]["host"], replies[w]["port"]) for w in worker_addrs]
+        drivers = []
+        for i, w in enumerate(worker_addrs):
+            (params, finish), held = hold((specs[i].params, specs[i].finish))
+            spec = specs[i]._replace(addresses=addresses, params=params, finish=finish)
+            with dask.annotate(workers=[w], allow_other_workers=False):
+                drivers.append(
+                    dask.delayed(drive_task, pure=False)(
+                        run_id, spec, {f.key: f for f in held}, *blocks[i], dask_key_name=(f"dgraph-{name}-{run_id}", i)
+                    )
+                )
+        futures = client.compute(drivers, optimize_graph=False)
+        client.sync(_watch_tasks, client, worker_addrs, run_id, futures, line)
+        replies = broadcast(client, opened, op="dgraph_close", run_id=run_id)
+        opened = []
+        lost = [w for w in worker_addrs if not (isinstance(replies.get(w), dict) and replies[w].get("outcome"))]
+        if lost:
+            raise DgraphRunError(
+                f"run {run_id}: worker {lost[0]} did not report its outcome ({replies.get(lost[0])!r})"
+            )
+        return futures, [replies[w]["outcome"] for w in worker_addrs], "tasks"
+    finally:
+        if opened:  # the run failed: drop its state everywhere
+            broadcast(client, opened, check=True, op="dgraph_close", run_id=run_id)
+
+
+async def _watch_tasks(client, worker_addrs, run_id, futures, line):
+    """``watch`` over the driver tasks; a worker that leaves fails the run (its task would wait
+    for it forever: it may run nowhere else)."""
+
+    def judge(i, call):
+        status, exc = call.result()
+        if status == "finished":
+            return None
+        return exc if status == "error" else DgraphRunError(f"run {run_id}: driver task {status}")
+
+    calls = {asyncio.ensure_future(settled(f)): i for i, f in enumerate(futures)}
+    try:
+        errors, _ = await watch(client, worker_addrs, run_id, calls, judge, line, watch_workers=True)
+    finally:
+        for c in calls:
+            c.cancel()
+    if errors:
+        for f in futures:
+            f.cancel()
+        raise _root_cause(errors)
+
+
+async def watch(client, worker_addrs, run_id, calls, judge, line, watch_workers=False):
+    """Wait for every worker's call (``calls``: asyncio future -> worker index); ``judge(i,
+    call)`` says what a finished call means: None when it succeeded, else the error (or
+    ``(error, True)`` when the worker is gone). On the first error, or a lost worker with
+    ``watch_workers``, the run is failed on every worker still there and the others get
+    ``GRACE`` seconds to report. A run longer than ``progress_after()`` shows its superstep on
+    ``line``. Returns (errors, workers gone)."""
+    errors, gone, failed_at = [], set(), None
+    start, after, last_report = time.monotonic(), progress_after(), -float("inf")
+    pending = set(calls)
+    while pending and (failed_at is None or time.monotonic() < failed_at + GRACE):
+        # any reply may be an error the others wait on (a peer that never connects): look at once
+        finished, pending = await asyncio.wait(pending, timeout=0.25, return_when=asyncio.FIRST_COMPLETED)
+        for call in finished:
+            err = judge(calls[call], call)
+            if isinstance(err, tuple):
+                err, _ = err
+                gone.add(worker_addrs[calls[call]])
+            if err is not None:
+                errors.append(err)
+        if watch_workers and pending and failed_at is None:
+            alive = set(await live_workers(client))
+            left = [w for w in worker_addrs if w not in alive]
+            if left:
+                gone.update(left)
+                errors.append(DgraphRunError(f"run {run_id}: worker {left[0]} left the cluster"))
+        if errors and failed_at is None:  # wake the others (a peer's channel may not tell them)
+            failed_at = time.monotonic()
+            await _tell(
+                client,
+                [w for w in worker_addrs if w not in gone],
+                run_id,
+                "dgraph_fail",
+                reason="another rank of this run failed",
+            )
+        now = time.monotonic()
+        if pending and failed_at is None and now - start >= after and now - last_report > PROGRESS_EVERY:
+            last_report = now
+            step = (
+                await asyncio.gather(client.rpc(worker_addrs[0]).dgraph_progress(run_id=run_id), return_exceptions=True)
+            )[0]
+            line.update(step.get("superstep") if isinstance(step, dict) else None, now - start)
+    return errors, gone
+
+
+def broadcast(client, targets, check=False, **msg):
+    """Send a control message through the scheduler to ``targets`` (with ``check``, to those of
+    them still alive: a dead one cannot answer); a worker that cannot be told answers with the
+    exception."""
+    if check:
+        alive = set(_alive(client))
+        targets = [w for w in targets if w in alive]
+    if not targets:
+        return {}
+    try:
+        return client.sync(client.scheduler.broadcast, msg=msg, workers=list(targets), on_error="return")
+    except Exception as exc:  # a worker that just died cannot be told; nothing to clean there
+        return {w: exc for w in targets}
+
+
+def _root_cause(errors):
+    """Of the errors the drivers raised, the one that started the failure."""
+    for e in errors:
+        if isinstance(e, DgraphInputError):
+            return e
+    for marker in ("failed at superstep", "lost peer", ""):
+        for e in errors:
+            if marker in str(e):
+                return e
+    return errors[0]

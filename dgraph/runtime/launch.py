@@ -1,0 +1,303 @@
+"""Launching a run: where each rank runs, what each worker's driver is told, and what the
+client keeps between runs.
+
+``launch`` plans the run (the worker holding each rank's first block drives that rank; workers
+come in the order of their first ranks, so worker i holds partition i of a result frame), hands
+it to ``dispatch`` (direct, or through driver tasks), and returns the results held where they
+were computed (``RankResults``) and the merged ``RunStats``. What a client remembers between
+runs (the plugin registered, where blocks are, the workers' spare listeners, whether workers are
+in its reach, cores per host) lives in one ``ClientState`` per client, which also makes run ids.
+"""
+
+from __future__ import annotations
+
+import pickle
+import secrets
+import threading
+import time
+import uuid
+import weakref
+from collections import Counter
+
+import dask
+from distributed import wait
+from distributed.comm import get_address_host
+
+from .. import kernels
+from ..cluster import identity
+from ..errors import DgraphInputError, DgraphRunError
+from ..progress import Progress
+from .dispatch import run_direct, run_tasks
+from .domains import Domains, rank_paths
+from .driver import TRANSPORTS, DriverSpec
+from .grouped import DEFAULT_FLUSH_BYTES
+from .metrics import RunStats
+from .params import hold
+from .plugin import PLUGIN_NAME, ExchangePlugin
+
+HOLDERS_REMEMBERED = 256  # block placements a client remembers (one per graph and block list)
+
+
+class ClientState:
+    """What one client remembers between runs; made on first use, dropped with the client."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.plugin = False  # the dgraph-exchange plugin is registered on the cluster
+        self.holders = {}  # block keys -> the workers holding them (blocks rarely move)
+        self.spares = {}  # worker -> (port, token) of its listener ready for the next run
+        self.direct = True  # false once live workers were out of this client's reach
+        self.cores = None  # (known workers, Counter of threads per host)
+
+    @staticmethod
+    def new_run():
+        """A fresh run id (hex, 16 bytes: its bytes name the run on the peer channels) and secret."""
+        return uuid.uuid4().hex, secrets.token_bytes(32)
+
+    def take_spares(self, worker_addrs):
+        """The spare listeners (worker -> (port, token)) the client was last told of, one per
+        worker of the run, taken so no other run of this client uses them; None unless every
+        worker has one."""
+        with self.lock:
+            if not all(w in self.spares for w in worker_addrs):
+                return None
+            return {w: self.spares.pop(w) for w in worker_addrs}
+
+    def keep_spare(self, worker, reply):
+        if isinstance(reply, dict) and reply.get("spare"):
+            with self.lock:
+                self.spares[worker] = tuple(reply["spare"])
+
+
+_states = weakref.WeakKeyDictionary()
+_states_lock = threading.Lock()
+
+
+def client_state(client):
+    """The ``ClientState`` of ``client``."""
+    with _states_lock:
+        state = _states.get(client)
+        if state is None:
+            state = _states[client] = ClientState()
+        return state
+
+
+def ensure_plugin(client):
+    state = client_state(client)
+    with state.lock:
+        if not state.plugin:
+            tune = bool(dask.config.get("dgraph.tune-malloc", True))
+            client.register_plugin(ExchangePlugin(tune), name=PLUGIN_NAME)
+            state.plugin = True
+
+
+def launch(
+    client,
+    blocks,
+    kernel,
+    params,
+    timeout=600.0,
+    name="run",
+    transport="direct",
+    domains=None,
+    weights=None,
+    flush_bytes=None,
+    finish=None,
+):
+    """Run ``kernel`` SPMD over ranks; ``blocks[r]`` is the list of rank r's block futures
+    (the same number for every rank; the kernel sees them as the tuple ``ctx.blocks[r]``).
+    Rank r runs on the worker holding ``blocks[r][0]``.
+
+    ``transport``: "direct" or "grouped" (TuCOMM aggregation through domain monitors);
+    ``domains``: a ``dgraph.runtime.domains`` spec (the run's stats then split traffic by domain
+    crossing, whatever the transport); ``weights``: per-rank monitor preference (the heaviest
+    vertex a rank holds); ``flush_bytes``: the grouped transport's buffer threshold (default: the
+    ``dgraph.flush-bytes`` dask config value, 4 MiB); ``finish``: ``(fn, *args)``, each worker
+    keeps ``fn({rank: result}, *args)`` instead of what its kernel returned (futures in ``args``
+    are passed as their values, as in ``params``).
+
+    Dispatch: the client tells each worker directly to open the run and drive its ranks (plugin
+    handlers: one round trip, none through the scheduler, whose batched streams add 2-10 ms
+    each way); each keeps what its kernel returned in its memory, and the client tells the
+    scheduler (one call, as ``client.scatter`` does) and holds the futures. When a worker
+    is out of the client's reach, or a block is not where it was, the run goes as one driver task
+    per worker instead; ``dask.config.set({"dgraph.dispatch": "tasks"})`` always does.
+
+    Returns ``(results, stats)``: the ``RankResults`` (what the kernel returned for each rank,
+    held where it ran; the workers come in the order of their first ranks, worker i's future
+    under the key ``(run name, i)``) and the merged ``RunStats``.
+    """
+    ensure_plugin(client)
+    state = client_state(client)
+    _ready([f for b in blocks for f in b])
+    flush_bytes = int(flush_bytes or dask.config.get("dgraph.flush-bytes", DEFAULT_FLUSH_BYTES))
+
+    def plan(fresh=False):
+        """Where each rank runs, and what each worker's driver is told."""
+        holders = _holders(client, state, [b[0] for b in blocks], fresh)
+        worker_addrs = list(dict.fromkeys(holders))  # in rank order: worker i holds partition i of a result frame
+        worker_of_rank = [worker_addrs.index(h) for h in holders]
+        route = (
+            transport,
+            *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights),
+            flush_bytes,
+        )
+        threads = _driver_threads(client, state, worker_addrs)
+        driven = [[r for r in range(len(blocks)) if worker_of_rank[r] == i] for i in range(len(worker_addrs))]
+        specs = [
+            DriverSpec(
+                i,
+                None,
+                worker_addrs,
+                worker_of_rank,
+                driven[i],
+                kernel,
+                params,
+                kernels.engine(),
+                threads[i],
+                route,
+                finish,
+            )
+            for i in range(len(worker_addrs))
+        ]
+        return worker_addrs, driven, specs, [[f for r in ranks for f in blocks[r]] for ranks in driven]
+
+    started, line = time.monotonic(), Progress(name)
+    worker_addrs, driven, specs, held = plan()
+    run = None
+    if dask.config.get("dgraph.dispatch", "auto") != "tasks" and state.direct:
+        # the workers find the values of the params' futures themselves
+        (held_params, held_finish), futures = hold((params, finish))
+        _ready(futures)
+        needs = dict(zip([f.key for f in futures], _holders(client, state, futures)))
+        specs = [spec._replace(params=held_params, finish=held_finish) for spec in specs]
+        keys = [[f.key for f in h] for h in held]
+        run = run_direct(client, state, worker_addrs, specs, keys, needs, timeout, name, line)
+    if run is None:
+        worker_addrs, driven, specs, held = plan(fresh=True)  # the holders remembered may be stale
+        run = run_tasks(client, state, worker_addrs, specs, held, timeout, name, line)
+    futures, outcomes, dispatch = run
+    outcomes = [pickle.loads(o) for o in outcomes]
+    stats = RunStats.merge([s for s, _ in outcomes])
+    stats.result_dtypes = next((d for _, d in outcomes if d is not None), None)
+    stats.dispatch = dispatch
+    line.close(stats.supersteps, time.monotonic() - started)
+    return RankResults(client, futures, driven), stats
+
+
+def _ready(futures):
+    """Wait for ``futures`` unless the client already knows them finished (no round trip then)."""
+    if any(f.status != "finished" for f in futures):
+        wait(futures)
+
+
+def _holders(client, state, firsts, fresh=False):
+    """The worker holding each of ``firsts``, remembered per client (blocks rarely move; a run
+    finding one moved asks again)."""
+    known = state.holders
+    key = tuple(f.key for f in firsts)
+    if fresh or key not in known:
+        deadline = time.monotonic() + 60
+        who = client.who_has(firsts)
+        while not all(who.get(f.key) for f in firsts):  # lost with a worker; the client may not know yet
+            if time.monotonic() > deadline:
+                raise DgraphRunError(
+                    f"blocks {[f.key for f in firsts if not who.get(f.key)]} are in no worker's memory"
+                )
+            time.sleep(0.05)
+            wait(firsts)
+            who = client.who_has(firsts)
+        if len(known) >= HOLDERS_REMEMBERED:
+            known.clear()
+        known[key] = [who[f.key][0] for f in firsts]
+    return known[key]
+
+
+def _driver_threads(client, state, worker_addrs):
+    """Threads each driver's kernels may use: the worker threads of its host, shared among the
+    run's drivers there (a graph on one rank of a two-worker machine gets both cores; one rank
+    per worker keeps one each). Cores per host are asked of the scheduler once per client, and
+    again when a driver's worker is new."""
+    known = state.cores
+    if known is None or not set(worker_addrs) <= known[0]:
+        info = identity(client)["workers"]
+        cores = Counter()
+        for addr, w in info.items():
+            cores[get_address_host(addr)] += int(w.get("nthreads", 1))
+        state.cores = known = (set(info), cores)
+    hosts = [get_address_host(w) for w in worker_addrs]
+    drivers = Counter(hosts)
+    return [max(1, known[1][h] // drivers[h]) for h in hosts]
+
+
+def resolve_domains(client, transport, spec, worker_of_rank, worker_addrs, weights):
+    """The run's ``(Domains,)`` (or ``(None,)`` for a direct run without domains)."""
+    if transport not in TRANSPORTS:
+        raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+    if transport == "direct" and spec is None:
+        return (None,)
+    by_job = spec in ("job",) or isinstance(spec, dict) or callable(spec)
+    info = client.scheduler_info(n_workers=-1)["workers"] if by_job else {}
+    return (Domains(rank_paths(spec, worker_of_rank, worker_addrs, info), weights),)
+
+
+class RankResults:
+    """What a run's kernel returned for each rank, left where it was computed: one future per
+    worker holding ``{rank: result}`` for the ranks that worker drove (``ranks[i]`` for
+    ``futures[i]``). Nothing is split per rank unless asked (``per_rank``): a task per rank costs
+    a scheduler round trip, most of a short run's time when workers hold many ranks."""
+
+    def __init__(self, client, futures, ranks):
+        self.client, self.futures, self.ranks = client, list(futures), [list(r) for r in ranks]
+
+    def __len__(self):
+        return sum(len(r) for r in self.ranks)
+
+    def gather(self):
+        """Every rank's result, in rank order."""
+        out = [None] * len(self)
+        for held in self.client.gather(self.futures):
+            for r, value in held.items():
+                out[r] = value
+        return out
+
+    def map(self, fn, *args):
+        """``fn(result, *args)`` for every rank, computed where the results are."""
+        return RankResults(
+            self.client, [self.client.submit(_map_held, fn, f, *args, pure=False) for f in self.futures], self.ranks
+        )
+
+    def runs(self):
+        """``(future, [ranks])`` for each run of consecutive ranks held together, in rank order:
+        the partitions of a result frame (one per worker when ranks are placed in blocks)."""
+        out = []
+        for r, f in enumerate(self._holders()):
+            if out and out[-1][0] is f:
+                out[-1][1].append(r)
+            else:
+                out.append((f, [r]))
+        return out
+
+    def per_rank(self, name=None):
+        """One future per rank, in rank order (a small task each, on the worker holding it); under
+        the keys ``(name, rank)`` when ``name`` is given (the partitions of a frame, ``results.to_dask``)."""
+        return [
+            self.client.submit(_pick, f, r, pure=False, **({} if name is None else {"key": (name, r)}))
+            for r, f in enumerate(self._holders())
+        ]
+
+    def _holders(self):
+        """The future holding each rank's result, in rank order."""
+        out = [None] * len(self)
+        for f, ranks in zip(self.futures, self.ranks):
+            for r in ranks:
+                out[r] = f
+        return out
+
+
+def _map_held(fn, held, *args):
+    return {r: fn(value, *args) for r, value in held.items()}
+
+
+def _pick(held, rank):
+    return held[rank]

@@ -1,0 +1,81 @@
+"""The behaviour dgraph relies on in dask's non-public API (``dgraph.dask_internals``), pinned.
+
+CI runs this module on the oldest dask the project supports as well as the newest.
+"""
+
+import pickle
+
+import pandas as pd
+
+from dgraph import dask_internals as di
+from dgraph.cluster import workers
+
+
+def _store(key, value, dask_worker=None):
+    return di.store_on_worker(dask_worker, key, value, "dgraph-test-store")
+
+
+def test_values_stored_by_a_worker_become_futures_without_a_task(client):
+    first, second = workers(client)
+    parts = [pd.DataFrame({"vertex": [i, i + 10], "value": [0.5 * i, 1.0]}) for i in range(2)]
+    keys = [("dgraph-test-held", i) for i in range(2)]
+    sizes = [client.run(_store, k, p, workers=[w])[w] for k, p, w in zip(keys, parts, (first, second))]
+    assert all(isinstance(n, int) and n > 0 for n in sizes)
+    assert client.sync(di.adopt_futures, client, {}) == []
+    futures = client.sync(di.adopt_futures, client, {k: (w, n) for k, w, n in zip(keys, (first, second), sizes)})
+    assert [f.key for f in futures] == keys and all(f.status == "finished" for f in futures)
+    assert client.who_has(futures) == {keys[0]: (first,), keys[1]: (second,)}
+    pd.testing.assert_frame_equal(futures[1].result(), parts[1])
+
+    frame = di.held_frame("dgraph-test-held", futures, parts[0].iloc[:0])
+    assert frame.npartitions == 2
+    pd.testing.assert_frame_equal(frame.compute(), pd.concat(parts))
+    # the expression pickles by reference, as the scheduler reads it
+    assert pickle.loads(pickle.dumps(type(frame.expr))) is type(frame.expr)
+    del frame
+    for f in futures:
+        f.release()
+
+
+def test_a_worker_fetches_a_value_another_holds(client):
+    first, second = workers(client)
+    [future] = client.scatter([{"x": 1}], workers=[first])
+
+    async def fetch(key, holder, dask_worker=None):
+        found = await di.fetch_from_worker(dask_worker, key, holder)
+        try:
+            await di.fetch_from_worker(dask_worker, "dgraph-test-no-such-key", holder)
+        except KeyError:
+            return found, "missing"
+        return found, "found?"
+
+    assert client.run(fetch, future.key, first, workers=[second])[second] == ({"x": 1}, "missing")
+
+
+def test_settled_reports_status_and_error_without_the_result(client):
+    def boom():
+        raise ValueError("boom")
+
+    ok, bad = client.submit(lambda: 1, pure=False), client.submit(boom, pure=False)
+
+    async def both():
+        return await di.settled(ok), await di.settled(bad)
+
+    (s1, e1), (s2, e2) = client.sync(both)
+    assert (s1, e1) == ("finished", None)
+    assert s2 == "error" and isinstance(e2, ValueError) and "boom" in str(e2)
+
+
+def test_call_on_comm_and_pickle_dumps(client):
+    first = workers(client)[0]
+
+    async def ask():
+        comm = await client.rpc.connect(first)
+        try:
+            return await di.call_on_comm(comm, "identity")
+        finally:
+            client.rpc.reuse(first, comm)
+
+    assert client.sync(ask)["type"] == "Worker"
+    blob = di.pickle_dumps(lambda x: x + 1)
+    assert pickle.loads(blob)(1) == 2
