@@ -29,8 +29,9 @@ import numpy as np
 
 from dgraph import kernels
 from dgraph.block import block_arcs
-from dgraph.edgemap import EdgeMap, sum_at_owners
+from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
+from dgraph.ghosts import sum_at_owners
 
 METHODS = ("auto", "replicated", "levels")
 # "auto" copies the graph when a copy (the gathered arc list, then the CSR built from it: about

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
-from dgraph.edgemap import GhostExchange
 from dgraph.errors import DgraphInputError
+from dgraph.ghosts import GhostExchange
 
 
 def cdlp_kernel(ctx, max_iter, bounds, key):

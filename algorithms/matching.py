@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
-from dgraph.edgemap import GhostExchange
 from dgraph.errors import DgraphInputError
+from dgraph.ghosts import GhostExchange
 
 
 def matching_kernel(ctx, weighted, bounds, key):

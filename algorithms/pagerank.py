@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from dgraph import kernels
-from dgraph.edgemap import GhostExchange, reduce_rows
 from dgraph.errors import ConvergenceWarning, DgraphInputError
+from dgraph.ghosts import GhostExchange, reduce_rows
 
 
 def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key, layout):

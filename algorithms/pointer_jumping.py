@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from dgraph.edgemap import fetch
 from dgraph.errors import DgraphInputError
+from dgraph.ghosts import fetch
 
 
 def pointer_jumping_kernel(ctx, bounds, key):

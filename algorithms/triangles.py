@@ -31,8 +31,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from dgraph import kernels
-from dgraph.edgemap import fetch_rows, sum_at_owners
 from dgraph.errors import DgraphInputError
+from dgraph.ghosts import fetch_rows, sum_at_owners
 
 ORIENT_ABOVE = 64  # largest degree at which the plain neighbourhood count is still used (undirected)
 

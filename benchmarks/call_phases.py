@@ -23,8 +23,8 @@ def main(argv=None):
     from distributed import Client, LocalCluster
 
     from dgraph import algorithms as alg
+    from dgraph.build import VERTEX_ORDERS, from_edgelist
     from dgraph.generators import kronecker
-    from dgraph.graph import VERTEX_ORDERS, from_edgelist
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=int, default=20)

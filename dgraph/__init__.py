@@ -23,8 +23,9 @@ if _checkout and _top not in __path__:
     __path__.append(_top)
 
 from . import datasets, kernels  # noqa: E402
+from .build import from_edgelist  # noqa: E402
 from .errors import ConvergenceWarning, DgraphError, DgraphInputError, DgraphRunError, DgraphWarning  # noqa: E402
-from .graph import Graph, from_edgelist  # noqa: E402
+from .graph import Graph  # noqa: E402
 from .io import from_networkx, read_edgelist  # noqa: E402
 from .orchestration import orchestrate  # noqa: E402
 

@@ -234,7 +234,7 @@ def barabasi_albert(n, edges_per_vertex=8, exponent=2.2, seed=0, npartitions=Non
 
 
 def _graph(edges_n, directed, **kwargs):
-    from .graph import from_edgelist
+    from .build import from_edgelist
 
     edges, n = edges_n
     return from_edgelist(edges, directed=directed, vertices=np.arange(n), renumber=False, **kwargs)

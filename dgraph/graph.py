@@ -9,70 +9,19 @@ there) -> blocks persisted, rank r on worker floor(r * W / P).
 
 from __future__ import annotations
 
-import operator
-
 import dask
 import dask.distributed
 import numpy as np
 import pandas as pd
 
-from .block import degree_pieces, owner_pieces, reverse_pieces, split_by_owner, with_owned_degree
-from .cluster import get_client, workers
+from .block import owner_pieces, reverse_pieces
 from .errors import DgraphInputError
-from .labels import Labels, inverse_permutation, lookup
+from .labels import lookup
 from .partitioners.oned import OneD
+from .placement import build_blocks
 from .results import block_edges, edges_frame, part_name, rank_frames, ranks_frame, to_dask
 from .runtime import RankResults, launch
-from .runtime.launch import ensure_plugin
 from .runtime.params import Deferred
-
-DUPLICATES = ("drop", "keep")
-SELF_LOOPS = ("keep", "drop")
-VERTEX_ORDERS = ("labels", "degree")
-# Below this many arcs a graph given no rank count goes on one rank (whose kernels may then use
-# the idle workers' cores): measured on the datasets (2 workers), one rank's kernels are faster
-# for BFS, SSSP, WCC, CDLP and LCC up to the 1000x1000 grid's 4.0 M arcs (BFS 67 vs 97 ms, WCC 49
-# vs 72), PageRank there is slower (223 vs 153 ms), and Kronecker 18's 7.6 M is faster on two.
-ONE_RANK_ARCS = 1 << 22
-
-
-def _degree_count(part, n, both_ends=False):
-    src, dst = part["src"].to_numpy(dtype=np.int64), part["dst"].to_numpy(dtype=np.int64)
-    for ids in (src, dst):
-        if ids.size and (ids.min() < 0 or ids.max() >= n):
-            bad = ids[(ids < 0) | (ids >= n)][0]
-            raise DgraphInputError(
-                f"vertex id {bad} is outside 0..{n - 1}: with renumber=False ids must be the integers 0..n-1 "
-                "(n = len(vertices)); use renumber=True for other labels"
-            )
-    count = np.bincount(src, minlength=n)
-    return count + np.bincount(dst, minlength=n) if both_ends else count
-
-
-def _halved_descending(counts):
-    return np.sort(counts)[::-1] // 2
-
-
-def _tree_sum(arrays):
-    while len(arrays) > 1:
-        arrays = [dask.delayed(np.add)(a, b) for a, b in zip(arrays[::2], arrays[1::2])] + (
-            [arrays[-1]] if len(arrays) % 2 else []
-        )
-    return arrays[0]
-
-
-def _split(part, inverse, bounds, weight, layout, extra):
-    rows = part["src"].to_numpy(dtype=np.int64)
-    cols = part["dst"].to_numpy(dtype=np.int64)
-    if inverse is not None:
-        rows, cols = inverse[rows], inverse[cols]
-    w = part[weight].to_numpy(dtype=np.float64) if weight else None
-    return split_by_owner(rows, cols, w, bounds, layout, extra, narrow=True)
-
-
-def _symmetrize(part):
-    back = part[part["src"] != part["dst"]].rename(columns={"src": "dst", "dst": "src"})
-    return pd.concat([part, back[part.columns]], ignore_index=True)
 
 
 def _arc_counts(block):
@@ -95,69 +44,6 @@ def _placed_labels(index, order):
     if index is None:
         return order
     return index[order] if order is not None else index
-
-
-def _pick(ranks, pieces):
-    """The pieces of these ranks out of one cut (a list with a piece per rank)."""
-    return {r: pieces[r] for r in ranks}
-
-
-def _with_pieces(fn, r, args, *groups):
-    """``fn(*args, *pieces)`` with rank r's piece of every cut, from the groups of its worker."""
-    return fn(*args, *[g[r] for g in groups])
-
-
-def _route(client, cuts, where):
-    """For each rank, the futures holding its pieces of every cut: one selection per (cut,
-    worker) rather than per (cut, rank), so P ranks cost 2 x cuts x workers tasks, not cuts x P."""
-    ranks_of = {}
-    for r, w in enumerate(where):
-        ranks_of.setdefault(w, []).append(r)
-    group = {
-        w: [client.submit(_pick, ranks, cut, workers=[w], allow_other_workers=True, pure=False) for cut in cuts]
-        for w, ranks in ranks_of.items()
-    }
-    return [group[where[r]] for r in range(len(where))]
-
-
-def _build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, where, extra=None):
-    """Rank r's block from piece r of every cut, built by ``layout`` (a 1D layout for owner
-    blocks) on worker ``where[r]`` (or elsewhere if that worker is gone). Where a rank's rows are
-    not its own vertices (2D, 1.5D) the blocks also get the degrees of their owned vertices."""
-    blocks = [
-        client.submit(
-            _with_pieces,
-            layout.build,
-            r,
-            (r, bounds, n, direction, order, dedup, extra),
-            *groups,
-            workers=[where[r]],
-            allow_other_workers=True,
-            pure=False,
-        )
-        for r, groups in enumerate(_route(client, cuts, where))
-    ]
-    if not layout.owns_rows():
-        degrees = [client.submit(degree_pieces, b, bounds, pure=False) for b in blocks]
-        blocks = [
-            client.submit(
-                _with_pieces,
-                with_owned_degree,
-                r,
-                (b, int(bounds[r + 1] - bounds[r])),
-                *groups,
-                workers=[where[r]],
-                allow_other_workers=True,
-                pure=False,
-            )
-            for r, (b, groups) in enumerate(zip(blocks, _route(client, degrees, where)))
-        ]
-    dask.distributed.wait(blocks)
-    return blocks
-
-
-def _plan_extra(plan):
-    return plan[2] if len(plan) > 2 else None
 
 
 class Graph:
@@ -260,7 +146,7 @@ class Graph:
             cuts = [
                 c.submit(reverse_pieces, b, self.bounds, self.layout, self._extra, pure=False) for b in self._blocks
             ]
-            self._rblocks = _build_blocks(
+            self._rblocks = build_blocks(
                 c,
                 cuts,
                 self.layout,
@@ -287,7 +173,7 @@ class Graph:
             else:
                 c = self.client
                 cuts = [c.submit(owner_pieces, b, self.bounds, pure=False) for b in layout_blocks]
-                self._owned[reverse] = _build_blocks(
+                self._owned[reverse] = build_blocks(
                     c,
                     cuts,
                     OneD(self.nranks),
@@ -491,190 +377,3 @@ def _heaviest(block):
 
 def _timeout():
     return float(dask.config.get("dgraph.timeout", 600))
-
-
-def _to_dask(df, what):
-    import dask.dataframe as dd
-
-    if isinstance(df, dd.DataFrame):
-        return df
-    if isinstance(df, pd.DataFrame):
-        parts = max(1, min(16, len(df) // 250_000 + 1))
-        return dd.from_pandas(df, npartitions=parts)
-    raise DgraphInputError(f"{what} must be a pandas or dask DataFrame, got {type(df).__name__}")
-
-
-def _vertices_series(vertices):
-    import dask.dataframe as dd
-
-    if isinstance(vertices, dd.Series):
-        return vertices
-    if isinstance(vertices, dd.DataFrame):
-        raise DgraphInputError(
-            "vertices= must be a Series (or list/array) of labels, not a DataFrame; pass df['vertex']"
-        )
-    s = pd.Series(vertices if not isinstance(vertices, pd.Index) else vertices.to_numpy())
-    return dd.from_pandas(s, npartitions=max(1, min(8, len(s) // 1_000_000 + 1)))
-
-
-def from_edgelist(
-    df,
-    source="src",
-    destination="dst",
-    weight=None,
-    directed=True,
-    vertices=None,
-    layout="1d",
-    ranks=None,
-    duplicates="drop",
-    self_loops="keep",
-    renumber=True,
-    vertex_order="labels",
-    client=None,
-    transport="direct",
-    domains=None,
-):
-    """Build a distributed graph from an edge list.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame or dask.dataframe.DataFrame
-        One row per edge.
-    source, destination : str
-        Columns holding the endpoint labels: integers of any size or strings.
-    weight : str, optional
-        Column of edge weights (float). Without it the graph is unweighted.
-    directed : bool
-        ``False`` stores both arcs of every edge (a self-loop once).
-    vertices : Series, list or array, optional
-        All vertex labels, so vertices without edges exist too.
-    layout : str or dgraph.partitioners.Layout
-        ``"1d"``, ``"2d"``, ``"1.5d"``, ``"tdorch"`` or a layout object such as ``OneD(ranks=8,
-        balance="striped")``, ``TwoD(rows=2, cols=4)`` or ``OnePointFiveD(e_threshold=...)``.
-    ranks : int, optional
-        Logical ranks. May exceed the number of workers. Default: one per worker, or a single
-        rank for a graph of fewer than ``ONE_RANK_ARCS`` (2**22) arcs, where exchanging costs
-        more than a second core gives. Give ``ranks`` (or a layout with its ranks) to spread
-        a small graph anyway.
-    duplicates : {"drop", "keep"}
-        Repeated arcs are dropped (keeping the smallest weight) or kept as a multigraph.
-    self_loops : {"keep", "drop"}
-    renumber : bool
-        ``False`` declares the labels to be the integers 0..n-1 (n = largest id + 1, or the
-        length of ``vertices``) and skips renumbering.
-    vertex_order : {"labels", "degree"}
-        The canonical order of the vertices: the sorted labels, or by descending degree (ties by
-        label). Results are the same vertices in your labels either way; where an algorithm
-        breaks ties by canonical id (a BFS parent: the smallest), ``"degree"`` prefers hubs. On
-        skewed graphs (social, web, Kronecker) it makes searches faster: every adjacency lists
-        its hubs first, so a bottom-up BFS step finds a parent in a row's first arcs (Graph 500
-        scale 20: BFS kernel -25 to -30%). Keep ``"labels"`` for roads and meshes whose labels
-        carry locality. With ``layout="1d"`` the vertices are then dealt to ranks in turn
-        (``OneD(balance="striped")``), so every rank gets its share of hubs.
-    transport : {"direct", "grouped"}
-        How supersteps move messages: one per rank pair, or TuCOMM's aggregation through one
-        monitor per communication domain (see ``dgraph.runtime.grouped``).
-    domains : optional
-        The communication domains (``dgraph.runtime.domains``: by host by default, an int K for
-        K contiguous rank groups, a dict of worker lists, or a function). With domains, run
-        stats split traffic into inter- and intra-domain (``g.last_stats.by_domain()``).
-
-    Returns
-    -------
-    Graph
-
-    Examples
-    --------
-    >>> import pandas as pd, dgraph
-    >>> edges = pd.DataFrame({"src": ["a", "b", "c"], "dst": ["b", "c", "a"]})
-    >>> g = dgraph.from_edgelist(edges, directed=False)
-    >>> g.num_vertices, g.num_edges
-    (3, 3)
-    """
-    from .partitioners import resolve_layout
-
-    client = client or get_client()
-    df = _to_dask(df, "df")
-    for what, col in (("source", source), ("destination", destination), ("weight", weight)):
-        if col is not None and col not in df.columns:
-            raise DgraphInputError(f"{what} column {col!r} is not in the edge list; its columns are {list(df.columns)}")
-    if source == destination:
-        raise DgraphInputError(f"source and destination are the same column {source!r}")
-    if weight is not None and not pd.api.types.is_numeric_dtype(df[weight].dtype):
-        raise DgraphInputError(f"weight column {weight!r} has dtype {df[weight].dtype}; weights must be numeric")
-    if duplicates not in DUPLICATES:
-        raise DgraphInputError(f"duplicates must be one of {DUPLICATES}, got {duplicates!r}")
-    if self_loops not in SELF_LOOPS:
-        raise DgraphInputError(f"self_loops must be one of {SELF_LOOPS}, got {self_loops!r}")
-    if vertex_order not in VERTEX_ORDERS:
-        raise DgraphInputError(f"vertex_order must be one of {VERTEX_ORDERS}, got {vertex_order!r}")
-    if vertex_order == "degree" and isinstance(layout, str) and layout.lower() == "1d":
-        layout = OneD(balance="striped")  # contiguous ranges of a degree order: every hub on rank 0
-    ensure_plugin(client)  # before the first task: it also tunes the workers' allocator
-    wk = workers(client)
-    one_rank_below = ONE_RANK_ARCS if ranks is None and getattr(layout, "ranks", None) is None else 0
-    layout = resolve_layout(layout, ranks, len(wk))
-    from .runtime.driver import TRANSPORTS
-
-    if transport not in TRANSPORTS:
-        raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
-
-    edges = df[[source, destination] + ([weight] if weight else [])]
-    edges = edges.rename(columns={source: "src", destination: "dst", **({weight: "weight"} if weight else {})})
-    if renumber:
-        vseries = [_vertices_series(vertices)] if vertices is not None else []
-        labels = Labels.build(client, [edges["src"], edges["dst"]] + vseries)
-    else:
-        n = len(vertices) if vertices is not None else None
-        if n is None:
-            hi = client.compute(edges[["src", "dst"]].max().max()).result()
-            n = 0 if pd.isna(hi) else int(hi) + 1
-        labels = Labels.identity(n)
-    if labels.n == 0:
-        raise DgraphInputError("the edge list is empty and no vertices= were given: a graph needs at least one vertex")
-    edges = labels.encode(edges, ["src", "dst"])  # with renumber=False: a null check, ids checked below
-    if self_loops == "drop":
-        edges = edges[edges["src"] != edges["dst"]]
-    if not directed:
-        edges = edges.map_partitions(_symmetrize, meta=edges._meta)
-    out_degree = None
-    if vertex_order == "degree":
-        ends = client.compute(_tree_sum([dask.delayed(_degree_count)(p, labels.n, True) for p in edges.to_delayed()]))
-        labels = labels.by_degree(client, ends)
-        edges = labels.reorder(edges, ["src", "dst"])
-        if not directed:  # every arc was counted at both ends: twice the out-degrees, in canonical order
-            out_degree = client.submit(_halved_descending, ends)
-    g = _place(client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below, out_degree)
-    g.transport, g.domains = transport, domains
-    return g
-
-
-def _place(client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below=0, out_degree=None):
-    parts = edges.to_delayed()
-    degree = (
-        out_degree
-        if out_degree is not None
-        else client.compute(_tree_sum([dask.delayed(_degree_count)(p, labels.n) for p in parts]))
-    )
-    if layout.ranks > 1 and one_rank_below and client.submit(np.sum, degree).result() < one_rank_below:
-        layout = layout.with_ranks(1)
-    n, P = labels.n, layout.ranks
-    plan = client.submit(layout.plan, degree, pure=False)
-    order = client.submit(operator.itemgetter(0), plan, pure=False)
-    bounds = np.asarray(client.submit(operator.itemgetter(1), plan, pure=False).result(), dtype=np.int64)
-    extra = client.submit(_plan_extra, plan, pure=False)
-    if client.submit(lambda e: e is None, extra).result():
-        extra.release()
-        extra = None
-    else:
-        layout = client.submit(layout.resolve, extra, pure=False).result()
-    if client.submit(lambda o: o is None, order).result():
-        order.release()
-        order = None
-    inverse = client.submit(inverse_permutation, order) if order is not None else None
-    w = "weight" if weight else None
-    cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w, layout, extra)) for p in parts]
-    where = [wk[r * len(wk) // P] for r in range(P)]
-    blocks = _build_blocks(client, cuts, layout, bounds, n, "out", order, duplicates == "drop", where, extra)
-    del cuts, degree, plan
-    return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra)

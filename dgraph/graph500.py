@@ -240,9 +240,9 @@ def run(
     (hubs first, in construction) the searches are faster, and the parents are still reported
     and validated in the generator's labels."""
     from . import algorithms as alg
+    from .build import from_edgelist
     from .cluster import get_client, workers
     from .generators import kronecker
-    from .graph import from_edgelist
 
     kernels = tuple(kernels)
     unknown = set(kernels) - set(KERNELS)

@@ -70,7 +70,7 @@ class Benchmark:
         return str(self.get("directed", "false")).lower() == "true"
 
     def graph(self, weighted, **graph_kwargs):
-        from .graph import from_edgelist
+        from .build import from_edgelist
 
         vertices = pd.read_csv(
             self.file("vertex", f"{self.name}.v"), header=None, sep=r"\s+", usecols=[0], dtype="int64"

@@ -129,7 +129,7 @@ def read_edgelist(
     """
     import dask.dataframe as dd
 
-    from .graph import from_edgelist
+    from .build import from_edgelist
 
     if format not in FORMATS:
         raise DgraphInputError(f"format must be one of {FORMATS}, got {format!r}")
@@ -211,7 +211,7 @@ def from_networkx(G, weight=None, **graph_kwargs):
     >>> g.num_edges
     3
     """
-    from .graph import from_edgelist
+    from .build import from_edgelist
 
     rows = list(G.edges(data=weight if weight else False, default=1.0)) if weight else list(G.edges())
     cols = ["src", "dst"] + (["weight"] if weight else [])

@@ -52,7 +52,7 @@ def test_small_graphs_go_on_one_rank_unless_ranks_are_given(client, monkeypatch)
     assert dgraph.from_edgelist(edges, layout=OneD()).nranks == 1
     assert dgraph.from_edgelist(edges, ranks=3).nranks == 3
     assert dgraph.from_edgelist(edges, layout=OneD(ranks=4)).nranks == 4
-    monkeypatch.setattr(dgraph.graph, "ONE_RANK_ARCS", 4)  # 4 arcs is no longer small
+    monkeypatch.setattr(dgraph.build, "ONE_RANK_ARCS", 4)  # 4 arcs is no longer small
     g = dgraph.from_edgelist(edges)
     assert g.nranks == workers
     assert bfs(g, 0).compute().sort_values("vertex").distance.tolist() == [0, 1, 2, 3]

@@ -124,7 +124,7 @@ def load(name, **graph_kwargs):
     >>> g.directed, g.weight, g.num_vertices
     (True, 'weight', 3353)
     """
-    from ..graph import from_edgelist
+    from ..build import from_edgelist
     from ..io import read_edgelist
 
     file = path(name)

@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 
 from .. import frames
+from ..build import _to_dask
 from ..cluster import get_client, workers
 from ..errors import DgraphInputError
-from ..graph import _timeout, _to_dask
+from ..graph import _timeout
 from ..results import part_name, to_dask
 from ..runtime import launch
 from .merges import Merge

@@ -1,0 +1,194 @@
+"""Ghost exchanges: how a rank gets the values and rows of vertices other ranks own.
+
+``GhostExchange`` is the dense gather plan (each rank receives the values of exactly the
+vertices its arcs read, planned once per run); ``fetch`` and ``fetch_rows`` get values and
+adjacency rows at arbitrary vertices in two supersteps; ``reduce_rows`` and ``sum_at_owners``
+add partial per-vertex sums at the vertices' owners.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def reduce_rows(ctx, blocks, partial, layout, bounds):
+    """Sum per-row partial values over a layout's block rows into per-owner arrays.
+
+    ``partial[r]`` holds, for each part of ``blocks[r]``, one value per row; returns ``{r: array
+    over r's own vertices}``. In 1D rows are owned, so nothing moves; in 2D each rank sends every
+    row peer its slice of the row range (the reduction along the mesh row); with subgraphs
+    (1.5D) each rank sends each owner the (id, sum) pairs of the rows it holds.
+    """
+    bounds = np.asarray(bounds, dtype=np.int64)
+    ranged = all(len(blocks[r].parts) == 1 and blocks[r].parts[0].row_ids is None for r in ctx.ranks)
+    if ranged and all(layout.push_peers(r) == [r] for r in range(ctx.nranks)):
+        return {r: np.asarray(partial[r][0]) for r in ctx.ranks}
+    send, own = {}, {}
+    for r in ctx.ranks:
+        own[r] = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=np.result_type(*partial[r]))
+        send[r] = {}
+        if ranged:
+            lo = blocks[r].parts[0].lo
+            for d in layout.push_peers(r):
+                send[r][d] = [partial[r][0][bounds[d] - lo : bounds[d + 1] - lo]]
+            continue
+        ids = np.concatenate([p.rows() for p in blocks[r].parts])
+        vals = np.concatenate(partial[r])
+        ids, inverse = np.unique(ids, return_inverse=True)
+        sums = np.bincount(inverse, weights=vals, minlength=ids.size).astype(own[r].dtype)
+        cuts = np.searchsorted(ids, bounds)
+        for d in range(ctx.nranks):
+            if cuts[d + 1] > cuts[d]:
+                send[r][d] = [ids[cuts[d] : cuts[d + 1]] - bounds[d], sums[cuts[d] : cuts[d + 1]]]
+    got = ctx.alltoall(send, combine=_add_rows)
+    for r in ctx.ranks:
+        for _, arrays in got[r]:
+            if len(arrays) == 1:
+                own[r] += arrays[0]
+            else:
+                np.add.at(own[r], arrays[0], arrays[1])
+    return own
+
+
+def _add_rows(dst, messages):
+    """Row sums bound for one owner, merged where a transport forwards them together."""
+    if all(len(m) == 1 for m in messages):  # slices of the same row range
+        return [np.sum([m[0] for m in messages], axis=0)]
+    ids, inverse = np.unique(np.concatenate([m[0] for m in messages]), return_inverse=True)
+    sums = np.bincount(inverse, weights=np.concatenate([m[1] for m in messages]), minlength=ids.size)
+    return [ids, sums.astype(messages[0][1].dtype)]
+
+
+class GhostExchange:
+    """The dense gather plan: each rank receives, every superstep, the values of the vertices
+    its arcs read that other ranks own, and nothing else (TDO-GP E.1). Planned once per run:
+    every rank asks each owner for the ids it needs (one superstep).
+
+    ``blocks[r]`` lists the blocks whose ``indices`` rank r reads.
+    """
+
+    def __init__(self, ctx, blocks, bounds):
+        self.ctx = ctx
+        self.bounds = np.asarray(bounds, dtype=np.int64)
+        n = int(self.bounds[-1])
+        requests, self.need = {}, {}
+        for r in ctx.ranks:
+            wanted = np.zeros(n, dtype=bool)
+            for b in blocks[r]:
+                wanted[b.indices] = True
+            lo, hi = self.bounds[r], self.bounds[r + 1]
+            wanted[lo:hi] = False
+            ids = np.flatnonzero(wanted)
+            cuts = np.searchsorted(ids, self.bounds)
+            self.need[r] = {d: ids[cuts[d] : cuts[d + 1]] for d in range(len(cuts) - 1) if cuts[d + 1] > cuts[d]}
+            requests[r] = {d: [v] for d, v in self.need[r].items()}
+        got = ctx.alltoall(requests)
+        self.serve = {d: [(src, a[0] - int(self.bounds[d])) for src, a in got[d]] for d in ctx.ranks}
+
+    def __call__(self, values, out, total=None, op="sum", changed=None):
+        """Write every rank's ``values[r]`` (one per owned vertex) and the ghosts it needs into
+        the worker's n-long array ``out``; reduce ``total`` in the same superstep.
+
+        With ``changed[r]`` (a mask over rank r's vertices) only changed values are sent where
+        that is smaller (the sparse form: positions and values); receivers keep the rest.
+        """
+        send = {}
+        for r in self.ctx.ranks:
+            out[self.bounds[r] : self.bounds[r + 1]] = values[r]
+            send[r] = {}
+            for dst, offsets in self.serve[r]:
+                if changed is not None:
+                    pos = np.flatnonzero(changed[r][offsets])
+                    if 2 * pos.size < offsets.size:
+                        send[r][dst] = [pos, values[r][offsets[pos]]]
+                        continue
+                send[r][dst] = [values[r][offsets]]
+        if total is None:
+            got, totals = self.ctx.alltoall(send), None
+        else:
+            got, totals = self.ctx.alltoall(send, total=total, op=op)
+        self.written = []  # the ghost ids written this superstep
+        for r in self.ctx.ranks:
+            for src, arrays in got[r]:
+                ids = self.need[r][src] if len(arrays) == 1 else self.need[r][src][arrays[0]]
+                out[ids] = arrays[-1]
+                self.written.append(ids)
+        return totals
+
+
+def fetch_rows(ctx, blocks, wanted, bounds):
+    """Rows of other ranks' blocks: ``wanted[r]`` lists (sorted, unique) vertex ids whose row
+    of the owner's ``blocks[owner]`` rank r needs. Two supersteps (requests, then rows).
+
+    Returns ``{r: (ids, indptr, indices)}``: a CSR over ``ids`` holding those rows.
+    """
+    bounds = np.asarray(bounds, dtype=np.int64)
+    requests = {}
+    for r in ctx.ranks:
+        cuts = np.searchsorted(wanted[r], bounds)
+        requests[r] = {d: [wanted[r][a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a and d != r}
+    asked = ctx.alltoall(requests)
+    replies = {}
+    for d in ctx.ranks:
+        b = blocks[d]
+        replies[d] = {}
+        for src, (ids,) in asked[d]:
+            rows = ids - b.lo
+            starts, ends = b.indptr[rows], b.indptr[rows + 1]
+            counts = ends - starts
+            offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+            replies[d][src] = [counts, b.indices[offsets]]
+    got = ctx.alltoall(replies)
+    out = {}
+    for r in ctx.ranks:
+        pieces = got[r]  # in source-rank order, as the requested ids are
+        ids = np.concatenate([requests[r][s][0] for s, _ in pieces]) if pieces else np.empty(0, np.int64)
+        counts = np.concatenate([p[0] for _, p in pieces]) if pieces else np.empty(0, np.int64)
+        indices = np.concatenate([p[1] for _, p in pieces]) if pieces else np.empty(0, np.int64)
+        indptr = np.zeros(ids.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        out[r] = (ids, indptr, indices)
+    return out
+
+
+def fetch(ctx, wanted, values, bounds):
+    """Values at arbitrary vertices: ``wanted[r]`` any ids, ``values[r]`` one value per vertex
+    rank r owns. Returns ``{r: values aligned with wanted[r]}`` after two supersteps (requests,
+    then replies)."""
+    bounds = np.asarray(bounds, dtype=np.int64)
+    requests, inverse = {}, {}
+    for r in ctx.ranks:
+        ids, inverse[r] = np.unique(wanted[r], return_inverse=True)
+        cuts = np.searchsorted(ids, bounds)
+        requests[r] = {d: [ids[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
+    asked = ctx.alltoall(requests)
+    got = ctx.alltoall({d: {src: [values[d][ids - bounds[d]]] for src, (ids,) in asked[d]} for d in ctx.ranks})
+    out = {}
+    for r in ctx.ranks:
+        parts = [a[0] for _, a in got[r]]  # in owner order, as the sorted unique ids
+        vals = np.concatenate(parts) if parts else values[r][:0]
+        out[r] = vals[inverse[r]]
+    return out
+
+
+def sum_at_owners(ctx, tally, bounds, dense=False):
+    """Sum one n-long array per worker (``tally``, what all of its ranks found) at the vertices'
+    owners, in one superstep: only the nonzero entries travel, with their ids, unless ``dense``.
+    Returns ``{r: sums over rank r's own vertices}``, added in worker order (the same bits
+    whichever message arrives first)."""
+    send = {}
+    for d in range(ctx.nranks):
+        part = tally[bounds[d] : bounds[d + 1]]
+        ids = np.empty(0, np.int64) if dense else np.flatnonzero(part)
+        send[d] = [ids, part if dense else part[ids]]
+    received = ctx.alltoall({ctx.ranks[0]: send})
+    out = {}
+    for r in ctx.ranks:
+        total = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=tally.dtype)
+        for _, (ids, values) in sorted(received[r], key=lambda m: m[0]):
+            if dense:
+                total += values
+            else:
+                total[ids] += values
+        out[r] = total
+    return out
