@@ -36,7 +36,6 @@ from dgraph.errors import DgraphInputError
 from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_paths
 
 ALPHA, BETA = 15, 18
-NODE_LOCAL = ("EH2EH", "E2L", "L2E")  # 1.5D subgraphs whose pulls stay on the rank
 LOCAL_PULL_SHARE = 0.05  # such a subgraph pulls once 5% of its sources are active
 RELAX_AFTER = 16  # levels before a search whose frontier stays thin may finish by local relaxation
 METHODS = ("auto", "levels", "relax")
@@ -141,13 +140,13 @@ def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
     """Sunway's sub-iteration direction optimization (section 4.2) on a 1.5D layout: each level
     runs the six subgraphs in turn, higher degrees first, each choosing its own direction from
     the latest counts and skipping heads an earlier subgraph of the level already reached."""
-    from dgraph.partitioners.onefived import ENDS, SUBGRAPHS
-
+    schedule = em.layout.subgraph_schedule()
     classes = em.classes
     own = {r: np.arange(em.lo(r), em.lo(r) + em.size(r)) for r in ctx.ranks}
     size = ctx.allreduce({r: np.bincount(classes[own[r]], minlength=3) for r in ctx.ranks})
-    arcs = dict(zip(SUBGRAPHS, ctx.allreduce({r: [p.narcs for p in em.out_block(r).parts] for r in ctx.ranks})))
-    readers = {"H2L": ctx.nranks, "L2H": em.layout.cols, "L2L": ctx.nranks}
+    names = [sg.name for sg in schedule]
+    arcs = dict(zip(names, ctx.allreduce({r: [p.narcs for p in em.out_block(r).parts] for r in ctx.ranks})))
+    readers = {"all": ctx.nranks, "column": em.layout.cols, "none": 0}
     depth, modes = 0, []
     while depth_limit is None or depth < depth_limit:
         fclass = {r: classes[frontier[r] + em.lo(r)] for r in ctx.ranks}
@@ -156,19 +155,19 @@ def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
             break
         depth += 1
         found = {r: [] for r in ctx.ranks}
-        for name in SUBGRAPHS:
-            src, dst = (list(c) for c in ENDS[name])
+        for sg in schedule:
+            name, src, dst = sg.name, list(sg.sources), list(sg.heads)
             if active[src].sum() == 0:
                 continue
             left = ctx.allreduce({r: np.bincount(classes[own[r][level[r] < 0]], minlength=3) for r in ctx.ranks})
             share = active[src].sum() / max(size[src].sum(), 1)
-            if name in NODE_LOCAL:  # early exit makes pulls cheap where arcs stay on the rank
+            if sg.node_local:  # early exit makes pulls cheap where arcs stay on the rank
                 pull = share > LOCAL_PULL_SHARE
             else:  # remote arcs: Sunway compares the active share of sources with the unvisited
                 # share of heads; pulls stop early, so as in Beamer's rule they get a factor alpha.
                 # A pull also ships the sources' bitmap to every reader: not when offers cost less.
                 offers = 16 * active[src].sum() * arcs[name] / max(size[src].sum(), 1)
-                bitmaps = readers[name] * size[src].sum() / 8
+                bitmaps = readers[sg.pull_readers] * size[src].sum() / 8
                 pull = share > left[dst].sum() / max(size[dst].sum(), 1) / ALPHA and bitmaps < offers
             mode = "pull" if pull else "push"
             modes.append(f"{name}:{mode}")

@@ -22,7 +22,7 @@ _checkout = all(
 if _checkout and _top not in __path__:
     __path__.append(_top)
 
-from . import datasets, kernels  # noqa: E402
+from . import datasets, kernels, partitioners  # noqa: E402  (partitioners register the layouts' names)
 from .build import from_edgelist  # noqa: E402
 from .errors import ConvergenceWarning, DgraphError, DgraphInputError, DgraphRunError, DgraphWarning  # noqa: E402
 from .graph import Graph  # noqa: E402
@@ -43,12 +43,13 @@ __all__ = [
     "from_networkx",
     "kernels",
     "orchestrate",
+    "partitioners",
     "read_edgelist",
 ]
 
 
 def __getattr__(name):
-    if name in ("algorithms", "partitioners", "generators"):
+    if name in ("algorithms", "generators"):
         import importlib
 
         return importlib.import_module(f"dgraph.{name}")

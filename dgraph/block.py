@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import kernels
-from .partitioners.base import owner_of
+from .owners import owner_of
 
 
 @dataclass

@@ -19,8 +19,7 @@ from .cluster import get_client, workers
 from .errors import DgraphInputError
 from .graph import Graph
 from .labels import Labels, inverse_permutation
-from .partitioners import resolve_layout
-from .partitioners.oned import OneD
+from .layout import layout_named, resolve_layout
 from .placement import build_blocks
 from .runtime.driver import TRANSPORTS
 from .runtime.launch import ensure_plugin
@@ -192,7 +191,7 @@ def from_edgelist(
     if vertex_order not in VERTEX_ORDERS:
         raise DgraphInputError(f"vertex_order must be one of {VERTEX_ORDERS}, got {vertex_order!r}")
     if vertex_order == "degree" and isinstance(layout, str) and layout.lower() == "1d":
-        layout = OneD(balance="striped")  # contiguous ranges of a degree order: every hub on rank 0
+        layout = layout_named("1d", balance="striped")  # contiguous ranges of a degree order: every hub on rank 0
     ensure_plugin(client)  # before the first task: it also tunes the workers' allocator
     wk = workers(client)
     one_rank_below = ONE_RANK_ARCS if ranks is None and getattr(layout, "ranks", None) is None else 0

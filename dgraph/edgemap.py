@@ -32,7 +32,7 @@ import numpy as np
 
 from . import kernels
 from .ghosts import reduce_rows
-from .partitioners.oned import OneD
+from .layout import by_owner
 
 MERGES = ("min", "max", "sum", "first")
 DIRECTIONS = ("auto", "push", "pull")
@@ -108,7 +108,7 @@ class EdgeMap:
         self.bounds = np.asarray(bounds, dtype=np.int64)
         self.key = np.empty(0, np.int64) if key is None else key
         self.block = block
-        self.layout = layout if layout is not None else OneD(ctx.nranks)
+        self.layout = layout if layout is not None else by_owner(ctx.nranks)
         self.local_rows = all(self.layout.push_peers(r) == [r] for r in range(ctx.nranks))
         self.edges_examined = 0
         # the frontier vertices this worker saw in the last call: global ids, or (lo, mask) of a

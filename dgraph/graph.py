@@ -17,7 +17,7 @@ import pandas as pd
 from .block import owner_pieces, reverse_pieces
 from .errors import DgraphInputError
 from .labels import lookup
-from .partitioners.oned import OneD
+from .layout import by_owner
 from .placement import build_blocks
 from .results import block_edges, edges_frame, part_name, rank_frames, ranks_frame, to_dask
 from .runtime import RankResults, launch
@@ -176,7 +176,7 @@ class Graph:
                 self._owned[reverse] = build_blocks(
                     c,
                     cuts,
-                    OneD(self.nranks),
+                    by_owner(self.nranks),
                     self.bounds,
                     self.num_vertices,
                     "in" if reverse else "out",

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .block import block_arcs
 from .edgemap import EdgeMap, heavy_index
-from .partitioners.base import owner_of
+from .owners import owner_of
 
 
 def _block_facts(block, bounds, layout):

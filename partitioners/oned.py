@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph.layout import Layout
+
 from ..errors import DgraphInputError
-from .base import Layout
 
 
 class OneD(Layout):

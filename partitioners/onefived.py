@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph.layout import Layout, Subgraph
+from dgraph.owners import owner_of
+
 from ..errors import DgraphInputError
-from .base import Layout, owner_of
 from .twod import TwoD
 
 SUBGRAPHS = ("EH2EH", "E2L", "H2L", "L2E", "L2H", "L2L")  # higher degrees first
@@ -94,6 +96,21 @@ class OnePointFiveD(Layout):
         if self.ranks == ranks:
             return self
         return OnePointFiveD(e_threshold=self.e_threshold, h_threshold=self.h_threshold, ranks=ranks)
+
+    @classmethod
+    def rank_hint(cls, ranks):
+        return TwoD.rank_hint(ranks)
+
+    def subgraph_schedule(self):
+        """The six subgraphs, higher degrees first (Sunway's sub-iteration order, section 4.2).
+        E- and H-to-E/H arcs and the arcs leaving E or entering E stay on their rank when
+        pulled; an H2L or L2L pull ships the sources' bitmap to every rank, an L2H pull along
+        the mesh column."""
+        readers = {"H2L": "all", "L2H": "column", "L2L": "all"}
+        return [
+            Subgraph(name, ENDS[name][0], ENDS[name][1], name not in readers, readers.get(name, "none"))
+            for name in SUBGRAPHS
+        ]
 
     def thresholds(self, degree):
         """(e, h) degree thresholds: the given ones, or automatic ones (see the module)."""

@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph.layout import Layout
+from dgraph.owners import owner_of
+
 from ..errors import DgraphInputError
-from .base import Layout, owner_of
 
 SUBGRAPHS = ("SPREAD", "HOME")
 L, H, E = 0, 1, 2

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import math
 
+from dgraph.layout import Layout
+from dgraph.owners import owner_of
+
 from ..errors import DgraphInputError
-from .base import Layout, owner_of
 from .oned import OneD
 
 
@@ -74,6 +76,10 @@ class TwoD(Layout):
 
     def with_ranks(self, ranks):
         return self if self.ranks == ranks else TwoD(ranks=ranks)
+
+    @classmethod
+    def rank_hint(cls, ranks):
+        return f"; meshes for {ranks} ranks: {meshes(ranks)}"
 
     def plan(self, out_degree):
         return OneD(self.ranks, balance="hashed").plan(out_degree)

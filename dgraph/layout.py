@@ -1,4 +1,7 @@
-"""What every layout provides, and turning a user's ``layout=`` argument into one.
+"""What every layout provides, the owner arithmetic, and turning ``layout=`` into a layout.
+
+The core reads layouts only through this contract; the layouts themselves live in
+``dgraph.partitioners``, which registers each under its name (``register_layout``).
 
 A layout answers two placement questions, and the communication plans follow from them:
 
@@ -22,9 +25,23 @@ destination's owner".
 
 from __future__ import annotations
 
-import numpy as np
+from typing import NamedTuple
 
-from ..errors import DgraphInputError
+from .block import build_block
+from .errors import DgraphInputError
+from .owners import owner_of
+
+LAYOUTS = {}  # name -> layout class, filled by dgraph.partitioners
+
+
+class Subgraph(NamedTuple):
+    """One subgraph of a layout whose blocks are several (1.5D)."""
+
+    name: str
+    sources: tuple  # the vertex classes of its arcs' tails
+    heads: tuple  # the vertex classes of its arcs' heads
+    node_local: bool  # a pull reads only the rank's own arcs (no source bitmap travels)
+    pull_readers: str  # who receives a pulled source bitmap: "all" ranks, the mesh "column" or "none"
 
 
 class Layout:
@@ -58,8 +75,6 @@ class Layout:
         return owner_of(src, bounds)
 
     def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
-        from ..block import build_block  # blocks import this package for owner_of
-
         lo, hi = self.row_range(rank, bounds)
         return build_block(rank, lo, hi, n, direction, key, dedup, *pieces)
 
@@ -87,34 +102,47 @@ class Layout:
         """The same before a pull: the peers whose in-arcs may come from r's vertices."""
         return {d: None for d in self.pull_peers(r) if d != r}
 
+    def subgraph_schedule(self):
+        """For layouts whose blocks are several subgraphs: ``Subgraph`` facts in the order a
+        level of a search runs them (higher degrees first); None for one CSR per rank."""
+        return None
+
+    @classmethod
+    def rank_hint(cls, ranks):
+        """Words on the shapes this layout takes for ``ranks`` ranks, for error messages."""
+        return ""
+
     def __repr__(self):
         return f"{type(self).__name__}(ranks={self.ranks})"
 
 
-def owner_of(ids, bounds):
-    """The rank owning each placed id."""
-    return np.searchsorted(bounds, ids, side="right") - 1
+def by_owner(ranks):
+    """The placement of owner blocks: every arc at its source's owner, rows the owned vertices."""
+    return Layout(ranks)
+
+
+def register_layout(name, cls):
+    """Make ``layout=name`` mean ``cls()``."""
+    LAYOUTS[name] = cls
+
+
+def layout_named(name, **options):
+    """The layout registered as ``name`` (case-insensitive), made with ``options``."""
+    if name.lower() not in LAYOUTS:
+        raise DgraphInputError(f"unknown layout {name!r}; available: {sorted(LAYOUTS)} or a dgraph.partitioners object")
+    return LAYOUTS[name.lower()](**options)
 
 
 def resolve_layout(layout, ranks, default_ranks):
     """A Layout object with a rank count from ``layout="1d"``/``"2d"`` / an object, and ``ranks``."""
-    from .oned import OneD
-    from .onefived import OnePointFiveD
-    from .tdorch import TDOrch
-    from .twod import TwoD, meshes
-
     if ranks is not None and (isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1):
         raise DgraphInputError(f"ranks must be a positive integer, got {ranks!r}")
     if isinstance(layout, str):
-        names = {"1d": OneD, "2d": TwoD, "1.5d": OnePointFiveD, "tdorch": TDOrch}
-        if layout.lower() not in names:
-            raise DgraphInputError(
-                f"unknown layout {layout!r}; available: {sorted(names)} or a dgraph.partitioners object"
-            )
-        layout = names[layout.lower()]()
+        layout = layout_named(layout)
     if not isinstance(layout, Layout):
         raise DgraphInputError(f"layout must be a name or a dgraph.partitioners.Layout, got {type(layout).__name__}")
     if ranks is not None and layout.ranks is not None and ranks != layout.ranks:
-        hint = f"; meshes for {ranks} ranks: {meshes(ranks)}" if isinstance(layout, (TwoD, OnePointFiveD)) else ""
-        raise DgraphInputError(f"ranks={ranks} disagrees with {layout!r}; give the rank count once{hint}")
+        raise DgraphInputError(
+            f"ranks={ranks} disagrees with {layout!r}; give the rank count once{layout.rank_hint(ranks)}"
+        )
     return layout.with_ranks(ranks or layout.ranks or default_ranks)
