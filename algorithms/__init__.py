@@ -2,7 +2,7 @@
 ``vertex`` column in the user's labels and named value columns."""
 
 from .betweenness import betweenness_centrality
-from .bfs import bfs, validate_bfs
+from .bfs import bfs
 from .cdlp import label_propagation
 from .components import connected_components, weakly_connected_components
 from .cores import core_number, k_core
@@ -12,6 +12,7 @@ from .pointer_jumping import pointer_jumping
 from .scc import strongly_connected_components
 from .sssp import sssp
 from .triangles import local_clustering_coefficient, total_triangles, triangle_count
+from .verify import verify
 
 __all__ = [
     "betweenness_centrality",
@@ -28,6 +29,6 @@ __all__ = [
     "triangle_count",
     "pagerank",
     "sssp",
-    "validate_bfs",
+    "verify",
     "weakly_connected_components",
 ]

@@ -28,7 +28,6 @@ every layout and rank count.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from dgraph import kernels
 from dgraph.edgemap import EdgeMap
@@ -252,31 +251,3 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
         sub_iterations=bool(sub_iterations),
         method=method,
     )
-
-
-def validate_bfs(edges, result, source):
-    """Check a BFS result against the Graph 500 rules; raise AssertionError on the first breach.
-
-    ``edges``: pandas [src, dst] in labels (both arcs for undirected graphs); ``result``: pandas
-    output of ``bfs``. Rules: the source has distance 0 and no parent; every reached vertex but
-    the source has a parent one level closer joined to it by an arc; every arc joins levels at
-    most one apart (into a reached vertex, for directed graphs: from reached to reached or
-    unreached); the reached set is closed under arcs.
-    """
-    dist = result.set_index("vertex")["distance"]
-    pred = result.set_index("vertex")["predecessor"]
-    assert dist.loc[source] == 0 and pd.isna(pred.loc[source]), "source must have distance 0 and no predecessor"
-    reached = dist.dropna()
-    others = reached.drop(index=source)
-    p = pred.loc[others.index]
-    assert p.notna().all(), "a reached vertex has no predecessor"
-    assert (dist.loc[p.to_numpy()].to_numpy() == others.to_numpy() - 1).all(), "a predecessor is not one level up"
-    arcs = set(zip(edges["src"].tolist(), edges["dst"].tolist()))
-    assert all((u, v) in arcs for u, v in zip(p.tolist(), others.index.tolist())), "a tree edge is not an arc"
-    du = dist.reindex(edges["src"]).to_numpy()
-    dv = dist.reindex(edges["dst"]).to_numpy()
-    from_reached = ~pd.isna(du)
-    assert (~pd.isna(dv[from_reached])).all(), "an arc leaves the reached set"
-    both = from_reached
-    assert (dv[both].astype(np.int64) <= du[both].astype(np.int64) + 1).all(), "an arc skips a level"
-    return True

@@ -3,13 +3,15 @@
 Method: trimming plus forward-backward colouring (Orzan 2004; Slota, Rajamanickam, Madduri,
 "BFS and coloring-based parallel algorithms for strongly connected components", IPDPS 2014),
 all on DistEdgeMap. Each iteration first removes the vertices with no remaining in- or out-arc
-(each is a component of its own), then propagates the largest vertex id forward (edge_map, max
+(each is a component of its own), then propagates the smallest vertex id forward (edge_map, min
 merge) until nothing changes; the vertex whose id is its colour is the root of its colour class,
-and a backward search from every root along in-arcs, restricted to its colour (min merge),
-collects exactly the root's component. Components found are removed and the rest is coloured
-again.
+and a backward search from every root along in-arcs, restricted to its colour (max merge: every
+offer a vertex gets is at most its colour), collects exactly the root's component, of which the
+root is the smallest member. Components found are removed and the rest is coloured again.
 
-Output encoding: ``component`` is the label of the component's largest member.
+Output encoding: ``component`` is the label of the component's first member in the graph's
+vertex order (the smallest label; hubs first on a graph built with ``vertex_order="degree"``),
+the rule ``connected_components`` follows too.
 """
 
 from __future__ import annotations
@@ -66,15 +68,15 @@ def scc_kernel(ctx, bounds, key, layout):
         if int(ctx.allreduce({r: [int(active[r].sum())] for r in ctx.ranks})[0]) == 0:
             break
         iterations += 1
-        # colour: the largest id that reaches a vertex
-        color = {r: np.where(active[r], own[r], -1) for r in ctx.ranks}
+        # colour: the smallest id that reaches a vertex
+        color = {r: np.where(active[r], own[r], n) for r in ctx.ranks}
 
         def brighter(r, ids, c):
-            up = active[r][ids] & (c > color[r][ids])
+            up = active[r][ids] & (c < color[r][ids])
             color[r][ids[up]] = c[up]
             return ids[up]
 
-        _propagate(ctx, forward, "max", {r: np.flatnonzero(active[r]) for r in ctx.ranks}, color, brighter)
+        _propagate(ctx, forward, "min", {r: np.flatnonzero(active[r]) for r in ctx.ranks}, color, brighter)
         # collect: from each root, backwards within its colour
         found = {r: active[r] & (color[r] == own[r]) for r in ctx.ranks}
 
@@ -83,7 +85,7 @@ def scc_kernel(ctx, bounds, key, layout):
             found[r][ids[hit]] = True
             return ids[hit]
 
-        _propagate(ctx, backward, "min", {r: np.flatnonzero(found[r]) for r in ctx.ranks}, color, same_colour)
+        _propagate(ctx, backward, "max", {r: np.flatnonzero(found[r]) for r in ctx.ranks}, color, same_colour)
         for r in ctx.ranks:
             comp[r][found[r]] = color[r][found[r]]
             active[r] &= ~found[r]
@@ -99,7 +101,8 @@ def strongly_connected_components(graph):
     Returns
     -------
     dask.dataframe.DataFrame
-        Columns ``vertex`` and ``component`` (the label of the component's largest member).
+        Columns ``vertex`` and ``component`` (the label of the component's first member in the
+        graph's vertex order, as in ``connected_components``).
 
     Examples
     --------
@@ -107,7 +110,7 @@ def strongly_connected_components(graph):
     >>> e = pd.DataFrame({"src": [1, 2, 3, 3, 4], "dst": [2, 3, 1, 4, 5]})
     >>> g = dgraph.from_edgelist(e)
     >>> dgraph.algorithms.strongly_connected_components(g).compute().component.tolist()
-    [3, 3, 3, 4, 5]
+    [1, 1, 1, 4, 5]
     """
     if not graph.directed:
         raise DgraphInputError(

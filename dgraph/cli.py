@@ -82,6 +82,11 @@ def _parser():
     run.add_argument("--source", help="BFS/SSSP source label (default: the highest-degree vertex)")
     run.add_argument("--output", metavar="PATH.parquet", help="write the result to a parquet directory")
     run.add_argument("--top", type=int, default=10, help="rows of the result to print")
+    run.add_argument(
+        "--verify",
+        action="store_true",
+        help="check the result with dgraph.algorithms.verify (gathers the graph to this process); exit 1 if invalid",
+    )
     part = sub.add_parser("partition", help="place a graph and print the layout's partition report")
     _graph_options(part)
     part.add_argument("--measure", action="store_true", help="also run one dense superstep and show counted traffic")
@@ -284,8 +289,8 @@ def run(args):
         with _Phase(args.algorithm, times):
             fn = getattr(algorithms, name)
             kwargs = {"weight": graph.weight} if args.algorithm in ("sssp", "mwm") else {}
-            if args.algorithm == "bc" and graph.num_vertices > 2000:
-                kwargs = {"k": 64, "seed": 0}  # sampled: all sources would take n passes
+            if args.algorithm == "bc" and graph.num_vertices > 2000:  # sampled: all sources would take n passes
+                kwargs = {"sources": _sample(graph, 64)} if args.verify else {"k": 64, "seed": 0}
             if needs_source:
                 extra["source"] = _source(graph, args.source)
                 result = fn(graph, extra["source"], **kwargs)
@@ -327,7 +332,21 @@ def run(args):
         if args.output:
             result.to_parquet(args.output, write_index=False)
             print(f"wrote      {args.output}")
+        if args.verify:
+            problems = algorithms.verify(args.algorithm, graph, frame, **extra, **kwargs)
+            print("verified   " + ("valid" if not problems else "INVALID"))
+            for p in problems:
+                print(f"           {p}")
+            return 1 if problems else 0
     return 0
+
+
+def _sample(graph, k):
+    """``k`` vertex labels drawn with a fixed seed (betweenness sources a verifier can replay)."""
+    import numpy as np
+
+    vertices = graph.degrees()["vertex"].compute().to_numpy()
+    return np.random.default_rng(0).choice(vertices, size=min(k, vertices.size), replace=False).tolist()
 
 
 def main(argv=None):

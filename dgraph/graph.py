@@ -9,12 +9,14 @@ there) -> blocks persisted, rank r on worker floor(r * W / P).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import dask
 import dask.distributed
 import numpy as np
 import pandas as pd
 
-from .block import owner_pieces, reverse_pieces
+from .block import block_arcs, owner_pieces, reverse_pieces
 from .errors import DgraphInputError
 from .labels import lookup
 from .layout import by_owner
@@ -44,6 +46,21 @@ def _placed_labels(index, order):
     if index is None:
         return order
     return index[order] if order is not None else index
+
+
+class Snapshot(NamedTuple):
+    """A graph on the client (``Graph.snapshot``), in placed ids 0..n-1: ``labels[i]`` is the
+    user's label of vertex i, ``key[i]`` its position in the graph's vertex order (ties between
+    vertices break by it), and the stored arcs ``src[j] -> dst[j]`` (both arcs of an undirected
+    edge) with their ``weights`` (None when unweighted)."""
+
+    n: int
+    directed: bool
+    labels: pd.Index
+    key: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    weights: np.ndarray | None
 
 
 class Graph:
@@ -349,6 +366,20 @@ class Graph:
         name = part_name("edges")
         parts = [self.client.submit(edges_frame, a, labels, self.weight, key=(name, i)) for i, a in enumerate(arrays)]
         return to_dask(self.client, parts)
+
+    def snapshot(self):
+        """The whole graph gathered to the client as numpy arrays (for verification and small
+        analyses): a ``Snapshot`` of placed ids. Memory: about 24 bytes per stored arc."""
+        c = self.client
+        arcs = c.gather([c.submit(block_arcs, b, pure=False) for b in self._blocks])
+        labels, order = c.gather([self._placed_labels_future(), self._order])
+        n = self.num_vertices
+        src = np.concatenate([a[0] for a in arcs]).astype(np.int64)
+        dst = np.concatenate([a[1] for a in arcs]).astype(np.int64)
+        weights = None if self.weight is None else np.concatenate([a[2] for a in arcs])
+        key = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
+        labels = pd.Index(np.arange(n) if labels is None else labels)
+        return Snapshot(n, self.directed, labels, key, src, dst, weights)
 
     def to_networkx(self):
         """A networkx (Di)Graph of this graph, for small graphs (needs networkx installed); weights

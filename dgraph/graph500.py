@@ -24,11 +24,11 @@ from __future__ import annotations
 import resource
 import time
 
-import numba
 import numpy as np
 from distributed import futures_of, wait
 
 from . import kernels
+from .algorithms.verify import search_tree
 from .errors import DgraphInputError
 
 KERNELS = ("bfs", "sssp")
@@ -37,126 +37,32 @@ TOLERANCE = 1e-9  # SSSP distances are sums of float64 weights in [0, 1)
 
 # ------------------------------------------------------------------------------- validation
 def _edge_rules(part, reach, parent, n, weighted):
-    """The edge rules over one partition of the input edge list. ``reach`` is the level (BFS,
-    -1 unreached) or the distance (SSSP, inf unreached). Returns (broken rule counts, edges
+    """The edge rules over one partition of the input edge list: (broken rule counts, edges
     traversed, packed bitmap of the vertices whose tree edge this partition holds)."""
     u, v = part["src"].to_numpy(np.int64), part["dst"].to_numpy(np.int64)
-    w = part["weight"].to_numpy(np.float64) if weighted else np.empty(0)
+    w = part["weight"].to_numpy(np.float64) if weighted else None
     found = np.zeros(n, dtype=bool)
-    rules = _rules_numba if kernels.engine() == "numba" else _rules_numpy
-    straddle, far, traversed = rules(u, v, w, reach, parent, weighted, found)
-    return {"straddle": int(straddle), "far": int(far)}, int(traversed), np.packbits(found)
-
-
-@numba.njit(cache=True)
-def _rules_numba(u, v, w, reach, parent, weighted, found):
-    straddle, far, traversed = 0, 0, 0
-    for i in range(u.size):
-        a, b = u[i], v[i]
-        if a == b:
-            continue
-        ra, rb = reach[a], reach[b]
-        in_a, in_b = ra >= 0 and ra < np.inf, rb >= 0 and rb < np.inf  # BFS -1 / SSSP inf: unreached
-        if in_a != in_b:
-            straddle += 1
-        if not (in_a and in_b):
-            continue
-        traversed += 1
-        x = w[i] if weighted else 1.0
-        if weighted:
-            far += rb > ra + x + TOLERANCE or ra > rb + x + TOLERANCE
-            found[b] |= parent[b] == a and abs(rb - ra - x) <= TOLERANCE
-            found[a] |= parent[a] == b and abs(ra - rb - x) <= TOLERANCE
-        else:
-            far += abs(ra - rb) > 1
-            found[b] |= parent[b] == a
-            found[a] |= parent[a] == b
-    return straddle, far, traversed
-
-
-def _rules_numpy(u, v, w, reach, parent, weighted, found):
-    keep = u != v
-    u, v = u[keep], v[keep]
-    ru, rv = reach[u], reach[v]
-    reached_u, reached_v = (ru >= 0, rv >= 0) if not weighted else (np.isfinite(ru), np.isfinite(rv))
-    both = reached_u & reached_v
-    straddle = np.count_nonzero(reached_u != reached_v)
-    if weighted:
-        w = w[keep]
-        with np.errstate(invalid="ignore"):  # inf - inf between unreached ends: masked out by ``both``
-            far = np.count_nonzero(both & ((rv > ru + w + TOLERANCE) | (ru > rv + w + TOLERANCE)))
-            tree_v = both & (parent[v] == u) & (np.abs(rv - ru - w) <= TOLERANCE)
-            tree_u = both & (parent[u] == v) & (np.abs(ru - rv - w) <= TOLERANCE)
-    else:
-        far = np.count_nonzero(both & (np.abs(ru - rv) > 1))
-        tree_v = both & (parent[v] == u)
-        tree_u = both & (parent[u] == v)
-    found[v[tree_v]] = True
-    found[u[tree_u]] = True
-    return straddle, far, np.count_nonzero(both)
+    straddle, far, traversed = kernels.search_tree_rules(u, v, w, reach, parent, found, tolerance=TOLERANCE)
+    return (straddle, far, traversed), np.packbits(found)
 
 
 def validate(root, reach, parent, edge_parts, client, weighted=False):
-    """Check one search against the specification's rules; returns ``(errors, edges traversed)``
-    (an empty list when valid). ``reach``: levels (-1 unreached) or distances (inf unreached),
-    ``parent``: -1 where unreached, both indexed by vertex; ``edge_parts``: futures of the
-    input edge list's partitions."""
+    """Check one search against the specification's rules (``dgraph.algorithms.verify``'s search
+    tree rules, the edge rules run where the edge list lives); returns ``(errors, edges
+    traversed)``, an empty list when valid. ``reach``: levels (-1 unreached) or distances (inf
+    unreached), ``parent``: -1 where unreached, both indexed by vertex; ``edge_parts``: futures
+    of the input edge list's partitions."""
     n = reach.size
-    reached = reach >= 0 if not weighted else np.isfinite(reach)
-    errors = []
-    if not reached[root] or reach[root] != 0:
-        errors.append(f"the root {root} is not at level/distance 0")
-    if parent[root] not in (root, -1):
-        errors.append(f"the root's parent is {parent[root]}, not itself")
-    others = np.flatnonzero(reached)
-    others = others[others != root]
-    p = parent[others]
-    if ((p < 0) | (p >= n)).any():
-        bad = others[(p < 0) | (p >= n)][0]
-        errors.append(f"reached vertex {bad} has parent {parent[bad]}, not a vertex")
-        return errors, 0
-    if not reached[p].all():
-        errors.append(f"vertex {others[~reached[p]][0]} has an unreached parent")
-    if not weighted and (reach[p] != reach[others] - 1).any():
-        bad = others[reach[p] != reach[others] - 1][0]
-        errors.append(
-            f"tree edge ({parent[bad]}, {bad}) joins levels {reach[parent[bad]]} and {reach[bad]}, not one apart"
-        )
-    if weighted and (reach[p] > reach[others] + TOLERANCE).any():
-        errors.append(f"vertex {others[reach[p] > reach[others] + TOLERANCE][0]} is closer than its parent")
-    if (parent[~reached] != -1).any():
-        errors.append(f"unreached vertex {np.flatnonzero(~reached & (parent != -1))[0]} has a parent")
-    # no cycles: pointer doubling from every reached vertex must end at the root
-    up = np.where(reached, parent, np.arange(n))
-    up[root] = root
-    for _ in range(max(1, int(np.ceil(np.log2(max(n, 2)))) + 1)):
-        up = up[up]
-    if (up[reached] != root).any():
-        errors.append(
-            f"following parents from vertex {np.flatnonzero(reached & (up != root))[0]} never reaches the root"
-        )
-    # hash=False: two searches may scatter equal arrays, and one must not release the other's
-    reach_f, parent_f = (client.scatter(a, broadcast=True, hash=False) for a in (reach, parent))
-    results = client.gather(
-        [client.submit(_edge_rules, part, reach_f, parent_f, n, weighted, pure=False) for part in edge_parts]
-    )
-    broken = {k: sum(r[0][k] for r in results) for k in ("straddle", "far")}
-    if broken["straddle"]:
-        errors.append(
-            f"{broken['straddle']} edges join a reached and an unreached vertex (the tree does not span the component)"
-        )
-    if broken["far"]:
-        errors.append(
-            f"{broken['far']} edges join vertices "
-            + ("whose distances differ by more than the edge's weight" if weighted else "more than one level apart")
-        )
-    found = np.unpackbits(np.bitwise_or.reduce([r[2] for r in results]), count=n).view(bool)
-    if not found[others].all():
-        bad = others[~found[others]][0]
-        errors.append(
-            f"tree edge ({parent[bad]}, {bad}) is not an input edge" + (" of that weight" if weighted else "")
-        )
-    return errors, sum(r[1] for r in results)
+
+    def edge_rules(reach, parent):
+        # hash=False: two searches may scatter equal arrays, and one must not release the other's
+        reach_f, parent_f = (client.scatter(a, broadcast=True, hash=False) for a in (reach, parent))
+        parts = [client.submit(_edge_rules, p, reach_f, parent_f, n, weighted, pure=False) for p in edge_parts]
+        results = client.gather(parts)
+        found = np.unpackbits(np.bitwise_or.reduce([r[1] for r in results]), count=n).view(bool)
+        return (*(sum(r[0][i] for r in results) for i in range(3)), found)
+
+    return search_tree(root, reach, parent, edge_rules, weighted, tolerance=TOLERANCE)
 
 
 # -------------------------------------------------------------------------------- statistics

@@ -8,7 +8,7 @@ from graphs import er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 from dgraph import kernels
-from dgraph.algorithms import bfs, connected_components, pagerank, validate_bfs
+from dgraph.algorithms import bfs, connected_components, pagerank, verify
 from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
 LAYOUTS = [
@@ -70,10 +70,7 @@ def test_algorithms_match_networkx(client, case, layout):
     assert len(got) == G.number_of_nodes()
     assert {v: int(d) for v, d in got.dropna().items()} == ref
     assert got.isna().sum() == G.number_of_nodes() - len(ref)
-    arcs = pd.DataFrame(list(G.edges()), columns=["src", "dst"])
-    if not directed:
-        arcs = pd.concat([arcs, arcs.rename(columns={"src": "dst", "dst": "src"})])
-    validate_bfs(arcs, r, source)
+    assert verify("bfs", g, r, source=source) == []
 
     # PageRank within 1e-8 of networkx at a tight tolerance
     pr = pagerank(g, tol=1e-12, max_iter=500).compute().set_index("vertex").pagerank

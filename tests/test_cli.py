@@ -66,8 +66,9 @@ def test_cli_runs_every_algorithm(client, capsys, tmp_path):
         ("bc", "betweenness"),
         ("mwm", "mate groups"),
     ):
-        assert main(["run", algo, "--dataset", "karate", "--scheduler", addr]) == 0, algo
-        assert expect in capsys.readouterr().out, algo
+        assert main(["run", algo, "--dataset", "karate", "--scheduler", addr, "--verify"]) == 0, algo
+        out = capsys.readouterr().out
+        assert expect in out and "verified   valid" in out, algo
     path = tmp_path / "roads.tsv"
     path.write_text("1\t2\t0.5\n2\t3\t0.25\n1\t3\t2.0\n")
     assert (
@@ -75,6 +76,10 @@ def test_cli_runs_every_algorithm(client, capsys, tmp_path):
     )
     out = capsys.readouterr().out
     assert "0.75" in out
+    for algo in ("bfs", "scc", "wcc", "pagerank"):
+        argv = ["run", algo, "--input", str(path), "--directed", "--source", "1", "--verify", "--scheduler", addr]
+        assert main(argv[:5] + argv[7:] if algo != "bfs" else argv) == 0, algo
+        assert "verified   valid" in capsys.readouterr().out, algo
     assert main(["run", "scc", "--dataset", "karate", "--scheduler", addr]) == 2
     assert "directed graph" in capsys.readouterr().err
 

@@ -97,10 +97,10 @@ def test_validation_rejects_each_broken_rule(client, searched):
     fake = int(same_level[~np.isin(same_level, [parent[leaf]])][0])  # a vertex one level up, likely no edge
     p = parent.copy()
     p[leaf] = fake  # noqa: E702
-    assert "is not an input edge" in broken(parent=p)
+    assert "is not an arc of the graph" in broken(parent=p)
     lv, p = level.copy(), parent.copy()
     lv[leaf], p[leaf] = -1, -1  # a reached vertex dropped: the tree no longer spans its component
-    assert "do not span" in broken(level=lv, parent=p) or "does not span" in broken(level=lv, parent=p)
+    assert "the search stopped short" in broken(level=lv, parent=p)
     if unreached.size:
         p = parent.copy()
         p[unreached[0]] = root  # noqa: E702
@@ -131,8 +131,8 @@ def test_edge_rules_engines_agree_on_valid_and_broken_searches(searched):
         for engine in kernels.ENGINES:
             with kernels.using(engine):
                 out[engine] = g5._edge_rules(part, reach, par, n, weighted)
-        assert out["numba"][:2] == out["numpy"][:2], (weighted, out)
-        np.testing.assert_array_equal(out["numba"][2], out["numpy"][2])
+        assert out["numba"][0] == out["numpy"][0], (weighted, out)
+        np.testing.assert_array_equal(out["numba"][1], out["numpy"][1])
 
 
 def test_statistics_follow_the_specification():

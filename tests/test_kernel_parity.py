@@ -380,6 +380,23 @@ def _brandes_cases():
     return [(indptr, indices.astype(np.int32), np.array([0, 5, 99, 250], np.int64), np.zeros(N))]
 
 
+def _tree_cases():
+    """A BFS and a weighted search over the same arcs, valid and broken, directed or not, cut at a
+    level or not."""
+    indptr, indices, w = _graph(32)
+    src, dst = np.repeat(np.arange(N), np.diff(indptr)), indices.astype(np.int64)
+    rng = np.random.default_rng(33)
+    level = rng.integers(-1, 5, N).astype(np.float64)
+    dist = np.where(level >= 0, level * 3.0, np.inf)
+    parent = np.where(level > 0, rng.integers(0, N, N), -1)
+    out = []
+    for directed in (True, False):
+        for limit in (np.inf, 2.0):
+            out.append((src, dst, np.empty(0), level, parent, False, directed, limit, 0.0, np.zeros(N, bool)))
+            out.append((src, dst, w, dist, parent, True, directed, limit, 1e-9, np.zeros(N, bool)))
+    return out
+
+
 def _pairs(*arrays):
     """Parallel arrays as rows sorted lexicographically: results whose order is not specified."""
     order = np.lexsort(arrays[::-1])
@@ -418,6 +435,7 @@ CASES = {
     "rows_leaving": (_leaving_cases, None),
     "relax_local": (_relax_cases, None),
     "brandes": (_brandes_cases, None),
+    "search_tree_rules": (_tree_cases, None),
 }
 
 

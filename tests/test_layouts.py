@@ -231,8 +231,7 @@ def test_sub_iteration_bfs_on_1_5d_gives_bfs_distances_and_a_valid_tree(client, 
     sub = alg.bfs(g, source, sub_iterations=True).compute().sort_values("vertex").reset_index(drop=True)
     info = g.last_stats.info
     pd.testing.assert_series_equal(sub.distance, plain.distance)
-    arcs = g.edges().compute()
-    alg.validate_bfs(arcs, sub, source)
+    assert alg.verify("bfs", g, sub, source=source) == []
     assert 0 < info["edges_examined"] and plain_examined > 0
     assert {m.split(":")[0] for m in info["sub_iterations"]} <= {"EH2EH", "E2L", "H2L", "L2E", "L2H", "L2L"}
     assert any(m.endswith(":pull") for m in info["sub_iterations"]) and any(

@@ -45,6 +45,7 @@ from .frontier import MERGE_CODES, first_in_frontier, frontier_arcs, merge_by_id
 from .linalg import pagerank_step, power_iterations, spmv
 from .matching import heaviest_free_neighbour
 from .paths import improve, relax_local, rows_leaving, split_rows
+from .trees import search_tree_rules
 from .unionfind import block_forest, component_interface, spanning_forest
 
 __all__ = [
@@ -79,6 +80,7 @@ __all__ = [
     "row_cuts",
     "rows_leaving",
     "rows_touching",
+    "search_tree_rules",
     "set_engine",
     "settle_level",
     "spanning_forest",

@@ -1,0 +1,451 @@
+"""Verifiers: does an algorithm's result hold what it promises, on this graph?
+
+``verify(name, graph, result, **params)`` returns the violations it finds, as sentences (an
+empty list when the result is valid). The checks are properties in the spirit of GAP's
+verifiers, not a second run of the same code: a BFS or SSSP tree must be a tree of the graph's
+arcs that no arc could shorten; components must be closed under arcs, connected, and labelled
+by their first member in the graph's vertex order; PageRank must be a fixed point to the
+tolerance it was asked for; core numbers must match a peeling; a matching must be a valid,
+maximal matching; triangle counts, clustering coefficients, label propagation and betweenness
+are compared with independent computations on the whole graph. The graph is gathered to the
+client for this (``Graph.snapshot``): verification is for tests, the command line
+(``dgraph run --verify``) and graphs that fit one machine. Graph 500's validation uses the same
+search-tree rules over its distributed edge list.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from dgraph import kernels
+from dgraph.errors import DgraphInputError
+
+NAMES = ("bfs", "sssp", "wcc", "scc", "pagerank", "cdlp", "triangles", "lcc", "core", "mwm", "bc")
+SHOWN = 3  # offending vertices named per violation
+
+
+def verify(name, graph, result, **params):
+    """The violations of ``result`` (a dask or pandas DataFrame an algorithm returned for
+    ``graph``) of algorithm ``name``'s guarantees; an empty list when it is valid.
+
+    ``name``: one of ``NAMES``; ``params``: what the algorithm was called with where the check
+    needs it (bfs: ``source``, ``depth_limit``; sssp: ``source``, ``weight``; pagerank:
+    ``alpha``, ``tol``, ``personalization``, ``weight``; cdlp: ``max_iter``; bc: ``sources``,
+    ``normalized``; mwm: ``weight``).
+
+    >>> import dgraph
+    >>> g = dgraph.datasets.load("karate")
+    >>> verify("bfs", g, dgraph.algorithms.bfs(g, 1), source=1)
+    []
+    """
+    if name not in CHECKS:
+        raise DgraphInputError(f"no verifier named {name!r}; verifiers: {', '.join(NAMES)}")
+    frame = result.compute() if hasattr(result, "compute") else result
+    if not isinstance(frame, pd.DataFrame) or "vertex" not in frame.columns:
+        raise DgraphInputError("result must be the DataFrame an algorithm returned, with a 'vertex' column")
+    snap = graph.snapshot()
+    problems, pos = _rows(snap, frame)
+    if problems:
+        return problems
+    order = np.argsort(pos)
+    frame = frame.iloc[order].reset_index(drop=True)
+    try:
+        return CHECKS[name](snap, frame, **params)
+    except TypeError as exc:
+        raise DgraphInputError(f"verify({name!r}): {exc}") from None
+
+
+def _rows(snap, frame):
+    """Each vertex exactly once: (problems, the placed id of each row)."""
+    pos = snap.labels.get_indexer(frame["vertex"])
+    problems = []
+    if (pos < 0).any():
+        problems.append(f"vertices not in the graph: {_show(frame['vertex'][pos < 0])}")
+    elif np.bincount(pos, minlength=snap.n).max(initial=0) > 1:
+        problems.append(f"vertices listed more than once: {_show(frame['vertex'][frame['vertex'].duplicated()])}")
+    elif pos.size != snap.n:
+        missing = np.setdiff1d(np.arange(snap.n), pos)
+        problems.append(f"{missing.size} vertices missing, such as {_show(snap.labels[missing])}")
+    return problems, pos
+
+
+def _show(values):
+    values = list(values)
+    return ", ".join(repr(v) for v in values[:SHOWN]) + (
+        f" and {len(values) - SHOWN} more" if len(values) > SHOWN else ""
+    )
+
+
+def _ids(snap, column):
+    """A column of labels (nullable) as placed ids, -1 for nulls; -2 for labels not in the graph."""
+    values = column.astype(object).where(column.notna(), None)
+    out = np.full(len(column), -1, dtype=np.int64)
+    present = column.notna().to_numpy()
+    out[present] = snap.labels.get_indexer(values[present])
+    out[present & (out == -1)] = -2
+    return out
+
+
+def _source(snap, source):
+    found = snap.labels.get_indexer([source])[0]
+    if found < 0:
+        raise DgraphInputError(f"source {source!r} is not a vertex of the graph")
+    return int(found)
+
+
+def _matrix(snap, weights=None, loops=True):
+    """The arcs as an n x n CSR (repeated arcs add up)."""
+    keep = slice(None) if loops else snap.src != snap.dst
+    data = np.ones(snap.src[keep].size) if weights is None else weights[keep]
+    return sp.csr_matrix((data, (snap.src[keep], snap.dst[keep])), shape=(snap.n, snap.n))
+
+
+# --------------------------------------------------------------------------- search trees
+def search_tree(root, reach, parent, edge_rules, weighted, limit=np.inf, tolerance=1e-9, name=int):
+    """The violations of one search from ``root`` by the Graph 500 rules: ``reach`` holds levels
+    (-1 unreached) or distances (inf unreached) and ``parent`` the tree (-1 none), per vertex.
+    ``edge_rules(reach, parent)`` checks every arc (``kernels.search_tree_rules``, wherever the
+    arcs are) and returns (straddles, fars, traversed, found); ``limit``: a search that stopped
+    at this level; ``name(v)``: how a sentence names vertex v. Returns (violations, arcs
+    traversed)."""
+    n = reach.size
+    reached = (reach >= 0) & (reach < np.inf)
+    errors = []
+    if not reached[root] or reach[root] != 0:
+        errors.append(f"the root {name(root)} is not at level/distance 0")
+    if parent[root] not in (root, -1):
+        errors.append(f"the root's parent is {name(parent[root])}, not itself")
+    others = np.flatnonzero(reached)
+    others = others[others != root]
+    p = parent[others]
+    if ((p < 0) | (p >= n)).any():
+        bad = others[(p < 0) | (p >= n)][0]
+        errors.append(f"reached vertex {name(bad)} has parent {parent[bad]}, not a vertex")
+        return errors, 0
+    if not reached[p].all():
+        errors.append(f"vertex {name(others[~reached[p]][0])} has an unreached parent")
+    if not weighted and (reach[p] != reach[others] - 1).any():
+        bad = others[reach[p] != reach[others] - 1][0]
+        errors.append(
+            f"tree edge ({name(parent[bad])}, {name(bad)}) joins levels {reach[parent[bad]]:g} and "
+            f"{reach[bad]:g}, not one apart"
+        )
+    if weighted and (reach[p] > reach[others] + tolerance).any():
+        errors.append(f"vertex {name(others[reach[p] > reach[others] + tolerance][0])} is closer than its parent")
+    if (parent[~reached] != -1).any():
+        errors.append(f"unreached vertex {name(np.flatnonzero(~reached & (parent != -1))[0])} has a parent")
+    # no cycles: pointer doubling from every reached vertex must end at the root
+    up = np.where(reached, parent, np.arange(n))
+    up[root] = root
+    for _ in range(max(1, int(np.ceil(np.log2(max(n, 2)))) + 1)):
+        up = up[up]
+    if (up[reached] != root).any():
+        errors.append(
+            f"following parents from vertex {name(np.flatnonzero(reached & (up != root))[0])} never reaches the root"
+        )
+    straddle, far, traversed, found = edge_rules(reach, parent)
+    if straddle:
+        errors.append(f"{straddle} arcs lead from a reached vertex to an unreached one (the search stopped short)")
+    if far:
+        errors.append(
+            f"{far} arcs join vertices "
+            + ("whose distances differ by more than the arc's weight" if weighted else "more than one level apart")
+        )
+    if not found[others].all():
+        bad = others[~found[others]][0]
+        errors.append(
+            f"tree edge ({name(parent[bad])}, {name(bad)}) is not an arc of the graph" + (" of that weight" * weighted)
+        )
+    return errors, traversed
+
+
+def _local_rules(snap, weights, limit, tolerance):
+    def rules(reach, parent):
+        found = np.zeros(snap.n, dtype=bool)
+        counts = kernels.search_tree_rules(
+            snap.src, snap.dst, weights, reach, parent, found, directed=True, limit=limit, tolerance=tolerance
+        )
+        return (*counts, found)
+
+    return rules
+
+
+def _check_bfs(snap, frame, source, depth_limit=None):
+    root = _source(snap, source)
+    dist = frame["distance"]
+    reach = np.where(dist.notna(), dist.fillna(-1).to_numpy(np.float64), -1.0)
+    parent = _ids(snap, frame["predecessor"])
+    if (parent == -2).any():
+        return ["a predecessor is not a vertex of the graph"]
+    limit = np.inf if depth_limit is None else float(depth_limit)
+    rules = _local_rules(snap, None, limit, 0.0)
+    errors, _ = search_tree(root, reach, parent, rules, False, limit, name=lambda v: repr(snap.labels[v]))
+    if depth_limit is not None and reach.max() > depth_limit:
+        errors.append(f"vertices beyond depth_limit={depth_limit}")
+    return errors
+
+
+def _check_sssp(snap, frame, source, weight=None, **_):
+    root = _source(snap, source)
+    dist = frame["distance"]
+    reach = np.where(dist.notna(), dist.fillna(np.inf).to_numpy(np.float64), np.inf)
+    parent = _ids(snap, frame["predecessor"])
+    if (parent == -2).any():
+        return ["a predecessor is not a vertex of the graph"]
+    weights = snap.weights if weight is not None and snap.weights is not None else np.ones(snap.src.size)
+    if (weights < 0).any():
+        return ["the graph has negative weights: shortest paths are not defined by these rules"]
+    finite = reach[np.isfinite(reach)]
+    tolerance = 1e-9 * max(1.0, float(np.abs(finite).max(initial=0.0)))
+    rules = _local_rules(snap, weights, np.inf, tolerance)
+    errors, _ = search_tree(root, reach, parent, rules, True, tolerance=tolerance, name=lambda v: repr(snap.labels[v]))
+    return errors
+
+
+# --------------------------------------------------------------------------- components
+def _components(snap, frame, connection):
+    labels = _ids(snap, frame["component"])
+    if (labels < 0).any():
+        return ["a component label is not a vertex of the graph"]
+    count, truth = connected_components(_matrix(snap), directed=True, connection=connection)
+    errors = []
+    # the same partition: each true component one label, each label one true component
+    pairs = np.unique(np.stack([truth, labels]), axis=1)
+    if np.unique(pairs[0]).size != pairs.shape[1]:
+        split = pairs[0][np.r_[False, pairs[0][1:] == pairs[0][:-1]]]
+        errors.append(
+            f"a {connection} component is split between labels, e.g. at {_show(snap.labels[truth == split[0]])}"
+        )
+    if np.unique(pairs[1]).size != pairs.shape[1]:
+        errors.append(f"{pairs.shape[1] - np.unique(pairs[1]).size} labels join vertices of different components")
+    if errors:
+        return errors
+    # the representative: the member first in the graph's vertex order, and a member itself
+    first = np.full(count, np.iinfo(np.int64).max)
+    np.minimum.at(first, truth, snap.key)
+    by_key = np.empty(snap.n, dtype=np.int64)
+    by_key[snap.key] = np.arange(snap.n)
+    wrong = np.flatnonzero(labels != by_key[first[truth]])
+    if wrong.size:
+        errors.append(
+            f"{wrong.size} vertices are labelled with a member other than their component's first in the graph's "
+            f"vertex order, such as {_show(snap.labels[wrong])}"
+        )
+    return errors
+
+
+def _check_wcc(snap, frame):
+    return _components(snap, frame, "weak")
+
+
+def _check_scc(snap, frame):
+    return _components(snap, frame, "strong")
+
+
+# --------------------------------------------------------------------------- PageRank
+def _check_pagerank(snap, frame, alpha=0.85, tol=1e-6, personalization=None, weight=None, max_iter=100):
+    x = frame["pagerank"].to_numpy(np.float64)
+    n = snap.n
+    errors = []
+    if (x < 0).any() or not np.isfinite(x).all():
+        errors.append("negative or non-finite PageRank values")
+        return errors
+    if abs(x.sum() - 1) > max(1e-9, n * tol):
+        errors.append(f"PageRank values sum to {x.sum():.12g}, not 1")
+    p = np.full(n, 1.0 / n)
+    if personalization is not None:
+        s = pd.Series(personalization, dtype=np.float64)
+        p = np.zeros(n)
+        p[snap.labels.get_indexer(s.index)] = s.to_numpy()
+        p /= p.sum()
+    w = snap.weights if weight is not None else None
+    A = _matrix(snap, w)
+    outw = np.asarray(A.sum(axis=1)).ravel()
+    contrib = np.divide(x, outw, out=np.zeros(n), where=outw > 0)
+    dangling = x[outw == 0].sum()
+    nxt = alpha * (A.T @ contrib + dangling * p) + (1 - alpha) * p
+    residual = float(np.abs(nxt - x).sum())
+    # the iteration stops once an update changes less than n * tol; the next one changes at most that
+    if residual > n * tol + 1e-12:
+        errors.append(f"one more iteration changes the ranks by {residual:.3g} in L1, above n * tol = {n * tol:.3g}")
+    return errors
+
+
+# --------------------------------------------------------------------------- counting
+def _neighbour_sets(snap):
+    """The symmetric 0/1 matrix of distinct neighbours (in and out), without self-loops."""
+    A = _matrix(snap, loops=False)
+    N = ((A + A.T) > 0).astype(np.int64)
+    return A, N.tocsr()
+
+
+def _arcs_among_neighbours(snap):
+    A, N = _neighbour_sets(snap)
+    A = (A > 0).astype(np.int64)
+    among = np.asarray((N @ A).multiply(N).sum(axis=1)).ravel()
+    return among, np.asarray(N.sum(axis=1)).ravel()
+
+
+def _check_triangles(snap, frame):
+    if snap.directed:
+        return ["triangle counts are defined for undirected graphs"]
+    among, _ = _arcs_among_neighbours(snap)
+    t = frame["triangles"].to_numpy(np.int64)
+    errors = []
+    if t.sum() % 3:
+        errors.append(f"the triangle counts sum to {t.sum()}, not a multiple of 3 (each triangle has three corners)")
+    wrong = np.flatnonzero(t != among // 2)
+    if wrong.size:
+        errors.append(f"{wrong.size} vertices have a wrong triangle count, such as {_show(snap.labels[wrong])}")
+    return errors
+
+
+def _check_lcc(snap, frame):
+    among, d = _arcs_among_neighbours(snap)
+    expect = np.divide(among, d * (d - 1.0), out=np.zeros(snap.n), where=d > 1)
+    got = frame["lcc"].to_numpy(np.float64)
+    wrong = np.flatnonzero(~np.isclose(got, expect, rtol=1e-12, atol=1e-12))
+    if wrong.size:
+        return [f"{wrong.size} vertices have a wrong clustering coefficient, such as {_show(snap.labels[wrong])}"]
+    return []
+
+
+def _check_core(snap, frame):
+    core = frame["core"].to_numpy(np.int64)
+    keep = snap.src != snap.dst
+    src, dst = snap.src[keep], snap.dst[keep]
+    # validity: each vertex has at least core[v] neighbours of core >= core[v]
+    strong = np.bincount(src[core[dst] >= core[src]], minlength=snap.n)
+    errors = []
+    short = np.flatnonzero(strong < core)
+    if short.size:
+        errors.append(
+            f"{short.size} vertices have fewer neighbours in their core than their core number, "
+            f"such as {_show(snap.labels[short])}"
+        )
+    expect = _peel(snap.n, src, dst)
+    wrong = np.flatnonzero(core != expect)
+    if wrong.size:
+        errors.append(
+            f"{wrong.size} core numbers differ from a peeling of the graph, such as {_show(snap.labels[wrong])}"
+        )
+    return errors
+
+
+def _peel(n, src, dst):
+    """Core numbers by peeling: remove every vertex of degree at most k, then k + 1, ..."""
+    degree = np.bincount(src, minlength=n)
+    core, alive, k = np.zeros(n, np.int64), np.ones(n, bool), 0
+    while alive.any():
+        k = max(k, int(degree[alive].min()))
+        while True:
+            out = alive & (degree <= k)
+            if not out.any():
+                break
+            core[out], alive[out] = k, False
+            gone = out[src]
+            degree -= np.bincount(dst[gone], minlength=n)
+    return core
+
+
+def _check_mwm(snap, frame, weight="weight"):
+    if snap.directed:
+        return ["a matching is defined on undirected graphs"]
+    mate = _ids(snap, frame["mate"])
+    if (mate == -2).any():
+        return ["a mate is not a vertex of the graph"]
+    errors = []
+    matched = np.flatnonzero(mate >= 0)
+    if (mate[mate[matched]] != matched).any():
+        bad = matched[mate[mate[matched]] != matched]
+        errors.append(f"mates are not mutual at {_show(snap.labels[bad])}")
+    if (mate[matched] == matched).any():
+        errors.append("a vertex is matched to itself")
+    w = snap.weights if weight is not None and snap.weights is not None else np.ones(snap.src.size)
+    edge = pd.Series(w, index=pd.MultiIndex.from_arrays([snap.src, snap.dst])).groupby(level=[0, 1]).max()
+    pairs = pd.MultiIndex.from_arrays([matched, mate[matched]])
+    present = pairs.isin(edge.index)
+    if not present.all():
+        errors.append(f"{int((~present).sum())} matched pairs are not edges of the graph")
+    elif (edge.reindex(pairs).to_numpy() <= 0).any():
+        errors.append("a matched edge has a non-positive weight")
+    # maximal: no positive edge has both ends free
+    free = mate < 0
+    open_ = free[snap.src] & free[snap.dst] & (snap.src != snap.dst) & (w > 0)
+    if open_.any():
+        errors.append(f"{int(open_.sum()) // 2} edges have both ends unmatched (the matching is not maximal)")
+    return errors
+
+
+# --------------------------------------------------------------------------- replays
+def _check_cdlp(snap, frame, max_iter=10):
+    """Label propagation is deterministic: replay it over the whole graph (LDBC's semantics)."""
+    order = np.argsort(snap.key)  # canonical id -> placed id
+    canon = snap.key  # placed id -> canonical id
+    out = kernels.build_csr(canon[snap.src], canon[snap.dst], snap.n, dedup=False)
+    block_out = _Rows(out[0], out[1])
+    block_in = None
+    if snap.directed:
+        back = kernels.build_csr(canon[snap.dst], canon[snap.src], snap.n, dedup=False)
+        block_in = _Rows(back[0], back[1])
+    labels = np.arange(snap.n, dtype=np.int64)
+    for _ in range(int(max_iter)):
+        nxt = kernels.label_mode(block_out, block_in, labels, labels.copy())
+        if np.array_equal(nxt, labels):
+            break
+        labels = nxt
+    got = _ids(snap, frame["label"])
+    expect = order[labels[canon]]
+    wrong = np.flatnonzero(got != expect)
+    if wrong.size:
+        return [f"{wrong.size} labels differ from a replay of label propagation, such as {_show(snap.labels[wrong])}"]
+    return []
+
+
+class _Rows:
+    __slots__ = ("indptr", "indices")
+
+    def __init__(self, indptr, indices):
+        self.indptr, self.indices = indptr, indices
+
+
+def _check_bc(snap, frame, sources=None, normalized=True, k=None):
+    if k is not None:
+        raise DgraphInputError("verify('bc') needs the sources a sampled run used: pass sources=, not k=")
+    from .betweenness import _scale
+
+    keep = snap.src != snap.dst
+    indptr, indices, _ = kernels.build_csr(snap.src[keep], snap.dst[keep], snap.n)
+    ids = np.arange(snap.n) if sources is None else snap.labels.get_indexer(list(sources))
+    if (ids < 0).any():
+        raise DgraphInputError("a source is not a vertex of the graph")
+    bc = np.zeros(snap.n)
+    kernels.brandes(indptr, indices, ids, bc)
+    scale = _scale(snap.n, normalized, snap.directed, None if sources is None else len(ids))
+    expect = bc * scale if scale is not None else bc
+    got = frame["betweenness"].to_numpy(np.float64)
+    wrong = np.flatnonzero(~np.isclose(got, expect, rtol=1e-9, atol=1e-12))
+    if wrong.size:
+        return [
+            f"{wrong.size} betweenness values differ from Brandes' on the whole graph, such as "
+            f"{_show(snap.labels[wrong])}"
+        ]
+    return []
+
+
+CHECKS = {
+    "bfs": _check_bfs,
+    "sssp": _check_sssp,
+    "wcc": _check_wcc,
+    "scc": _check_scc,
+    "pagerank": _check_pagerank,
+    "cdlp": _check_cdlp,
+    "triangles": _check_triangles,
+    "lcc": _check_lcc,
+    "core": _check_core,
+    "mwm": _check_mwm,
+    "bc": _check_bc,
+}

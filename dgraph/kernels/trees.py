@@ -1,0 +1,92 @@
+"""Search trees: the edge rules a BFS or SSSP result must satisfy (Graph 500's validation)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .engines import twins
+
+
+@numba.njit(cache=True)
+def _rules_numba(u, v, w, reach, parent, weighted, directed, limit, tolerance, found):
+    straddle, far, traversed = 0, 0, 0
+    for i in range(u.size):
+        a, b = u[i], v[i]
+        if a == b:
+            continue
+        ra, rb = reach[a], reach[b]
+        in_a, in_b = ra >= 0 and ra < np.inf, rb >= 0 and rb < np.inf  # BFS -1 / SSSP inf: unreached
+        if in_a and not in_b:
+            straddle += ra < limit
+        elif in_b and not in_a and not directed:
+            straddle += rb < limit
+        if not (in_a and in_b):
+            continue
+        traversed += 1
+        x = w[i] if weighted else 1.0
+        if weighted:
+            far += rb > ra + x + tolerance or (not directed and ra > rb + x + tolerance)
+            found[b] |= parent[b] == a and abs(rb - ra - x) <= tolerance
+            if not directed:
+                found[a] |= parent[a] == b and abs(ra - rb - x) <= tolerance
+        else:
+            far += rb > ra + 1 or (not directed and ra > rb + 1)
+            found[b] |= parent[b] == a
+            if not directed:
+                found[a] |= parent[a] == b
+    return straddle, far, traversed
+
+
+def _rules_numpy(u, v, w, reach, parent, weighted, directed, limit, tolerance, found):
+    keep = u != v
+    u, v = u[keep], v[keep]
+    ru, rv = reach[u], reach[v]
+    reached_u, reached_v = (ru >= 0) & (ru < np.inf), (rv >= 0) & (rv < np.inf)
+    both = reached_u & reached_v
+    straddle = np.count_nonzero(reached_u & ~reached_v & (ru < limit))
+    if not directed:
+        straddle += np.count_nonzero(reached_v & ~reached_u & (rv < limit))
+    x = w[keep] if weighted else 1.0
+    with np.errstate(invalid="ignore"):  # inf - inf between unreached ends: masked out by ``both``
+        far_v = rv > ru + x + (tolerance if weighted else 0)
+        far_u = ru > rv + x + (tolerance if weighted else 0)
+        far = np.count_nonzero(both & (far_v | (far_u & (not directed))))
+        tree_v = both & (parent[v] == u)
+        tree_u = both & (parent[u] == v) & (not directed)
+        if weighted:
+            tree_v &= np.abs(rv - ru - x) <= tolerance
+            tree_u &= np.abs(ru - rv - x) <= tolerance
+    found[v[tree_v]] = True
+    found[u[tree_u]] = True
+    return straddle, far, np.count_nonzero(both)
+
+
+_rules = twins("search_tree_rules", numba=_rules_numba, numpy=_rules_numpy)
+
+
+def search_tree_rules(u, v, w, reach, parent, found, directed=False, limit=np.inf, tolerance=1e-9):
+    """Check arcs (or edges) ``u[i] -> v[i]`` of weight ``w[i]`` (None: a BFS) against a search
+    from one root: ``reach`` is the level (-1 unreached) or the distance (inf unreached) per
+    vertex, ``parent`` the tree's parent (-1 none). Self-loops are skipped. Counts a
+    *straddle* where the searched set is not closed (an arc from a reached vertex closer than
+    ``limit`` to an unreached one; undirected: an edge with one reached end), and a *far* arc
+    where a distance could be shortened (levels more than one apart; distances more than the
+    weight apart, within ``tolerance``). Sets ``found[x]`` where the arc is x's tree edge (from
+    its parent, one level closer or exactly the weight closer). Returns (straddles, fars, arcs
+    with both ends reached)."""
+    weighted = w is not None
+    args = (
+        np.ascontiguousarray(u, dtype=np.int64),
+        np.ascontiguousarray(v, dtype=np.int64),
+        np.empty(0) if w is None else np.ascontiguousarray(w, dtype=np.float64),
+        np.ascontiguousarray(reach, dtype=np.float64),
+        np.ascontiguousarray(parent, dtype=np.int64),
+        weighted,
+        bool(directed),
+        float(limit),
+        float(tolerance),
+        found,
+    )
+    straddle, far, traversed = _rules(*args)
+    return int(straddle), int(far), int(traversed)
