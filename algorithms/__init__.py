@@ -1,16 +1,16 @@
 """Graph algorithms. Each takes a ``dgraph.Graph`` first and returns a dask DataFrame with a
 ``vertex`` column in the user's labels and named value columns."""
 
-from .betweenness import betweenness_centrality
+from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
-from .cdlp import label_propagation
-from .components import connected_components, weakly_connected_components
-from .cores import core_number, k_core
-from .matching import max_weight_matching
+from .connected_components import connected_components, weakly_connected_components
+from .core_number import core_number, k_core
+from .label_propagation import label_propagation
+from .max_weight_matching import max_weight_matching
 from .pagerank import pagerank
 from .pointer_jumping import pointer_jumping
-from .scc import strongly_connected_components
 from .sssp import sssp
+from .strongly_connected_components import strongly_connected_components
 from .triangles import local_clustering_coefficient, total_triangles, triangle_count
 from .verify import verify
 

@@ -415,7 +415,7 @@ class _Rows:
 def _check_bc(snap, frame, sources=None, normalized=True, k=None):
     if k is not None:
         raise DgraphInputError("verify('bc') needs the sources a sampled run used: pass sources=, not k=")
-    from .betweenness import _scale
+    from .betweenness_centrality import _scale
 
     keep = snap.src != snap.dst
     indptr, indices, _ = kernels.build_csr(snap.src[keep], snap.dst[keep], snap.n)

@@ -24,7 +24,7 @@ ALGORITHMS = {
     "bfs": ("bfs", True, ("distance", True)),
     "sssp": ("sssp", True, ("distance", True)),
     "pagerank": ("pagerank", False, ("pagerank", False)),
-    "wcc": ("connected_components", False, None),
+    "wcc": ("weakly_connected_components", False, None),
     "scc": ("strongly_connected_components", False, None),
     "cdlp": ("label_propagation", False, None),
     "lcc": ("local_clustering_coefficient", False, ("lcc", False)),

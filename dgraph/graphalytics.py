@@ -120,7 +120,7 @@ def run(properties_path, algorithm, **graph_kwargs):
         ).compute()
         value = frame["pagerank"]
     elif algorithm == "WCC":
-        frame = algorithms.connected_components(g).compute()
+        frame = algorithms.connected_components(g, connection="weak").compute()
         value = frame["component"]
     elif algorithm == "CDLP":
         frame = algorithms.label_propagation(g, max_iter=int(bench.get("cdlp.max-iterations", required=True))).compute()

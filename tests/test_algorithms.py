@@ -79,7 +79,7 @@ def test_algorithms_match_networkx(client, case, layout):
     assert abs(pr.sum() - 1) < 1e-9
 
     # components: same partition as networkx, represented by the smallest label
-    cc = connected_components(g).compute().set_index("vertex").component
+    cc = connected_components(g, connection="weak").compute().set_index("vertex").component
     comps = nx.weakly_connected_components(G) if directed else nx.connected_components(G)
     for comp in comps:
         rep = min(comp)
@@ -133,7 +133,7 @@ def test_vertex_order_by_degree_breaks_ties_hubs_first_on_every_layout(client, k
         for v, d in ref.items():  # the parent: of the in-neighbours one level up, the first in the degree order
             if d:
                 assert r.predecessor.loc[v] == min((u for u in into(v) if ref.get(u) == d - 1), key=place.__getitem__)
-        cc = connected_components(g).compute().set_index("vertex").component.sort_index()
+        cc = connected_components(g, connection="weak").compute().set_index("vertex").component.sort_index()
         for comp in nx.weakly_connected_components(G) if directed else nx.connected_components(G):
             assert (cc.loc[list(comp)] == min(comp, key=place.__getitem__)).all()
         if first is None:
@@ -152,7 +152,7 @@ def test_numpy_kernels_give_identical_results(client, kind):
         try:
             outputs[engine] = (
                 bfs(g, source).compute().sort_values("vertex").reset_index(drop=True),
-                connected_components(g).compute().sort_values("vertex").reset_index(drop=True),
+                connected_components(g, connection="weak").compute().sort_values("vertex").reset_index(drop=True),
                 pagerank(g, tol=0, max_iter=30).compute().sort_values("vertex").reset_index(drop=True),
             )
         finally:
@@ -194,7 +194,7 @@ def test_algorithms_on_real_dataset(client):
     G = nx.Graph()
     e = g.edges().compute()
     G.add_edges_from(zip(e.src, e.dst))
-    cc = connected_components(g).compute()
+    cc = connected_components(g, connection="weak").compute()
     assert cc.component.nunique() == nx.number_connected_components(G) == 355
     r = bfs(g, 3466).compute().set_index("vertex").distance.dropna()
     assert {v: int(d) for v, d in r.items()} == nx.single_source_shortest_path_length(G, 3466)

@@ -87,7 +87,7 @@ def test_labels_strings_bigints_isolated(client):
     edges = pd.DataFrame({"src": [big, 2**33, 7], "dst": [2**33, 7, big]})
     g = dgraph.from_edgelist(edges, vertices=[big, 2**33, 7, 12345], directed=False)
     assert g.num_vertices == 4
-    cc = connected_components(g).compute().set_index("vertex").component
+    cc = connected_components(g, connection="weak").compute().set_index("vertex").component
     assert cc.loc[12345] == 12345 and cc.loc[big] == 7
     s = pd.DataFrame({"src": ["é", "b"], "dst": ["b", "c"]})
     gs = dgraph.from_edgelist(s, vertices=pd.Series(["é", "b", "c", "lonely"]))
@@ -100,7 +100,7 @@ def test_only_isolated_vertices(client):
     empty = pd.DataFrame({"src": pd.Series([], dtype="int64"), "dst": pd.Series([], dtype="int64")})
     g = dgraph.from_edgelist(empty, vertices=[5, 6, 7])
     assert (g.num_vertices, g.num_edges) == (3, 0)
-    assert connected_components(g).compute().component.nunique() == 3
+    assert connected_components(g, connection="weak").compute().component.nunique() == 3
 
 
 def test_networkx_roundtrip(client):
@@ -223,7 +223,7 @@ def test_result_frames_are_described_without_fetching_and_correctly(client, labe
         alg.bfs(g, source),
         alg.sssp(g, source, weight="w"),
         alg.pagerank(g),
-        alg.connected_components(g),
+        alg.connected_components(g, connection="weak"),
         alg.label_propagation(g),
         alg.local_clustering_coefficient(g),
         alg.triangle_count(g),

@@ -63,7 +63,7 @@ def _all_algorithms(g, source):
         out["scc"] = alg.strongly_connected_components(g)
     if repr(g.layout) in NEIGHBOURHOOD_ON:
         out.update(
-            wcc=alg.connected_components(g),
+            wcc=alg.connected_components(g, connection="weak"),
             cdlp=alg.label_propagation(g, max_iter=5),
             lcc=alg.local_clustering_coefficient(g),
         )

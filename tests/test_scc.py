@@ -44,3 +44,19 @@ def test_scc_matches_networkx_on_every_layout(client, kind):
 def test_scc_needs_directed(client):
     with pytest.raises(dgraph.DgraphInputError, match="directed"):
         strongly_connected_components(dgraph.datasets.load("karate"))
+
+
+def test_connected_components_of_a_directed_graph_asks_which(client):
+    from dgraph.algorithms import connected_components, weakly_connected_components
+
+    e = pd.DataFrame({"src": [1, 2, 3, 3, 4], "dst": [2, 3, 1, 4, 5]})
+    g = dgraph.from_edgelist(e)
+    with pytest.raises(dgraph.DgraphInputError, match='connection="weak"'):
+        connected_components(g)
+    with pytest.raises(dgraph.DgraphInputError, match="must be"):
+        connected_components(g, connection="both")
+    strong = connected_components(g, connection="strong").compute().sort_values("vertex")
+    assert strong.component.tolist() == [1, 1, 1, 4, 5]
+    weak = connected_components(g, connection="weak").compute().sort_values("vertex")
+    assert weak.component.tolist() == [1] * 5
+    pd.testing.assert_frame_equal(weakly_connected_components(g).compute().sort_values("vertex"), weak)

@@ -19,7 +19,7 @@ def _everything(g, source):
         "sssp": alg.sssp(g, source),
         "pagerank": alg.pagerank(g, tol=0, max_iter=15),
         "bc": alg.betweenness_centrality(g, k=3, seed=1),
-        "wcc": alg.connected_components(g),
+        "wcc": alg.connected_components(g, connection="weak"),
         "cdlp": alg.label_propagation(g, max_iter=4),
         "lcc": alg.local_clustering_coefficient(g),
         "triangles": alg.triangle_count(g),

@@ -35,7 +35,7 @@ def test_bfs_sssp_cc_examine_each_arc_a_bounded_number_of_times(client, make):
     assert g.last_stats.info["edges_examined"] <= 4 * arcs
     sssp(g, source).compute()
     assert g.last_stats.info["edges_examined"] <= 4 * arcs
-    connected_components(g).compute()
+    connected_components(g, connection="weak").compute()
     assert g.last_stats.info["edges_examined"] <= arcs
     if make is _luxembourg:
         G = nx.Graph()

@@ -51,7 +51,7 @@ def compile_kernels():
                 alg.bfs(g, source),
                 alg.sssp(g, source, weight=weight),
                 alg.pagerank(g),
-                alg.connected_components(g),
+                alg.connected_components(g, connection="weak"),
                 alg.label_propagation(g),
                 alg.local_clustering_coefficient(g),
                 alg.betweenness_centrality(g, k=4, seed=1, method="levels"),

@@ -42,15 +42,15 @@ def matching_kernel(ctx, weighted, bounds, key):
     return {r: {"mate": mate[r]} for r in ctx.ranks}
 
 
-def max_weight_matching(graph, weight="weight"):
+def max_weight_matching(graph, weight=None):
     """A matching of at least half the maximum weight (locally dominant, deterministic).
 
     Parameters
     ----------
     graph : dgraph.Graph
         Undirected.
-    weight : str or None
-        The graph's weight column; ``None`` (or an unweighted graph) weighs every edge 1.
+    weight : str, optional
+        The graph's weight column; without it every edge weighs 1 (a maximal matching).
 
     Returns
     -------
@@ -72,10 +72,10 @@ def max_weight_matching(graph, weight="weight"):
     """
     if graph.directed:
         raise DgraphInputError("max_weight_matching needs an undirected graph; build it with directed=False")
-    if weight is not None and graph.weight is not None and weight != graph.weight:
-        raise DgraphInputError(f"weight={weight!r} but the graph was built with weight={graph.weight!r}")
-    if weight is not None and graph.weight is None and weight != "weight":
+    if weight is not None and graph.weight is None:
         raise DgraphInputError(f"weight={weight!r} but the graph has no weights; build it with weight={weight!r}")
+    if weight is not None and weight != graph.weight:
+        raise DgraphInputError(f"weight={weight!r} but the graph was built with weight={graph.weight!r}")
     return graph.run_to_frame(
         matching_kernel, label_columns=("mate",), nullable=("mate",), name="matching", weighted=weight is not None
     )

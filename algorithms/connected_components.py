@@ -25,6 +25,9 @@ import numpy as np
 
 from dgraph import kernels
 from dgraph.block import split_by_owner
+from dgraph.errors import DgraphInputError
+
+from .strongly_connected_components import strongly_connected_components
 
 
 def _representatives(v, root, key):
@@ -93,8 +96,16 @@ def components_kernel(ctx, bounds, key):
     return out
 
 
-def connected_components(graph):
-    """Connected components; weakly connected components of a directed graph.
+def connected_components(graph, connection=None):
+    """Connected components of an undirected graph; weak or strong ones of a directed graph.
+
+    Parameters
+    ----------
+    graph : dgraph.Graph
+    connection : {"weak", "strong"}
+        Required for a directed graph (as in cuGraph): ``"weak"`` ignores the arcs' directions,
+        ``"strong"`` is ``strongly_connected_components``. An undirected graph's components are
+        both.
 
     Returns
     -------
@@ -116,7 +127,18 @@ def connected_components(graph):
     >>> cc.component.nunique()
     1
     """
+    if connection not in (None, "weak", "strong"):
+        raise DgraphInputError(f'connection must be "weak" or "strong", got {connection!r}')
+    if graph.directed and connection is None:
+        raise DgraphInputError(
+            'connected_components of a directed graph needs connection="weak" (ignore directions) or '
+            '"strong" (strongly connected components)'
+        )
+    if graph.directed and connection == "strong":
+        return strongly_connected_components(graph)
     return graph.run_to_frame(components_kernel, label_columns=("component",), reverse=graph.directed, name="wcc")
 
 
-weakly_connected_components = connected_components
+def weakly_connected_components(graph):
+    """Weakly connected components: ``connected_components(graph, connection="weak")``."""
+    return connected_components(graph, connection="weak")
