@@ -9,7 +9,6 @@ import pytest
 from distributed import Client, LocalCluster
 
 HERE = os.path.dirname(__file__)
-DATASETS = os.path.join(HERE, "..", "..", "shared", "datasets")
 sys.path.insert(0, HERE)
 
 import graphs  # noqa: E402  (test graph helpers, shipped to workers by value)
@@ -41,13 +40,16 @@ def no_leftover_runs(request):
     c = request.getfixturevalue("client")
     from dgraph.cluster import workers
 
-    for attempt in range(20):  # driver threads exit just after their run closes
+    left = {}
+
+    def clean():
         replies = c.sync(c.scheduler.broadcast, msg={"op": "dgraph_runs"}, workers=workers(c), on_error="return")
-        left = {w: r for w, r in replies.items() if isinstance(r, dict) and (list(r["runs"]) or list(r["drivers"]))}
-        if not left:
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"runs or driver threads left on workers: {left}")
+        left.clear()
+        left.update({w: r for w, r in replies.items() if isinstance(r, dict) and (r["runs"] or r["drivers"])})
+        return not left
+
+    # driver threads exit just after their run closes
+    wait_until(clean, 2, lambda: f"every run and driver thread to end on the workers (left: {left})")
 
 
 # the longest tests start first, so that under pytest-xdist the two processes finish together
@@ -59,8 +61,21 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: not any(name in item.nodeid for name in LONGEST))
 
 
+def wait_until(condition, timeout, what):
+    """Wait for ``condition()`` to hold (checked every few milliseconds); fail naming ``what`` (a
+    string, or a function giving one then)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what() if callable(what) else what}")
+        time.sleep(0.005)
+
+
 def dataset(*parts):
-    path = os.path.join(DATASETS, *parts)
+    """The path of a file of a dataset shipped inside the package (dgraph/datasets/NAME/...)."""
+    import dgraph.datasets
+
+    path = os.path.join(os.path.dirname(dgraph.datasets.__file__), *parts)
     if not os.path.exists(path):
-        pytest.skip(f"shared dataset {path} not present")
+        raise FileNotFoundError(f"{path}: the package should ship this dataset file (pyproject's package-data)")
     return path

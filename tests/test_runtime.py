@@ -2,6 +2,7 @@
 
 import os
 import platform
+import select
 import signal
 import socket
 import sys
@@ -13,6 +14,7 @@ import dask
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import wait_until
 from distributed import Future, get_task_stream
 
 import dgraph
@@ -133,30 +135,33 @@ def test_kernel_error_names_rank_and_superstep_and_next_run_works(client, dispat
     assert bfs(g, 0).compute().distance.max() == 10
 
 
-def slow_kernel(ctx, bounds, key, steps):
-    for _ in range(steps):
+def slow_kernel(ctx, bounds, key, steps, started=None):
+    for step in range(steps):
         ctx.allreduce({r: np.ones(1) for r in ctx.ranks})
-        time.sleep(0.01)
+        if step == 5 and started:
+            open(started, "w").close()  # the run is under way on every rank
+        time.sleep(0.01)  # a long run: supersteps paced so that the kill comes mid-run
     return {r: {} for r in ctx.ranks}
 
 
-def test_killed_worker_ends_run_quickly_and_retry_succeeds(client):
+def test_killed_worker_ends_run_quickly_and_retry_succeeds(client, tmp_path):
     g = grid_graph(30, 30, ranks=4)
     pids = client.run(os.getpid)
     victim = workers(client)[1]
+    started = str(tmp_path / "started")
     outcome = {}
 
     def go():
         t = time.monotonic()
         try:
-            g.run(slow_kernel, steps=3000)
+            g.run(slow_kernel, steps=3000, started=started)
         except Exception as exc:  # noqa: BLE001
             outcome["error"] = exc
         outcome["seconds"] = time.monotonic() - t
 
     th = threading.Thread(target=go)
     th.start()
-    time.sleep(1.5)
+    wait_until(lambda: os.path.exists(started), 60, "the run to get under way")
     killed_at = time.monotonic()
     os.kill(pids[victim], signal.SIGKILL)
     th.join(30)
@@ -167,9 +172,7 @@ def test_killed_worker_ends_run_quickly_and_retry_succeeds(client):
     msg = str(err)
     assert "superstep" in msg and "rank" in msg and victim in msg, msg
     # the nanny restarts the worker; the same client and graph work again (lost blocks recomputed)
-    deadline = time.monotonic() + 30
-    while len(workers(client)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
+    client.wait_for_workers(2, timeout=30)
     r = bfs(g, 0).compute()
     assert r.distance.max() == 58
 
@@ -262,10 +265,8 @@ def test_a_run_fetches_a_param_from_wherever_the_scheduler_keeps_it_now(client):
     holder = client.who_has([labels])[labels.key][0]
     client.replicate([labels])
     client.run_on_scheduler(_drop_replica, labels.key, holder)
-    deadline = time.monotonic() + 10
-    while list(client.who_has([labels])[labels.key]) != [w for w in workers(client) if w != holder]:
-        assert time.monotonic() < deadline, "the replica was not dropped"
-        time.sleep(0.05)
+    others = [w for w in workers(client) if w != holder]
+    wait_until(lambda: list(client.who_has([labels])[labels.key]) == others, 10, "the replica to be dropped")
     got = bfs(g, "v3").compute().sort_values("vertex", ignore_index=True)
     assert g.last_stats.dispatch == "direct"
     pd.testing.assert_frame_equal(got, expected)
@@ -348,11 +349,8 @@ def test_results_of_a_failed_direct_run_are_released(client):
     g = grid_graph(6, 6, ranks=2)
     with pytest.raises(dgraph.DgraphRunError, match="ValueError: boom"):
         g.run(lonely_failure, bad_rank=1, name="lonely")
-    for _ in range(50):  # the release reaches the worker through the scheduler's stream
-        if not run_results_held(client):
-            break
-        time.sleep(0.05)
-    assert not run_results_held(client)
+    # the release reaches the worker through the scheduler's stream
+    wait_until(lambda: not run_results_held(client), 5, "the failed run's results to be released")
     results, _ = g.run(lonely_failure, bad_rank=-1, name="lonely")
     assert [r["x"].tolist() for r in results.gather()] == [[0, 1, 2]] * 2
     assert sorted(run_results_held(client)) == sorted(f.key for f in results.futures)  # one per worker
@@ -398,7 +396,7 @@ def test_frames_roundtrip_and_reject_objects():
     b.setblocking(False)
     reader = _FrameReader(7)
     while not reader.done:
-        time.sleep(0.01)
+        assert select.select([b], [], [], 5)[0], "the frame did not arrive"
         assert reader.feed(b)
     (s1, d1, got), (s3, d3, none) = reader.entries
     assert (s1, d1, s3, d3, none) == (1, 2, 3, 0, [])
@@ -409,7 +407,7 @@ def test_frames_roundtrip_and_reject_objects():
         encode(1, [(0, 0, [np.array(["a"], dtype=object)])])
     bad = _FrameReader(8)
     a.sendall(b"".join(bytes(x) for x in bufs))
-    time.sleep(0.05)
+    assert select.select([b], [], [], 5)[0], "the frame did not arrive"
     with pytest.raises(ValueError, match="superstep 7 while in superstep 8"):
         bad.feed(b)
     a.close()
