@@ -14,6 +14,7 @@ telling the workers, the replies, and the scheduler learning of the results.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -32,6 +33,9 @@ def main(argv=None):
     ap.add_argument("--algorithm", choices=("bfs", "sssp"), default="bfs")
     ap.add_argument("--calls", type=int, default=20)
     args = ap.parse_args(argv)
+    from dgraph.provenance import header
+
+    print(header(None if argv is None else [sys.argv[0], *argv]) + "\n", flush=True)
     weighted = args.algorithm == "sssp"
     with (
         LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,

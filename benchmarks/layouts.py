@@ -16,6 +16,7 @@ Nothing is asserted: this is a measurement.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -81,6 +82,9 @@ def main(argv=None):
     ap.add_argument("--ranks", default="16,64")
     ap.add_argument("--layouts", default="1d,2d,1.5d")
     args = ap.parse_args(argv)
+    from dgraph.provenance import header
+
+    print(header(None if argv is None else [sys.argv[0], *argv]) + "\n", flush=True)
 
     from distributed import Client, LocalCluster
 

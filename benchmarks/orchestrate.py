@@ -18,6 +18,7 @@ Nothing is asserted: this is a measurement.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -100,6 +101,9 @@ def main(argv=None):
     ap.add_argument("--layouts", default="1d,1.5d,tdorch")
     ap.add_argument("--skip-graphs", action="store_true")
     args = ap.parse_args(argv)
+    from dgraph.provenance import header
+
+    print(header(None if argv is None else [sys.argv[0], *argv]) + "\n", flush=True)
     if args.quick:
         args.ranks, args.tasks_per_rank, args.scale, args.repeat = "2,4,16", 20_000, 16, 1
 

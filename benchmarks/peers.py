@@ -3,7 +3,7 @@
     python benchmarks/peers.py --quick                 # minutes: Kronecker 16, a 300x300 grid, the real graphs
     python benchmarks/peers.py                         # Kronecker 18 and 20, the 1000x1000 grid, the real graphs
     python benchmarks/peers.py --plot peers.png --json peers.json
-    python benchmarks/peers.py --vertex-order degree   # dgraph numbers vertices hubs first (for skewed graphs)
+    python benchmarks/peers.py --vertex-order labels,degree   # dgraph both ways: labels' order and hubs first
 
 Inputs: Graph 500 Kronecker graphs, a 2-D grid, and real graphs shipped in ``dgraph.datasets``
 (luxembourg_osm and cal_road roads, cal_road with its weights; soc-Slashdot0902, wiki-Vote and
@@ -432,7 +432,7 @@ def run_dgraph(client, path, n, algo, source, sources, vertex_order="labels"):
     import dgraph
     from dgraph import algorithms as A
 
-    if not hasattr(run_dgraph, "graph") or run_dgraph.graph[0] != path:
+    if not hasattr(run_dgraph, "graph") or run_dgraph.graph[0] != (path, vertex_order):
         t = time.perf_counter()
         g = dgraph.from_edgelist(
             dd.read_parquet(path),
@@ -442,7 +442,7 @@ def run_dgraph(client, path, n, algo, source, sources, vertex_order="labels"):
             renumber=False,
             vertex_order=vertex_order,
         )
-        run_dgraph.graph = (path, g, time.perf_counter() - t)
+        run_dgraph.graph = ((path, vertex_order), g, time.perf_counter() - t)
     _, g, build = run_dgraph.graph
     calls = {
         "bfs": (lambda: A.bfs(g, source), "distance"),
@@ -482,7 +482,7 @@ def run_dgraph(client, path, n, algo, source, sources, vertex_order="labels"):
 
 
 # ------------------------------------------------------------------------------- the report
-def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_order="labels"):
+def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_orders=("labels",)):
     import pandas as pd
 
     title, src, dst, w, n = load_input(name, quick)
@@ -510,8 +510,11 @@ def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_order="
     for algo in algos:
         if algo == "bc" and n > 2_000_000:
             continue
-        k, call, build, ours, stats = run_dgraph(client, parquet, n, algo, source, sources, vertex_order)
-        our_rss = sum(client.run(_rss_mb).values())
+        ours = {}
+        for order in vertex_orders:
+            ours[order] = run_dgraph(client, parquet, n, algo, source, sources, order)
+            ours[order] += (sum(client.run(_rss_mb).values()),)
+        answer = ours[vertex_orders[0]][3]
         peers = {}
         for peer in ("scipy", "igraph", "networkit", "networkx") + (("spark",) if spark else ()):
             if peer == "networkx" and src.size > NX_MAX_EDGES:
@@ -523,54 +526,64 @@ def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_order="
                 nx_rate[algo] = peers[peer][0] / src.size
         timed = {p: r[0] for p, r in peers.items() if isinstance(r, tuple) and r[0] != "extrapolated"}
         fastest = min(timed.values()) if timed else float("nan")
-        ratio = k / fastest if timed else float("nan")
-        row = {
-            "input": title,
-            "algorithm": algo,
-            "dgraph": k,
-            "dgraph_call": call,
-            "ratio": ratio,
-            "peers": {},
-            "ranks": stats.nranks,
-            "threads": stats.threads,
-        }
-        print(
-            f"| {algo} | **dgraph** ({stats.nranks} rank{'s' * (stats.nranks > 1)}, {stats.threads} thread"
-            f"{'s' * (stats.threads > 1)} each) | {k:.3f} | {call:.3f} | {build + call:.3f} | {ratio:.2f} "
-            f"| {our_rss:,.0f} | |"
-        )
+        checks = {}
+        for peer, r in peers.items():
+            if isinstance(r, tuple) and r[0] != "extrapolated":
+                checks[peer] = same(algo, answer, r[3])
+        for order, (k, call, build, mine, stats, our_rss) in ours.items():
+            ratio = k / fastest if timed else float("nan")
+            rows.append(
+                {
+                    "input": title,
+                    "algorithm": algo,
+                    "vertex_order": order,
+                    "dgraph": k,
+                    "dgraph_call": call,
+                    "ratio": ratio,
+                    "ranks": stats.nranks,
+                    "threads": stats.threads,
+                    "peers": {},
+                }
+            )
+            agree = "" if order == vertex_orders[0] else f"{same(algo, answer, mine)} vs {vertex_orders[0]}"
+            print(
+                f"| {algo} | **dgraph** {order} ({stats.nranks} rank{'s' * (stats.nranks > 1)}, {stats.threads} "
+                f"thread{'s' * (stats.threads > 1)} each) | {k:.3f} | {call:.3f} | {build + call:.3f} | {ratio:.2f} "
+                f"| {our_rss:,.0f} | {agree} |"
+            )
         for peer, r in peers.items():
             if r is None:
                 continue
             if isinstance(r, str):
                 print(f"| | {peer} | failed: {r[:60]} | | | | | |")
-            elif r[0] == "extrapolated":
+                continue
+            if r[0] == "extrapolated":
                 print(f"| | {peer} | ~{r[1]:.1f} (extrapolated) | | | {r[1] / fastest:.1f} | | |")
-                row["peers"][peer] = {"kernel": r[1], "extrapolated": True}
+                facts = {"kernel": r[1], "extrapolated": True}
             else:
-                check = same(algo, ours, r[3])
                 print(
                     f"| | {peer} | {r[0]:.3f} | {r[0]:.3f} | {r[1] + r[0]:.3f} | {r[0] / fastest:.2f} "
-                    f"| {r[2]:,.0f} | {check} |"
+                    f"| {r[2]:,.0f} | {checks[peer]} |"
                 )
-                row["peers"][peer] = {"kernel": r[0], "rss": r[2], "check": check}
-        rows.append(row)
+                facts = {"kernel": r[0], "rss": r[2], "check": checks[peer]}
+            for row in rows[-len(ours) :]:
+                row["peers"][peer] = facts
         sys.stdout.flush()
     del run_dgraph.graph
 
 
 def summary(rows):
     print("\n### Summary: dgraph kernel / fastest peer, and speed-up over networkx\n")
-    print("| input | algorithm | dgraph s | fastest peer | ratio | x networkx |")
-    print("|---|---|---|---|---|---|")
+    print("| input | algorithm | vertex order | dgraph s | fastest peer | ratio | x networkx |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         timed = {p: v["kernel"] for p, v in r["peers"].items() if not v.get("extrapolated")}
         best = min(timed, key=timed.get) if timed else "-"
         nx = r["peers"].get("networkx", {}).get("kernel")
         mark = "~" if r["peers"].get("networkx", {}).get("extrapolated") else ""
         print(
-            f"| {r['input']} | {r['algorithm']} | {r['dgraph']:.3f} | {best} | {r['ratio']:.2f} | "
-            + (f"{mark}{nx / r['dgraph']:.1f}x |" if nx else "- |")
+            f"| {r['input']} | {r['algorithm']} | {r['vertex_order']} | {r['dgraph']:.3f} | {best} "
+            f"| {r['ratio']:.2f} | " + (f"{mark}{nx / r['dgraph']:.1f}x |" if nx else "- |")
         )
 
 
@@ -584,7 +597,7 @@ def plot(rows, path):
     fig, axes = plt.subplots(len(inputs), 1, figsize=(10, 2.6 * len(inputs)), squeeze=False)
     systems = ["dgraph", "scipy", "igraph", "networkit", "networkx", "spark"]
     for ax, name in zip(axes[:, 0], inputs):
-        mine = [r for r in rows if r["input"] == name]
+        mine = [r for r in rows if r["input"] == name and r["vertex_order"] == rows[0]["vertex_order"]]
         x = np.arange(len(mine))
         for i, s in enumerate(systems):
             vals = [r["dgraph"] if s == "dgraph" else r["peers"].get(s, {}).get("kernel", np.nan) for r in mine]
@@ -615,14 +628,20 @@ def main(argv=None):
     ap.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     ap.add_argument(
         "--vertex-order",
-        choices=("labels", "degree"),
         default="labels",
-        help="dgraph's canonical vertex order (from_edgelist's vertex_order; degree: hubs first)",
+        help="dgraph's vertex orders, comma-separated (from_edgelist's vertex_order: labels, degree = hubs first); "
+        "each gets its own dgraph rows, beside the same peers",
     )
     ap.add_argument(
         "--spark", action="store_true", help="add Spark GraphX (BFS, WCC, PageRank; pip install '.[spark]', needs Java)"
     )
     args = ap.parse_args(argv)
+    orders = tuple(args.vertex_order.split(","))
+    if not set(orders) <= {"labels", "degree"}:
+        ap.error(f"--vertex-order takes labels and/or degree, got {args.vertex_order!r}")
+    from dgraph.provenance import header
+
+    print(header(None if argv is None else [sys.argv[0], *argv]) + "\n", flush=True)
     inputs = (["kron16", "grid300"] if args.quick else ["kron18", "kron20", "grid1000"]) + [
         "facebook_combined",
         "wiki-Vote",
@@ -639,13 +658,13 @@ def main(argv=None):
         Client(cluster) as client,
     ):
         print(
-            f"dgraph on 2 workers x 1 thread, vertex_order={args.vertex_order!r}; python {sys.version.split()[0]}; "
+            f"dgraph on 2 workers x 1 thread, vertex orders {', '.join(orders)}; python {sys.version.split()[0]}; "
             f"kernels best of {REPEATS} (networkx once)"
         )
         for name in sorted(
             inputs, key=lambda s: ("kron" in s or "grid" in s, s)
         ):  # small real graphs first: networkx rates
-            bench(client, name, args.quick, algos, rows, nx_rate, args.spark, args.vertex_order)
+            bench(client, name, args.quick, algos, rows, nx_rate, args.spark, orders)
     summary(rows)
     if args.json:
         with open(args.json, "w") as f:

@@ -19,6 +19,7 @@ Nothing is asserted: this is a measurement.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -60,6 +61,9 @@ def main(argv=None):
     ap.add_argument("--domains", type=int, default=4)
     ap.add_argument("--layouts", default="1d")
     args = ap.parse_args(argv)
+    from dgraph.provenance import header
+
+    print(header(None if argv is None else [sys.argv[0], *argv]) + "\n", flush=True)
 
     from distributed import Client, LocalCluster
 

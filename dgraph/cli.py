@@ -231,8 +231,10 @@ def partition(args):
 
 def graph500(args):
     from dgraph import graph500 as g5
+    from dgraph.provenance import header
 
     domains = int(args.domains) if args.domains and args.domains.isdigit() else args.domains
+    print(header(args.command_line) + "\n", flush=True)
     with _connected(args) as client:
         out = g5.run(
             args.scale,
@@ -353,6 +355,7 @@ def main(argv=None):
     import logging
 
     args = _parser().parse_args(argv)
+    args.command_line = ["dgraph", *(sys.argv[1:] if argv is None else argv)]
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("  %(message)s"))
     logger = logging.getLogger("dgraph")

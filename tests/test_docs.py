@@ -32,6 +32,7 @@ MODULES = [
     "dgraph.orchestration.api",
     "dgraph.partitioners.tdorch",
     "dgraph.progress",
+    "dgraph.provenance",
 ]
 
 
