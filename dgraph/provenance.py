@@ -62,7 +62,9 @@ def header(argv=None):
     and the date (UTC)."""
     import dask
 
-    argv = sys.argv if argv is None else argv
+    argv = list(sys.argv if argv is None else argv)
+    if argv and argv[0].endswith(".py"):
+        argv.insert(0, "python")
     command = " ".join(shlex.quote(a) for a in argv)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     machine = (
