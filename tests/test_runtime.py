@@ -22,7 +22,7 @@ from dgraph.algorithms import bfs
 from dgraph.cluster import workers
 from dgraph.generators import grid_graph
 from dgraph.partitioners import OneD, TwoD
-from dgraph.runtime.channels import HELLO, PeerLost, _FrameReader, connect_mesh, encode
+from dgraph.runtime.channels import HANDSHAKE_WITHIN, HELLO, PeerLost, _FrameReader, connect_mesh, encode
 from dgraph.runtime.launch import client_state
 from dgraph.runtime.plugin import PLUGIN_NAME
 
@@ -386,6 +386,53 @@ def test_channel_rejects_wrong_secret_and_foreign_runs():
     listener.close()
     wake_r.close()
     wake_w.close()
+
+
+def test_idle_and_garbage_connections_do_not_stall_a_handshake():
+    """Connections that send nothing, part of a hello or garbage are read side by side with the
+    real peer's: the mesh opens as soon as the peer has said who it is."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    wake_r, wake_w = socket.socketpair()
+    run_id, secret = b"r" * 16, b"s" * 32
+    junk = []
+    for i in range(16):
+        s = socket.create_connection(("127.0.0.1", port))
+        if i % 3 == 1:
+            s.sendall(b"0123456789")  # a partial handshake, then silence
+        elif i % 3 == 2:
+            s.sendall(os.urandom(HELLO.size))
+        junk.append(s)
+    peer = socket.create_connection(("127.0.0.1", port))
+    peer.sendall(HELLO.pack(run_id, secret, 0))
+    started = time.monotonic()
+    mesh = connect_mesh(1, [("127.0.0.1", port), ("127.0.0.1", port)], listener, run_id, secret, wake_r, timeout=60)
+    assert time.monotonic() - started < HANDSHAKE_WITHIN  # no connection waited out another's handshake
+    assert set(mesh.sockets) == {0}
+    mesh.close()
+    for s in junk + [peer]:
+        s.close()
+    listener.close()
+    wake_r.close()
+    wake_w.close()
+
+
+def test_a_run_starts_with_idle_connections_on_every_worker_s_spare_listener(client):
+    g = grid_graph(8, 8, ranks=2)
+    expected = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
+    junk = []
+    for worker, (port, _) in client_state(client).spares.items():
+        host = worker.split("://")[1].rsplit(":", 1)[0]
+        for i in range(16):
+            s = socket.create_connection((host, port))
+            if i % 2:
+                s.sendall(b"garbage!!")
+            junk.append(s)
+    got = bfs(g, 0).compute().sort_values("vertex", ignore_index=True)
+    assert g.last_stats.dispatch == "direct" and g.last_stats.phases["connect"] < HANDSHAKE_WITHIN
+    pd.testing.assert_frame_equal(got, expected)
+    for s in junk:
+        s.close()
 
 
 def test_frames_roundtrip_and_reject_objects():

@@ -29,6 +29,7 @@ import numpy as np
 MAGIC = b"DGX1"
 HEADER = struct.Struct("<4sQIIQ")
 HELLO = struct.Struct("<16s32si")  # run id, secret, sender's worker index
+HANDSHAKE_WITHIN = 2.0  # seconds an accepted connection has to present a run's id and secret
 
 DTYPES = [
     np.dtype(t) for t in ("bool", "uint8", "int32", "int64", "uint32", "uint64", "float32", "float64", "int8", "int16")
@@ -242,7 +243,9 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout):
 
     TCP connects complete against the peer's listen backlog, so connecting first and then
     accepting cannot deadlock whatever order the drivers start in. A peer must present the
-    run's id and secret; anything else is dropped.
+    run's id and secret within ``HANDSHAKE_WITHIN`` seconds of connecting; anything else is
+    dropped. Handshakes are read side by side as their bytes arrive, so connections that send
+    nothing or garbage (a port scan, a stale peer, a hostile process) cost the run nothing.
     """
     sockets = {}
     deadline = time.monotonic() + timeout
@@ -255,25 +258,54 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout):
         s.sendall(hello)
         sockets[peer] = s
     expected = set(range(index))
+    handshakes = {}  # accepted socket -> (bytes so far, when it must be complete)
     sel = selectors.DefaultSelector()
+    listener.setblocking(False)
     sel.register(listener, selectors.EVENT_READ, "listen")
     sel.register(wake, selectors.EVENT_READ, "wake")
+
+    def drop(conn):
+        sel.unregister(conn)
+        handshakes.pop(conn, None)
+        conn.close()
+
     try:
         while expected:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            now = time.monotonic()
+            if now >= deadline:
                 raise PeerLost(min(expected), f"peer driver did not connect within {timeout:.0f}s")
-            for key, _ in sel.select(left):
+            for conn in [c for c, (_, due) in handshakes.items() if due <= now]:
+                drop(conn)  # too slow to say who it is
+            wait = min([deadline - now] + [due - now for _, due in handshakes.values()])
+            for key, _ in sel.select(max(wait, 0.0)):
                 if key.data == "wake":
                     raise RunAborted()
-                conn, _ = listener.accept()
-                conn.settimeout(5)
-                try:
-                    raw = _recv_exact(conn, HELLO.size)
-                    rid, key_, peer = HELLO.unpack(raw)
-                except (OSError, struct.error):
-                    conn.close()
+                if key.data == "listen":
+                    try:
+                        conn, _ = listener.accept()
+                    except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                        continue
+                    conn.setblocking(False)
+                    handshakes[conn] = (bytearray(), now + HANDSHAKE_WITHIN)
+                    sel.register(conn, selectors.EVENT_READ, "hello")
                     continue
+                conn = key.fileobj
+                got, due = handshakes[conn]
+                try:
+                    chunk = conn.recv(HELLO.size - len(got))
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    drop(conn)
+                    continue
+                got += chunk
+                if len(got) < HELLO.size:
+                    continue
+                sel.unregister(conn)
+                del handshakes[conn]
+                rid, key_, peer = HELLO.unpack(bytes(got))
                 if rid != run_id or not hmac.compare_digest(key_, secret) or peer not in expected:
                     conn.close()  # another run's, a stale or a foreign connection
                     continue
@@ -285,16 +317,7 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout):
             s.close()
         raise
     finally:
+        for conn in list(handshakes):
+            conn.close()
         sel.close()
     return PeerMesh(index, sockets, wake, timeout)
-
-
-def _recv_exact(sock, size):
-    buf = bytearray(size)
-    view, pos = memoryview(buf), 0
-    while pos < size:
-        got = sock.recv_into(view[pos:])
-        if not got:
-            raise OSError("closed during handshake")
-        pos += got
-    return bytes(buf)
