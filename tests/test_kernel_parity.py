@@ -51,8 +51,9 @@ def _key(seed=2):
     return np.random.default_rng(seed).permutation(N).astype(np.int64)
 
 
-def _scratch():
-    return np.zeros(N), np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, bool)
+def _scratch(dtype):
+    """The merges' scratch: best values of ``dtype``, best tails, and the n-long marks."""
+    return np.zeros(N, dtype), np.zeros(N, np.int64), np.zeros(N, bool)
 
 
 def _csr_cases():
@@ -98,43 +99,10 @@ def _push_cases():
     tails = rows[::-1].copy()
     skip = rng.random(N) < 0.2
     out = []
-    for mode in (0, 1, 3):  # min, max, first
-        floats = rng.integers(0, 3, rows.size).astype(np.float64)  # few values: ties between tails
-        out.append(
-            (
-                indptr,
-                indices,
-                w,
-                rows,
-                floats,
-                tails,
-                skip,
-                mode,
-                True,
-                _key(),
-                np.zeros(N),
-                np.zeros(N, np.int64),
-                np.zeros(N, bool),
-            )
-        )
-        ints = rng.integers(0, 3, rows.size).astype(np.int64)
-        out.append(
-            (
-                indptr,
-                indices,
-                np.empty(0),
-                rows,
-                ints,
-                tails,
-                skip,
-                mode,
-                False,
-                np.empty(0, np.int64),
-                np.zeros(N, np.int64),
-                np.zeros(N, np.int64),
-                np.zeros(N, bool),
-            )
-        )
+    for mode in (0, 1, 3):  # min, max, first; few values, so tails tie often
+        for dtype, weights, add, key in ((np.float64, w, True, _key()), (np.int64, np.empty(0), False, _key()[:0])):
+            values = rng.integers(0, 3, rows.size).astype(dtype)
+            out.append((indptr, indices, weights, rows, values, tails, skip, mode, add, key, *_scratch(dtype)))
     return out
 
 
@@ -143,31 +111,9 @@ def _merge_cases():
     ids = rng.integers(0, N, 500).astype(np.int64)
     tails = rng.integers(0, N, 500).astype(np.int64)
     out = []
-    for mode in (0, 1, 2, 3):
-        out.append(
-            (
-                ids,
-                rng.integers(0, 4, 500).astype(np.float64),
-                tails,
-                mode,
-                _key(),
-                np.zeros(N),
-                np.zeros(N, np.int64),
-                np.zeros(N, bool),
-            )
-        )
-        out.append(
-            (
-                ids,
-                rng.integers(0, 4, 500).astype(np.int64),
-                tails,
-                mode,
-                np.empty(0, np.int64),
-                np.zeros(N, np.int64),
-                np.zeros(N, np.int64),
-                np.zeros(N, bool),
-            )
-        )
+    for mode in (0, 1, 2, 3):  # min, max, sum, first
+        for dtype, key in ((np.float64, _key()), (np.int64, _key()[:0])):
+            out.append((ids, rng.integers(0, 4, 500).astype(dtype), tails, mode, key, *_scratch(dtype)))
     return out
 
 
