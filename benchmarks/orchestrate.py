@@ -36,7 +36,7 @@ def orchestration_table(args, client):
         zipf=[float(x) for x in args.zipf.split(",")],
         repeat=args.repeat,
         client=client,
-        progress=lambda r: print(f"  zipf {r['zipf']} ranks {r['ranks']} {r['strategy']} done", flush=True),
+        progress=lambda r: print(f"  zipf {r['zipf']} ranks {r['ranks']} {r['strategy']} done", file=sys.stderr),
     )
     print("\n## Zipf hash-table microbenchmark (per rank: words sent + received during the stage)\n")
     print("| zipf | ranks | strategy | stage s | max words/rank | max/mean | total words | modelled s at 1 Gb/s |")
