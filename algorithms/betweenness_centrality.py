@@ -23,12 +23,12 @@ Output encoding: ``betweenness`` (float64).
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
 
 from dgraph import kernels
 from dgraph.block import block_arcs
+from dgraph.checks import integer
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import sum_at_owners
@@ -41,7 +41,7 @@ REPLICA_BYTES_PER_ARC, REPLICA_BYTES_PER_VERTEX = 40, 64
 ROUND_ARCS = 50_000_000  # arcs a worker scans between two progress reports (one allreduce)
 
 
-def brandes_kernel(ctx, sources, directed, bounds, key, layout):
+def brandes_kernel(ctx, sources, scales, directed, bounds, key, layout):
     forward = EdgeMap(ctx, bounds, key, block=0, layout=layout)
     backward = EdgeMap(ctx, bounds, key, block=1 if directed else 0, layout=layout)
     nl = {r: forward.size(r) for r in ctx.ranks}
@@ -94,10 +94,11 @@ def brandes_kernel(ctx, sources, directed, bounds, key, layout):
     ctx.stats.info.update(
         sources=len(sources), method="levels", edges_examined=forward.edges_examined + backward.edges_examined
     )
-    return {r: {"betweenness": bc[r]} for r in ctx.ranks}
+    ids = np.asarray(sources, np.int64)
+    return {r: _rescale({"betweenness": bc[r]}, r, bounds, ids, scales) for r in ctx.ranks}
 
 
-def replicated_kernel(ctx, sources, bounds, key, layout):
+def replicated_kernel(ctx, sources, scales, bounds, key, layout):
     n = int(bounds[-1])
     with ctx.phase("replicate"):
         indptr, indices = _whole_graph(ctx, n, layout.owns_rows())
@@ -112,7 +113,8 @@ def replicated_kernel(ctx, sources, bounds, key, layout):
         ctx.allreduce({r: np.zeros(1) for r in ctx.ranks})  # a superstep per round: progress shows
     ctx.stats.info.update(sources=len(sources), method="replicated", edges_examined=mine.size * indices.size)
     scores = sum_at_owners(ctx, bc, bounds, dense=True)
-    return {r: {"betweenness": scores[r]} for r in ctx.ranks}
+    ids = np.asarray(sources, np.int64)
+    return {r: _rescale({"betweenness": scores[r]}, r, bounds, ids, scales) for r in ctx.ranks}
 
 
 def _whole_graph(ctx, n, owns_rows):
@@ -138,19 +140,31 @@ def _push(u, v, w, x):
     return x
 
 
-def _scale(n, normalized, directed, sampled):
-    """networkx's rescaling of raw Brandes sums."""
+def _scales(n, normalized, directed, sampled):
+    """(the factor for a sampled source, for any other vertex) that turns raw Brandes sums into
+    networkx's betweenness (endpoints excluded), as networkx rescales: by the ordered pairs of
+    other vertices when ``normalized``, halved for undirected graphs; from ``sampled`` sources
+    an estimate, where a source's own sum counts one source fewer (NaN from a single source)."""
+    N = n - 1  # a vertex is never its own path's end
+    if N < 2:
+        return 1.0, 1.0
+    correction = 1 if directed else 2
+    if sampled is None:
+        scale = 1 / (N * (N - 1)) if normalized else 1 / correction
+        return scale, scale
+    k = sampled
     if normalized:
-        scale = None if n <= 2 else 1 / ((n - 1) * (n - 2))
-    else:
-        scale = None if directed else 0.5
-    if scale is not None and sampled is not None:
-        scale = scale * n / sampled
-    return scale
+        return (1 / ((k - 1) * (N - 1)) if k > 1 else np.nan), 1 / (k * (N - 1))
+    return (N / ((k - 1) * correction) if k > 1 else np.nan), N / (k * correction)
 
 
-def _rescale(res, scale):
-    return {"betweenness": res["betweenness"] * scale} if scale is not None else res
+def _rescale(res, rank, bounds, sources, scales):
+    """Rank ``rank``'s raw sums times the factor of each vertex (a sampled source's or not)."""
+    lo, hi = int(bounds[rank]), int(bounds[rank + 1])
+    factor = np.full(hi - lo, scales[1])
+    mine = sources[(sources >= lo) & (sources < hi)] - lo
+    factor[mine] = scales[0]
+    return {"betweenness": res["betweenness"] * factor}
 
 
 def _replica_fits(graph):
@@ -171,11 +185,14 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
     ----------
     graph : dgraph.Graph
     sources : list of labels, optional
-        Accumulate from these sources only (an estimate, scaled by n / len(sources)).
+        Accumulate from these sources only: an estimate of the whole, rescaled as networkx
+        rescales a sample of ``k`` sources (endpoints excluded): by (n - 1) / k, and by
+        (n - 1) / (k - 1) at a source itself (whose sum lacks its own pairs).
     k : int, optional
         Accumulate from ``k`` sources sampled uniformly (with ``seed``); ignored with ``sources``.
     normalized : bool
-        Divide by (n - 1)(n - 2), as networkx does; otherwise undirected scores are halved.
+        Divide by the ordered pairs of other vertices, (n - 1)(n - 2) from every source, as
+        networkx does; otherwise undirected scores are halved (each pair counted once).
     seed : int, optional
     method : {"auto", "replicated", "levels"}
         ``"replicated"``: every worker copies the whole graph and runs Brandes from its share of
@@ -213,8 +230,7 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
         ids = graph.encode_vertices(list(sources), "betweenness source")
         sampled = len(ids)
     elif k is not None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 < k <= n:
-            raise DgraphInputError(f"k must be an integer in 1..{n} (the number of vertices), got {k!r}")
+        k = integer(k, "k", minimum=1, maximum=n)
         canonical = np.sort(np.random.default_rng(seed).choice(n, size=int(k), replace=False))
         ids = graph.placed_ids(canonical)  # the same vertices whatever the layout
         sampled = int(k)
@@ -225,7 +241,5 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
         kernel, args = replicated_kernel, {}
     else:
         kernel, args = brandes_kernel, {"reverse": graph.directed, "directed": graph.directed}
-    scale = _scale(n, normalized, graph.directed, sampled)
-    return graph.run_to_frame(
-        kernel, transform=partial(_rescale, scale=scale), name="betweenness", placement="layout", sources=ids, **args
-    )
+    scales = _scales(n, normalized, graph.directed, sampled)
+    return graph.run_to_frame(kernel, name="betweenness", placement="layout", sources=ids, scales=scales, **args)

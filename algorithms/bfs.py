@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
+from dgraph.checks import integer
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_paths
@@ -228,8 +229,8 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
     >>> int(r.distance.max())
     3
     """
-    if depth_limit is not None and (not isinstance(depth_limit, (int, np.integer)) or depth_limit < 0):
-        raise DgraphInputError(f"depth_limit must be a non-negative integer or None, got {depth_limit!r}")
+    if depth_limit is not None:
+        depth_limit = integer(depth_limit, "depth_limit", minimum=0)
     if method not in METHODS:
         raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
     if sub_iterations and method == "relax":

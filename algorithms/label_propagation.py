@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
-from dgraph.errors import DgraphInputError
+from dgraph.checks import integer
 from dgraph.ghosts import GhostExchange
 
 
@@ -73,8 +73,7 @@ def label_propagation(graph, max_iter=10):
     >>> r.sort_values("vertex").label.tolist()
     [1, 1, 1, 3, 3, 3]
     """
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
-        raise DgraphInputError(f"max_iter must be a non-negative integer, got {max_iter!r}")
+    max_iter = integer(max_iter, "max_iter", minimum=0)
     return graph.run_to_frame(
         cdlp_kernel, label_columns=("label",), reverse=graph.directed, name="cdlp", max_iter=int(max_iter)
     )

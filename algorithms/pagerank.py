@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 
 from dgraph import kernels
+from dgraph.block import block_arcs
+from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange, reduce_rows
 
@@ -103,6 +105,11 @@ def _out_weight(block, weighted):
     return np.bincount(rows, weights=block.weights, minlength=block.nlocal)
 
 
+def _lightest(block):
+    w = block_arcs(block)[2]
+    return float(w.min()) if w is not None and w.size else np.inf
+
+
 def _personalization_vector(labels_ids, values, n):
     vec = np.zeros(n)
     np.add.at(vec, labels_ids, values)
@@ -153,17 +160,20 @@ def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, we
     >>> round(float(pr.pagerank.sum()), 6)
     1.0
     """
-    if not (isinstance(alpha, (int, float)) and 0 < alpha <= 1):
-        raise DgraphInputError(f"alpha must be a number in (0, 1], got {alpha!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise DgraphInputError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if not (isinstance(tol, (int, float)) and tol >= 0):
-        raise DgraphInputError(f"tol must be a non-negative number, got {tol!r}")
+    alpha = number(alpha, "alpha", low=0, high=1, low_open=True)
+    max_iter = integer(max_iter, "max_iter", minimum=1)
+    tol = number(tol, "tol", low=0)
     if weight is not None and weight != graph.weight:
         raise DgraphInputError(
             f"weight={weight!r} but the graph was built with weight={graph.weight!r}; rebuild it with "
             f"from_edgelist(..., weight={weight!r}) or call pagerank without weight"
         )
+    if weight is not None:
+        lowest = min(graph.block_facts(_lightest))
+        if not lowest >= 0:
+            raise DgraphInputError(
+                f"pagerank needs non-negative weights (a walk's step probabilities); column {weight!r} holds {lowest}"
+            )
     pers = None
     if personalization is not None:
         if isinstance(personalization, pd.DataFrame):

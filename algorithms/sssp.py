@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph.block import block_arcs
+from dgraph.checks import number
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tree, shortest_paths, ties_are_safe
@@ -140,8 +141,8 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
     total = sum(f[1] for f in facts) if weight else float(arcs)
     mean_weight = total / arcs if arcs else 1.0
     ties = ties_are_safe(lowest if weight else 1.0, total)
-    if delta is not None and not (isinstance(delta, (int, float)) and delta > 0):
-        raise DgraphInputError(f"delta must be a positive number, got {delta!r}")
+    if delta is not None:
+        delta = number(delta, "delta", low=0, low_open=True)
     if method not in METHODS:
         raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
     src = graph.vertex_param(source, "SSSP source")

@@ -415,7 +415,7 @@ class _Rows:
 def _check_bc(snap, frame, sources=None, normalized=True, k=None):
     if k is not None:
         raise DgraphInputError("verify('bc') needs the sources a sampled run used: pass sources=, not k=")
-    from .betweenness_centrality import _scale
+    from .betweenness_centrality import _scales
 
     keep = snap.src != snap.dst
     indptr, indices, _ = kernels.build_csr(snap.src[keep], snap.dst[keep], snap.n)
@@ -424,8 +424,10 @@ def _check_bc(snap, frame, sources=None, normalized=True, k=None):
         raise DgraphInputError("a source is not a vertex of the graph")
     bc = np.zeros(snap.n)
     kernels.brandes(indptr, indices, ids, bc)
-    scale = _scale(snap.n, normalized, snap.directed, None if sources is None else len(ids))
-    expect = bc * scale if scale is not None else bc
+    source_scale, scale = _scales(snap.n, normalized, snap.directed, None if sources is None else len(ids))
+    factor = np.full(snap.n, scale)
+    factor[ids] = source_scale
+    expect = bc * factor
     got = frame["betweenness"].to_numpy(np.float64)
     wrong = np.flatnonzero(~np.isclose(got, expect, rtol=1e-9, atol=1e-12))
     if wrong.size:

@@ -77,15 +77,53 @@ def _plan_extra(plan):
     return plan[2] if len(plan) > 2 else None
 
 
-def _to_dask(df, what):
+def _to_dask(df, what, labels=()):
+    """A dask DataFrame of ``df``; the columns ``labels`` of a pandas frame are checked first
+    (``check_labels``), before dask would turn mixed object columns into strings."""
     import dask.dataframe as dd
 
     if isinstance(df, dd.DataFrame):
         return df
     if isinstance(df, pd.DataFrame):
+        checked = {c: check_labels(df[c], f"{what} column {c!r}") for c in labels if c in df.columns}
+        if any(checked[c] is not df[c] for c in checked):
+            df = df.assign(**checked)
         parts = max(1, min(16, len(df) // 250_000 + 1))
         return dd.from_pandas(df, npartitions=parts)
     raise DgraphInputError(f"{what} must be a pandas or dask DataFrame, got {type(df).__name__}")
+
+
+def check_labels(values, what):
+    """``values`` (a pandas Series of vertex labels) as dgraph keeps them: integers that fit
+    int64 (an object column of them becomes int64), strings, or one other orderable type. Never
+    a mix (dask would turn 1 and "1" into the same string), never tuples (a networkx grid's
+    nodes), never integers beyond int64 (they would become strings)."""
+    if not pd.api.types.is_object_dtype(values.dtype):
+        return values
+    kinds = {type(v) for v in values.dropna().tolist()}
+    if not kinds or kinds == {str}:
+        return values
+    if any(issubclass(k, tuple) for k in kinds):
+        raise DgraphInputError(
+            f"{what} holds tuple labels such as {next(v for v in values if isinstance(v, tuple))!r}; vertex labels "
+            "must be integers or strings: relabel first (networkx: nx.convert_node_labels_to_integers(G, "
+            "label_attribute='label'))"
+        )
+    ints = [k for k in kinds if issubclass(k, (int, np.integer)) and not issubclass(k, bool)]
+    if ints and kinds <= set(ints):
+        big = [v for v in values.dropna() if not -(2**63) <= v < 2**63]
+        if big:
+            raise DgraphInputError(
+                f"{what} holds the integer label {big[0]}, beyond int64; integer labels must fit in 64 bits: "
+                "convert the labels to strings (df[col].astype(str)) to keep them"
+            )
+        return values if values.isna().any() else values.astype(np.int64)
+    if len(kinds) > 1:
+        names = ", ".join(sorted(k.__name__ for k in kinds))
+        raise DgraphInputError(
+            f"{what} mixes label types ({names}), so 1 and '1' could not be told apart; give every label one type, "
+            "for example .astype(str)"
+        )
 
 
 def _vertices_series(vertices):
@@ -93,11 +131,11 @@ def _vertices_series(vertices):
 
     if isinstance(vertices, dd.Series):
         return vertices
-    if isinstance(vertices, dd.DataFrame):
+    if isinstance(vertices, (dd.DataFrame, pd.DataFrame)):
         raise DgraphInputError(
             "vertices= must be a Series (or list/array) of labels, not a DataFrame; pass df['vertex']"
         )
-    s = pd.Series(vertices if not isinstance(vertices, pd.Index) else vertices.to_numpy())
+    s = check_labels(pd.Series(vertices if not isinstance(vertices, pd.Index) else vertices.to_numpy()), "vertices=")
     return dd.from_pandas(s, npartitions=max(1, min(8, len(s) // 1_000_000 + 1)))
 
 
@@ -176,7 +214,7 @@ def from_edgelist(
     (3, 3)
     """
     client = client or get_client()
-    df = _to_dask(df, "df")
+    df = _to_dask(df, "df", labels=(source, destination))
     for what, col in (("source", source), ("destination", destination), ("weight", weight)):
         if col is not None and col not in df.columns:
             raise DgraphInputError(f"{what} column {col!r} is not in the edge list; its columns are {list(df.columns)}")

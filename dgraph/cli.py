@@ -43,7 +43,16 @@ def _graph_options(cmd):
     )
     src.add_argument("--dataset", metavar="NAME", help="embedded dataset (karate, ca-GrQc); the default is ca-GrQc")
     src.add_argument("--kronecker", metavar="SCALE", type=int, help="Graph 500 Kronecker graph of 2**SCALE vertices")
-    cmd.add_argument("--directed", action="store_true", help="treat --input as directed (default: undirected)")
+    way = cmd.add_mutually_exclusive_group()
+    way.add_argument(
+        "--directed", action="store_true", help="treat --input as directed (the default, as read_edgelist's)"
+    )
+    way.add_argument("--undirected", action="store_true", help="treat --input as undirected (both arcs of each edge)")
+    head = cmd.add_mutually_exclusive_group()
+    head.add_argument("--header", action="store_true", default=None, help="--input's first line names its columns")
+    head.add_argument(
+        "--no-header", dest="header", action="store_false", help="--input has no header (default: detected)"
+    )
     cmd.add_argument("--weight", action="store_true", help="read a third column of --input as edge weights")
     cmd.add_argument(
         "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)"
@@ -166,7 +175,9 @@ def _load(args):
         return kronecker_graph(args.kronecker, **kw), f"Kronecker scale {args.kronecker}"
     if args.input:
         weight = None if not args.weight else "weight" if args.input.endswith((".gr", ".gr.gz")) else 2
-        return dgraph.read_edgelist(args.input, directed=args.directed, weight=weight, **kw), args.input
+        directed = True if args.directed else False if args.undirected else None
+        graph = dgraph.read_edgelist(args.input, directed=directed, weight=weight, header=args.header, **kw)
+        return graph, args.input
     name = args.dataset or "ca-GrQc"
     return dgraph.datasets.load(name, **kw), f"dataset {name}"
 
@@ -177,7 +188,14 @@ def _source(graph, given):
         col = "degree" if "degree" in deg else "out_degree"
         return deg["vertex"].iloc[int(deg[col].to_numpy().argmax())]
     label_kind = graph.labels.dtype.kind if graph.labels.index is not None else "i"
-    return int(given) if label_kind in "iu" else given
+    if label_kind not in "iu":
+        return given
+    try:
+        return int(given)
+    except ValueError:
+        from dgraph.errors import DgraphInputError
+
+        raise DgraphInputError(f"--source {given!r} is not a vertex: this graph's labels are integers") from None
 
 
 @contextmanager
@@ -372,9 +390,12 @@ def main(argv=None):
             "graph500": graph500,
         }
         return commands[args.command](args)
-    except DgraphError as exc:
+    except (DgraphError, OSError) as exc:  # the user's input or environment: say what, without a traceback
         print(f"dgraph: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("dgraph: interrupted", file=sys.stderr)
+        return 130
     finally:
         logger.removeHandler(handler)
 

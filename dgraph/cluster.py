@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 
-from .errors import DgraphInputError
+from .errors import DgraphError, DgraphInputError
 
 _lock = threading.Lock()
 _own = None
@@ -105,11 +105,15 @@ def hpc_cluster(system="slurm", cores=16, memory="64GB", walltime="01:00:00", in
     )
 
 
-def connect(scheduler=None, scheduler_file=None):
+def connect(scheduler=None, scheduler_file=None, timeout=None):
     """A client of a running dask scheduler, by address or by the scheduler file that
-    ``dask scheduler --scheduler-file`` (or an ``mpirun dask-mpi`` job) wrote."""
+    ``dask scheduler --scheduler-file`` (or an ``mpirun dask-mpi`` job) wrote. A scheduler that
+    does not answer within ``timeout`` seconds (default: the ``dgraph.connect-timeout`` dask
+    config value, 5) is a ``DgraphError`` naming its address."""
+    import dask
     from distributed import Client
 
+    timeout = float(timeout if timeout is not None else dask.config.get("dgraph.connect-timeout", 5))
     if (scheduler is None) == (scheduler_file is None):
         raise DgraphInputError("give exactly one of scheduler= (an address) or scheduler_file= (a path)")
     if scheduler_file is not None:
@@ -118,5 +122,13 @@ def connect(scheduler=None, scheduler_file=None):
                 f"scheduler file {scheduler_file!r} does not exist; start the scheduler with "
                 "dask scheduler --scheduler-file PATH first"
             )
-        return Client(scheduler_file=scheduler_file)
-    return Client(scheduler)
+        where, kwargs = f"the scheduler of {scheduler_file!r}", {"scheduler_file": scheduler_file}
+    else:
+        where, kwargs = f"scheduler {scheduler!r}", {"address": scheduler}
+    try:
+        return Client(timeout=timeout, **kwargs)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise DgraphError(
+            f"could not connect to {where} within {timeout:g} s ({type(exc).__name__}: {exc}); check that it "
+            "runs and that this machine can reach it (dgraph.connect-timeout sets the wait)"
+        ) from None

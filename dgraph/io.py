@@ -53,7 +53,7 @@ def _paths(path_or_glob):
 
 
 def _mtx_header(path):
-    """(symmetric, pattern, header lines) of a Matrix Market coordinate file."""
+    """(symmetric, pattern, header lines, (rows, cols, entries)) of a Matrix Market coordinate file."""
     with _open(path) as f:
         first = f.readline()
         if not first.startswith("%%MatrixMarket"):
@@ -61,12 +61,59 @@ def _mtx_header(path):
         banner = first.lower().split()
         if "coordinate" not in banner:
             raise DgraphInputError(f"{path!r}: only Matrix Market coordinate files hold graphs, got {first.strip()!r}")
-        lines = 1
+        lines, size = 1, None
         for line in f:
             lines += 1
             if not line.startswith("%"):
-                break  # the size line
-        return ("symmetric" in banner or "hermitian" in banner), ("pattern" in banner), lines
+                size = line.split()
+                break
+        if size is None or len(size) != 3 or not all(x.isdigit() for x in size):
+            raise DgraphInputError(
+                f"{path!r}: the size line must be 'rows columns entries' (three integers), got {' '.join(size or [])!r}"
+            )
+        rows, cols, entries = (int(x) for x in size)
+        if rows != cols:
+            raise DgraphInputError(f"{path!r} declares a {rows} x {cols} matrix; a graph's adjacency matrix is square")
+        symmetric = "symmetric" in banner or "hermitian" in banner or "skew-symmetric" in banner
+        return symmetric, ("pattern" in banner), lines, (rows, cols, entries)
+
+
+def _data_lines(path, comment, count=2):
+    """The first ``count`` lines of a text edge list that are neither blank nor comments."""
+    out = []
+    with _open(path) as f:
+        for line in f:
+            text = line.strip()
+            if not text or (comment and text.startswith(comment)):
+                continue
+            out.append(text)
+            if len(out) == count:
+                break
+    return out
+
+
+def _fields(line, sep):
+    return line.split() if sep in (None, r"\s+") else [x.strip().strip('"') for x in line.split(sep)]
+
+
+def _is_number(token):
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def _has_header(path, sep, comment, columns):
+    """Whether the first line is a header: some of ``columns`` (positions) hold a number on the
+    second line but not on the first. String labels on both lines cannot tell: no header then."""
+    lines = _data_lines(path, comment)
+    if len(lines) < 2:
+        return False
+    first, second = _fields(lines[0], sep), _fields(lines[1], sep)
+    return any(
+        c < len(first) and c < len(second) and _is_number(second[c]) and not _is_number(first[c]) for c in columns
+    )
 
 
 def read_gml_edges(path):
@@ -116,7 +163,11 @@ def read_edgelist(
         the third column, when present, is the weight if ``weight`` is given.
     directed : bool, optional
         Default: ``False`` for a symmetric Matrix Market file or a GML file without
-        ``directed 1``, else ``True``.
+        ``directed 1``, else ``True`` (the command line's default too).
+    header : bool, optional
+        Whether a text file's first line names its columns. Default: detected (the first line is
+        a header when a column that holds numbers below does not hold one there; with string
+        labels throughout say ``header=True``). A Matrix Market file has none.
     **graph_kwargs
         Passed to ``dgraph.from_edgelist`` (``layout``, ``ranks``, ``duplicates``, ...).
 
@@ -169,36 +220,90 @@ def read_edgelist(
             directed = frames[0][2]
         src, dst, w = "src", "dst", None
     else:
-        opts = dict(header=header, comment=comment, blocksize=None if gz else blocksize, sample=2**20)
+        opts = dict(comment=comment, blocksize=None if gz else blocksize, sample=2**20)
+        size = None
         if fmt == "mtx":
-            symmetric, pattern, skip = _mtx_header(paths[0])
-            opts.update(sep=r"\s+", skiprows=skip, header=None, quoting=csv.QUOTE_NONE)
+            symmetric, pattern, skip, size = _mtx_header(paths[0])
+            opts.update(sep=r"\s+", skiprows=skip, quoting=csv.QUOTE_NONE)
             if directed is None:
                 directed = not symmetric
             if pattern and weight is not None:
                 raise DgraphInputError(f"{paths[0]!r} is a pattern matrix: it has no weights; drop weight=")
+            header = False
         elif fmt == "csv":
             opts.update(sep=sep or ",")
         elif fmt == "tsv":
             opts.update(sep=sep or "\t")
         else:
             opts.update(sep=sep or r"\s+", comment=comment or "#", quoting=csv.QUOTE_NONE)
-        df = dd.read_csv(paths, **opts)
-        names = list(df.columns)
+        if header not in (None, True, False, 0):
+            raise DgraphInputError(f"header must be True, False or None (detect), got {header!r}")
+        named = any(isinstance(c, str) for c in (source, destination, weight) if c is not None)
         if header is None:
-            names = list(range(len(df.columns)))
-            df.columns = [str(c) for c in names]
+            positions = [c for c in (source, destination, weight) if isinstance(c, int)]
+            header = named or _has_header(paths[0], opts["sep"], opts["comment"], positions)
+        df = _read_text(dd, paths, fmt, header is not False, opts)
+        if header is not False:
+            names = list(df.columns)
+            src, dst, w = (
+                names[c] if isinstance(c, int) and c < len(names) else c for c in (source, destination, weight)
+            )
+        else:
+            if named:
+                raise DgraphInputError(
+                    "columns are named (source/destination/weight given as names) but header=False; "
+                    "give column positions (0, 1, 2) or header=True"
+                )
+            df.columns = [str(c) for c in range(len(df.columns))]
             src, dst = str(source), str(destination)
             w = str(weight) if weight is not None else None
-        else:
-            src, dst, w = source, destination, weight
-        if fmt == "mtx" and weight is not None and w not in df.columns:
-            raise DgraphInputError(f"{paths[0]!r} has no weight column")
+        for what, col in (("source", src), ("destination", dst), ("weight", w)):
+            if col is not None and col not in df.columns:
+                raise DgraphInputError(
+                    f"{paths[0]!r} has no {what} column {col!r}; its columns are {list(df.columns)} "
+                    "(pass positions or names with source=, destination=, weight=)"
+                )
+        if size is not None:
+            vertices = _check_mtx(df, src, dst, paths[0], size)
     if directed is None:
         directed = True
     if vertices is not None:
         graph_kwargs.setdefault("vertices", vertices)
-    return from_edgelist(df, source=src, destination=dst, weight=w, directed=directed, **graph_kwargs)
+    try:
+        return from_edgelist(df, source=src, destination=dst, weight=w, directed=directed, **graph_kwargs)
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:  # raised where the files are first read
+        raise DgraphInputError(
+            f"could not read {paths[0]!r} as {fmt}: {exc}; check the separator (sep=), that every line has the "
+            "same number of fields, and header="
+        ) from None
+
+
+def _read_text(dd, paths, fmt, header, opts):
+    """``dd.read_csv`` of the files; a file whose rows do not all have the same fields is an input error."""
+    try:
+        return dd.read_csv(paths, header=0 if header else None, on_bad_lines="error", **opts)
+    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
+        raise DgraphInputError(f"could not read {paths[0]!r} as {fmt}: {exc}".strip()) from None
+
+
+def _check_mtx(df, src, dst, path, size):
+    """The declared size holds: every id in 1..n and as many entries as declared. Returns the
+    vertices 1..n, so isolated trailing vertices are kept."""
+    import dask
+
+    n, _, entries = size
+    malformed = f"{path!r}: an entry's row or column is not an integer (entries are 'row column [value]')"
+    if not (pd.api.types.is_integer_dtype(df[src].dtype) and pd.api.types.is_integer_dtype(df[dst].dtype)):
+        raise DgraphInputError(malformed)
+    try:
+        found, lo, hi = dask.compute(df[src].size, df[[src, dst]].min().min(), df[[src, dst]].max().max())
+    except (ValueError, TypeError, pd.errors.ParserError) as exc:
+        raise DgraphInputError(f"{malformed}: {exc}") from None
+    if found != entries:
+        raise DgraphInputError(f"{path!r} declares {entries} entries but holds {found}")
+    if found and (lo < 1 or hi > n):
+        raise DgraphInputError(f"{path!r}: an entry's row or column ({lo if lo < 1 else hi}) is outside 1..{n}")
+    return pd.Series(range(1, n + 1), dtype="int64")
 
 
 def from_networkx(G, weight=None, **graph_kwargs):

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .block import build_block
+from .checks import integer
 from .errors import DgraphInputError
 from .owners import owner_of
 
@@ -51,9 +52,7 @@ class Layout:
     subgraphs = False  # True when a rank's block is several subgraph CSRs (1.5D)
 
     def __init__(self, ranks=None):
-        if ranks is not None and (not isinstance(ranks, (int,)) or isinstance(ranks, bool) or ranks < 1):
-            raise DgraphInputError(f"ranks must be a positive integer, got {ranks!r}")
-        self.ranks = ranks
+        self.ranks = None if ranks is None else integer(ranks, "ranks", minimum=1)
 
     def with_ranks(self, ranks):
         """A copy with the rank count fixed (used when the user gave none)."""
@@ -135,8 +134,8 @@ def layout_named(name, **options):
 
 def resolve_layout(layout, ranks, default_ranks):
     """A Layout object with a rank count from ``layout="1d"``/``"2d"`` / an object, and ``ranks``."""
-    if ranks is not None and (isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1):
-        raise DgraphInputError(f"ranks must be a positive integer, got {ranks!r}")
+    if ranks is not None:
+        ranks = integer(ranks, "ranks", minimum=1)
     if isinstance(layout, str):
         layout = layout_named(layout)
     if not isinstance(layout, Layout):

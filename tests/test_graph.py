@@ -123,7 +123,7 @@ def test_bad_input_names_the_problem(client):
         dgraph.from_edgelist(pd.DataFrame({"src": [0, None], "dst": [1, 2]}, dtype="Int64")).num_edges
     with pytest.raises(dgraph.DgraphInputError, match="empty"):
         dgraph.from_edgelist(edges.iloc[:0])
-    with pytest.raises(dgraph.DgraphInputError, match="ranks must be a positive integer"):
+    with pytest.raises(dgraph.DgraphInputError, match="ranks must be an integer at least 1"):
         dgraph.from_edgelist(edges, ranks=-2)
     with pytest.raises(dgraph.DgraphInputError, match="unknown layout"):
         dgraph.from_edgelist(edges, layout="3d")

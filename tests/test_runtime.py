@@ -476,3 +476,27 @@ def test_status_line_is_quiet_when_not_interactive_and_logs_instead(client, caps
         g.run(slow_kernel, steps=30)
     assert capsys.readouterr().err == ""  # pytest's stderr is not a terminal
     assert any("dgraph run: superstep" in r.getMessage() for r in caplog.records)
+
+
+def test_a_script_that_exits_with_results_alive_logs_no_lost_data(tmp_path):
+    """The README's quickstart as a script that never closes its client: dgraph's results are data
+    the workers hold for the client, and the cluster must not stop under them at exit."""
+    script = tmp_path / "quickstart.py"
+    script.write_text(
+        "import pandas as pd\n"
+        "from distributed import Client\n"
+        "import dgraph\n"
+        "from dgraph.algorithms import bfs, connected_components\n"
+        "if __name__ == '__main__':\n"
+        "    client = Client(n_workers=2, threads_per_worker=1, dashboard_address=None)\n"
+        "    edges = pd.DataFrame({'src': ['ann', 'bob', 'cat'], 'dst': ['bob', 'cat', 'ann']})\n"
+        "    g = dgraph.from_edgelist(edges, directed=False)\n"
+        "    kept = [bfs(g, 'ann'), connected_components(g)]\n"
+        "    print(kept[0].compute().distance.max())\n"
+    )
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"
+    assert "lose scattered data" not in done.stderr, done.stderr

@@ -23,6 +23,8 @@ def _heaviest_numba(indptr, indices, weights, lo, matched_local, matched, key):
             if u == gv or matched[u]:
                 continue
             w = weights[e] if weights.size else 1.0
+            if not w > 0:
+                continue  # networkx's rule: a matching never takes a non-positive edge
             ku = key[u] if key.size else u
             hi, lo_ = max(ku, kv), min(ku, kv)
             if w > bw or (w == bw and (hi > bhi or (hi == bhi and lo_ > blo))):
@@ -35,6 +37,8 @@ def _heaviest_numpy(indptr, indices, weights, lo, matched_local, matched, key):
     rows = np.repeat(np.arange(nloc), np.diff(indptr))
     u = indices
     ok = ~matched_local[rows] & ~matched[u] & (u != rows + lo)
+    if weights.size:
+        ok &= weights > 0
     rows, u = rows[ok], u[ok]
     w = weights[ok] if weights.size else np.ones(rows.size)
     ku = u if key.size == 0 else key[u]
@@ -49,8 +53,8 @@ def _heaviest_numpy(indptr, indices, weights, lo, matched_local, matched, key):
 
 def heaviest_free_neighbour(block, matched, key, weighted=True):
     """Per unmatched owned vertex: its neighbour on the heaviest arc to an unmatched vertex, edges
-    ordered by (weight, larger key, smaller key) so both ends agree; -1 if none. Without
-    ``weighted`` (or weights) every arc weighs 1."""
+    ordered by (weight, larger key, smaller key) so both ends agree; -1 if none. Arcs of weight
+    0 or less are never taken. Without ``weighted`` (or weights) every arc weighs 1."""
     w = np.empty(0) if block.weights is None or not weighted else block.weights
     k = np.empty(0, np.int64) if key is None else key
     return _heaviest(block.indptr, block.indices, w, block.lo, matched[block.lo : block.hi], matched, k)

@@ -11,6 +11,7 @@ in its reach, cores per host) lives in one ``ClientState`` per client, which als
 
 from __future__ import annotations
 
+import atexit
 import pickle
 import secrets
 import threading
@@ -76,10 +77,24 @@ _states_lock = threading.Lock()
 def client_state(client):
     """The ``ClientState`` of ``client``."""
     with _states_lock:
+        if not _states:
+            atexit.register(_close_at_exit)  # after distributed's own handlers, so it runs before them
         state = _states.get(client)
         if state is None:
             state = _states[client] = ClientState()
         return state
+
+
+def _close_at_exit():
+    """Close the clients dgraph ran on while the interpreter exits, before their clusters stop:
+    a run's results are data the workers hold for the client (as scattered data is), and a
+    cluster that stops under a client still holding them logs that it lost them."""
+    for client in list(_states):
+        if client.status not in ("closing", "closed"):
+            try:
+                client.close(timeout=5)
+            except Exception:  # exiting anyway: nothing more to release
+                pass
 
 
 def ensure_plugin(client):
