@@ -99,5 +99,5 @@ def k_core(graph, k=None):
     core numbers: a dask DataFrame [vertex, core]."""
     cores = core_number(graph)
     if k is None:
-        k = int(cores["core"].max().compute())
+        k = int(graph.client.compute(cores["core"].max()).result())
     return cores[cores["core"] >= k]

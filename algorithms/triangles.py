@@ -149,4 +149,4 @@ def triangle_count(graph):
 
 def total_triangles(graph):
     """The number of triangles of an undirected graph (an int)."""
-    return int(triangle_count(graph)["triangles"].sum().compute()) // 3
+    return int(graph.client.compute(triangle_count(graph)["triangles"].sum()).result()) // 3

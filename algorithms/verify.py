@@ -43,7 +43,7 @@ def verify(name, graph, result, **params):
     """
     if name not in CHECKS:
         raise DgraphInputError(f"no verifier named {name!r}; verifiers: {', '.join(NAMES)}")
-    frame = result.compute() if hasattr(result, "compute") else result
+    frame = graph.client.compute(result).result() if hasattr(result, "dask") else result
     if not isinstance(frame, pd.DataFrame) or "vertex" not in frame.columns:
         raise DgraphInputError("result must be the DataFrame an algorithm returned, with a 'vertex' column")
     snap = graph.snapshot()

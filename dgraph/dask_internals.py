@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 
 from distributed import Future
+from distributed.client import _wait
 from distributed.core import send_recv
-from distributed.protocol.pickle import dumps as pickle_dumps
+from distributed.protocol.serialize import ToPickle
 from distributed.worker import get_data_from_worker
 
 __all__ = [
@@ -21,7 +22,9 @@ __all__ = [
     "call_on_comm",
     "fetch_from_worker",
     "held_frame",
-    "pickle_dumps",
+    "as_key",
+    "to_pickle",
+    "wait_for",
     "settled",
     "store_on_worker",
 ]
@@ -61,11 +64,31 @@ async def adopt_futures(client, stored):
     return futures
 
 
+def wait_for(futures):
+    """``distributed.wait`` on the futures' own client (``wait`` itself takes the default client,
+    which may be another one, or none)."""
+    futures = list(futures)
+    if futures:
+        futures[0].client.sync(_wait, futures)
+
+
 async def settled(future):
     """Wait on the client's event loop until ``future`` is finished, erred or cancelled; returns
     ``(status, exception or None)`` without fetching the result."""
     await future._state.wait()
     return future.status, (future._state.exception if future.status == "error" else None)
+
+
+def to_pickle(obj):
+    """``obj`` wrapped for a message to a dask server: dask's comm pickles it on the way and the
+    receiving end's comm unpickles it (under dask's own rules and security) before the handler
+    runs, so a handler never unpickles bytes itself."""
+    return ToPickle(obj)
+
+
+def as_key(key):
+    """A dask key as it was sent: msgpack, which carries dask's messages, turns tuples into lists."""
+    return tuple(as_key(k) for k in key) if isinstance(key, list) else key
 
 
 async def call_on_comm(comm, op, **msg):

@@ -389,9 +389,9 @@ class Graph:
         except ImportError as exc:
             raise ImportError("to_networkx needs networkx: pip install networkx") from exc
         G = nx.DiGraph() if self.directed else nx.Graph()
-        vertices = self.degrees()["vertex"].compute()
+        vertices = self.client.compute(self.degrees()["vertex"]).result()
         G.add_nodes_from(vertices.tolist())
-        e = self.edges().compute()
+        e = self.client.compute(self.edges()).result()
         if self.weight:
             G.add_weighted_edges_from(
                 zip(e["src"].tolist(), e["dst"].tolist(), e[self.weight].tolist()), weight=self.weight

@@ -25,10 +25,11 @@ import resource
 import time
 
 import numpy as np
-from distributed import futures_of, wait
+from distributed import futures_of
 
 from . import kernels
 from .algorithms.verify import search_tree
+from .dask_internals import wait_for
 from .errors import DgraphInputError
 
 KERNELS = ("bfs", "sssp")
@@ -163,7 +164,7 @@ def run(
         edges = edges.astype({"src": np.int32, "dst": np.int32})
     edges = client.persist(edges)
     parts = futures_of(edges)
-    wait(parts)
+    wait_for(parts)
     out["graph_generation"] = time.perf_counter() - t
     out["memory"]["generation"] = _peak_rss(client)
     say(f"generated {edge_factor << scale:,} edges in {out['graph_generation']:.2f} s")

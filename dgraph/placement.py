@@ -3,10 +3,8 @@ builds its block, with one selection per (cut, worker) rather than per (cut, ran
 
 from __future__ import annotations
 
-import dask
-import dask.distributed
-
 from .block import degree_pieces, with_owned_degree
+from .dask_internals import wait_for
 
 
 def _pick(ranks, pieces):
@@ -64,5 +62,5 @@ def build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, where
             )
             for r, (b, groups) in enumerate(zip(blocks, route(client, degrees, where)))
         ]
-    dask.distributed.wait(blocks)
+    wait_for(blocks)
     return blocks

@@ -5,6 +5,7 @@ CI runs this module on the oldest dask the project supports as well as the newes
 
 import pickle
 
+import numpy as np
 import pandas as pd
 
 from dgraph import dask_internals as di
@@ -66,16 +67,30 @@ def test_settled_reports_status_and_error_without_the_result(client):
     assert s2 == "error" and isinstance(e2, ValueError) and "boom" in str(e2)
 
 
-def test_call_on_comm_and_pickle_dumps(client):
+def _add_echo(dask_worker=None):
+    def echo(obj=None, key=None):
+        return {"type": type(obj).__name__, "key": repr(di.as_key(key))}
+
+    dask_worker.handlers["dgraph_test_echo"] = echo
+
+
+def test_a_handler_gets_objects_unpickled_by_dask_and_keys_back_as_tuples(client):
     first = workers(client)[0]
+    client.run(_add_echo, workers=[first])
 
     async def ask():
         comm = await client.rpc.connect(first)
         try:
-            return await di.call_on_comm(comm, "identity")
+            return await di.call_on_comm(comm, "dgraph_test_echo", obj=di.to_pickle(np.arange(3)), key=("k", 1))
         finally:
             client.rpc.reuse(first, comm)
 
-    assert client.sync(ask)["type"] == "Worker"
-    blob = di.pickle_dumps(lambda x: x + 1)
-    assert pickle.loads(blob)(1) == 2
+    assert client.sync(ask) == {"type": "ndarray", "key": "('k', 1)"}
+    assert client.sync(client.rpc(first).identity)["type"] == "Worker"
+
+
+def test_wait_for_uses_the_futures_own_client(client):
+    futures = [client.submit(lambda x: x + 1, i, pure=False) for i in range(3)]
+    di.wait_for(futures)
+    assert all(f.status == "finished" for f in futures)
+    di.wait_for([])

@@ -14,6 +14,9 @@ Frame layout (little endian)::
 
 One thread drives a worker's mesh; sends and receives are interleaved with a selector, so two
 workers sending large frames to each other never deadlock on full socket buffers.
+
+When the cluster uses TLS the channels do too (``tls``: the worker's client and server contexts
+from its dask ``Security``); the run's secret authenticates a peer either way.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import hmac
 import selectors
 import socket
+import ssl
 import struct
 import time
 
@@ -29,6 +33,8 @@ import numpy as np
 MAGIC = b"DGX1"
 HEADER = struct.Struct("<4sQIIQ")
 HELLO = struct.Struct("<16s32si")  # run id, secret, sender's worker index
+# a non-blocking TLS socket that must wait for the network, as a plain one raises BlockingIOError
+WOULD_BLOCK = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
 HANDSHAKE_WITHIN = 2.0  # seconds an accepted connection has to present a run's id and secret
 
 DTYPES = [
@@ -139,7 +145,7 @@ class _FrameReader:
         while not self.done:
             try:
                 got = sock.recv_into(self.view[self.pos :])
-            except BlockingIOError:
+            except WOULD_BLOCK:
                 return True
             if got == 0:
                 return False
@@ -219,7 +225,7 @@ class PeerMesh:
                     bufs[0] = bufs[0][sent:]
                     return
                 bufs.pop(0)
-        except BlockingIOError:
+        except WOULD_BLOCK:
             return
         except OSError as exc:
             raise PeerLost(peer, f"send failed: {exc}") from exc
@@ -238,7 +244,7 @@ class PeerMesh:
         self.selector.close()
 
 
-def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout):
+def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout, tls=None):
     """Open this worker's channels: connect to higher-indexed peers, accept lower-indexed ones.
 
     TCP connects complete against the peer's listen backlog, so connecting first and then
@@ -246,6 +252,8 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout):
     run's id and secret within ``HANDSHAKE_WITHIN`` seconds of connecting; anything else is
     dropped. Handshakes are read side by side as their bytes arrive, so connections that send
     nothing or garbage (a port scan, a stale peer, a hostile process) cost the run nothing.
+    ``tls``: (client context, server context) when the channels use TLS; the TLS handshake of an
+    accepted connection is read side by side as well.
     """
     sockets = {}
     deadline = time.monotonic() + timeout
@@ -255,6 +263,8 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout):
         left = max(deadline - time.monotonic(), 0.1)
         s = socket.create_connection((host, port), timeout=left)
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls is not None:  # peers are authenticated by the run's secret, not by host name
+            s = tls[0].wrap_socket(s, server_hostname=None)
         s.sendall(hello)
         sockets[peer] = s
     expected = set(range(index))
@@ -286,16 +296,20 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout):
                     except (BlockingIOError, InterruptedError, ConnectionAbortedError):
                         continue
                     conn.setblocking(False)
+                    if tls is not None:
+                        conn = tls[1].wrap_socket(conn, server_side=True, do_handshake_on_connect=False)
                     handshakes[conn] = (bytearray(), now + HANDSHAKE_WITHIN)
                     sel.register(conn, selectors.EVENT_READ, "hello")
                     continue
                 conn = key.fileobj
                 got, due = handshakes[conn]
                 try:
+                    if tls is not None and not got:
+                        conn.do_handshake()  # a no-op once done
                     chunk = conn.recv(HELLO.size - len(got))
-                except BlockingIOError:
+                except WOULD_BLOCK:
                     continue
-                except OSError:
+                except OSError:  # ssl.SSLError too: not a TLS peer of this cluster
                     chunk = b""
                 if not chunk:
                     drop(conn)

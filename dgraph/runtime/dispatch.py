@@ -17,14 +17,13 @@ the others get a few seconds to report, and the root cause is raised.
 from __future__ import annotations
 
 import asyncio
-import pickle
 import time
 
 import dask
 from distributed.comm import get_address_host
 
 from ..cluster import live_workers
-from ..dask_internals import adopt_futures, call_on_comm, pickle_dumps, settled
+from ..dask_internals import adopt_futures, call_on_comm, settled, to_pickle
 from ..errors import DgraphInputError, DgraphRunError
 from ..progress import progress_after
 from .params import hold
@@ -64,22 +63,24 @@ async def _direct(client, state, worker_addrs, timeout, specs, keys, needs, name
     is None when some worker could not open the run (those that did are closed again). If a
     spare listener is gone (another client's run took it) or a block moved, the one-message
     start is closed everywhere and the run starts again: open, then drive."""
-    needs = pickle.dumps(needs)
+    needs = [[k, holder] for k, holder in needs.items()]
     spares = state.take_spares(worker_addrs)
     if spares is not None:
         run_id, secret = state.new_run()
         addresses = [(get_address_host(w), spares[w][0]) for w in worker_addrs]
         extra = [
-            {"secret": secret, "timeout": timeout, "keys": pickle.dumps(k), "needs": needs, "spare": spares[w][1]}
+            {"secret": secret, "timeout": timeout, "keys": list(k), "needs": needs, "spare": spares[w][1]}
             for w, k in zip(worker_addrs, keys)
         ]
-        run = await _drive_all(client, state, worker_addrs, run_id, "dgraph_start", addresses, extra, specs, name, line)
+        run = await _drive_all(
+            client, state, worker_addrs, run_id, secret, "dgraph_start", addresses, extra, specs, name, line
+        )
         if run is not None:
             return run
     run_id, secret = state.new_run()
     opens = [
         asyncio.wait_for(
-            client.rpc(w).dgraph_open(run_id=run_id, secret=secret, timeout=timeout, keys=pickle.dumps(k), needs=needs),
+            client.rpc(w).dgraph_open(run_id=run_id, secret=secret, timeout=timeout, keys=list(k), needs=needs),
             OPEN_WITHIN,
         )
         for w, k in zip(worker_addrs, keys)
@@ -89,11 +90,13 @@ async def _direct(client, state, worker_addrs, timeout, specs, keys, needs, name
     for w, r in opened.items():
         state.keep_spare(w, r)
     if not all(_ok(r) for r in replies):
-        await _tell(client, [w for w, r in opened.items() if _ok(r)], run_id, "dgraph_close")
+        await _tell(client, [w for w, r in opened.items() if _ok(r)], run_id, secret, "dgraph_close")
         return opened, None, None
     addresses = [(r["host"], r["port"]) for r in replies]
-    no_extra = [{}] * len(worker_addrs)
-    run = await _drive_all(client, state, worker_addrs, run_id, "dgraph_drive", addresses, no_extra, specs, name, line)
+    extra = [{"secret": secret}] * len(worker_addrs)
+    run = await _drive_all(
+        client, state, worker_addrs, run_id, secret, "dgraph_drive", addresses, extra, specs, name, line
+    )
     if run is None:  # a block left between the open and the drive
         return opened, None, None
     return (opened, *run[1:])
@@ -103,16 +106,16 @@ def _ok(reply):
     return isinstance(reply, dict) and reply.get("status") == "OK"
 
 
-async def _tell(client, targets, run_id, op, **msg):
+async def _tell(client, targets, run_id, secret, op, **msg):
     """Best effort, and never waiting long on a worker that left."""
     try:
-        calls = [getattr(client.rpc(w), op)(run_id=run_id, **msg) for w in targets]
+        calls = [getattr(client.rpc(w), op)(run_id=run_id, secret=secret, **msg) for w in targets]
         await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), OPEN_WITHIN)
     except asyncio.TimeoutError:
         pass
 
 
-async def _drive_all(client, state, worker_addrs, run_id, op, addresses, extra, specs, name, line):
+async def _drive_all(client, state, worker_addrs, run_id, secret, op, addresses, extra, specs, name, line):
     """Drive the run on every worker (``op``: "dgraph_drive" for an opened run, "dgraph_start"
     to open it in the same message, with ``extra[i]`` for worker i) and wait for all of them;
     worker i stores its results under ``(run name, i)``. ``(None, outcomes, futures)``, or None
@@ -136,16 +139,16 @@ async def _drive_all(client, state, worker_addrs, run_id, op, addresses, extra, 
     errors, gone = [], set()
     try:
         for i, (w, spec) in enumerate(zip(worker_addrs, specs)):
-            message = pickle_dumps(spec._replace(addresses=addresses))  # may raise: a kernel that cannot be pickled
+            message = to_pickle(spec._replace(addresses=addresses))
             msg = dict(run_id=run_id, spec=message, key=results[i], **extra[i])
             call = _start(client, w, msg) if op == "dgraph_start" else client.rpc(w).dgraph_drive(**msg)
             calls[asyncio.ensure_future(call)] = i
-        errors, gone = await watch(client, worker_addrs, run_id, calls, judge, line)
+        errors, gone = await watch(client, worker_addrs, run_id, secret, calls, judge, line)
     finally:
         for f in calls:
             f.cancel()
         if errors or len(done) < len(worker_addrs):  # drop the run everywhere
-            await _tell(client, [w for w in worker_addrs if w not in gone], run_id, "dgraph_close")
+            await _tell(client, [w for w in worker_addrs if w not in gone], run_id, secret, "dgraph_close")
         # the workers that finished stored their results: the scheduler learns of them (and,
         # when the run failed, releases them again at once)
         futures = await adopt_futures(
@@ -195,8 +198,8 @@ def run_tasks(client, state, worker_addrs, specs, blocks, timeout, name, line):
                     )
                 )
         futures = client.compute(drivers, optimize_graph=False)
-        client.sync(_watch_tasks, client, worker_addrs, run_id, futures, line)
-        replies = broadcast(client, opened, op="dgraph_close", run_id=run_id)
+        client.sync(_watch_tasks, client, worker_addrs, run_id, secret, futures, line)
+        replies = broadcast(client, opened, op="dgraph_close", run_id=run_id, secret=secret)
         opened = []
         lost = [w for w in worker_addrs if not (isinstance(replies.get(w), dict) and replies[w].get("outcome"))]
         if lost:
@@ -206,10 +209,10 @@ def run_tasks(client, state, worker_addrs, specs, blocks, timeout, name, line):
         return futures, [replies[w]["outcome"] for w in worker_addrs], "tasks"
     finally:
         if opened:  # the run failed: drop its state everywhere
-            broadcast(client, opened, check=True, op="dgraph_close", run_id=run_id)
+            broadcast(client, opened, check=True, op="dgraph_close", run_id=run_id, secret=secret)
 
 
-async def _watch_tasks(client, worker_addrs, run_id, futures, line):
+async def _watch_tasks(client, worker_addrs, run_id, secret, futures, line):
     """``watch`` over the driver tasks; a worker that leaves fails the run (its task would wait
     for it forever: it may run nowhere else)."""
 
@@ -221,7 +224,7 @@ async def _watch_tasks(client, worker_addrs, run_id, futures, line):
 
     calls = {asyncio.ensure_future(settled(f)): i for i, f in enumerate(futures)}
     try:
-        errors, _ = await watch(client, worker_addrs, run_id, calls, judge, line, watch_workers=True)
+        errors, _ = await watch(client, worker_addrs, run_id, secret, calls, judge, line, watch_workers=True)
     finally:
         for c in calls:
             c.cancel()
@@ -231,7 +234,7 @@ async def _watch_tasks(client, worker_addrs, run_id, futures, line):
         raise _root_cause(errors)
 
 
-async def watch(client, worker_addrs, run_id, calls, judge, line, watch_workers=False):
+async def watch(client, worker_addrs, run_id, secret, calls, judge, line, watch_workers=False):
     """Wait for every worker's call (``calls``: asyncio future -> worker index); ``judge(i,
     call)`` says what a finished call means: None when it succeeded, else the error (or
     ``(error, True)`` when the worker is gone). On the first error, or a lost worker with
@@ -263,15 +266,15 @@ async def watch(client, worker_addrs, run_id, calls, judge, line, watch_workers=
                 client,
                 [w for w in worker_addrs if w not in gone],
                 run_id,
+                secret,
                 "dgraph_fail",
                 reason="another rank of this run failed",
             )
         now = time.monotonic()
         if pending and failed_at is None and now - start >= after and now - last_report > PROGRESS_EVERY:
             last_report = now
-            step = (
-                await asyncio.gather(client.rpc(worker_addrs[0]).dgraph_progress(run_id=run_id), return_exceptions=True)
-            )[0]
+            asking = client.rpc(worker_addrs[0]).dgraph_progress(run_id=run_id, secret=secret)
+            step = (await asyncio.gather(asking, return_exceptions=True))[0]
             line.update(step.get("superstep") if isinstance(step, dict) else None, now - start)
     return errors, gone
 

@@ -124,9 +124,10 @@ def drive(worker, run, spec, blocks):
     run.driver = threading.current_thread()
     try:
         with stats.phase("connect"):
-            mesh = connect_mesh(
-                index, addresses, run.listener, bytes.fromhex(run.run_id), run.secret, run.wake_r, run.timeout
-            )
+            run_id, tls = bytes.fromhex(run.run_id), channel_tls(worker)
+            mesh = connect_mesh(index, addresses, run.listener, run_id, run.secret, run.wake_r, run.timeout, tls)
+            if tls is not None and len(addresses) > 1:
+                stats.info["channels"] = "tls"
         run.mesh = mesh
         transport = _transport(*route[:1], mesh, worker_of_rank, index, ranks, stats, *route[1:])
         k = len(blocks) // max(len(ranks), 1)
@@ -161,6 +162,15 @@ def drive(worker, run, spec, blocks):
     if run.mesh is not None:
         run.mesh.close()  # peers blocked on us wake up now
     raise err
+
+
+def channel_tls(worker):
+    """(client context, server context) for a run's peer channels when the cluster's comms use
+    TLS (the worker's dask ``Security``), else None."""
+    if not str(worker.address).startswith("tls://"):
+        return None
+    security = worker.security
+    return security.get_connection_args("worker")["ssl_context"], security.get_listen_args("worker")["ssl_context"]
 
 
 def outcome(results, stats):

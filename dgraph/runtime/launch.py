@@ -21,11 +21,11 @@ import weakref
 from collections import Counter
 
 import dask
-from distributed import wait
 from distributed.comm import get_address_host
 
 from .. import kernels
 from ..cluster import identity
+from ..dask_internals import wait_for
 from ..errors import DgraphInputError, DgraphRunError
 from ..progress import Progress
 from .dispatch import run_direct, run_tasks
@@ -203,7 +203,7 @@ def launch(
 def _ready(futures):
     """Wait for ``futures`` unless the client already knows them finished (no round trip then)."""
     if any(f.status != "finished" for f in futures):
-        wait(futures)
+        wait_for(futures)
 
 
 def _holders(client, state, firsts, fresh=False):
@@ -220,7 +220,7 @@ def _holders(client, state, firsts, fresh=False):
                     f"blocks {[f.key for f in firsts if not who.get(f.key)]} are in no worker's memory"
                 )
             time.sleep(0.05)
-            wait(firsts)
+            wait_for(firsts)
             who = client.who_has(firsts)
         if len(known) >= HOLDERS_REMEMBERED:
             known.clear()

@@ -1,19 +1,23 @@
 """ExchangePlugin: the dgraph-exchange worker plugin.
 
 The plugin only routes: control-plane handlers (open, drive, start = open and drive, fail,
-close, list) reach a ``Run`` object keyed by its run id, and the ``Run`` owns everything of that
-run on this worker: the listening socket, the peer channels, the wake-up pipe that aborts a
-blocked driver, and which thread drives it. The plugin itself keeps one spare listening socket,
-which the next started run takes. A run's state is gone when the run closes or fails, or when a directly driven
-run's results are stored in the worker's memory; a handler call naming a run this worker
-does not know gets an error *reply*, never an exception through the connection.
+close, progress, and a count of open runs) reach a ``Run`` object by its run id and secret,
+and the ``Run`` owns everything of that run on this worker: the listening socket, the peer
+channels, the wake-up pipe that aborts a blocked driver, and which thread drives it. The plugin
+itself keeps one spare listening socket, which the next started run takes. A run's state is
+gone when the run closes or fails, or when a directly driven run's results are stored in the
+worker's memory. A handler call naming a run this worker does not know, or with the wrong
+secret, gets the same error *reply* (so run ids cannot be probed), never an exception through
+the connection. Handlers take plain msgpack values; a run's spec reaches ``drive`` unpickled by
+dask's own comm (``dask_internals.to_pickle``), never by the plugin.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ctypes
-import pickle
+import hmac
+import numbers
 import secrets
 import socket
 import sys
@@ -23,9 +27,9 @@ from concurrent.futures import ThreadPoolExecutor
 from distributed import WorkerPlugin, get_worker, secede
 from distributed.comm.addressing import get_address_host
 
-from ..dask_internals import fetch_from_worker, store_on_worker
+from ..dask_internals import as_key, fetch_from_worker, store_on_worker
 from ..errors import DgraphInputError, DgraphRunError
-from .driver import drive
+from .driver import DriverSpec, drive
 from .params import resolve
 
 PLUGIN_NAME = "dgraph-exchange"
@@ -145,18 +149,22 @@ class ExchangePlugin(WorkerPlugin):
         if self.drivers is not None:
             self.drivers.shutdown(wait=False)
 
-    async def open(self, run_id=None, secret=None, timeout=None, keys=None, needs=None, listener=None):
-        """Open a run. A run the client drives directly names the blocks this worker must hold
-        (``keys``) and the futures its params need (``needs``: key -> a worker holding it),
-        both pickled: the reply is "moved" unless every block is here and every value was found.
-        The reply names this worker's spare listener (see ``start``)."""
+    async def open(self, run_id=None, secret=None, timeout=None, keys=(), needs=(), listener=None):
+        """Open a run: ``run_id`` (32 hex digits) and its ``secret`` (32 bytes), which every later
+        call about the run must give. A run the client drives directly names the blocks this
+        worker must hold (``keys``) and the futures its params need (``needs``: [key, a worker
+        holding it] pairs): the reply is "moved" unless every block is here and every value was
+        found. The reply names this worker's spare listener (see ``start``)."""
+        bad = _malformed(run_id, secret, timeout, keys, needs)
+        if bad:
+            return {"status": "error", "message": bad}
         if run_id in self.runs:
             return {"status": "error", "message": f"run {run_id} is already open"}
         moved = {"status": "moved", "message": f"a block of run {run_id} is not on worker {self.worker.address}"}
-        keys = pickle.loads(keys) if keys is not None else []
+        keys = [as_key(k) for k in keys]
         if not all(k in self.worker.data for k in keys):
             return moved
-        values = await self._values(pickle.loads(needs)) if needs is not None else {}
+        values = await self._values({as_key(k): h for k, h in needs})
         if values is None:
             return dict(moved, message=f"a param of run {run_id} is in no worker's memory")
         host = get_address_host(self.worker.address)
@@ -182,7 +190,7 @@ class ExchangePlugin(WorkerPlugin):
         if reply["status"] != "OK":
             listener.close()
             return reply
-        return await self.drive(run_id, spec, key)
+        return await self.drive(run_id, secret, spec, key)
 
     def _spare(self):
         """``(port, token)`` of the listener the next started run takes (opened now if none)."""
@@ -222,15 +230,18 @@ class ExchangePlugin(WorkerPlugin):
                 continue
         return []
 
-    async def drive(self, run_id=None, spec=None, key=None):
+    async def drive(self, run_id=None, secret=None, spec=None, key=None):
         """Drive this worker's ranks of an open run in a plugin thread (the worker's event loop and
         task threads stay free). What the kernel returned goes into the worker's memory under
         ``key``, as scattered data does (the client then tells the scheduler), and the run closes;
         the reply carries the outcome and its size, or the error's message."""
-        run = self.runs.get(run_id)
+        run = self._run(run_id, secret)
         if run is None or run.closed:
             return {"status": "error", "message": str(self._gone(run_id))}
-        spec = pickle.loads(spec)
+        if not isinstance(spec, DriverSpec):
+            run.fail("the drive message carried no driver spec")
+            return {"status": "error", "message": f"run {run_id}: the drive message carried no driver spec"}
+        key = as_key(key)
         spec = spec._replace(params=resolve(spec.params, run.values), finish=resolve(spec.finish, run.values))
         try:
             blocks = [self.worker.data[k] for k in run.keys]
@@ -253,29 +264,39 @@ class ExchangePlugin(WorkerPlugin):
         nbytes = store_on_worker(self.worker, key, results, f"dgraph-run-{run_id}")
         return {"status": "OK", "outcome": run.outcome, "nbytes": nbytes, "spare": self._spare()}
 
-    async def fail(self, run_id=None, reason=None):
-        run = self.runs.get(run_id)
+    async def fail(self, run_id=None, secret=None, reason=None):
+        run = self._run(run_id, secret)
         if run is None:
             return {"status": "error", "message": f"unknown run {run_id}"}
-        run.fail(reason)
+        run.fail(str(reason))
         return {"status": "OK"}
 
-    async def close(self, run_id=None):
+    async def close(self, run_id=None, secret=None):
         """Drop the run; the reply carries the driver's outcome (pickled stats) when it finished."""
-        run = self.runs.pop(run_id, None)
+        run = self._run(run_id, secret)
         if run is None:
             return {"status": "error", "message": f"unknown run {run_id}"}
+        del self.runs[run_id]
         run.close()
         return {"status": "OK", "outcome": run.outcome}
 
     async def list_runs(self):
-        drivers = [r.run_id for r in self.runs.values() if r.driver is not None and r.driver.is_alive()]
-        return {"runs": sorted(self.runs), "drivers": drivers}
+        """How many runs are open here and how many drivers still run (never which: a run's id
+        is for its client)."""
+        drivers = sum(1 for r in self.runs.values() if r.driver is not None and r.driver.is_alive())
+        return {"runs": len(self.runs), "drivers": drivers}
 
-    async def progress(self, run_id=None):
-        run = self.runs.get(run_id)
+    async def progress(self, run_id=None, secret=None):
+        run = self._run(run_id, secret)
         ctx = getattr(run, "ctx", None)
         return {"superstep": ctx.stats.supersteps if ctx is not None else 0}
+
+    def _run(self, run_id, secret):
+        """The open run ``run_id`` if ``secret`` is its secret, else None (either way the same)."""
+        run = self.runs.get(run_id) if isinstance(run_id, str) else None
+        if run is None or not isinstance(secret, bytes) or not hmac.compare_digest(run.secret, secret):
+            return None
+        return run
 
     def get_run(self, run_id):
         run = self.runs.get(run_id)
@@ -288,6 +309,21 @@ class ExchangePlugin(WorkerPlugin):
             f"run {run_id} is not open on worker {self.worker.address}: it ended, failed, or this is a "
             "recomputation of a finished run's task; call the algorithm again"
         )
+
+
+def _malformed(run_id, secret, timeout, keys, needs):
+    """What is wrong with an open's plain values, or None."""
+    if not (isinstance(run_id, str) and len(run_id) == 32 and all(c in "0123456789abcdef" for c in run_id)):
+        return "a run id is 32 hex digits"
+    if not (isinstance(secret, bytes) and len(secret) == 32):
+        return "a run's secret is 32 bytes"
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
+        return "a run's timeout is a positive number of seconds"
+    if not isinstance(keys, (list, tuple)) or not isinstance(needs, (list, tuple)):
+        return "keys and needs are lists"
+    if not all(isinstance(p, (list, tuple)) and len(p) == 2 and isinstance(p[1], str) for p in needs):
+        return "needs are [key, worker address] pairs"
+    return None
 
 
 def drive_task(run_id, spec, values, *blocks):
