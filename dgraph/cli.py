@@ -80,6 +80,10 @@ def _cluster_options(cmd):
     where = cmd.add_mutually_exclusive_group()
     where.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
     where.add_argument("--scheduler-file", metavar="PATH", help="connect to the scheduler that wrote this file")
+    tls = cmd.add_argument_group("TLS (a cluster started with dask's Security)")
+    tls.add_argument("--tls-ca-file", metavar="PATH", help="the cluster's CA certificate")
+    tls.add_argument("--tls-cert", metavar="PATH", help="this client's certificate")
+    tls.add_argument("--tls-key", metavar="PATH", help="this client's private key (if not in --tls-cert)")
 
 
 def _parser():
@@ -198,6 +202,24 @@ def _source(graph, given):
         raise DgraphInputError(f"--source {given!r} is not a vertex: this graph's labels are integers") from None
 
 
+def _security(args):
+    """A dask ``Security`` from the --tls-* options, or None."""
+    if not (args.tls_ca_file or args.tls_cert or args.tls_key):
+        return None
+    from distributed.security import Security
+
+    from dgraph.errors import DgraphInputError
+
+    if not (args.tls_ca_file and args.tls_cert):
+        raise DgraphInputError("TLS needs --tls-ca-file and --tls-cert (and --tls-key unless the cert holds it)")
+    return Security(
+        tls_ca_file=args.tls_ca_file,
+        tls_client_cert=args.tls_cert,
+        tls_client_key=args.tls_key,
+        require_encryption=True,
+    )
+
+
 @contextmanager
 def _connected(args):
     """A client of ``--scheduler``, or of a local cluster started (and closed) for this command."""
@@ -206,7 +228,7 @@ def _connected(args):
     from dgraph.cluster import connect
 
     if args.scheduler or args.scheduler_file:
-        with connect(args.scheduler, args.scheduler_file) as client:
+        with connect(args.scheduler, args.scheduler_file, security=_security(args)) as client:
             yield client
         return
     _say(f"dgraph: starting a local cluster of {args.workers} workers")

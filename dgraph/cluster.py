@@ -80,7 +80,7 @@ def local_cuda_cluster(**kwargs):
 SCHEDULERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "lsf": "LSFCluster", "sge": "SGECluster"}
 
 
-def hpc_cluster(system="slurm", cores=16, memory="64GB", walltime="01:00:00", interface=None, **kwargs):
+def hpc_cluster(system="slurm", cores=16, memory="64GB", walltime="01:00:00", interface=None, security=None, **kwargs):
     """A dask-jobqueue cluster shaped for dgraph: each job is one node running ``cores`` worker
     processes of one thread each (the BSP runtime drives a worker's ranks from one thread, so
     processes, not threads, use the cores). Jobs start when you ``scale(jobs=N)``.
@@ -89,7 +89,8 @@ def hpc_cluster(system="slurm", cores=16, memory="64GB", walltime="01:00:00", in
     communication domain for the grouped transport. ``interface`` names the network interface
     workers (and so dgraph's channels) bind to, e.g. ``"ib0"`` for InfiniBand. Other keyword
     arguments go to the dask-jobqueue class (``queue``, ``account``, ``job_extra_directives``...).
-    Needs the ``hpc`` extra.
+    ``security``: a ``distributed.security.Security`` for TLS between the scheduler, the workers
+    and dgraph's peer channels (its files must be readable on the nodes). Needs the ``hpc`` extra.
 
     >>> from dgraph.cluster import hpc_cluster
     >>> cluster = hpc_cluster("slurm", cores=8, memory="32GB", queue="normal")  # doctest: +SKIP
@@ -100,16 +101,19 @@ def hpc_cluster(system="slurm", cores=16, memory="64GB", walltime="01:00:00", in
         raise DgraphInputError(f"system must be one of {sorted(SCHEDULERS)}, got {system!r}")
     jobqueue = _require("dask_jobqueue", "hpc", "an HPC cluster")
     kwargs.setdefault("name", "dgraph")
+    if security is not None:
+        kwargs["security"] = security
     return getattr(jobqueue, SCHEDULERS[system])(
         cores=cores, processes=cores, memory=memory, walltime=walltime, interface=interface, **kwargs
     )
 
 
-def connect(scheduler=None, scheduler_file=None, timeout=None):
+def connect(scheduler=None, scheduler_file=None, timeout=None, security=None):
     """A client of a running dask scheduler, by address or by the scheduler file that
     ``dask scheduler --scheduler-file`` (or an ``mpirun dask-mpi`` job) wrote. A scheduler that
     does not answer within ``timeout`` seconds (default: the ``dgraph.connect-timeout`` dask
-    config value, 5) is a ``DgraphError`` naming its address."""
+    config value, 5) is a ``DgraphError`` naming its address. ``security``: a
+    ``distributed.security.Security`` for a cluster that uses TLS (``tls://`` addresses)."""
     import dask
     from distributed import Client
 
@@ -126,7 +130,7 @@ def connect(scheduler=None, scheduler_file=None, timeout=None):
     else:
         where, kwargs = f"scheduler {scheduler!r}", {"address": scheduler}
     try:
-        return Client(timeout=timeout, **kwargs)
+        return Client(timeout=timeout, security=security, **kwargs)
     except (OSError, TimeoutError, ValueError) as exc:
         raise DgraphError(
             f"could not connect to {where} within {timeout:g} s ({type(exc).__name__}: {exc}); check that it "

@@ -64,12 +64,12 @@ async def adopt_futures(client, stored):
     return futures
 
 
-def wait_for(futures):
+def wait_for(futures, timeout=None):
     """``distributed.wait`` on the futures' own client (``wait`` itself takes the default client,
-    which may be another one, or none)."""
+    which may be another one, or none); ``TimeoutError`` after ``timeout`` seconds."""
     futures = list(futures)
     if futures:
-        futures[0].client.sync(_wait, futures)
+        futures[0].client.sync(_wait, futures, timeout=timeout)
 
 
 async def settled(future):

@@ -9,21 +9,26 @@ there) -> blocks persisted, rank r on worker floor(r * W / P).
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import dask
-import dask.distributed
 import numpy as np
 import pandas as pd
 
 from .block import block_arcs, owner_pieces, reverse_pieces
-from .errors import DgraphInputError
+from .cluster import workers
+from .dask_internals import wait_for
+from .errors import DgraphError, DgraphInputError
 from .labels import lookup
 from .layout import by_owner
 from .placement import build_blocks
 from .results import block_edges, edges_frame, part_name, rank_frames, ranks_frame, to_dask
 from .runtime import RankResults, launch
 from .runtime.params import Deferred
+
+SPREAD_EVERY = 5.0  # seconds between looks at whether rank blocks still cover the live workers
+SPREAD_WITHIN = 60.0  # seconds moving blocks to a worker may take before they stay where they are
 
 
 def _arc_counts(block):
@@ -95,6 +100,7 @@ class Graph:
         self.transport, self.domains = "direct", None
         self.last_stats, self._last_results = None, None
         self._metas = {}  # (result dtypes, columns) -> the empty frame describing such results
+        self._spread_checked = time.monotonic()  # when the blocks' placement was last looked at
 
     def with_transport(self, transport, domains=None):
         """This graph with another transport (and domains): the same placed blocks, shared.
@@ -248,6 +254,8 @@ class Graph:
         rank (``results.gather()`` fetches them) and the run's ``RunStats``. ``finish``: see
         ``dgraph.runtime.launch``.
         """
+        self._check_blocks()
+        self._spread_blocks()
         if placement == "layout":
             outs, ins = self._blocks, (self._reverse_blocks() if reverse else None)
             params = dict(params, layout=self.layout)
@@ -269,6 +277,49 @@ class Graph:
         )
         self.last_stats, self._last_results = stats, results
         return results, stats
+
+    def _block_lists(self):
+        """Every list of rank blocks this graph holds (layout, reverse, owner), each once."""
+        lists = [self._blocks, self._rblocks, *self._owned.values()]
+        return [b for i, b in enumerate(lists) if b is not None and all(b is not c for c in lists[:i])]
+
+    def _check_blocks(self):
+        """A graph whose blocks the cluster no longer has (``client.restart()``, a new client) is
+        an error that says what to do, not dask's CancelledError."""
+        if any(f.status == "cancelled" for blocks in self._block_lists() for f in blocks):
+            raise DgraphError(
+                "this graph's blocks are gone from the cluster (it restarted, or the client that built the graph "
+                "reconnected): build the graph again (dgraph.from_edgelist, read_edgelist, datasets.load)"
+            )
+
+    def _spread_blocks(self):
+        """Put rank blocks back over all live workers when they sit on fewer: after a worker is
+        lost its blocks are rebuilt on the survivors, and a worker that joins later (a restarted
+        nanny, a new job) would otherwise get none. Looked at once every ``SPREAD_EVERY`` seconds."""
+        now = time.monotonic()
+        if now - self._spread_checked < SPREAD_EVERY:
+            return
+        self._spread_checked = now
+        live = workers(self.client)
+        if len(live) < 2:
+            return
+        for blocks in self._block_lists():
+            wait_for(blocks)  # blocks lost with a worker are being rebuilt: they land first, then move
+            who = self.client.who_has(blocks)
+            where = [(who.get(b.key) or [None])[0] for b in blocks]
+            targets = [live[r * len(live) // len(blocks)] for r in range(len(blocks))]
+            if None in where or len(set(where)) >= min(len(live), len(blocks)):
+                continue
+            moved = [
+                b if w == t else self.client.submit(_same, b, workers=[t], allow_other_workers=False, pure=False)
+                for b, w, t in zip(blocks, where, targets)
+            ]
+            try:
+                wait_for(moved, timeout=SPREAD_WITHIN)
+            except TimeoutError:  # a target left meanwhile: keep the blocks where they are
+                self.client.cancel([m for m, b in zip(moved, blocks) if m is not b])
+                continue
+            blocks[:] = moved  # in place: every holder of this list (owner blocks of 1D) sees the move
 
     def _monitor_weights(self):
         """Per rank, the largest degree among its vertices: domain monitors go to the ranks
@@ -399,6 +450,10 @@ class Graph:
         else:
             G.add_edges_from(zip(e["src"].tolist(), e["dst"].tolist()))
         return G
+
+
+def _same(block):
+    return block
 
 
 def _heaviest(block):

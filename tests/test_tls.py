@@ -49,3 +49,20 @@ def test_every_algorithm_runs_over_tls_channels(tls_client):
         assert alg.verify(name, g, result, **params) == [], name
     c.compute(alg.bfs(und, s)).result()
     assert und.last_stats.wire_bytes > 0 and und.last_stats.info["channels"] == "tls"
+
+
+def test_the_command_line_joins_a_tls_cluster_with_certificate_files(tls_client, tmp_path, capsys):
+    from dgraph.cli import main
+
+    security = tls_client.security
+    files = {}
+    for name in ("tls_ca_file", "tls_client_cert", "tls_client_key"):
+        files[name] = tmp_path / f"{name}.pem"
+        files[name].write_text(getattr(security, name))
+    addr = tls_client.scheduler.address
+    tls = ["--tls-ca-file", str(files["tls_ca_file"]), "--tls-cert", str(files["tls_client_cert"])]
+    argv = ["run", "bfs", "--dataset", "karate", "--source", "1", "--verify", "--scheduler", addr]
+    assert main(argv + tls + ["--tls-key", str(files["tls_client_key"])]) == 0
+    assert "verified   valid" in capsys.readouterr().out
+    assert main(argv + tls[:2]) == 2  # a certificate is needed
+    assert "--tls-cert" in capsys.readouterr().err

@@ -1,0 +1,73 @@
+"""After a worker is lost and replaced, ranks spread back over every live worker; after a
+restart, a graph says it must be rebuilt. On a cluster of its own: these tests break it."""
+
+import os
+import signal
+
+import pytest
+from conftest import wait_until
+from distributed import Client, LocalCluster
+
+import dgraph
+from dgraph import algorithms as alg
+from dgraph import graph as graph_module
+from dgraph.cluster import workers
+from dgraph.errors import DgraphError, DgraphRunError
+from dgraph.generators import grid_graph
+
+
+@pytest.fixture
+def own_client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster, set_as_default=False) as c:
+            yield c
+
+
+def _holders(c, g):
+    who = c.who_has(g._blocks)
+    return {who[b.key][0] for b in g._blocks if who.get(b.key)}
+
+
+def test_ranks_spread_back_over_a_replaced_worker(own_client, monkeypatch):
+    c = own_client
+    monkeypatch.setattr(graph_module, "SPREAD_EVERY", 0.0)
+    g = grid_graph(20, 20, ranks=4, client=c)
+    expected = c.compute(alg.pagerank(g, max_iter=20, tol=0)).result().sort_values("vertex", ignore_index=True)
+    assert len(_holders(c, g)) == 2
+    victim = workers(c)[1]
+    os.kill(c.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+
+    def pagerank():
+        return c.compute(alg.pagerank(g, max_iter=20, tol=0)).result().sort_values("vertex", ignore_index=True)
+
+    try:
+        pagerank()  # the lost blocks are rebuilt, on the surviving worker
+    except DgraphRunError:  # a run that met the lost worker on its way out; the next one is right
+        pass
+    # the nanny starts a new worker, at a new address
+    wait_until(lambda: len(workers(c)) == 2 and victim not in workers(c), 60, "the replacement worker")
+    got = pagerank()  # finds the ranks on one worker of two, and spreads them before it runs
+    assert len(_holders(c, g)) == 2, "every rank stayed on the surviving worker"
+    assert set(_holders(c, g)) == set(workers(c))
+    assert (got.pagerank - expected.pagerank).abs().max() < 1e-12
+
+
+def test_a_graph_after_a_restart_says_to_rebuild_it(own_client):
+    c = own_client
+    g = dgraph.from_edgelist(grid_graph_edges(), directed=False, ranks=2, client=c)
+    c.compute(alg.bfs(g, 0)).result()
+    c.restart()
+    with pytest.raises(DgraphError, match="build the graph again"):
+        alg.bfs(g, 0)
+    again = dgraph.from_edgelist(grid_graph_edges(), directed=False, ranks=2, client=c)
+    assert c.compute(alg.bfs(again, 0)).result().distance.max() == 8
+
+
+def grid_graph_edges():
+    import pandas as pd
+
+    return pd.DataFrame(
+        [(r * 5 + k, r * 5 + k + 1) for r in range(5) for k in range(4)]
+        + [(r * 5 + k, (r + 1) * 5 + k) for r in range(4) for k in range(5)],
+        columns=["src", "dst"],
+    )
