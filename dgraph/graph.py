@@ -1,10 +1,9 @@
-"""Graph: a distributed graph placed on ranks, and ``from_edgelist`` that builds one.
+"""Graph: a distributed graph placed on ranks (``dgraph.build.from_edgelist`` makes one).
 
-Construction (all dask work, nothing collected on the client but a few counts):
-renumber labels to canonical ids -> drop self-loops if asked -> symmetrize if undirected ->
-out-degrees -> the layout's plan (placed order, rank bounds) -> every input partition cuts its
-arcs by owner rank -> each rank concatenates its pieces and builds its CSR (duplicates dropped
-there) -> blocks persisted, rank r on worker floor(r * W / P).
+A Graph holds its rank blocks (futures on the workers), its labels' tables and its layout. It
+runs kernels over its ranks (``run``, ``run_to_frame``), derives the owner and reverse blocks an
+algorithm asks for, keeps its blocks spread over the live workers, and turns results into
+DataFrames in the user's labels.
 """
 
 from __future__ import annotations
