@@ -3,11 +3,12 @@
     python benchmarks/recovery.py [--scale 18] [--ranks 4]
 
 Builds the Graph 500 Kronecker graph on a LocalCluster of 2 workers x 1 thread, times PageRank
-(20 iterations, best of 3), kills one worker's process (its nanny starts a new one at a new
-address), then times PageRank call by call: the first call rebuilds the lost blocks on the
-survivor, and once the new worker is seen the ranks spread back over both. Each row gives the
-call's seconds, how many workers hold the graph's blocks, and the run's dispatch. Nothing is
-asserted: this is a measurement.
+(20 iterations), kills one worker's process (its nanny starts a new one at a new address), then
+times PageRank again every few seconds: the first call rebuilds the lost blocks on the survivor,
+and once the new worker is seen the ranks spread back over both. Every row, before the kill and
+after, is the best of 3 calls in a row (the first of them does the rebuilding or the moving),
+with how many workers hold the graph's blocks and the runs' outcome. Nothing is asserted: this
+is a measurement.
 """
 
 from __future__ import annotations
@@ -42,23 +43,26 @@ def main(argv=None):
         g = kronecker_graph(args.scale, ranks=args.ranks)
 
         def call():
-            t = time.perf_counter()
-            try:
-                alg.pagerank(g, max_iter=20, tol=0).compute()
-                outcome = g.last_stats.dispatch
-            except DgraphRunError as exc:
-                outcome = f"failed: {str(exc)[:60]}"
+            best, outcomes = float("inf"), []
+            for _ in range(3):
+                t = time.perf_counter()
+                try:
+                    alg.pagerank(g, max_iter=20, tol=0).compute()
+                    best = min(best, time.perf_counter() - t)
+                    outcomes.append(g.last_stats.dispatch)
+                except DgraphRunError as exc:
+                    outcomes.append(f"failed: {str(exc)[:50]}")
             who = client.who_has(g._blocks)
             holders = len({who[b.key][0] for b in g._blocks if who.get(b.key)})
-            return time.perf_counter() - t, holders, outcome
+            return best, holders, ", ".join(dict.fromkeys(outcomes))
 
-        before = min(call()[0] for _ in range(3))
+        before, holders, _ = call()
         print(f"PageRank x20 on Kronecker scale {args.scale}, {args.ranks} ranks, 2 workers x 1 thread")
-        print(f"before the fault: {before:.3f} s (best of 3), blocks on 2 workers\n")
+        print(f"before the fault: {before:.3f} s (best of 3), blocks on {holders} workers\n")
         victim = workers(client)[1]
         os.kill(client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
         killed = time.perf_counter()
-        print("| call | seconds after the kill | call s | workers holding blocks | outcome |")
+        print("| calls | seconds after the kill | best call s | workers holding blocks | outcomes |")
         print("|---|---|---|---|---|")
         for i in range(args.calls):
             seconds, holders, outcome = call()
