@@ -9,6 +9,7 @@ DataFrames in the user's labels.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import NamedTuple
 
 import dask
@@ -292,9 +293,11 @@ class Graph:
             )
 
     def _spread_blocks(self):
-        """Put rank blocks back over all live workers when they sit on fewer: after a worker is
-        lost its blocks are rebuilt on the survivors, and a worker that joins later (a restarted
-        nanny, a new job) would otherwise get none. Looked at once every ``SPREAD_EVERY`` seconds."""
+        """Put rank blocks back over all live workers when some worker holds more than its share:
+        after a worker is lost its blocks are rebuilt wherever dask finds room (all on the
+        survivors, or some on a worker that joined since), and a worker that joins later (a
+        restarted nanny, a new job) would otherwise get none. Looked at once every
+        ``SPREAD_EVERY`` seconds."""
         now = time.monotonic()
         if now - self._spread_checked < SPREAD_EVERY:
             return
@@ -307,7 +310,8 @@ class Graph:
             who = self.client.who_has(blocks)
             where = [(who.get(b.key) or [None])[0] for b in blocks]
             targets = [live[r * len(live) // len(blocks)] for r in range(len(blocks))]
-            if None in where or len(set(where)) >= min(len(live), len(blocks)):
+            fair = -(-len(blocks) // len(live))  # ranks per worker when spread evenly
+            if None in where or max(Counter(where).values()) <= fair:
                 continue
             moved = [
                 b if w == t else self.client.submit(_same, b, workers=[t], allow_other_workers=False, pure=False)
