@@ -78,7 +78,9 @@ def client_state(client):
     """The ``ClientState`` of ``client``."""
     with _states_lock:
         if not _states:
-            atexit.register(_close_at_exit)  # after distributed's own handlers, so it runs before them
+            # before the interpreter stops thread pools (which an in-process scheduler still needs
+            # to take a client's last messages), and before distributed's own exit handlers
+            getattr(threading, "_register_atexit", atexit.register)(_close_at_exit)
         state = _states.get(client)
         if state is None:
             state = _states[client] = ClientState()
