@@ -15,6 +15,8 @@ search-tree rules over its distributed edge list.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -386,11 +388,11 @@ def _check_cdlp(snap, frame, max_iter=10):
     order = np.argsort(snap.key)  # canonical id -> placed id
     canon = snap.key  # placed id -> canonical id
     out = kernels.build_csr(canon[snap.src], canon[snap.dst], snap.n, dedup=False)
-    block_out = _Rows(out[0], out[1])
+    block_out = SimpleNamespace(indptr=out[0], indices=out[1])
     block_in = None
     if snap.directed:
         back = kernels.build_csr(canon[snap.dst], canon[snap.src], snap.n, dedup=False)
-        block_in = _Rows(back[0], back[1])
+        block_in = SimpleNamespace(indptr=back[0], indices=back[1])
     labels = np.arange(snap.n, dtype=np.int64)
     for _ in range(int(max_iter)):
         nxt = kernels.label_mode(block_out, block_in, labels, labels.copy())
@@ -403,13 +405,6 @@ def _check_cdlp(snap, frame, max_iter=10):
     if wrong.size:
         return [f"{wrong.size} labels differ from a replay of label propagation, such as {_show(snap.labels[wrong])}"]
     return []
-
-
-class _Rows:
-    __slots__ = ("indptr", "indices")
-
-    def __init__(self, indptr, indices):
-        self.indptr, self.indices = indptr, indices
 
 
 def _check_bc(snap, frame, sources=None, normalized=True, k=None):

@@ -48,19 +48,19 @@ def identity(client):
 
     (``Client.scheduler_info()`` returns a cached copy that a periodic refresh may replace by one
     listing no workers at all, so it cannot tell whether a worker is gone.)"""
+    return client.sync(_identity, client)
+
+
+async def _identity(client):
     try:
-        return client.sync(client.scheduler.identity, n_workers=-1)
+        return await client.scheduler.identity(n_workers=-1)
     except TypeError:  # schedulers before n_workers= existed list every worker
-        return client.sync(client.scheduler.identity)
+        return await client.scheduler.identity()
 
 
 async def live_workers(client):
     """``workers(client)`` on the client's event loop."""
-    try:
-        info = await client.scheduler.identity(n_workers=-1)
-    except TypeError:  # schedulers before n_workers= existed list every worker
-        info = await client.scheduler.identity()
-    return sorted(info["workers"])
+    return sorted((await _identity(client))["workers"])
 
 
 def _require(module, extra, what):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph.checks import integer
 from dgraph.layout import Layout, Subgraph
 from dgraph.owners import owner_of
 
@@ -82,9 +83,10 @@ class OnePointFiveD(Layout):
     def __init__(self, rows=None, cols=None, e_threshold=None, h_threshold=None, ranks=None):
         self.mesh = TwoD(rows, cols, ranks)
         super().__init__(self.mesh.ranks)
-        for what, v in (("e_threshold", e_threshold), ("h_threshold", h_threshold)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1):
-                raise DgraphInputError(f"{what} must be a positive integer degree, got {v!r}")
+        e_threshold, h_threshold = (
+            None if v is None else integer(v, what, minimum=1)
+            for what, v in (("e_threshold", e_threshold), ("h_threshold", h_threshold))
+        )
         if e_threshold is not None and h_threshold is not None and h_threshold > e_threshold:
             raise DgraphInputError(
                 f"h_threshold={h_threshold} is above e_threshold={e_threshold}; H must be lighter than E"

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph.checks import integer
 from dgraph.layout import Layout
 from dgraph.owners import owner_of
 
@@ -78,9 +79,10 @@ class TDOrch(Layout):
 
     def __init__(self, fanout=None, chunk=None, ranks=None):
         super().__init__(ranks)
-        for what, v, least in (("fanout", fanout, 2), ("chunk", chunk, 1)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < least):
-                raise DgraphInputError(f"{what} must be an integer >= {least}, got {v!r}")
+        fanout, chunk = (
+            None if v is None else integer(v, what, minimum=least)
+            for what, v, least in (("fanout", fanout, 2), ("chunk", chunk, 1))
+        )
         self.fanout, self.chunk = fanout, chunk
 
     def with_ranks(self, ranks):

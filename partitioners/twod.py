@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+from dgraph.checks import integer
 from dgraph.layout import Layout
 from dgraph.owners import owner_of
 
@@ -57,9 +58,9 @@ class TwoD(Layout):
     name = "2d"
 
     def __init__(self, rows=None, cols=None, ranks=None):
-        for what, v in (("rows", rows), ("cols", cols)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise DgraphInputError(f"{what} must be a positive integer, got {v!r}")
+        rows, cols = (
+            None if v is None else integer(v, what, minimum=1) for what, v in (("rows", rows), ("cols", cols))
+        )
         if (rows is None) != (cols is None):
             raise DgraphInputError("give both rows and cols of the 2D mesh, or neither")
         if rows is not None:

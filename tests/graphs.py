@@ -7,6 +7,19 @@ import numpy as np
 import pandas as pd
 
 from dgraph.generators import BLOCK, _grid_part, _kron_block
+from dgraph.partitioners import OneD, OnePointFiveD, TwoD
+
+# the layouts most algorithm tests run on: one rank, ranges, stripes, hashes, 2D meshes, 1.5D
+LAYOUTS = [
+    OneD(ranks=1),
+    OneD(ranks=3),
+    OneD(ranks=8),
+    OneD(ranks=3, balance="striped"),
+    OneD(ranks=4, balance="hashed"),
+    TwoD(rows=2, cols=3),
+    TwoD(rows=4, cols=4),
+    OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5),
+]
 
 
 def er_edges(n, m, seed):

@@ -4,23 +4,11 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from graphs import er_edges, grid_edges, kron_edges, nx_graph
+from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 from dgraph import kernels
 from dgraph.algorithms import max_weight_matching
-from dgraph.partitioners import OneD, OnePointFiveD, TwoD
-
-LAYOUTS = [
-    OneD(ranks=1),
-    OneD(ranks=3),
-    OneD(ranks=8),
-    OneD(ranks=3, balance="striped"),
-    OneD(ranks=4, balance="hashed"),
-    TwoD(rows=2, cols=3),
-    TwoD(rows=4, cols=4),
-    OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5),
-]
 
 
 def greedy(G, weighted):

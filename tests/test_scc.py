@@ -3,22 +3,10 @@
 import networkx as nx
 import pandas as pd
 import pytest
-from graphs import er_edges, grid_edges, kron_edges, nx_graph
+from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 from dgraph.algorithms import strongly_connected_components
-from dgraph.partitioners import OneD, OnePointFiveD, TwoD
-
-LAYOUTS = [
-    OneD(ranks=1),
-    OneD(ranks=3),
-    OneD(ranks=8),
-    OneD(ranks=3, balance="striped"),
-    OneD(ranks=4, balance="hashed"),
-    TwoD(rows=2, cols=3),
-    TwoD(rows=4, cols=4),
-    OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5),
-]
 
 
 @pytest.mark.parametrize("kind", ["er", "kronecker", "grid", "strings"])

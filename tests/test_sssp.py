@@ -5,22 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import dataset
-from graphs import er_edges, grid_edges, kron_edges, nx_graph
+from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 from dgraph.algorithms import sssp
-from dgraph.partitioners import OneD, OnePointFiveD, TwoD
-
-LAYOUTS = [
-    OneD(ranks=1),
-    OneD(ranks=3),
-    OneD(ranks=8),
-    OneD(ranks=3, balance="striped"),
-    OneD(ranks=4, balance="hashed"),
-    TwoD(rows=2, cols=3),
-    TwoD(rows=4, cols=4),
-    OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5),
-]
 
 
 def _weighted(kind):

@@ -3,23 +3,11 @@
 import networkx as nx
 import pandas as pd
 import pytest
-from graphs import er_edges, grid_edges, kron_edges, ldbc_lcc, nx_graph
+from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, ldbc_lcc, nx_graph
 
 import dgraph
 from dgraph import kernels
 from dgraph.algorithms import local_clustering_coefficient, total_triangles, triangle_count
-from dgraph.partitioners import OneD, OnePointFiveD, TwoD
-
-LAYOUTS = [
-    OneD(ranks=1),
-    OneD(ranks=3),
-    OneD(ranks=8),
-    OneD(ranks=3, balance="striped"),
-    OneD(ranks=4, balance="hashed"),
-    TwoD(rows=2, cols=3),
-    TwoD(rows=4, cols=4),
-    OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5),
-]
 
 
 @pytest.mark.parametrize("method", ["auto", "oriented", "plain"])

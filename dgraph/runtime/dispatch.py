@@ -22,7 +22,7 @@ import time
 import dask
 from distributed.comm import get_address_host
 
-from ..cluster import live_workers
+from ..cluster import live_workers, workers
 from ..dask_internals import adopt_futures, call_on_comm, settled, to_pickle
 from ..errors import DgraphInputError, DgraphRunError
 from ..progress import progress_after
@@ -48,14 +48,10 @@ def run_direct(client, state, worker_addrs, specs, keys, needs, timeout, name, l
     if outcomes is None:
         state.holders.clear()  # something moved: ask where blocks and params are next time
         unreachable = [w for w, r in opened.items() if isinstance(r, (OSError, asyncio.TimeoutError))]
-        if unreachable and set(unreachable) <= set(_alive(client)):
+        if unreachable and set(unreachable) <= set(workers(client)):
             state.direct = False  # live workers out of the client's reach: use tasks from now on
         return None
     return futures, outcomes, "direct"
-
-
-def _alive(client):
-    return client.sync(live_workers, client)
 
 
 async def _direct(client, state, worker_addrs, timeout, specs, keys, needs, name, line):
@@ -284,7 +280,7 @@ def broadcast(client, targets, check=False, **msg):
     them still alive: a dead one cannot answer); a worker that cannot be told answers with the
     exception."""
     if check:
-        alive = set(_alive(client))
+        alive = set(workers(client))
         targets = [w for w in targets if w in alive]
     if not targets:
         return {}

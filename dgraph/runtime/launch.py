@@ -72,15 +72,19 @@ class ClientState:
 
 _states = weakref.WeakKeyDictionary()
 _states_lock = threading.Lock()
+_exit_hooked = False
 
 
 def client_state(client):
     """The ``ClientState`` of ``client``."""
+    global _exit_hooked
     with _states_lock:
-        if not _states:
-            # before the interpreter stops thread pools (which an in-process scheduler still needs
-            # to take a client's last messages), and before distributed's own exit handlers
+        if not _exit_hooked:
+            # registered once a client exists, so it runs before what distributed registered for
+            # it, and before the interpreter stops thread pools (an in-process scheduler still
+            # needs them to take the client's last messages)
             getattr(threading, "_register_atexit", atexit.register)(_close_at_exit)
+            _exit_hooked = True
         state = _states.get(client)
         if state is None:
             state = _states[client] = ClientState()
