@@ -21,6 +21,7 @@ from .graph import Graph
 from .labels import Labels, inverse_permutation
 from .layout import layout_named, resolve_layout
 from .placement import build_blocks
+from .progress import Stages
 from .runtime.driver import TRANSPORTS
 from .runtime.launch import ensure_plugin
 
@@ -32,6 +33,8 @@ VERTEX_ORDERS = ("labels", "degree")
 # for BFS, SSSP, WCC, CDLP and LCC up to the 1000x1000 grid's 4.0 M arcs (BFS 67 vs 97 ms, WCC 49
 # vs 72), PageRank there is slower (223 vs 153 ms), and Kronecker 18's 7.6 M is faster on two.
 ONE_RANK_ARCS = 1 << 22
+SLICE_ROWS = 1 << 20  # rows of a pandas edge list per partition
+SCATTER_ROWS = 1 << 16  # a pandas edge list this long is scattered, not embedded in the task graph
 
 
 def _degree_count(part, n, both_ends=False):
@@ -77,9 +80,11 @@ def _plan_extra(plan):
     return plan[2] if len(plan) > 2 else None
 
 
-def _to_dask(df, what, labels=()):
+def _to_dask(df, what, labels=(), client=None):
     """A dask DataFrame of ``df``; the columns ``labels`` of a pandas frame are checked first
-    (``check_labels``), before dask would turn mixed object columns into strings."""
+    (``check_labels``), before dask would turn mixed object columns into strings. A pandas frame
+    reaches the workers by scatter, in slices of about ``SLICE_ROWS`` rows (nothing of it is
+    embedded in a task graph, which would travel through the scheduler with every compute)."""
     import dask.dataframe as dd
 
     if isinstance(df, dd.DataFrame):
@@ -88,8 +93,13 @@ def _to_dask(df, what, labels=()):
         checked = {c: check_labels(df[c], f"{what} column {c!r}") for c in labels if c in df.columns}
         if any(checked[c] is not df[c] for c in checked):
             df = df.assign(**checked)
-        parts = max(1, min(16, len(df) // 250_000 + 1))
-        return dd.from_pandas(df, npartitions=parts)
+        parts = max(1, min(64, len(df) // SLICE_ROWS + 1))
+        if client is None or len(df) < SCATTER_ROWS:
+            return dd.from_pandas(df, npartitions=parts)
+        cuts = np.linspace(0, len(df), parts + 1).astype(np.int64)
+        slices = [df.iloc[a:b] for a, b in zip(cuts[:-1], cuts[1:])]
+        futures = client.scatter(slices, hash=False)
+        return dd.from_delayed(futures, meta=df.iloc[:0], verify_meta=False)
     raise DgraphInputError(f"{what} must be a pandas or dask DataFrame, got {type(df).__name__}")
 
 
@@ -214,7 +224,7 @@ def from_edgelist(
     (3, 3)
     """
     client = client or get_client()
-    df = _to_dask(df, "df", labels=(source, destination))
+    df = _to_dask(df, "df", labels=(source, destination), client=client)
     for what, col in (("source", source), ("destination", destination), ("weight", weight)):
         if col is not None and col not in df.columns:
             raise DgraphInputError(f"{what} column {col!r} is not in the edge list; its columns are {list(df.columns)}")
@@ -237,37 +247,47 @@ def from_edgelist(
     if transport not in TRANSPORTS:
         raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
 
-    edges = df[[source, destination] + ([weight] if weight else [])]
-    edges = edges.rename(columns={source: "src", destination: "dst", **({weight: "weight"} if weight else {})})
-    if renumber:
-        vseries = [_vertices_series(vertices)] if vertices is not None else []
-        labels = Labels.build(client, [edges["src"], edges["dst"]] + vseries)
-    else:
-        n = len(vertices) if vertices is not None else None
-        if n is None:
-            hi = client.compute(edges[["src", "dst"]].max().max()).result()
-            n = 0 if pd.isna(hi) else int(hi) + 1
-        labels = Labels.identity(n)
-    if labels.n == 0:
-        raise DgraphInputError("the edge list is empty and no vertices= were given: a graph needs at least one vertex")
-    edges = labels.encode(edges, ["src", "dst"])  # with renumber=False: a null check, ids checked below
-    if self_loops == "drop":
-        edges = edges[edges["src"] != edges["dst"]]
-    if not directed:
-        edges = edges.map_partitions(_symmetrize, meta=edges._meta)
-    out_degree = None
-    if vertex_order == "degree":
-        ends = client.compute(_tree_sum([dask.delayed(_degree_count)(p, labels.n, True) for p in edges.to_delayed()]))
-        labels = labels.by_degree(client, ends)
-        edges = labels.reorder(edges, ["src", "dst"])
-        if not directed:  # every arc was counted at both ends: twice the out-degrees, in canonical order
-            out_degree = client.submit(_halved_descending, ends)
-    g = _place(client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below, out_degree)
+    with Stages("from_edgelist") as stages:  # a status line once construction takes over 3 s
+        edges = df[[source, destination] + ([weight] if weight else [])]
+        edges = edges.rename(columns={source: "src", destination: "dst", **({weight: "weight"} if weight else {})})
+        stages("labels")
+        if renumber:
+            vseries = [_vertices_series(vertices)] if vertices is not None else []
+            labels = Labels.build(client, [edges["src"], edges["dst"]] + vseries)
+        else:
+            n = len(vertices) if vertices is not None else None
+            if n is None:
+                hi = client.compute(edges[["src", "dst"]].max().max()).result()
+                n = 0 if pd.isna(hi) else int(hi) + 1
+            labels = Labels.identity(n)
+        if labels.n == 0:
+            raise DgraphInputError(
+                "the edge list is empty and no vertices= were given: a graph needs at least one vertex"
+            )
+        edges = labels.encode(edges, ["src", "dst"])  # with renumber=False: a null check, ids checked below
+        if self_loops == "drop":
+            edges = edges[edges["src"] != edges["dst"]]
+        if not directed:
+            edges = edges.map_partitions(_symmetrize, meta=edges._meta)
+        out_degree = None
+        if vertex_order == "degree":
+            ends = client.compute(
+                _tree_sum([dask.delayed(_degree_count)(p, labels.n, True) for p in edges.to_delayed()])
+            )
+            labels = labels.by_degree(client, ends)
+            edges = labels.reorder(edges, ["src", "dst"])
+            if not directed:  # every arc was counted at both ends: twice the out-degrees, in canonical order
+                out_degree = client.submit(_halved_descending, ends)
+        g = _place(client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below, out_degree, stages)
     g.transport, g.domains = transport, domains
     return g
 
 
-def _place(client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below=0, out_degree=None):
+def _place(
+    client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below=0, out_degree=None, stages=None
+):
+    stages = stages or (lambda stage: None)
+    stages("degrees")
     parts = edges.to_delayed()
     degree = (
         out_degree
@@ -291,6 +311,7 @@ def _place(client, edges, labels, directed, weight, layout, duplicates, wk, one_
         order = None
     inverse = client.submit(inverse_permutation, order) if order is not None else None
     w = "weight" if weight else None
+    stages("placing arcs")
     cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w, layout, extra)) for p in parts]
     where = [wk[r * len(wk) // P] for r in range(P)]
     blocks = build_blocks(client, cuts, layout, bounds, n, "out", order, duplicates == "drop", where, extra)

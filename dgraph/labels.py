@@ -4,7 +4,8 @@ A label's position is its place among the sorted distinct labels, so it does not
 the input is partitioned; integer labels that already are 0..n-1 are their own positions (then
 nothing is stored). The canonical id is the position (``vertex_order="labels"``), or the rank
 of the vertex by descending degree, ties by position (``"degree"``: hubs first, see
-``by_degree``). Distinct labels are found with a distributed ``drop_duplicates``; the tables are
+``by_degree``). Distinct labels are found per partition and merged pairwise (numbers) or with a
+distributed ``drop_duplicates`` (strings); the tables are
 built and kept on workers (they are O(n), edges are O(m)), never on the client. Edges are
 encoded partition by partition against them with a hash lookup.
 """
@@ -28,6 +29,31 @@ def _sorted_labels(*parts):
             "for example convert them all with .astype(str)"
         ) from None
     return pd.Index(values.to_numpy(), dtype=values.dtype, copy=False)
+
+
+def _distinct_numbers(dtype, *columns):
+    """The sorted distinct non-null values of numeric label columns, as ``dtype``."""
+    return _distinct(np.concatenate([c.dropna().to_numpy(dtype=dtype) for c in columns]))
+
+
+def _distinct(values):
+    """Sorted distinct ``values``: integers in a range not much wider than their count are
+    marked in a table (linear time), anything else is sorted."""
+    if values.size and values.dtype.kind in "iu":
+        lo, hi = values.min(), values.max()
+        if lo >= 0 and hi < 4 * values.size + 4096:
+            seen = np.zeros(int(hi) + 1, dtype=bool)
+            seen[values] = True
+            return np.flatnonzero(seen).astype(values.dtype)
+    return np.unique(values)
+
+
+def _union(a, b):
+    return _distinct(np.concatenate([a, b]))
+
+
+def _number_index(values):
+    return pd.Index(values, copy=False)
 
 
 def _facts(index):
@@ -100,9 +126,18 @@ class Labels:
                 f"vertex labels are floating point ({sorted(dtypes)}); use integer or string labels, "
                 "for example df.astype({'src': 'int64', 'dst': 'int64'})"
             )
-        allv = dd.concat(series) if len(series) > 1 else series[0]
-        parts = allv.dropna().drop_duplicates(split_out=max(1, allv.npartitions // 4)).to_delayed()
-        index = client.compute(dask.delayed(_sorted_labels)(*parts))
+        if kinds == {"num"}:  # sorted distinct numbers per partition, merged pairwise
+            common = np.result_type(*(getattr(s.dtype, "numpy_dtype", s.dtype) for s in series))
+            ends = series[:2] if len(series) > 1 and series[0].npartitions == series[1].npartitions else series[:1]
+            parts = [dask.delayed(_distinct_numbers)(common, *ps) for ps in zip(*(s.to_delayed() for s in ends))]
+            parts += [dask.delayed(_distinct_numbers)(common, p) for s in series[len(ends) :] for p in s.to_delayed()]
+            while len(parts) > 1:
+                parts = [dask.delayed(_union)(a, b) for a, b in zip(parts[::2], parts[1::2])] + parts[len(parts) & ~1 :]
+            index = client.compute(dask.delayed(_number_index)(parts[0]))
+        else:
+            allv = dd.concat(series) if len(series) > 1 else series[0]
+            parts = allv.dropna().drop_duplicates(split_out=max(1, allv.npartitions // 4)).to_delayed()
+            index = client.compute(dask.delayed(_sorted_labels)(*parts))
         n, identity = client.submit(_facts, index).result()
         if identity:
             index.release()

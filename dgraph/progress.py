@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+import time
 
 import dask
 
@@ -71,11 +73,58 @@ class Progress:
             stream.flush()
 
     def update(self, superstep, elapsed):
+        self.status(f"superstep {superstep}", elapsed)
+
+    def status(self, doing, elapsed):
         if self.mode is None:  # no line to show: the log is the record
-            log.info("dgraph %s: superstep %s after %.0f s", self.name, superstep, elapsed)
-        self._emit(f"dgraph {self.name}: superstep {superstep}, {elapsed:.1f} s")
+            log.info("dgraph %s: %s after %.0f s", self.name, doing, elapsed)
+        self._emit(f"dgraph {self.name}: {doing}, {elapsed:.1f} s")
 
     def close(self, supersteps, elapsed):
-        """Finish the line, if one was shown."""
+        """Finish the line, if one was shown (``supersteps`` None: a job without them)."""
         if self.shown:
-            self._emit(f"dgraph {self.name}: done, {supersteps} supersteps in {elapsed:.1f} s", final=True)
+            steps = "" if supersteps is None else f"{supersteps} supersteps "
+            self._emit(f"dgraph {self.name}: done, {steps}in {elapsed:.1f} s", final=True)
+
+
+class Stages:
+    """The status line of a long job on the client (a graph's construction): ``stages("labels")``
+    names the stage in hand; once the job has taken ``progress_after()`` seconds, a timer thread
+    shows it with the time so far, every second, until the ``with`` block ends.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> with Stages("from_edgelist", show=True, stream=out, after=0) as stages:
+    ...     stages("placement"); time.sleep(0.3)
+    >>> "dgraph from_edgelist: placement" in out.getvalue()
+    True
+    """
+
+    def __init__(self, name, show=None, stream=None, after=None):
+        self.line = Progress(name, show, stream)
+        self.stage = "starting"
+        self.after = progress_after() if after is None else after
+        self._start = time.monotonic()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._tick, name=f"dgraph-{name}-progress", daemon=True)
+
+    def __call__(self, stage):
+        self.stage = stage
+
+    def _tick(self):
+        while not self._done.wait(max(0.05, min(1.0, self.after - self._elapsed()))):
+            if self._elapsed() >= self.after:
+                self.line.status(self.stage, self._elapsed())
+
+    def _elapsed(self):
+        return time.monotonic() - self._start
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._thread.join()
+        if exc[0] is None:
+            self.line.close(None, self._elapsed())

@@ -96,6 +96,48 @@ def test_labels_strings_bigints_isolated(client):
     assert sorted(gs.to_networkx().nodes()) == sorted(["é", "b", "c", "lonely"])
 
 
+def test_a_pandas_edge_list_is_scattered_not_embedded(client):
+    import pickle
+
+    from dgraph.build import SCATTER_ROWS, _to_dask
+
+    rng = np.random.default_rng(3)
+    edges = pd.DataFrame(
+        {"src": rng.integers(-50, 10**12, 3 * SCATTER_ROWS), "dst": rng.integers(0, 99, 3 * SCATTER_ROWS)}
+    )
+    ddf = _to_dask(edges, "df", client=client)
+    assert len(pickle.dumps(dict(ddf.__dask_graph__()))) < edges.memory_usage().sum() / 100  # keys, not data
+    pd.testing.assert_frame_equal(ddf.compute(), edges)
+    g = dgraph.from_edgelist(edges, directed=False)
+    G = nx_graph(edges, False)
+    assert (g.num_vertices, g.num_edges) == (G.number_of_nodes(), G.number_of_edges())
+
+
+@pytest.mark.parametrize(
+    "src, vertices",
+    [
+        (pd.Series([5, None, 2], dtype="Int64"), None),  # nulls are refused, as before
+        (pd.Series([-3, 2**40, 0], dtype="int64"), np.array([7], dtype=np.int32)),  # sparse ids, two dtypes
+        (pd.Series([2**63 + 1, 4, 9], dtype="uint64"), None),
+        (pd.Series([3, 1, 3], dtype="int16"), pd.Series([0, 2], dtype="int64")),  # dense ids: a table
+    ],
+)
+def test_numeric_labels_of_every_kind_are_found_once_and_in_order(client, src, vertices):
+    dst = src.iloc[::-1].reset_index(drop=True).fillna(1)
+    edges = pd.DataFrame({"src": src, "dst": dst})
+    if src.isna().any():
+        with pytest.raises(dgraph.DgraphInputError, match="null vertex id"):
+            dgraph.from_edgelist(edges)
+        return
+    g = dgraph.from_edgelist(edges, vertices=vertices)
+    expect = sorted(
+        {int(v) for v in src} | {int(v) for v in dst} | {int(v) for v in (vertices if vertices is not None else [])}
+    )
+    assert g.num_vertices == len(expect)
+    got = g.degrees().compute().vertex.astype(object).map(int).tolist()
+    assert sorted(got) == expect
+
+
 def test_only_isolated_vertices(client):
     empty = pd.DataFrame({"src": pd.Series([], dtype="int64"), "dst": pd.Series([], dtype="int64")})
     g = dgraph.from_edgelist(empty, vertices=[5, 6, 7])
