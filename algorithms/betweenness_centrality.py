@@ -125,7 +125,7 @@ def _whole_graph(ctx, n, owns_rows):
     for r in ctx.ranks:
         block = ctx.blocks[r][0]
         if owns_rows:
-            pieces[r] = [np.diff(block.indptr).astype(small), block.indices.astype(small, copy=False)]
+            pieces[r] = [np.diff(block.indptr).astype(small), block.columns().astype(small, copy=False)]
         else:
             rows, cols, _ = block_arcs(block)
             pieces[r] = [rows.astype(small), cols.astype(small)]

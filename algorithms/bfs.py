@@ -51,8 +51,10 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, la
         if em.lo(r) <= source < em.lo(r) + em.size(r):
             level[r][source - em.lo(r)] = 0
             frontier[r] = np.array([source - em.lo(r)])
-    visited = np.zeros(n, dtype=bool)  # what this worker knows to be visited
-    visited[source] = True
+    visited = em.marks()  # what each rank knows to be visited, over its vertex spaces
+    for r in ctx.ranks:
+        visited.mark(r, [np.array([source])])
+    ctx.hold("bfs level, parent", level, parent)
     if sub_iterations:
         return _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited)
     # one rank: the local closure (a FIFO over each arc once) is the whole search, in one step
@@ -130,10 +132,15 @@ def _settle(ctx, em, merged, depth, level, parent, visited):
     """Write back a level's merged offers: heads not yet reached take the level and the offered
     parent, and become known as visited; returns them per rank (the next frontier)."""
     em.mark_seen(visited)
-    return {
-        r: kernels.settle_level(merged[r][0], merged[r][2], depth, level[r], parent[r], visited, em.lo(r))
-        for r in ctx.ranks
-    }
+    settled = {}
+    for r in ctx.ranks:
+        space = em.out_block(r).space
+        first = int(np.searchsorted(space, em.lo(r)))  # the slot of the rank's first own vertex
+        flags = visited.of(r, space)
+        settled[r] = kernels.settle_level(merged[r][0], merged[r][2], depth, level[r], parent[r], flags, first)
+        if len(em.spaces(r)) > 1:  # the in-block's space too
+            visited.mark_own(r, settled[r])
+    return settled
 
 
 def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):

@@ -19,12 +19,13 @@ with the smallest canonical id (the graph's vertex order: the sorted labels, or 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import split_by_owner
+from dgraph.block import common_space, split_by_owner
 from dgraph.errors import DgraphInputError
 
 from .strongly_connected_components import strongly_connected_components
@@ -46,28 +47,46 @@ def _representatives(v, root, key):
     return members[keep], rep[keep]
 
 
+def _forest_of_pairs(x, y):
+    """``spanning_forest`` of the pairs (x[i], y[i]) over just the vertices they name (ids
+    compacted, order kept, so each tree's root is still its smallest id)."""
+    ids, inverse = np.unique(np.concatenate([x, y]), return_inverse=True)
+    v, root = kernels.spanning_forest(inverse[: x.size], inverse[x.size :], np.arange(ids.size, dtype=np.int64))
+    return ids[v], ids[root]
+
+
 def components_kernel(ctx, bounds, key):
     key = np.empty(0, np.int64) if key is None else key
     n, P = int(bounds[-1]), ctx.nranks
-    parent = np.arange(n, dtype=np.int64)
-    if P == 1:  # no cut: the rank's forest is the answer
+    if P == 1:  # no cut: the rank's forest is the answer (its space is every vertex)
         (r,) = ctx.ranks
+        parent = np.arange(n, dtype=np.int64)
         blocks = ctx.blocks[r]
         v, rep = _representatives(*kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)[:2], key)
         comp = np.arange(n, dtype=np.int64)
         comp[v] = rep
         ctx.stats.info.update(edges_examined=sum(blk.narcs for blk in blocks))
         return {r: {"component": comp}}
-    scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64))
     pairs, local, examined = {}, {}, 0
     with ctx.phase("local"):
         for r in ctx.ranks:
-            blocks = ctx.blocks[r]  # (out,) undirected; (out, in) directed: every cut arc seen at both ends
-            lo, hi = blocks[0].lo, blocks[0].hi
+            # (out,) undirected; (out, in) directed, so every cut arc is seen at both ends; all in
+            # one vertex space, where the rank's own vertices are the slots [a, a + hi - lo)
+            blocks = common_space(ctx.blocks[r])
+            space, lo, hi = blocks[0].space, int(bounds[r]), int(bounds[r + 1])
+            a = int(np.searchsorted(space, lo))
+            blocks = [dataclasses.replace(b, lo=a, hi=a + hi - lo) for b in blocks]
+            parent = np.arange(space.size, dtype=np.int64)
+            scratch = (np.zeros(space.size, np.int64), np.zeros(space.size, np.int64))
+            scratch += (np.full(space.size, -1, np.int64), np.full(space.size, -1, np.int64))
+            ctx.hold(f"wcc rank {r}", parent, *scratch)
             v, root, leaving = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
             examined += sum(blk.narcs for blk in blocks)
-            px, pa, *local[r] = kernels.component_interface(leaving, v, root, lo, hi, key, scratch)
-            pairs[r] = (px, pa)
+            keyed = key[space] if key.size else key
+            found = kernels.component_interface(leaving, v, root, a, a + hi - lo, keyed, scratch)
+            px, pa, owned, target, interface = (space[x] if i < 4 else x for i, x in enumerate(found))
+            pairs[r], local[r] = (px, pa), (owned, target, interface)
+            ctx.stats.release_vertex_state(f"wcc rank {r}")
     for level in range(math.ceil(math.log2(P))):  # merge up a binomial tree
         step = 1 << level
         send = {r: {r - step: list(pairs.pop(r))} for r in ctx.ranks if r % (2 * step) == step}
@@ -76,7 +95,7 @@ def components_kernel(ctx, bounds, key):
             if r % (2 * step) == 0 and r in pairs:
                 x = np.concatenate([pairs[r][0]] + [a[0] for _, a in got[r]])
                 y = np.concatenate([pairs[r][1]] + [a[1] for _, a in got[r]])
-                pairs[r] = kernels.spanning_forest(x, y, parent)
+                pairs[r] = _forest_of_pairs(x, y)
     send = {}
     if 0 in ctx.ranks:  # after the merges its pairs are a forest already
         v, rep = _representatives(*pairs[0], key)

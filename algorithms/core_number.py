@@ -20,39 +20,41 @@ from dgraph.ghosts import GhostExchange
 
 
 def core_kernel(ctx, bounds, key):
-    n = int(bounds[-1])
-    gather = GhostExchange(ctx, {r: [ctx.blocks[r][0]] for r in ctx.ranks}, bounds)
-    core = {r: ctx.blocks[r][0].degree().astype(np.int64) for r in ctx.ranks}
-    # who reads whom: for every vertex, the local rows that have it as a neighbour
+    blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
+    gather = GhostExchange(ctx, {r: blocks[r].space for r in ctx.ranks}, bounds)
+    core = {r: blocks[r].degree().astype(np.int64) for r in ctx.ranks}
+    # who reads whom: for every vertex of the space, the local rows that have it as a neighbour
     readers = {}
     for r in ctx.ranks:
-        b = ctx.blocks[r][0]
+        b = blocks[r]
         rows = np.repeat(np.arange(b.nlocal, dtype=np.int64), b.degree())
-        readers[r] = kernels.build_csr(b.indices, rows, n, order=False)[:2]
-    seen, before = np.zeros(n, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+        readers[r] = kernels.build_csr(b.indices, rows, b.space.size, order=False)[:2]
+    # the values each rank reads, over its space, and what they were when last looked at
+    seen = {r: np.zeros(blocks[r].space.size, dtype=np.int64) for r in ctx.ranks}
+    before = {r: np.full(blocks[r].space.size, -1, dtype=np.int64) for r in ctx.ranks}
+    ctx.hold("core numbers", core, seen, before)
     changed, rounds, diff = {r: [1] for r in ctx.ranks}, 0, None
     while int(gather(core, seen, total=changed, changed=diff)[0]):
-        # the values that changed last round: own ones, and ghosts just written with a new value
-        written = [
-            np.arange(bounds[r], bounds[r + 1]) if diff is None else np.flatnonzero(diff[r]) + bounds[r]
-            for r in ctx.ranks
-        ] + gather.written
-        written = np.concatenate(written) if written else np.empty(0, np.int64)
-        moved = written[seen[written] != before[written]]
-        before[moved] = seen[moved]
-        diff = {}
+        new_diff = {}
         for r in ctx.ranks:
-            if 16 * moved.size > n:  # many changed: one scan of the block beats the transpose
-                mask = np.zeros(n, dtype=bool)
+            # the values that changed last round: own ones, and ghosts just written with a new value
+            first, size = gather.first[r], core[r].size
+            own = np.arange(first, first + size) if diff is None else np.flatnonzero(diff[r]) + first
+            written = np.concatenate([own, *gather.written[r]])
+            moved = written[seen[r][written] != before[r][written]]
+            before[r][moved] = seen[r][moved]
+            if 16 * moved.size > seen[r].size:  # many changed: one scan of the block beats the transpose
+                mask = np.zeros(seen[r].size, dtype=bool)
                 mask[moved] = True
-                todo = kernels.rows_touching(ctx.blocks[r][0], mask)
+                todo = kernels.rows_touching(blocks[r], mask)
             else:
                 ptr, rows = readers[r]
-                todo = _distinct(kernels.frontier_arcs(ptr, rows, None, moved)[1], core[r].size)
-            new = kernels.h_index(ctx.blocks[r][0], seen, core[r], todo)
-            diff[r] = new != core[r]
-            changed[r] = [int(diff[r].sum())]
+                todo = _distinct(kernels.frontier_arcs(ptr, rows, None, moved)[1], size)
+            new = kernels.h_index(blocks[r], seen[r], core[r], todo)
+            new_diff[r] = new != core[r]
+            changed[r] = [int(new_diff[r].sum())]
             core[r] = new
+        diff = new_diff
         rounds += 1
     ctx.stats.info.update(rounds=rounds)
     return {r: {"core": core[r]} for r in ctx.ranks}

@@ -17,25 +17,37 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
+from dgraph.block import common_space
 from dgraph.checks import integer
 from dgraph.ghosts import GhostExchange
 
 
 def cdlp_kernel(ctx, max_iter, bounds, key):
     n = int(bounds[-1])
-    canon = np.arange(n, dtype=np.int64) if key is None else key  # labels live as canonical ids
-    gather = GhostExchange(ctx, {r: list(ctx.blocks[r]) for r in ctx.ranks}, bounds)
-    own = {r: canon[bounds[r] : bounds[r + 1]].copy() for r in ctx.ranks}
-    seen = np.empty(n, dtype=np.int64)  # the labels this worker's ranks read
-    counts = kernels.label_counts(n)
+    blocks = {r: common_space(ctx.blocks[r]) for r in ctx.ranks}  # out (and in) in one space
+    spaces = {r: blocks[r][0].space for r in ctx.ranks}
+    gather = GhostExchange(ctx, spaces, bounds)
+    # labels live as canonical ids
+    own = {r: np.arange(bounds[r], bounds[r + 1]) if key is None else key[bounds[r] : bounds[r + 1]] for r in ctx.ranks}
+    seen = {r: np.empty(spaces[r].size, dtype=np.int64) for r in ctx.ranks}  # the labels rank r reads
+    counts = {r: kernels.label_counts(spaces[r].size) for r in ctx.ranks}
+    ctx.hold("cdlp", own, seen, counts)
     for _ in range(max_iter):
         gather(own, seen)
         for r in ctx.ranks:
-            blocks = ctx.blocks[r]
-            kernels.label_mode(blocks[0], blocks[1] if len(blocks) > 1 else None, seen, own[r], counts)
-    placed = np.empty(n, dtype=np.int64)
-    placed[canon] = np.arange(n, dtype=np.int64)
+            first, size = gather.first[r], own[r].size
+            # labels renumbered among the ones rank r reads (in order, so ties still go to the
+            # smallest): the counts then need a slot per vertex of its space, not per label
+            labels, dense = np.unique(seen[r], return_inverse=True) if size < n else (None, seen[r])
+            mine = dense[first : first + size].copy()
+            a, b = blocks[r][0], blocks[r][1] if len(blocks[r]) > 1 else None
+            kernels.label_mode(a, b, dense, mine, counts[r])
+            own[r] = mine if labels is None else labels[mine]
     ctx.stats.info.update(iterations=max_iter)
+    if key is None:
+        return {r: {"label": own[r]} for r in ctx.ranks}
+    placed = np.empty(n, dtype=np.int64)
+    placed[key] = np.arange(n, dtype=np.int64)
     return {r: {"label": placed[own[r]]} for r in ctx.ranks}
 
 

@@ -12,6 +12,8 @@ Output encoding: ``mate`` (the label of the matched neighbour, null when unmatch
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from dgraph import kernels
@@ -20,23 +22,32 @@ from dgraph.ghosts import GhostExchange
 
 
 def matching_kernel(ctx, weighted, bounds, key):
-    n = int(bounds[-1])
-    gather = GhostExchange(ctx, {r: [ctx.blocks[r][0]] for r in ctx.ranks}, bounds)
-    mate = {r: np.full(ctx.blocks[r][0].nlocal, -1, np.int64) for r in ctx.ranks}
-    matched = np.zeros(n, dtype=bool)
-    pointer = np.full(n, -1, dtype=np.int64)
+    key = np.empty(0, np.int64) if key is None else key
+    blocks, spaces, keys = {}, {}, {}
+    for r in ctx.ranks:
+        b = ctx.blocks[r][0]
+        first = int(np.searchsorted(b.space, b.lo))
+        blocks[r] = dataclasses.replace(b, lo=first, hi=first + b.nlocal)  # rows and heads as slots
+        spaces[r], keys[r] = b.space, key[b.space] if key.size else key
+    gather = GhostExchange(ctx, spaces, bounds)
+    mate = {r: np.full(blocks[r].nlocal, -1, np.int64) for r in ctx.ranks}
+    matched = {r: np.zeros(spaces[r].size, dtype=bool) for r in ctx.ranks}
+    pointer = {r: np.full(spaces[r].size, -1, dtype=np.int64) for r in ctx.ranks}
+    ctx.hold("matching", mate, matched, pointer)
     rounds = 0
     while True:
         gather({r: mate[r] >= 0 for r in ctx.ranks}, matched)
-        best = {r: kernels.heaviest_free_neighbour(ctx.blocks[r][0], matched, key, weighted) for r in ctx.ranks}
+        # slots compare as placed ids do (a space is sorted), so both ends rank an arc alike
+        slot = {r: kernels.heaviest_free_neighbour(blocks[r], matched[r], keys[r], weighted) for r in ctx.ranks}
+        best = {r: np.where(slot[r] >= 0, spaces[r][slot[r]], -1) for r in ctx.ranks}
         proposals = gather(best, pointer, total={r: [int((best[r] >= 0).sum())] for r in ctx.ranks})
         if int(proposals[0]) == 0:
             break
         rounds += 1
         for r in ctx.ranks:
-            lo = ctx.blocks[r][0].lo
+            lo = int(bounds[r])
             mine = np.flatnonzero(best[r] >= 0)
-            mutual = mine[pointer[best[r][mine]] == mine + lo]
+            mutual = mine[pointer[r][slot[r][mine]] == mine + lo]
             mate[r][mutual] = best[r][mutual]
     ctx.stats.info.update(rounds=rounds)
     return {r: {"mate": mate[r]} for r in ctx.ranks}

@@ -27,7 +27,7 @@ def pointer_jumping_kernel(ctx, bounds, key):
         extra[r] = [int((deg > 1).sum())]
         p = np.arange(out.lo, out.hi, dtype=np.int64)
         has = deg == 1
-        p[has] = out.indices[out.indptr[:-1][has]]
+        p[has] = out.space[out.indices[out.indptr[:-1][has]]]
         parent[r], orig[r] = p, p.copy()
     if int(ctx.allreduce(extra)[0]):
         return {r: {"root": np.full(parent[r].size, TWO_PARENTS)} for r in ctx.ranks}

@@ -43,6 +43,7 @@ def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, b
     dist = {r: np.full(em.size(r), np.inf) for r in ctx.ranks}
     pred = {r: np.full(em.size(r), -1, np.int64) for r in ctx.ranks}
     pending = {r: np.zeros(em.size(r), dtype=bool) for r in ctx.ranks}
+    ctx.hold("sssp dist, pred, pending", dist, pred, pending)
     for r in ctx.ranks:
         if em.lo(r) <= source < em.lo(r) + em.size(r):
             dist[r][source - em.lo(r)], pending[r][source - em.lo(r)] = 0.0, True

@@ -31,6 +31,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from dgraph import kernels
+from dgraph.block import placed
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import fetch_rows, sum_at_owners
 
@@ -40,8 +41,10 @@ ORIENT_ABOVE = 64  # largest degree at which the plain neighbourhood count is st
 def neighbourhood_kernel(ctx, bounds, key):
     n = int(bounds[-1])
     sets, wanted = {}, {}
+    # this count keeps arrays over the whole graph (marks, members): the blocks in placed ids
+    views = {r: [placed(b) for b in ctx.blocks[r]] for r in ctx.ranks}
     for r in ctx.ranks:
-        blocks = ctx.blocks[r]
+        blocks = views[r]
         lo, hi = blocks[0].lo, blocks[0].hi
         sets[r] = kernels.neighbour_sets(blocks[0], blocks[1] if len(blocks) > 1 else None, lo)
         members = np.zeros(n, dtype=bool)
@@ -53,7 +56,7 @@ def neighbourhood_kernel(ctx, bounds, key):
     out = {}
     for r in ctx.ranks:
         ptr, idx = sets[r]
-        own = ctx.blocks[r][0]
+        own = views[r][0]
         arcs = kernels.neighbourhood_arcs(ptr, idx, own.lo, own, ghosts[r], mark)
         out[r] = {"arcs": arcs, "degree": np.diff(ptr)}
     return out
@@ -62,7 +65,7 @@ def neighbourhood_kernel(ctx, bounds, key):
 def oriented_kernel(ctx, bounds, key):
     n = int(bounds[-1])
     with ctx.phase("orient"):
-        sets = {r: kernels.neighbour_sets(ctx.blocks[r][0], None, ctx.blocks[r][0].lo) for r in ctx.ranks}
+        sets = {r: kernels.neighbour_sets(placed(ctx.blocks[r][0]), None, ctx.blocks[r][0].lo) for r in ctx.ranks}
         degree = np.concatenate(
             [d[0] for d in ctx.allgather({r: [np.diff(sets[r][0]).astype(np.int32)] for r in ctx.ranks})]
         )

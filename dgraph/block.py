@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,10 +19,17 @@ class Block:
     Rows are the placed ids ``lo..hi-1`` (row = id - lo): the rank's own vertices in an owner
     block, the layout's row range otherwise (2D: the mesh row's vertices). With ``row_ids`` the
     rows are those placed ids instead and ``lo..hi-1`` their positions in an index (1.5D: the
-    heavy vertices by degree, row = heavy index - lo). ``indices`` are placed ids of the other
-    endpoint (int32 when the graph has fewer than 2**31 vertices), sorted by canonical id within
-    a row. In an ``"out"`` block a row lists out-neighbours, in an ``"in"`` block in-neighbours.
+    heavy vertices by degree, row = heavy index - lo). In an ``"out"`` block a row lists
+    out-neighbours, in an ``"in"`` block in-neighbours, sorted by canonical id within a row.
     ``name`` says which subgraph of a layout it holds ("" when only one).
+
+    ``space`` is the rank's vertex space: the sorted placed ids of every vertex the block
+    touches (its rows, its arcs' other ends, and the vertices its rank owns), and ``indices``
+    are positions in it (int32 below 2**31 of them), not placed ids. So whatever a rank keeps per
+    vertex has one slot per vertex of its space (its own plus its ghosts), not one per vertex
+    of the graph, and kernels index it with ``indices`` directly; ``space[indices]`` are the
+    placed ids. Since ``space`` is sorted, positions order vertices as placed ids do, and the
+    rank's own vertices (a contiguous range of placed ids) are a contiguous range of slots.
     """
 
     rank: int
@@ -36,6 +44,7 @@ class Block:
     row_ids: np.ndarray | None = None
     name: str = ""
     owned_degree: np.ndarray | None = None  # degree of each vertex the rank owns, when rows aren't those
+    space: np.ndarray | None = None  # see above; None only for a block made by hand with placed ids
 
     @property
     def nlocal(self):
@@ -53,12 +62,35 @@ class Block:
         """Placed id of every row."""
         return self.row_ids if self.row_ids is not None else np.arange(self.lo, self.hi, dtype=np.int64)
 
+    def slots(self, ids):
+        """Positions in ``space`` of placed ids that are in it (rows, owned vertices, heads)."""
+        return np.searchsorted(self.space, ids)
+
+    def row_slots(self):
+        """Position in ``space`` of every row."""
+        if self.row_ids is not None:
+            return self.slots(self.row_ids)
+        return np.arange(self.nlocal, dtype=np.int64) + int(np.searchsorted(self.space, self.lo))
+
+    def columns(self):
+        """The placed id of every arc's other end (``space[indices]``)."""
+        return self.space[self.indices]
+
     def degree(self):
         return np.diff(self.indptr)
 
     def loop_counts(self):
-        rows = np.repeat(np.arange(self.nlocal, dtype=np.int64) + self.lo, self.degree())
-        return np.bincount(rows[rows == self.indices] - self.lo, minlength=self.nlocal)
+        rows = np.repeat(np.arange(self.nlocal, dtype=np.int64), self.degree())
+        return np.bincount(rows[self.row_slots()[rows] == self.indices], minlength=self.nlocal)
+
+    def __post_init__(self):
+        if self.space is None:  # made by hand with placed ids: give it its space
+            self.space, self.indices = vertex_space(self.n, self.indices, self.rows())
+
+    @property
+    def state_bytes(self):
+        """Bytes of one float64 per vertex of the space (what a rank's vertex array costs)."""
+        return 8 * int(self.space.size)
 
 
 @dataclass
@@ -81,12 +113,76 @@ class Subgraphs:
     def loops(self):
         return sum(p.loops for p in self.parts)
 
+    @property
+    def space(self):
+        """The vertex space every part shares (``share_space``)."""
+        return self.parts[0].space
+
+
+def vertex_space(n, indices, *ids, ranges=()):
+    """(space, positions): the sorted distinct placed ids of ``indices``, of the arrays ``ids``
+    and of the ranges ``(lo, hi)``, and ``indices`` as positions in it. Marks a table of the
+    graph's ``n`` vertices, so it costs O(n + arcs) once, at construction."""
+    seen = np.zeros(n, dtype=bool)
+    seen[indices] = True
+    for a in ids:
+        seen[a] = True
+    for lo, hi in ranges:
+        seen[lo:hi] = True
+    space = np.flatnonzero(seen)
+    dtype = np.int32 if space.size <= np.iinfo(np.int32).max else np.int64
+    slot = np.cumsum(seen, dtype=dtype)
+    slot -= 1
+    return space, slot[indices]
+
+
+def placed(block):
+    """The block with placed ids as its ``indices`` (its space: all n vertices), for code that
+    keeps arrays over the whole graph (a copy of the indices; the CSR arrays are shared)."""
+    if isinstance(block, Subgraphs):
+        return dataclasses.replace(block, parts=[placed(p) for p in block.parts])
+    return dataclasses.replace(block, indices=block.columns(), space=_every_vertex(block.n))
+
+
+@functools.lru_cache(maxsize=2)
+def _every_vertex(n):
+    ids = np.arange(n, dtype=np.int64)
+    ids.flags.writeable = False
+    return ids
+
+
+def common_space(blocks):
+    """``blocks`` (one rank's: out and in) re-indexed into one space, the union of theirs: the
+    blocks themselves when they share one already, else copies of their indices."""
+    spaces = {id(b.space): b.space for b in blocks}
+    if len(spaces) == 1:
+        return list(blocks)
+    space = np.unique(np.concatenate(list(spaces.values())))
+    return [_into(b, space) for b in blocks]
+
+
+def _into(block, space):
+    if isinstance(block, Subgraphs):
+        return dataclasses.replace(block, parts=[_into(p, space) for p in block.parts])
+    dtype = np.int32 if space.size <= np.iinfo(np.int32).max else np.int64
+    return dataclasses.replace(
+        block, space=space, indices=np.searchsorted(space, block.space).astype(dtype)[block.indices]
+    )
+
+
+def share_space(parts, own):
+    """The parts of one rank's Subgraphs re-indexed into one space (the union of theirs and of
+    the owned range ``own``), so one array per vertex serves every part."""
+    lo, hi = own
+    space = np.union1d(np.concatenate([p.space for p in parts]), np.arange(lo, hi, dtype=np.int64))
+    return [_into(p, space) for p in parts]
+
 
 def block_arcs(block):
-    """(rows, cols, weights) of every arc of a block or of all its subgraphs."""
+    """(rows, cols, weights) of every arc of a block or of all its subgraphs, in placed ids."""
     parts = block.parts
     rows = np.concatenate([np.repeat(p.rows(), p.degree()) for p in parts])
-    cols = np.concatenate([p.indices for p in parts])
+    cols = np.concatenate([p.columns() for p in parts])
     weights = None if parts[0].weights is None else np.concatenate([p.weights for p in parts])
     return rows, cols, weights
 
@@ -97,8 +193,7 @@ def weight_classes(block, delta):
     along one kind does not scan the other."""
     halves = []
     for p in block.parts:
-        ids = p.rows()
-        light, heavy = kernels.split_rows(p.indptr, p.indices, p.weights, float(delta), ids)
+        light, heavy = kernels.split_rows(p.indptr, p.indices, p.weights, float(delta), p.row_slots())
         halves.append(
             tuple(
                 dataclasses.replace(p, indptr=ptr, indices=idx, weights=w, loops=loops)
@@ -131,20 +226,22 @@ def concat_pieces(pieces):
     return rows, cols, (np.concatenate([p[2] for p in pieces]) if weighted else None)
 
 
-def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, name=""):
+def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, name="", own=None):
     """Build ``rank``'s CSR from the pieces sent to it (read where they are): row of an arc = its
-    placed id minus ``lo``, or with ``row_ids`` its position there (and ``hi = lo + len(row_ids)``)."""
+    placed id minus ``lo``, or with ``row_ids`` its position there (and ``hi = lo + len(row_ids)``).
+    ``own``: the (lo, hi) placed ids the rank owns, put in its vertex space with the rows."""
     offset = lo
     if row_ids is not None:  # rows lo..hi-1 of an index (1.5D: heavy vertices by degree)
         hi, offset = lo + row_ids.size, 0
         pieces = [(_position(row_ids, rows), cols, w) for rows, cols, w in pieces]
-    # int32 indices when they fit: half the bytes per arc, resident and scanned
     dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
     indptr, indices, weights = kernels.csr_from_pieces(pieces, hi - lo, offset, key, dedup, index_dtype=dtype)
     ids = row_ids if row_ids is not None else np.arange(lo, hi, dtype=np.int64)
-    return Block(
-        rank, lo, hi, n, direction, indptr, indices, weights, kernels.count_loops(indptr, indices, ids), row_ids, name
-    )
+    ranges = ([own] if own is not None else []) + ([] if row_ids is not None else [(lo, hi)])
+    space, indices = vertex_space(n, indices, *([] if row_ids is None else [row_ids]), ranges=ranges)
+    rows = np.searchsorted(space, ids)
+    loops = kernels.count_loops(indptr, indices, rows)
+    return Block(rank, lo, hi, n, direction, indptr, indices, weights, loops, row_ids, name, space=space)
 
 
 def _position(row_ids, rows):

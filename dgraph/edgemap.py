@@ -24,6 +24,11 @@ canonical id) or a numpy ufunc (``np.maximum``, ``np.bitwise_or``, ...). Min, ma
 return the tail of the winning arc (smallest canonical id on ties), so algorithms get paths.
 What to do with the merged values (the paper's write_back) stays with the algorithm, which owns
 its vertex arrays.
+
+Vertex state is per rank and per vertex space (``Block.space``: the rank's own vertices and
+the ghosts its arcs read), never per vertex of the graph: the merges' scratch, a pull's
+frontier flags and values, and ``VertexMarks`` (BFS's visited) have a slot per vertex of the
+space. Messages carry placed ids; slots stay inside a rank.
 """
 
 from __future__ import annotations
@@ -111,12 +116,12 @@ class EdgeMap:
         self.layout = layout if layout is not None else by_owner(ctx.nranks)
         self.local_rows = all(self.layout.push_peers(r) == [r] for r in range(ctx.nranks))
         self.edges_examined = 0
-        # the frontier vertices this worker saw in the last call: global ids, or (lo, mask) of a
+        # per rank, the frontier vertices it saw in the last call: placed ids, or (lo, mask) of a
         # peer's range (``mark_seen`` reads both)
-        self.seen = []
+        self.seen = {}
         self.n = int(self.bounds[-1])
         self._scratch = None
-        self._front = None
+        self._fronts = {}
         self._valueless = False
         self._subgraph = None
         self._universes = {}
@@ -124,26 +129,28 @@ class EdgeMap:
         self._arcs = None
         self._hid, self.classes = heavy_index(ctx.blocks[ctx.ranks[0]][0], self.n) if ctx.ranks else (None, None)
 
-    @property
-    def scratch(self):
-        """The merges' scratch (n floats, n ints, n ints, n False flags), made on first use:
-        every value slot is written before it is read, so only the flags are zeroed."""
-        if self._scratch is None:
-            n = self.n
-            self._scratch = (np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64), np.zeros(n, dtype=np.bool_))
+    def scratch(self, size):
+        """The merges' scratch for ids below ``size`` (floats, ints, ints, False flags), one for
+        the whole run, grown to the largest space or owned range merged over: every value slot
+        is written before it is read, so only the flags are zeroed."""
+        if self._scratch is None or self._scratch[0].size < size:
+            self._scratch = (
+                np.empty(size),
+                np.empty(size, np.int64),
+                np.empty(size, np.int64),
+                np.zeros(size, dtype=np.bool_),
+            )
+            self.ctx.stats.hold_vertex_state("edge map scratch", 25 * size)
         return self._scratch
 
-    def mark_seen(self, mask, value=True):
-        """Set ``mask`` (over placed ids) to ``value`` at every frontier vertex of the last call."""
-        for part in self.seen:
-            if isinstance(part, tuple):
-                lo, bits = part
-                if value:
-                    mask[lo : lo + bits.size] |= bits
-                else:
-                    mask[lo : lo + bits.size] = False
-            else:
-                mask[part] = value
+    def marks(self):
+        """A new ``VertexMarks`` over this run's blocks, all unset."""
+        return VertexMarks(self)
+
+    def mark_seen(self, marks, value=True):
+        """Set ``marks`` (a ``VertexMarks``) to ``value`` at every frontier vertex of the last call."""
+        for r in self.ctx.ranks:
+            marks.mark(r, self.seen.get(r, ()), value)
 
     def lo(self, r):
         return int(self.bounds[r])
@@ -157,6 +164,11 @@ class EdgeMap:
     def in_block(self, r):
         blocks = self.ctx.blocks[r]
         return blocks[1 - self.block] if len(blocks) > 1 else blocks[0]
+
+    def spaces(self, r):
+        """Rank r's distinct vertex spaces: its out-block's and, when it is another, its in-block's."""
+        out, inb = self.out_block(r).space, self.in_block(r).space
+        return [out] if inb is out else [out, inb]
 
     # ------------------------------------------------------------------ the call
     def __call__(
@@ -299,9 +311,7 @@ class EdgeMap:
                 rows[r] = [p[0] for p in parts] + spans
             else:
                 rows[r] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
-        self.seen = (
-            [part for r in self.ctx.ranks for part in rows[r]] if masks else [rows[r][0] for r in self.ctx.ranks]
-        )
+        self.seen = {r: rows[r] if masks else [rows[r][0]] for r in self.ctx.ranks}
         return rows, totals
 
     def _exchange(self, send, total, total_op, combine=None):
@@ -320,19 +330,20 @@ class EdgeMap:
             local = _concat([p[0] for p in parts], np.int64)
             tails = _concat([p[1][-1] for p in parts], np.int64)
             vals = np.zeros(local.size, np.int64) if self._valueless else _concat([p[1][0] for p in parts], np.float64)
-            heads, vals, tails = self._merge(local + self.lo(dst), vals, tails, merge)
-            return _pack(heads - self.lo(dst), ([] if self._valueless else [vals]) + [tails], self.size(dst))
+            heads, vals, tails = self._merge(local, vals, tails, merge, self.size(dst))
+            return _pack(heads, ([] if self._valueless else [vals]) + [tails], self.size(dst))
 
         return combine
 
-    def _merge(self, dst, vals, tails, merge):
+    def _merge(self, dst, vals, tails, merge, size):
+        """Merge per distinct id in ``dst`` (ids below ``size``): sorted ids, values, tails."""
         vals = np.asarray(vals)
         if isinstance(merge, np.ufunc):
             order = np.argsort(dst, kind="stable")
             dst, vals, tails = dst[order], vals[order], tails[order]
             starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]]) if dst.size else dst
             return dst[starts], merge.reduceat(vals, starts) if dst.size else vals, tails[starts]
-        return kernels.merge_by_id(dst, vals, tails, merge, self.key, self.scratch)
+        return kernels.merge_by_id(dst, vals, tails, merge, self.key, self.scratch(size))
 
     def _scatter(self, results, merge, total, total_op):
         """Send each rank's merged (heads, values, tails) to the heads' owners and merge there."""
@@ -362,8 +373,7 @@ class EdgeMap:
             local = _concat([p[0] for p in parts], np.int64)
             v = _concat([p[1] for p in parts], np.float64)
             t = _concat([p[2] for p in parts], np.int64)
-            heads, v, t = self._merge(local + self.lo(r), v, t, merge)
-            merged[r] = (heads - self.lo(r), v, t)
+            merged[r] = self._merge(local, v, t, merge, self.size(r))
         return merged, totals
 
     def _push(self, ids, vals, f, merge, total, total_op, skip_dst, arcs=None):
@@ -372,7 +382,10 @@ class EdgeMap:
         results = {}
         for r in self.ctx.ranks:
             found = []
-            for part in self._parts(arcs[r] if arcs is not None else self.out_block(r), pull=False):
+            block = arcs[r] if arcs is not None else self.out_block(r)
+            space = block.space
+            skip = None if skip_dst is None else skip_dst.of(r, space)
+            for part in self._parts(block, pull=False):
                 loc, ok = self._local(part, rows[r][0])
                 sel = np.flatnonzero(ok)
                 tails, tvals = rows[r][0][sel], rows[r][1][sel]
@@ -384,43 +397,47 @@ class EdgeMap:
                         loc[sel],
                         tvals,
                         tails,
-                        skip_dst,
+                        skip,
                         merge,
                         f is add_weight,
                         self.key,
-                        self.scratch,
+                        self.scratch(space.size),
                     )
                     self.edges_examined += examined
                     found.append(tuple(merged))
                     continue
                 pos, dst, w = kernels.frontier_arcs(part.indptr, part.indices, part.weights, loc[sel])
                 self.edges_examined += dst.size
-                if skip_dst is not None:
-                    keep = np.flatnonzero(~skip_dst[dst])
+                if skip is not None:
+                    keep = np.flatnonzero(~skip[dst])
                     pos, dst, w = pos[keep], dst[keep], w[keep]
-                found.append((dst, np.asarray(f(tails[pos], dst, w, tvals[pos])), tails[pos]))
-            results[r] = found[0] if fused and len(found) == 1 else self._merge(*_join(found), merge)
+                found.append((dst, np.asarray(f(tails[pos], space[dst], w, tvals[pos])), tails[pos]))
+            heads, v, t = found[0] if fused and len(found) == 1 else self._merge(*_join(found), merge, space.size)
+            results[r] = (space[heads], v, t)  # slots ascending: placed ids ascending
         return self._scatter(results, merge, total, total_op)
 
     def _pull(self, ids, vals, f, merge, total, total_op, skip_dst):
-        n = self.n
-        if self._front is None or self._front[1].dtype != vals[self.ctx.ranks[0]].dtype:
-            self._front = (np.zeros(n, dtype=bool), np.zeros(n, dtype=vals[self.ctx.ranks[0]].dtype))
-        front, fval = self._front
+        dtype = vals[self.ctx.ranks[0]].dtype
         # in 1D the results stay home, so the totals ride on the gather instead
         early = total if self.local_rows and not callable(total) else None
         # valueless (only the winning tails matter): the frontier is only marked, from the bitmaps
         rows, totals = self._gather(ids, vals, self._targets(pull=True), early, total_op, masks=self._valueless)
-        self.mark_seen(front)
-        if not self._valueless:
-            for r in self.ctx.ranks:
-                fval[rows[r][0]] = rows[r][1]
         results = {}
         for r in self.ctx.ranks:
+            block = self.in_block(r)
+            space = block.space
+            front, fval = self._front(r, space, dtype)
+            if self._valueless:
+                _mark(space, front, rows[r])
+            else:
+                slots, inside = _slots(space, rows[r][0])
+                front[slots[inside]] = True
+                fval[slots[inside]] = rows[r][1][inside]
+            skip = None if skip_dst is None else skip_dst.of(r, space)
             found = []
-            parts = self._parts(self.in_block(r), pull=True)
+            parts = self._parts(block, pull=True)
             for part in parts:
-                local, heads = _pull_rows(part, skip_dst)
+                local, heads = _pull_rows(part, skip)
                 if merge == "first":
                     pos, src, w, scanned = kernels.first_in_frontier(
                         part.indptr, part.indices, part.weights, local, front
@@ -431,36 +448,94 @@ class EdgeMap:
                     keep = np.flatnonzero(front[src])
                     pos, src, w = pos[keep], src[keep], w[keep]
                 self.edges_examined += scanned
-                dst = heads[pos]
-                value = np.zeros(src.size, fval.dtype) if self._valueless else np.asarray(f(src, dst, w, fval[src]))
-                found.append((dst, value, src))
+                dst, tails = heads[pos], space[src]
+                value = (
+                    np.zeros(src.size, fval.dtype)
+                    if self._valueless
+                    else np.asarray(f(tails, space[dst], w, fval[src]))
+                )
+                found.append((dst, value, tails))
             if merge == "first" and len(parts) == 1 and parts[0].row_ids is None:  # one arc per head, in order
                 dst, v, src = found[0]
-                results[r] = (
-                    dst,
-                    v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False),
-                    src,
-                )
+                v = v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False)
             else:
-                results[r] = self._merge(*_join(found), merge)
-        self.mark_seen(front, False)
+                dst, v, src = self._merge(*_join(found), merge, space.size)
+            results[r] = (space[dst], v, src)
+            if self._valueless:
+                _mark(space, front, rows[r], False)
+            else:
+                front[slots[inside]] = False
         if self.local_rows:
             if callable(total):
                 totals = self.ctx.allreduce({r: total(r, results[r][0]) for r in self.ctx.ranks}, total_op)
             return {r: (results[r][0] - self.lo(r), results[r][1], results[r][2]) for r in self.ctx.ranks}, totals
         return self._scatter(results, merge, total, total_op)
 
+    def _front(self, r, space, dtype):
+        """Rank r's pull flags and values over ``space``, all unset between pulls."""
+        key = (r, id(space))
+        if key not in self._fronts or self._fronts[key][1].dtype != dtype:
+            self._fronts[key] = (np.zeros(space.size, dtype=bool), np.zeros(space.size, dtype=dtype))
+            self.ctx.stats.hold_vertex_state(f"pull frontier {key}", 9 * space.size)
+        return self._fronts[key]
 
-def _pull_rows(part, skip_dst):
-    """The rows of ``part`` a pull scans (local positions, ascending) and their heads (placed
-    ids): all of them, or those ``skip_dst`` leaves."""
-    if skip_dst is None:
-        return np.arange(part.nlocal, dtype=np.int64), part.rows()
-    if part.row_ids is None:  # a range of placed ids: read the mask's slice, build no index
-        local = np.flatnonzero(~skip_dst[part.lo : part.lo + part.nlocal])
-        return local, local + part.lo
-    local = np.flatnonzero(~skip_dst[part.row_ids])
-    return local, part.row_ids[local]
+
+def _pull_rows(part, skip):
+    """The rows of ``part`` a pull scans (local positions, ascending) and their heads (slots
+    of its space): all of them, or those ``skip`` (flags over the space) leaves."""
+    slots = part.row_slots()
+    if skip is None:
+        return np.arange(part.nlocal, dtype=np.int64), slots
+    local = np.flatnonzero(~skip[slots])
+    return local, slots[local]
+
+
+def _slots(space, ids):
+    """(slots, inside): positions of placed ids in a sorted ``space``, and which are in it."""
+    slots = np.searchsorted(space, ids)
+    inside = slots < space.size
+    inside[inside] = space[slots[inside]] == ids[inside]
+    return slots, inside
+
+
+def _mark(space, flags, parts, value=True):
+    """Set ``flags`` (over ``space``) at the vertices of ``parts``: arrays of placed ids, or
+    ``(lo, bits)``, a bitmap of the placed ids from lo."""
+    for part in parts:
+        if isinstance(part, tuple):
+            lo, bits = part
+            a, b = np.searchsorted(space, [lo, lo + bits.size])
+            hit = bits[space[a:b] - lo]
+            if value:
+                flags[a:b] |= hit
+            else:
+                flags[a:b] &= ~hit
+        else:
+            slots, inside = _slots(space, part)
+            flags[slots[inside]] = value
+
+
+class VertexMarks:
+    """A flag per vertex of each of a rank's vertex spaces (``EdgeMap.spaces``), for state an
+    algorithm shares with the edge map (BFS's visited: ``skip_dst``)."""
+
+    def __init__(self, em):
+        self.em = em
+        self.flags = {(r, id(space)): np.zeros(space.size, dtype=bool) for r in em.ctx.ranks for space in em.spaces(r)}
+        em.ctx.stats.hold_vertex_state(f"marks {id(self)}", sum(f.size for f in self.flags.values()))
+
+    def of(self, r, space):
+        return self.flags[(r, id(space))]
+
+    def mark(self, r, parts, value=True):
+        """Set the flags of rank r at the vertices of ``parts`` (as ``_mark`` reads them)."""
+        for space in self.em.spaces(r):
+            _mark(space, self.of(r, space), parts, value)
+
+    def mark_own(self, r, local):
+        """Set the flags of rank r's own vertices ``local`` (ids minus the rank's first)."""
+        for space in self.em.spaces(r):
+            self.of(r, space)[int(np.searchsorted(space, self.em.lo(r))) + local] = True
 
 
 def _carry(src, dst, w, value):

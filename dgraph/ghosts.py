@@ -64,37 +64,37 @@ class GhostExchange:
     its arcs read that other ranks own, and nothing else (TDO-GP E.1). Planned once per run:
     every rank asks each owner for the ids it needs (one superstep).
 
-    ``blocks[r]`` lists the blocks whose ``indices`` rank r reads.
+    ``spaces[r]`` is rank r's vertex space (``Block.space``: sorted placed ids, its own among
+    them); the ghosts are the rest of it.
     """
 
-    def __init__(self, ctx, blocks, bounds):
+    def __init__(self, ctx, spaces, bounds):
         self.ctx = ctx
         self.bounds = np.asarray(bounds, dtype=np.int64)
-        n = int(self.bounds[-1])
-        requests, self.need = {}, {}
+        requests, self.need, self.first = {}, {}, {}
         for r in ctx.ranks:
-            wanted = np.zeros(n, dtype=bool)
-            for b in blocks[r]:
-                wanted[b.indices] = True
-            lo, hi = self.bounds[r], self.bounds[r + 1]
-            wanted[lo:hi] = False
-            ids = np.flatnonzero(wanted)
-            cuts = np.searchsorted(ids, self.bounds)
-            self.need[r] = {d: ids[cuts[d] : cuts[d + 1]] for d in range(len(cuts) - 1) if cuts[d + 1] > cuts[d]}
-            requests[r] = {d: [v] for d, v in self.need[r].items()}
+            space = spaces[r]
+            self.first[r] = int(np.searchsorted(space, self.bounds[r]))  # its own vertices start there
+            cuts = np.searchsorted(space, self.bounds)
+            # slots of the ghosts owned by d: space[cuts[d]:cuts[d + 1]], all of them but our own
+            self.need[r] = {
+                d: (int(cuts[d]), int(cuts[d + 1])) for d in range(ctx.nranks) if cuts[d + 1] > cuts[d] and d != r
+            }
+            requests[r] = {d: [space[a:b]] for d, (a, b) in self.need[r].items()}
         got = ctx.alltoall(requests)
         self.serve = {d: [(src, a[0] - int(self.bounds[d])) for src, a in got[d]] for d in ctx.ranks}
 
     def __call__(self, values, out, total=None, op="sum", changed=None):
         """Write every rank's ``values[r]`` (one per owned vertex) and the ghosts it needs into
-        the worker's n-long array ``out``; reduce ``total`` in the same superstep.
+        ``out[r]`` (one slot per vertex of its space); reduce ``total`` in the same superstep.
 
         With ``changed[r]`` (a mask over rank r's vertices) only changed values are sent where
         that is smaller (the sparse form: positions and values); receivers keep the rest.
         """
         send = {}
         for r in self.ctx.ranks:
-            out[self.bounds[r] : self.bounds[r + 1]] = values[r]
+            a = self.first[r]
+            out[r][a : a + values[r].size] = values[r]
             send[r] = {}
             for dst, offsets in self.serve[r]:
                 if changed is not None:
@@ -107,12 +107,16 @@ class GhostExchange:
             got, totals = self.ctx.alltoall(send), None
         else:
             got, totals = self.ctx.alltoall(send, total=total, op=op)
-        self.written = []  # the ghost ids written this superstep
+        self.written = {r: [] for r in self.ctx.ranks}  # per rank, the ghost slots written this superstep
         for r in self.ctx.ranks:
             for src, arrays in got[r]:
-                ids = self.need[r][src] if len(arrays) == 1 else self.need[r][src][arrays[0]]
-                out[ids] = arrays[-1]
-                self.written.append(ids)
+                a, b = self.need[r][src]
+                if len(arrays) == 1:
+                    out[r][a:b] = arrays[0]
+                    self.written[r].append(np.arange(a, b))
+                else:
+                    out[r][a + arrays[0]] = arrays[1]
+                    self.written[r].append(a + arrays[0])
         return totals
 
 
@@ -137,7 +141,8 @@ def fetch_rows(ctx, blocks, wanted, bounds):
             starts, ends = b.indptr[rows], b.indptr[rows + 1]
             counts = ends - starts
             offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-            replies[d][src] = [counts, b.indices[offsets]]
+            heads = b.indices[offsets]
+            replies[d][src] = [counts, heads if getattr(b, "space", None) is None else b.space[heads]]
     got = ctx.alltoall(replies)
     out = {}
     for r in ctx.ranks:

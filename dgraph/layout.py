@@ -75,7 +75,8 @@ class Layout:
 
     def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
         lo, hi = self.row_range(rank, bounds)
-        return build_block(rank, lo, hi, n, direction, key, dedup, *pieces)
+        own = int(bounds[rank]), int(bounds[rank + 1])
+        return build_block(rank, lo, hi, n, direction, key, dedup, *pieces, own=own)
 
     def row_range(self, r, bounds):
         return int(bounds[r]), int(bounds[r + 1])

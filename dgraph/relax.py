@@ -41,9 +41,9 @@ def local_share(ctx, em):
     for r in ctx.ranks:
         lo, hi = em.lo(r), em.lo(r) + em.size(r)
         block = em.out_block(r)
-        if _owner_block(block, lo, hi):
-            cols = block.indices
-            counts[r] = [np.count_nonzero((cols >= lo) & (cols < hi)), cols.size]
+        if _owner_block(block, lo, hi):  # own vertices are the slots [first, first + hi - lo) of its space
+            first, cols = int(block.slots(lo)), block.indices
+            counts[r] = [np.count_nonzero((cols >= first) & (cols < first + hi - lo)), cols.size]
         else:
             rows, cols, _ = block_arcs(block)
             counts[r] = [np.count_nonzero((rows >= lo) & (rows < hi) & (cols >= lo) & (cols < hi)), cols.size]
@@ -58,23 +58,25 @@ def _owner_block(block, lo, hi):
 
 
 def local_arcs(em, r, weighted):
-    """(indptr, indices, weights, boundary) over rank r's own vertices: the arcs it holds whose
-    tail and head it owns, and which of its vertices have arcs elsewhere (the only ones whose
+    """(indptr, indices, weights, boundary, first) over rank r's own vertices: the arcs it holds
+    whose tail and head it owns, which of its vertices have arcs elsewhere (the only ones whose
     arcs the edge map must still push after a local closure; all of them unless the rank holds
-    every arc of its vertices). A 1D owner block is used as it is (the kernel skips heads
-    outside the range)."""
+    every arc of its vertices), and the index of its first vertex in ``indices``. A 1D owner
+    block is used as it is (the kernel skips heads outside its own slots)."""
     lo, hi = em.lo(r), em.lo(r) + em.size(r)
     block = em.out_block(r)
     if _owner_block(block, lo, hi):
+        first = int(block.slots(lo))
+        w = block.weights if weighted else None
         if lo == 0 and hi == em.n:  # the rank holds every vertex: no arc leaves (and no pass over them)
-            return block.indptr, block.indices, block.weights if weighted else None, np.zeros(hi, dtype=bool)
-        boundary = kernels.rows_leaving(block.indptr, block.indices, lo, hi)
-        return block.indptr, block.indices, block.weights if weighted else None, boundary
+            return block.indptr, block.indices, w, np.zeros(hi, dtype=bool), first
+        boundary = kernels.rows_leaving(block.indptr, block.indices, first, first + hi - lo)
+        return block.indptr, block.indices, w, boundary, first
     rows, cols, w = block_arcs(block)
     keep = (rows >= lo) & (rows < hi) & (cols >= lo) & (cols < hi)
     w = w[keep] if weighted and w is not None else None
     csr = kernels.build_csr(rows[keep] - lo, cols[keep], hi - lo, weights=w, dedup=False, order=False)
-    return (*csr, np.ones(hi - lo, dtype=bool))
+    return (*csr, np.ones(hi - lo, dtype=bool), lo)
 
 
 def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, local=True, ties=False, split=False):
@@ -92,13 +94,13 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
     if local and ctx.nranks == 1:  # nothing arrives from another rank: one Dijkstra is all
         (r,) = ctx.ranks
-        indptr, indices, weights, _ = arcs[r]
+        indptr, indices, weights, _, first = arcs[r]
         scanned = kernels.relax_local(
             indptr,
             indices,
             weights,
-            em.lo(r),
-            em.lo(r) + em.size(r),
+            first,
+            first + em.size(r),
             dist[r],
             pred[r],
             np.flatnonzero(pending[r]),
@@ -106,6 +108,7 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
             pending[r],
             em.key,
             ties,
+            base=em.lo(r),
         )
         return 0, scanned
     f = add_weight if weighted else _add_one
@@ -126,9 +129,21 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
             lo, d, wait = em.lo(r), dist[r], pending[r]
             if local:
                 seeds = queue[r][d[queue[r]] < threshold]
-                indptr, indices, weights, boundary = arcs[r]
+                indptr, indices, weights, boundary, first = arcs[r]
                 scanned += kernels.relax_local(
-                    indptr, indices, weights, lo, lo + em.size(r), d, pred[r], seeds, threshold, wait, em.key, ties
+                    indptr,
+                    indices,
+                    weights,
+                    first,
+                    first + em.size(r),
+                    d,
+                    pred[r],
+                    seeds,
+                    threshold,
+                    wait,
+                    em.key,
+                    ties,
+                    lo,
                 )
                 queue[r] = np.flatnonzero(wait)  # the closure improved (and queued) more
             q = queue[r]

@@ -170,7 +170,7 @@ class OnePointFiveD(Layout):
         )
 
     def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
-        from ..block import Subgraphs, build_block, concat_pieces
+        from ..block import Subgraphs, build_block, concat_pieces, share_space
 
         rows, cols, w = concat_pieces(pieces)
         cls, heavy, ne = extra["classes"], extra["heavy"], extra["n_extreme"]
@@ -186,7 +186,7 @@ class OnePointFiveD(Layout):
                 parts.append(build_block(rank, first, None, n, direction, key, dedup, piece, row_ids=ids, name=name))
             else:
                 parts.append(build_block(rank, lo, hi, n, direction, key, dedup, piece, name=name))
-        return Subgraphs(rank, parts, heavy, ne)
+        return Subgraphs(rank, share_space(parts, (lo, hi)), heavy, ne)
 
     def row_range(self, r, bounds):
         return int(bounds[r]), int(bounds[r + 1])

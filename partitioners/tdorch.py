@@ -143,7 +143,7 @@ class TDOrch(Layout):
         return self._holders(owner, extra["levels"][src], leaf, extra)
 
     def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
-        from ..block import Subgraphs, build_block, concat_pieces
+        from ..block import Subgraphs, build_block, concat_pieces, share_space
 
         rows, cols, w = concat_pieces(pieces)
         spread = extra["levels"][rows] < extra["height"]
@@ -160,7 +160,8 @@ class TDOrch(Layout):
                         rank, int(bounds[rank]), int(bounds[rank + 1]), n, direction, key, dedup, piece, name=name
                     )
                 )
-        return Subgraphs(rank, parts, extra["heavy"], extra["n_extreme"])
+        own = int(bounds[rank]), int(bounds[rank + 1])
+        return Subgraphs(rank, share_space(parts, own), extra["heavy"], extra["n_extreme"])
 
     def push_peers(self, r):
         return list(range(self.ranks))

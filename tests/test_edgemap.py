@@ -30,7 +30,9 @@ def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, key, layout
         ids = np.flatnonzero(active[own])
         frontier[r] = VertexSubset(em.size(r), mask=active[own]) if r % 2 else ids
         values[r] = _value(own[ids]).astype(np.float64)
-    skip = (np.arange(em.n) % 3 == 0) if filtered else None
+    skip = em.marks() if filtered else None  # every third placed id, flagged over each rank's spaces
+    for r in ctx.ranks if filtered else ():
+        skip.mark(r, [np.arange(0, em.n, 3)])
     merged, total = em(
         frontier,
         values,
@@ -118,19 +120,20 @@ def test_push_pull_and_auto_agree_with_reference(client, layout):
 
 def valueless_pull_kernel(ctx, active, bounds, key, layout):
     """A BFS-style pull (no values, merge "first"): the winning tails; whether ``mark_seen``
-    marks exactly the whole frontier; whether some peer's bitmap stayed a mask."""
+    marks exactly the frontier over each rank's spaces; whether some peer's bitmap stayed a mask."""
     em = EdgeMap(ctx, bounds, key, layout=layout)
     frontier = {r: np.flatnonzero(active[em.lo(r) : em.lo(r) + em.size(r)]) for r in ctx.ranks}
     merged, _ = em(frontier, None, None, "first", direction="pull")
-    seen = np.zeros(em.n, dtype=bool)
+    seen = em.marks()
     em.mark_seen(seen)
-    masks = any(isinstance(part, tuple) for part in em.seen)
+    masks = any(isinstance(part, tuple) for parts in em.seen.values() for part in parts)
     out = {}
     for r in ctx.ranks:
         ids, _, tails = merged[r]
         tail = np.full(em.size(r), -1, np.int64)
         tail[ids] = tails
-        flags = np.full(em.size(r), np.array_equal(seen, active)), np.full(em.size(r), masks)
+        exact = all(np.array_equal(seen.of(r, space), active[space]) for space in em.spaces(r))
+        flags = np.full(em.size(r), exact), np.full(em.size(r), masks)
         out[r] = {"tail": tail, "seen_all": flags[0], "masks": flags[1]}
     return out
 
@@ -147,7 +150,7 @@ def test_a_valueless_pull_marks_the_frontier_from_bitmaps(client, layout):
     hit = got[got["tail"] >= 0]
     assert hit.index.tolist() == ref.index.tolist() and hit["tail"].tolist() == ref["src"].tolist()
     assert got.masks.all()
-    if isinstance(layout, OneD):  # every rank's whole frontier reaches every worker
+    if isinstance(layout, OneD):  # every rank's whole frontier reaches every rank
         assert got.seen_all.all()
 
 

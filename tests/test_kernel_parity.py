@@ -293,6 +293,7 @@ def _relax_cases():
                     weights,
                     LO,
                     HI,
+                    LO + 5,  # row u is placed id LO + 5 + u: tails are reported by that
                     dist.copy(),
                     np.full(HI - LO, -1),
                     seeds,
@@ -309,6 +310,7 @@ def _relax_cases():
                 weights,
                 LO,
                 HI,
+                LO,
                 dist.copy(),
                 np.full(HI - LO, -1),
                 seeds,

@@ -146,7 +146,7 @@ def _heap_down(hd, hv, pos, size):
 
 
 @numba.njit(cache=True)
-def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties):
+def _relax_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
     # Dijkstra with an indexed 4-ary heap: an improvement moves the vertex's entry up instead of
     # adding one, so the heap holds each vertex once (social graphs improve a vertex many times)
     n = hi - lo
@@ -174,12 +174,12 @@ def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
             v -= lo
             nd = d + (weights[e] if weights.size else 1.0)
             if ties and nd == dist[v]:  # an equal offer: the smaller canonical tail wins
-                t, b = u + lo, pred[v]
+                t, b = u + base, pred[v]
                 if b >= 0 and ((key[t] < key[b]) if key.size else (t < b)):
                     pred[v] = t
             elif nd < dist[v]:
                 dist[v] = nd
-                pred[v] = u + lo
+                pred[v] = u + base
                 changed[v] = True
                 if nd < bound:
                     j = pos[v]
@@ -192,7 +192,7 @@ def _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
 
 
 @numba.njit(cache=True)
-def _relax_unit_numba(indptr, indices, lo, hi, dist, pred, seeds, bound, changed, key, ties):
+def _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
     # Every arc costs 1: Dijkstra's order is a FIFO queue merged with the seeds sorted by
     # distance (both nondecreasing), O(n + m) with no heap. A vertex improved from a vertex at
     # distance d gets d + 1, which nothing popped later can beat, so it is queued at most once.
@@ -222,12 +222,12 @@ def _relax_unit_numba(indptr, indices, lo, hi, dist, pred, seeds, bound, changed
                 continue
             v -= lo
             if ties and nd == dist[v]:  # an equal offer: the smaller canonical tail wins
-                t, b = u + lo, pred[v]
+                t, b = u + base, pred[v]
                 if b >= 0 and ((key[t] < key[b]) if key.size else (t < b)):
                     pred[v] = t
             elif nd < dist[v]:
                 dist[v] = nd
-                pred[v] = u + lo
+                pred[v] = u + base
                 changed[v] = True
                 if nd < bound:
                     queue[tail] = v
@@ -235,7 +235,7 @@ def _relax_unit_numba(indptr, indices, lo, hi, dist, pred, seeds, bound, changed
     return expanded
 
 
-def _relax_numpy(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties):
+def _relax_numpy(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
     # Bellman-Ford by rounds over the local arcs: the same distances as Dijkstra's order
     rank = (lambda x: key[x]) if key.size else (lambda x: x)  # noqa: E731
     front, expanded = seeds[dist[seeds] < bound], 0
@@ -245,7 +245,7 @@ def _relax_numpy(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, cha
         inside = np.flatnonzero((dst >= lo) & (dst < hi))
         pos, dst = pos[inside], dst[inside] - lo
         nd = dist[front[pos]] + (w[inside] if weights.size else 1.0)
-        tails = front[pos] + lo
+        tails = front[pos] + base
         order = np.lexsort((rank(tails), nd, dst))
         tails, dst, nd = tails[order], dst[order], nd[order]
         best = np.r_[True, dst[1:] != dst[:-1]] if dst.size else np.zeros(0, bool)
@@ -285,10 +285,11 @@ def _leaving_numpy(indptr, indices, lo, hi):
 _leaving = twins("rows_leaving", numba=_leaving_numba, numpy=_leaving_numpy)
 
 
-def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key=None, ties=False):
+def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key=None, ties=False, base=None):
     """Shortest paths inside one rank: from ``seeds`` (local ids, their ``dist`` already set),
     relax the arcs whose heads lie in [lo, hi) until nothing improves, expanding only vertices
-    closer than ``bound``. Rows are local ids (vertex lo + row), ``indices`` placed ids.
+    closer than ``bound``. Row u is the vertex whose index is lo + u and whose placed id is
+    ``base`` + u (``base`` defaults to ``lo``: indices that are placed ids).
     Updates ``dist`` (float64), ``pred`` (placed id of the improving tail) and ``changed``
     (bool) in place; returns how many arcs it scanned. Weights None: every arc costs 1.
     With ``ties`` an offer equal to a vertex's distance takes over its predecessor when its
@@ -300,13 +301,16 @@ def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, chan
     w = np.empty(0) if weights is None else weights
     k = np.empty(0, np.int64) if key is None else key
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-    return int(_relax(indptr, indices, w, int(lo), int(hi), dist, pred, seeds, float(bound), changed, k, bool(ties)))
+    base = lo if base is None else base
+    return int(
+        _relax(indptr, indices, w, int(lo), int(hi), int(base), dist, pred, seeds, float(bound), changed, k, bool(ties))
+    )
 
 
-def _relax_heap_or_fifo(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties):
+def _relax_heap_or_fifo(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
     if weights.size == 0:  # unweighted: every arc costs 1
-        return _relax_unit_numba(indptr, indices, lo, hi, dist, pred, seeds, bound, changed, key, ties)
-    return _relax_numba(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key, ties)
+        return _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
+    return _relax_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
 
 
 _relax = twins("relax_local", numba=_relax_heap_or_fifo, numpy=_relax_numpy)

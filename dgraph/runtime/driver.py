@@ -67,6 +67,12 @@ class RankContext:
     def phase(self, name):
         return self.stats.phase(name)
 
+    def hold(self, name, *arrays):
+        """Count per-vertex arrays (or ``{rank: array}`` dicts of them) a kernel holds under
+        ``name`` in the run's peak vertex-state bytes (``RunStats.worker_vertex_state``)."""
+        total = sum(sum(a.nbytes for a in x.values()) if isinstance(x, dict) else x.nbytes for x in arrays)
+        self.stats.hold_vertex_state(name, total)
+
     @property
     def worker(self):
         """(this worker's index, the number of workers in the run): for work split by process."""

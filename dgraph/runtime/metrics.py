@@ -33,6 +33,9 @@ class RunStats:
     monitors: np.ndarray = None  # the monitor rank of each smallest domain, when domains are known
     result_dtypes: dict = None  # column -> dtype of a rank's result, when kernels return dicts of arrays
     threads: int = 1  # the most threads one worker's kernels could use (dgraph.kernels.threads)
+    held: dict = field(default_factory=dict)  # this worker's vertex state: name -> bytes held now
+    vertex_state_peak: int = 0  # the most bytes of vertex state this worker held at once
+    worker_vertex_state: list = None  # merged: each worker's vertex_state_peak, in worker order
 
     def __post_init__(self):
         if self.messages is None:
@@ -94,6 +97,15 @@ class RunStats:
             "intra_bytes": (self.bytes * ~inter).sum(axis=1),
         }
 
+    def hold_vertex_state(self, name, nbytes):
+        """Count ``nbytes`` of per-vertex arrays held under ``name`` (replacing what that name
+        held), for the worker's peak vertex-state bytes."""
+        self.held[name] = int(nbytes)
+        self.vertex_state_peak = max(self.vertex_state_peak, sum(self.held.values()))
+
+    def release_vertex_state(self, name):
+        self.held.pop(name, None)
+
     def mark(self, name):
         """Remember the counters now, so a later part of the run can be told apart (``since``)."""
         self.marks[name] = (self.supersteps, self.messages.copy(), self.bytes.copy())
@@ -119,6 +131,8 @@ class RunStats:
         out.supersteps = max(p.supersteps for p in parts)
         out.threads = max(p.threads for p in parts)
         out.domain_of, out.monitors = parts[0].domain_of, parts[0].monitors
+        out.worker_vertex_state = [p.vertex_state_peak for p in parts]
+        out.vertex_state_peak = max(out.worker_vertex_state)
         for p in parts:
             for i, row in enumerate(p.crossings):
                 if i == len(out.crossings):
@@ -154,6 +168,7 @@ class RunStats:
             "messages": self.total_messages,
             "bytes": self.total_bytes,
             "wire_bytes": self.wire_bytes,
+            "vertex_state_bytes": self.vertex_state_peak,
             **{f"{k}_s": round(v, 4) for k, v in self.phases.items()},
             **self.info,
         }
