@@ -202,6 +202,7 @@ def launch(
     stats = RunStats.merge([s for s, _ in outcomes])
     stats.result_dtypes = next((d for _, d in outcomes if d is not None), None)
     stats.dispatch = dispatch
+    stats.worker_vertex_state = dict(zip(worker_addrs, stats.worker_vertex_state))
     line.close(stats.supersteps, time.monotonic() - started)
     return RankResults(client, futures, driven), stats
 

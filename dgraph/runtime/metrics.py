@@ -35,7 +35,7 @@ class RunStats:
     threads: int = 1  # the most threads one worker's kernels could use (dgraph.kernels.threads)
     held: dict = field(default_factory=dict)  # this worker's vertex state: name -> bytes held now
     vertex_state_peak: int = 0  # the most bytes of vertex state this worker held at once
-    worker_vertex_state: list = None  # merged: each worker's vertex_state_peak, in worker order
+    worker_vertex_state: dict = None  # merged: each worker's vertex_state_peak, by its address
 
     def __post_init__(self):
         if self.messages is None:
@@ -131,7 +131,7 @@ class RunStats:
         out.supersteps = max(p.supersteps for p in parts)
         out.threads = max(p.threads for p in parts)
         out.domain_of, out.monitors = parts[0].domain_of, parts[0].monitors
-        out.worker_vertex_state = [p.vertex_state_peak for p in parts]
+        out.worker_vertex_state = [p.vertex_state_peak for p in parts]  # launch names the workers
         out.vertex_state_peak = max(out.worker_vertex_state)
         for p in parts:
             for i, row in enumerate(p.crossings):
