@@ -20,6 +20,7 @@ from dgraph import kernels
 from dgraph.block import common_space
 from dgraph.checks import integer
 from dgraph.ghosts import GhostExchange
+from dgraph.owners import own_canonical, placed_of
 
 
 def cdlp_kernel(ctx, max_iter, bounds, key):
@@ -28,7 +29,7 @@ def cdlp_kernel(ctx, max_iter, bounds, key):
     spaces = {r: blocks[r][0].space for r in ctx.ranks}
     gather = GhostExchange(ctx, spaces, bounds)
     # labels live as canonical ids
-    own = {r: np.arange(bounds[r], bounds[r + 1]) if key is None else key[bounds[r] : bounds[r + 1]] for r in ctx.ranks}
+    own = {r: own_canonical(key, bounds[r], bounds[r + 1]) for r in ctx.ranks}
     seen = {r: np.empty(spaces[r].size, dtype=np.int64) for r in ctx.ranks}  # the labels rank r reads
     counts = {r: kernels.label_counts(spaces[r].size) for r in ctx.ranks}
     ctx.hold("cdlp", own, seen, counts)
@@ -44,11 +45,7 @@ def cdlp_kernel(ctx, max_iter, bounds, key):
             kernels.label_mode(a, b, dense, mine, counts[r])
             own[r] = mine if labels is None else labels[mine]
     ctx.stats.info.update(iterations=max_iter)
-    if key is None:
-        return {r: {"label": own[r]} for r in ctx.ranks}
-    placed = np.empty(n, dtype=np.int64)
-    placed[key] = np.arange(n, dtype=np.int64)
-    return {r: {"label": placed[own[r]]} for r in ctx.ranks}
+    return {r: {"label": placed_of(key, own[r])} for r in ctx.ranks}
 
 
 def label_propagation(graph, max_iter=10):

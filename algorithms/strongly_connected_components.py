@@ -20,6 +20,7 @@ import numpy as np
 
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
+from dgraph.owners import own_canonical, placed_of
 
 
 def _carry(u, v, w, x):
@@ -46,8 +47,7 @@ def scc_kernel(ctx, bounds, key, layout):
     forward = EdgeMap(ctx, bounds, key, block=0, layout=layout)
     backward = EdgeMap(ctx, bounds, key, block=1, layout=layout)
     n = int(bounds[-1])
-    canon = np.arange(n, dtype=np.int64) if key is None else key
-    own = {r: canon[bounds[r] : bounds[r + 1]] for r in ctx.ranks}
+    own = {r: own_canonical(key, bounds[r], bounds[r + 1]) for r in ctx.ranks}
     active = {r: np.ones(own[r].size, dtype=bool) for r in ctx.ranks}
     comp = {r: np.full(own[r].size, -1, np.int64) for r in ctx.ranks}
     iterations = 0
@@ -89,10 +89,8 @@ def scc_kernel(ctx, bounds, key, layout):
         for r in ctx.ranks:
             comp[r][found[r]] = color[r][found[r]]
             active[r] &= ~found[r]
-    placed = np.empty(n, dtype=np.int64)
-    placed[canon] = np.arange(n, dtype=np.int64)
     ctx.stats.info.update(iterations=iterations, edges_examined=forward.edges_examined + backward.edges_examined)
-    return {r: {"component": placed[comp[r]]} for r in ctx.ranks}
+    return {r: {"component": placed_of(key, comp[r])} for r in ctx.ranks}
 
 
 def strongly_connected_components(graph):
