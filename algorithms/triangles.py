@@ -13,8 +13,9 @@ Method, undirected graphs with a vertex of degree above ``ORIENT_ABOVE``: every 
 oriented from its end of lower (degree, id) to the higher one, so each triangle v -> u -> w
 (with v -> w) is found once, at v, and counted at all three vertices. Each rank orients its
 vertices' rows (the degrees come in one allgather), fetches the oriented rows of the heads
-other ranks own (two supersteps), counts with a marker array into an n-long tally and sends
-the tallies to the owners (one superstep). Work is the sum over oriented arcs v -> u of u's
+other ranks own (two supersteps), counts with a marker array into a tally over its vertex
+space (its own vertices and the ghosts it reads) and sends the tallies to the owners (one
+superstep). Work is the sum over oriented arcs v -> u of u's
 out-degree, at most sqrt(2m) each: a hub's long row is never scanned once per neighbour.
 
 Otherwise (directed graphs; graphs without hubs, like roads and meshes): each rank builds N(v)
@@ -31,59 +32,71 @@ from types import SimpleNamespace
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import placed
+from dgraph.block import common_space, space_slots
 from dgraph.errors import DgraphInputError
-from dgraph.ghosts import fetch_rows, sum_at_owners
+from dgraph.ghosts import GhostExchange, add_at_owners, fetch_rows
 
 ORIENT_ABOVE = 64  # largest degree at which the plain neighbourhood count is still used (undirected)
 
 
+def _in_space(space, ghosts):
+    """Fetched rows (placed ids) in a rank's space: the row ids (all in it) and their entries,
+    those outside it as the extra slot ``space.size`` (never marked, never counted)."""
+    ids, ptr, idx = ghosts
+    slots, inside = space_slots(space, idx)
+    return np.searchsorted(space, ids), ptr, np.where(inside, slots, space.size)
+
+
 def neighbourhood_kernel(ctx, bounds, key):
-    n = int(bounds[-1])
-    sets, wanted = {}, {}
-    # this count keeps arrays over the whole graph (marks, members): the blocks in placed ids
-    views = {r: [placed(b) for b in ctx.blocks[r]] for r in ctx.ranks}
+    sets, wanted, views, first = {}, {}, {}, {}
     for r in ctx.ranks:
-        blocks = views[r]
-        lo, hi = blocks[0].lo, blocks[0].hi
-        sets[r] = kernels.neighbour_sets(blocks[0], blocks[1] if len(blocks) > 1 else None, lo)
-        members = np.zeros(n, dtype=bool)
+        views[r] = common_space(ctx.blocks[r])  # out (and in) blocks in one space
+        space, lo, hi = views[r][0].space, int(bounds[r]), int(bounds[r + 1])
+        first[r] = int(np.searchsorted(space, lo))
+        a, b = views[r][0], views[r][1] if len(views[r]) > 1 else None
+        sets[r] = kernels.neighbour_sets(a, b, first[r])
+        members = np.zeros(space.size, dtype=bool)
         members[sets[r][1]] = True
-        members[lo:hi] = False
-        wanted[r] = np.flatnonzero(members)
+        members[first[r] : first[r] + hi - lo] = False
+        wanted[r] = space[members]
     ghosts = fetch_rows(ctx, {r: ctx.blocks[r][0] for r in ctx.ranks}, wanted, bounds)
-    mark = np.zeros(n, dtype=np.bool_)
     out = {}
     for r in ctx.ranks:
         ptr, idx = sets[r]
-        own = views[r][0]
-        arcs = kernels.neighbourhood_arcs(ptr, idx, own.lo, own, ghosts[r], mark)
+        own, space = views[r][0], views[r][0].space
+        mark = np.zeros(space.size + 1, dtype=np.bool_)
+        ctx.hold(f"neighbourhoods {r}", mark)
+        arcs = kernels.neighbourhood_arcs(ptr, idx, first[r], own, _in_space(space, ghosts[r]), mark)
         out[r] = {"arcs": arcs, "degree": np.diff(ptr)}
     return out
 
 
 def oriented_kernel(ctx, bounds, key):
-    n = int(bounds[-1])
+    blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
+    spaces = {r: blocks[r].space for r in ctx.ranks}
     with ctx.phase("orient"):
-        sets = {r: kernels.neighbour_sets(placed(ctx.blocks[r][0]), None, ctx.blocks[r][0].lo) for r in ctx.ranks}
-        degree = np.concatenate(
-            [d[0] for d in ctx.allgather({r: [np.diff(sets[r][0]).astype(np.int32)] for r in ctx.ranks})]
-        )
+        first = {r: int(np.searchsorted(spaces[r], bounds[r])) for r in ctx.ranks}
+        sets = {r: kernels.neighbour_sets(blocks[r], None, first[r]) for r in ctx.ranks}
+        degree = {r: np.empty(spaces[r].size, np.int64) for r in ctx.ranks}  # of every vertex a rank reads
+        GhostExchange(ctx, spaces, bounds)({r: np.diff(sets[r][0]) for r in ctx.ranks}, degree)
         up, wanted = {}, {}
         for r in ctx.ranks:
-            lo, hi = int(bounds[r]), int(bounds[r + 1])
-            ptr, heads = kernels.orient_rows(*sets[r], degree, lo)
-            up[r] = SimpleNamespace(lo=lo, indptr=ptr, indices=heads)  # what fetch_rows reads of a block
-            wanted[r] = np.unique(heads[(heads < lo) | (heads >= hi)])
+            size = int(bounds[r + 1] - bounds[r])
+            ptr, heads = kernels.orient_rows(*sets[r], degree[r], first[r])  # slots order as placed ids
+            up[r] = SimpleNamespace(lo=int(bounds[r]), indptr=ptr, indices=heads, space=spaces[r])
+            wanted[r] = spaces[r][np.unique(heads[(heads < first[r]) | (heads >= first[r] + size)])]
     with ctx.phase("fetch"):
         ghosts = fetch_rows(ctx, up, wanted, bounds)
     with ctx.phase("count"):
-        mark = np.zeros(n, dtype=np.bool_)
-        tri = np.zeros(n, dtype=np.int64)  # the worker's tally: triangles it found, at all their vertices
+        tri = {}
         for r in ctx.ranks:
-            kernels.oriented_triangles(up[r].indptr, up[r].indices, up[r].lo, ghosts[r], mark, tri)
+            size = spaces[r].size
+            mark, tri[r] = np.zeros(size + 1, dtype=np.bool_), np.zeros(size + 1, dtype=np.int64)
+            ctx.hold(f"triangles {r}", mark, tri[r], degree[r])
+            g = _in_space(spaces[r], ghosts[r])
+            kernels.oriented_triangles(up[r].indptr, up[r].indices, first[r], g, mark, tri[r])
     with ctx.phase("reduce"):
-        found = sum_at_owners(ctx, tri, bounds)
+        found = add_at_owners(ctx, spaces, {r: tri[r][:-1] for r in ctx.ranks}, bounds)
     return {r: {"arcs": 2 * found[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 

@@ -81,7 +81,10 @@ def main(argv=None):
     inputs = [(f"grid {side} x {side}", lambda: grid_2d(side, side)), (f"Kronecker {scale}", lambda: kronecker(scale))]
     layouts = [("1d, 8 ranks", lambda: OneD(ranks=8)), ("2d, 2 x 4", lambda: TwoD(rows=2, cols=4))]
     with (
-        LocalCluster(n_workers=8, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster,
+        # no memory limit: a worker growing past an eighth of the machine is measured, not restarted
+        LocalCluster(
+            n_workers=8, threads_per_worker=1, memory_limit=0, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
         Client(cluster) as client,
     ):
         print(

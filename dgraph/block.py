@@ -136,6 +136,14 @@ def vertex_space(n, indices, *ids, ranges=()):
     return space, slot[indices]
 
 
+def space_slots(space, ids):
+    """(slots, inside): positions of placed ids in a sorted ``space``, and which are in it."""
+    slots = np.searchsorted(space, ids)
+    inside = slots < space.size
+    inside[inside] = space[slots[inside]] == ids[inside]
+    return slots, inside
+
+
 def placed(block):
     """The block with placed ids as its ``indices`` (its space: all n vertices), for code that
     keeps arrays over the whole graph (a copy of the indices; the CSR arrays are shared)."""

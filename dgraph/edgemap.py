@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
+from .block import space_slots
 from .ghosts import reduce_rows
 from .layout import by_owner
 
@@ -430,7 +431,7 @@ class EdgeMap:
             if self._valueless:
                 _mark(space, front, rows[r])
             else:
-                slots, inside = _slots(space, rows[r][0])
+                slots, inside = space_slots(space, rows[r][0])
                 front[slots[inside]] = True
                 fval[slots[inside]] = rows[r][1][inside]
             skip = None if skip_dst is None else skip_dst.of(r, space)
@@ -490,14 +491,6 @@ def _pull_rows(part, skip):
     return local, slots[local]
 
 
-def _slots(space, ids):
-    """(slots, inside): positions of placed ids in a sorted ``space``, and which are in it."""
-    slots = np.searchsorted(space, ids)
-    inside = slots < space.size
-    inside[inside] = space[slots[inside]] == ids[inside]
-    return slots, inside
-
-
 def _mark(space, flags, parts, value=True):
     """Set ``flags`` (over ``space``) at the vertices of ``parts``: arrays of placed ids, or
     ``(lo, bits)``, a bitmap of the placed ids from lo."""
@@ -511,7 +504,7 @@ def _mark(space, flags, parts, value=True):
             else:
                 flags[a:b] &= ~hit
         else:
-            slots, inside = _slots(space, part)
+            slots, inside = space_slots(space, part)
             flags[slots[inside]] = value
 
 

@@ -197,3 +197,27 @@ def sum_at_owners(ctx, tally, bounds, dense=False):
                 total[ids] += values
         out[r] = total
     return out
+
+
+def add_at_owners(ctx, spaces, values, bounds):
+    """Sum per-rank tallies ``values[r]`` (one per vertex of ``spaces[r]``, sorted placed ids) at
+    the vertices' owners, in one superstep: only the nonzero entries travel, with their ids.
+    Returns ``{r: sums over rank r's own vertices}``, added in sender order."""
+    bounds = np.asarray(bounds, dtype=np.int64)
+    send = {}
+    for r in ctx.ranks:
+        cuts = np.searchsorted(spaces[r], bounds)
+        send[r] = {}
+        for d in range(ctx.nranks):
+            part = values[r][cuts[d] : cuts[d + 1]]
+            hit = np.flatnonzero(part)
+            if hit.size:
+                send[r][d] = [spaces[r][cuts[d] + hit] - bounds[d], part[hit]]
+    received = ctx.alltoall(send)
+    out = {}
+    for r in ctx.ranks:
+        total = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=values[r].dtype)
+        for _, (ids, counts) in sorted(received[r], key=lambda m: m[0]):
+            np.add.at(total, ids, counts)
+        out[r] = total
+    return out

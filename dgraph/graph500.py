@@ -14,7 +14,9 @@ parent is reached, one level closer (SSSP: not farther, and at exactly the edge'
 closer), and joined to it by an input edge; following parents from any reached vertex ends at
 the root (no cycles); every input edge joins two reached or two unreached vertices (the tree
 spans the component) whose levels differ by at most one (SSSP: no edge can shorten a distance).
-The edge rules run where the edge list lives, partition by partition.
+The edge rules run on the workers, partition by partition of the edge list regenerated from
+its seed (the generated list is dropped once the graph is built): one pass checks as many
+searches as ``VALIDATE_BYTES`` of them hold.
 
 >>> report = run(8, roots=4, kernels=("bfs",))  # doctest: +SKIP
 """
@@ -34,36 +36,54 @@ from .errors import DgraphInputError
 
 KERNELS = ("bfs", "sssp")
 TOLERANCE = 1e-9  # SSSP distances are sums of float64 weights in [0, 1)
+VALIDATE_BYTES = 1 << 30  # the client holds this much of searches (16 bytes a vertex each) per validation pass
 
 
 # ------------------------------------------------------------------------------- validation
-def _edge_rules(part, reach, parent, n, weighted):
-    """The edge rules over one partition of the input edge list: (broken rule counts, edges
-    traversed, packed bitmap of the vertices whose tree edge this partition holds)."""
+def _edge_rules(part, reaches, parents, n, weighted):
+    """The edge rules over one partition of the input edge list, for several searches: per
+    search, (broken rule counts, edges traversed) and a packed bitmap of the vertices whose tree
+    edge this partition holds."""
     u, v = part["src"].to_numpy(np.int64), part["dst"].to_numpy(np.int64)
     w = part["weight"].to_numpy(np.float64) if weighted else None
-    found = np.zeros(n, dtype=bool)
-    straddle, far, traversed = kernels.search_tree_rules(u, v, w, reach, parent, found, tolerance=TOLERANCE)
-    return (straddle, far, traversed), np.packbits(found)
+    out = []
+    for reach, parent in zip(reaches, parents):
+        found = np.zeros(n, dtype=bool)
+        counts = kernels.search_tree_rules(u, v, w, reach, parent, found, tolerance=TOLERANCE)
+        out.append((counts, np.packbits(found)))
+    return out
+
+
+def validate_many(searches, edge_parts, client, weighted=False):
+    """``validate`` for several searches ``(root, reach, parent)`` in one pass over the edge
+    list: ``edge_parts`` are its partitions, futures or dask Delayed (a list regenerated from
+    its seed, partition by partition, is never held whole). Returns ``[(errors, traversed)]``."""
+    import dask
+
+    if not searches:
+        return []
+    n = searches[0][1].size
+    # hash=False: two searches may scatter equal arrays, and one must not release the other's
+    reaches = [client.scatter(reach, broadcast=True, hash=False) for _, reach, _ in searches]
+    parents = [client.scatter(parent, broadcast=True, hash=False) for _, _, parent in searches]
+    tasks = [dask.delayed(_edge_rules, pure=False)(p, reaches, parents, n, weighted) for p in edge_parts]
+    results = client.gather(client.compute(tasks))
+    out = []
+    for i, (root, reach, parent) in enumerate(searches):
+        mine = [r[i] for r in results]
+        found = np.unpackbits(np.bitwise_or.reduce([m[1] for m in mine]), count=n).view(bool)
+        rules = (*(sum(m[0][j] for m in mine) for j in range(3)), found)
+        out.append(search_tree(root, reach, parent, lambda *_: rules, weighted, tolerance=TOLERANCE))
+    return out
 
 
 def validate(root, reach, parent, edge_parts, client, weighted=False):
     """Check one search against the specification's rules (``dgraph.algorithms.verify``'s search
     tree rules, the edge rules run where the edge list lives); returns ``(errors, edges
     traversed)``, an empty list when valid. ``reach``: levels (-1 unreached) or distances (inf
-    unreached), ``parent``: -1 where unreached, both indexed by vertex; ``edge_parts``: futures
-    of the input edge list's partitions."""
-    n = reach.size
-
-    def edge_rules(reach, parent):
-        # hash=False: two searches may scatter equal arrays, and one must not release the other's
-        reach_f, parent_f = (client.scatter(a, broadcast=True, hash=False) for a in (reach, parent))
-        parts = [client.submit(_edge_rules, p, reach_f, parent_f, n, weighted, pure=False) for p in edge_parts]
-        results = client.gather(parts)
-        found = np.unpackbits(np.bitwise_or.reduce([r[1] for r in results]), count=n).view(bool)
-        return (*(sum(r[0][i] for r in results) for i in range(3)), found)
-
-    return search_tree(root, reach, parent, edge_rules, weighted, tolerance=TOLERANCE)
+    unreached), ``parent``: -1 where unreached, both indexed by vertex; ``edge_parts``: the
+    input edge list's partitions (futures, or Delayed that regenerate them)."""
+    return validate_many([(root, reach, parent)], edge_parts, client, weighted)[0]
 
 
 # -------------------------------------------------------------------------------- statistics
@@ -149,7 +169,6 @@ def run(
     from . import algorithms as alg
     from .build import from_edgelist
     from .cluster import get_client, workers
-    from .generators import kronecker
 
     kernels = tuple(kernels)
     unknown = set(kernels) - set(KERNELS)
@@ -159,12 +178,10 @@ def run(
     client = client or get_client()
     out = {"scale": scale, "edgefactor": edge_factor, "workers": len(workers(client)), "memory": {}, "failures": []}
     t = time.perf_counter()
-    edges, n = kronecker(scale, edge_factor, seed, weights="sssp" in kernels)
-    if n <= np.iinfo(np.int32).max:  # the list stays resident for validation: 8 bytes an edge less
-        edges = edges.astype({"src": np.int32, "dst": np.int32})
+    weighted = "sssp" in kernels
+    edges, n = _edge_list(scale, edge_factor, seed, weighted)
     edges = client.persist(edges)
-    parts = futures_of(edges)
-    wait_for(parts)
+    wait_for(futures_of(edges))
     out["graph_generation"] = time.perf_counter() - t
     out["memory"]["generation"] = _peak_rss(client)
     say(f"generated {edge_factor << scale:,} edges in {out['graph_generation']:.2f} s")
@@ -173,7 +190,7 @@ def run(
     g = from_edgelist(
         edges,
         directed=False,
-        weight="weight" if "sssp" in kernels else None,
+        weight="weight" if weighted else None,
         vertices=np.arange(n),
         renumber=False,
         vertex_order=vertex_order,
@@ -186,6 +203,7 @@ def run(
     )
     g._reverse_blocks()
     out["construction_time"] = time.perf_counter() - t
+    del edges  # validation regenerates the list from the seed, a partition at a time
     out["memory"]["construction"] = _peak_rss(client)
     resident = sum(client.gather([client.submit(_resident, b, pure=False) for b in g._blocks]))
     out["bytes_per_directed_edge"] = resident / max(g.num_arcs, 1)
@@ -197,23 +215,30 @@ def run(
 
     keys = _roots(g, roots, seed)
     out["nroots"] = int(keys.size)
+    per_pass = max(1, VALIDATE_BYTES // (16 * n))  # searches checked per regeneration of the edge list
     for kernel in kernels:
-        times, nedges, kernel_times, validate_times = [], [], [], []
+        times, nedges, kernel_times, validate_times, batch = [], [], [], [], []
         for i, root in enumerate(keys.tolist()):
             t = time.perf_counter()
             frame = alg.bfs(g, root) if kernel == "bfs" else alg.sssp(g, root, weight="weight")
             times.append(time.perf_counter() - t)
             kernel_times.append(g.last_stats.phases.get("kernel", times[-1]))
+            batch.append((int(root), *_arrays(frame.compute(), n, "distance", kernel == "sssp")))
+            if len(batch) < per_pass and i + 1 < keys.size:
+                continue
             t = time.perf_counter()
-            reach, parent = _arrays(frame.compute(), n, "distance", kernel == "sssp")
-            errors, traversed = validate(int(root), reach, parent, parts, client, weighted=kernel == "sssp")
-            validate_times.append(time.perf_counter() - t)
-            nedges.append(traversed)
-            out["failures"] += [f"{kernel} from root {root}: {e}" for e in errors]
-            say(
-                f"{kernel} {i + 1}/{keys.size} from {root}: {times[-1]:.3f} s, {traversed:,} edges, "
-                + ("valid" if not errors else f"INVALID: {errors[0]}")
-            )
+            regenerated = _edge_list(scale, edge_factor, seed, weighted)[0].to_delayed()
+            checked = validate_many(batch, regenerated, client, weighted=kernel == "sssp")
+            validate_times += [(time.perf_counter() - t) / len(batch)] * len(batch)
+            for j, ((root, _, _), (errors, traversed)) in enumerate(zip(batch, checked)):
+                done = i + 1 - len(batch) + j
+                nedges.append(traversed)
+                out["failures"] += [f"{kernel} from root {root}: {e}" for e in errors]
+                say(
+                    f"{kernel} {done + 1}/{keys.size} from {root}: {times[done]:.3f} s, {traversed:,} edges, "
+                    + ("valid" if not errors else f"INVALID: {errors[0]}")
+                )
+            batch = []
         out[kernel] = {
             "time": statistics(times),
             "nedge": statistics(nedges),
@@ -223,6 +248,17 @@ def run(
         }
         out["memory"][kernel] = _peak_rss(client)
     return out
+
+
+def _edge_list(scale, edge_factor, seed, weighted):
+    """The Kronecker edge list (a dask DataFrame, nothing computed) and n; ids as int32 when
+    they fit: 8 bytes an edge less wherever it is held."""
+    from .generators import kronecker
+
+    edges, n = kronecker(scale, edge_factor, seed, weights=weighted)
+    if n <= np.iinfo(np.int32).max:
+        edges = edges.astype({"src": np.int32, "dst": np.int32})
+    return edges, n
 
 
 def _resident(block):

@@ -130,9 +130,20 @@ def test_edge_rules_engines_agree_on_valid_and_broken_searches(searched):
         out = {}
         for engine in kernels.ENGINES:
             with kernels.using(engine):
-                out[engine] = g5._edge_rules(part, reach, par, n, weighted)
+                (out[engine],) = g5._edge_rules(part, [reach], [par], n, weighted)
         assert out["numba"][0] == out["numpy"][0], (weighted, out)
         np.testing.assert_array_equal(out["numba"][1], out["numpy"][1])
+
+
+def test_a_regenerated_edge_list_validates_many_searches_in_one_pass(client, searched):
+    root, bfs, sssp, parts, n = searched
+    again, m = g5._edge_list(10, 16, 4, True)  # the fixture's list, from its seed, never persisted
+    level, parent = bfs
+    broken = parent.copy()
+    broken[int(np.argmax(level))] = root
+    got = g5.validate_many([(root, *bfs), (root, level, broken)], again.to_delayed(), client)
+    assert m == n and got[0] == g5.validate(root, *bfs, parts, client) and got[0][0] == []
+    assert got[1][0] and got[1][1] == got[0][1]
 
 
 def test_statistics_follow_the_specification():

@@ -1,0 +1,82 @@
+"""Vertex state shrinks as ranks join: a rank's vertex space is its own vertices and the ghosts
+its arcs read, and what every algorithm holds per vertex on a worker is counted over those
+spaces, not over the graph's n vertices."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from graphs import grid_edges
+
+import dgraph
+from dgraph import algorithms as alg
+from dgraph.block import Block, block_arcs, placed, vertex_space
+from dgraph.partitioners import OneD, TwoD
+
+
+def _facts(block):
+    rows, cols, _ = block_arcs(block)
+    return block.space, rows, cols, block.lo, block.hi
+
+
+def test_a_block_indexes_its_space_and_keeps_its_arcs(client):
+    edges = grid_edges(30, 40)
+    g = dgraph.from_edgelist(edges, directed=False, renumber=False, layout=OneD(ranks=4))
+    both = pd.concat([edges, edges.rename(columns={"src": "dst", "dst": "src"})], ignore_index=True)
+    for r, (space, rows, cols, lo, hi) in enumerate(client.gather([client.submit(_facts, b) for b in g._blocks])):
+        mine = both[(both.src >= lo) & (both.src < hi)]
+        expect = np.union1d(np.arange(lo, hi), mine.dst.to_numpy())
+        np.testing.assert_array_equal(space, expect)  # own vertices and the ghosts their arcs read
+        assert space.size < 0.4 * g.num_vertices  # a quarter of the grid and a row of ghosts each side
+        got = pd.DataFrame({"src": rows, "dst": cols}).sort_values(["src", "dst"]).reset_index(drop=True)
+        ref = mine[["src", "dst"]].sort_values(["src", "dst"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, ref, check_dtype=False)
+
+
+def test_a_block_made_with_placed_ids_gets_its_space():
+    indptr, indices = np.array([0, 2, 3]), np.array([7, 2, 9])
+    b = Block(0, 2, 4, 10, "out", indptr, indices, None, 1)
+    assert b.space.tolist() == [2, 3, 7, 9] and b.indices.tolist() == [2, 0, 3]
+    assert b.columns().tolist() == [7, 2, 9] and b.loop_counts().tolist() == [1, 0]
+    whole = placed(b)
+    assert whole.indices.tolist() == [7, 2, 9] and whole.space.size == 10
+    space, local = vertex_space(10, np.array([5, 1]), ranges=[(8, 10)])
+    assert space.tolist() == [1, 5, 8, 9] and local.tolist() == [1, 0]
+
+
+CALLS = {
+    "bfs": lambda g: alg.bfs(g, 0),
+    "sssp": lambda g: alg.sssp(g, 0),
+    "wcc": lambda g: alg.connected_components(g),
+    "pagerank": lambda g: alg.pagerank(g, max_iter=5, tol=0),
+    "cdlp": lambda g: alg.label_propagation(g, max_iter=3),
+    "core": lambda g: alg.core_number(g),
+    "matching": lambda g: alg.max_weight_matching(g),
+}
+
+
+def _space_slots(block):
+    return int(block.space.size)
+
+
+@pytest.mark.parametrize("layout", [OneD(ranks=4), TwoD(rows=2, cols=2)], ids=repr)
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_each_worker_holds_state_for_its_spaces_not_for_the_graph(client, layout, name):
+    edges = grid_edges(60, 80)
+    g = dgraph.from_edgelist(edges, directed=False, renumber=False, layout=layout)
+    n = g.num_vertices
+    CALLS[name](g).compute()
+    held = g.last_stats.worker_vertex_state
+    blocks = (
+        g._owner_blocks() if name in ("wcc", "core", "matching", "cdlp") and not g.layout.owns_rows() else g._blocks
+    )
+    who = client.who_has(blocks)
+    slots = {}
+    for b, size in zip(blocks, client.gather([client.submit(_space_slots, b) for b in blocks])):
+        worker = who[b.key][0]
+        slots[worker] = slots.get(worker, 0) + size
+    assert set(held) == set(slots)
+    for worker, nbytes in held.items():
+        assert 0 < nbytes <= 72 * slots[worker], (name, worker, nbytes, slots[worker])
+    if isinstance(layout, OneD):  # a grid numbered by rows: two ranks of four and their ghosts per worker
+        assert max(slots.values()) < 0.6 * n
+        assert max(held.values()) < 25 * n  # the merge scratch alone of an n-long edge map
