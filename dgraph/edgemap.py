@@ -106,7 +106,7 @@ class EdgeMap:
     ``block``: which of a rank's blocks holds the arcs to push along (0: out-arcs, 1: in-arcs,
     for a run started with ``reverse``); pulls read the other one. ``layout``: the graph's layout
     (kernels run with ``placement="layout"`` receive it); None means 1D. ``classes``: the
-    layout's class of every vertex (1.5D: 0 L, 1 H, 2 E), or None.
+    layout's ``HeavyIndex`` (1.5D: ``classes[ids]`` is 0 L, 1 H, 2 E), or None.
     """
 
     def __init__(self, ctx, bounds, key, block=0, layout=None):
@@ -128,7 +128,7 @@ class EdgeMap:
         self._universes = {}
         self._degree = None
         self._arcs = None
-        self._hid, self.classes = heavy_index(ctx.blocks[ctx.ranks[0]][0], self.n) if ctx.ranks else (None, None)
+        self.classes = heavy_index(ctx.blocks[ctx.ranks[0]][0]) if ctx.ranks else None
 
     def scratch(self, size):
         """The merges' scratch for ids below ``size`` (floats, ints, ints, False flags), one for
@@ -251,7 +251,7 @@ class EdgeMap:
 
     def _local(self, part, gids):
         """Local rows of ``part`` for global ids, and which of the ids have a row there."""
-        loc = (gids if part.row_ids is None else self._hid[gids]) - part.lo
+        loc = (gids if part.row_ids is None else self.classes.index(gids)) - part.lo
         ok = (loc >= 0) & (loc < part.nlocal)
         return loc, ok
 
@@ -546,15 +546,36 @@ def _join(found):
     return tuple(np.concatenate([x[i] for x in found]) for i in range(3))
 
 
-def heavy_index(block, n):
-    """For layouts with heavy vertices (1.5D): an n-long array of each vertex's heavy index
-    (-1 for light ones) and its class (0 L, 1 H, 2 E); (None, None) otherwise."""
+class HeavyIndex:
+    """For layouts with heavy vertices (1.5D): each vertex's heavy index (``index``: -1 for
+    light ones) and class (``classes[ids]``: 0 L, 1 H, 2 E), by a binary search over the heavy
+    vertices rather than a table over all n.
+
+    >>> h = HeavyIndex(np.array([9, 4, 7]), n_extreme=1)
+    >>> h.index(np.array([4, 5, 9])).tolist(), h[np.array([4, 5, 9])].tolist(), h[3:6].tolist()
+    ([1, -1, 0], [1, 0, 2], [0, 1, 0])
+    """
+
+    def __init__(self, heavy, n_extreme):
+        self.order = np.argsort(heavy, kind="stable")
+        self.sorted = np.asarray(heavy)[self.order]
+        self.n_extreme = int(n_extreme)
+
+    def index(self, ids):
+        ids = np.asarray(ids)
+        if self.sorted.size == 0:
+            return np.full(ids.shape, -1, np.int64)
+        pos = np.minimum(np.searchsorted(self.sorted, ids), self.sorted.size - 1)
+        return np.where(self.sorted[pos] == ids, self.order[pos], -1)
+
+    def __getitem__(self, ids):
+        if isinstance(ids, slice):
+            ids = np.arange(ids.start, ids.stop)
+        idx = self.index(ids)
+        return np.where(idx < 0, 0, np.where(idx < self.n_extreme, 2, 1)).astype(np.int8)
+
+
+def heavy_index(block):
+    """The ``HeavyIndex`` of a block of a layout with heavy vertices (1.5D), else None."""
     heavy = getattr(block, "heavy", None)
-    if heavy is None:
-        return None, None
-    hid = np.full(n, -1, np.int64)
-    hid[heavy] = np.arange(heavy.size)
-    classes = np.zeros(n, np.int8)
-    classes[heavy] = 1
-    classes[heavy[: block.n_extreme]] = 2
-    return hid, classes
+    return None if heavy is None else HeavyIndex(heavy, block.n_extreme)

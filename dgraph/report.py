@@ -33,7 +33,7 @@ def _block_facts(block, bounds, layout):
     rows, cols, _ = block_arcs(block)
     heads = np.unique(cols)
     rows = np.unique(rows)
-    classes = heavy_index(block, block.parts[0].n)[1]
+    classes = heavy_index(block)
     gather = {}  # peer -> (vertices sent, the universe they are numbered in, header bytes)
     for d, cs in layout.push_targets(rank).items():
         k = hi - lo if cs is None else int(np.count_nonzero(np.isin(classes[lo:hi], cs)))
