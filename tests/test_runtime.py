@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from conftest import wait_until
 from distributed import Future, get_task_stream
+from graphs import grid_edges
 
 import dgraph
 from dgraph.algorithms import bfs
@@ -468,6 +469,15 @@ def test_long_runs_show_a_status_line(client, caplog, capsys):
     err = capsys.readouterr().err
     assert "dgraph run: superstep" in err
     assert err.split("\r")[-1].startswith(f"dgraph run: done, {g.last_stats.supersteps} supersteps in ")
+
+
+def test_a_long_construction_shows_its_stage(client, capsys):
+    edges = grid_edges(300, 300)
+    with dask.config.set({"dgraph.progress": True, "dgraph.progress-after": 0}):
+        g = dgraph.from_edgelist(edges, directed=False, ranks=2)
+    err = capsys.readouterr().err
+    assert "dgraph from_edgelist: " in err and g.num_vertices == 90_000
+    assert err.split("\r")[-1].startswith("dgraph from_edgelist: done, in ")
 
 
 def test_status_line_is_quiet_when_not_interactive_and_logs_instead(client, capsys, caplog):
