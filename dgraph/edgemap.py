@@ -33,6 +33,8 @@ space. Messages carry placed ids; slots stay inside a rank.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import kernels
@@ -430,6 +432,7 @@ class EdgeMap:
             front, fval = self._front(r, space, dtype)
             if self._valueless:
                 _mark(space, front, rows[r])
+                self.seen[r] = [SpaceFlags(space, front.copy(), rows[r])]  # what mark_seen reads, marked once
             else:
                 slots, inside = space_slots(space, rows[r][0])
                 front[slots[inside]] = True
@@ -463,7 +466,7 @@ class EdgeMap:
                 dst, v, src = self._merge(*_join(found), merge, space.size)
             results[r] = (space[dst], v, src)
             if self._valueless:
-                _mark(space, front, rows[r], False)
+                front.fill(False)  # pulls run on dense frontiers: a fill beats unmarking
             else:
                 front[slots[inside]] = False
         if self.local_rows:
@@ -484,6 +487,14 @@ class EdgeMap:
 def _pull_rows(part, skip):
     """The rows of ``part`` a pull scans (local positions, ascending) and their heads (slots
     of its space): all of them, or those ``skip`` (flags over the space) leaves."""
+    if part.row_ids is None:  # a range of placed ids: a range of slots, read as a slice
+        first = int(np.searchsorted(part.space, part.lo))
+        local = (
+            np.arange(part.nlocal, dtype=np.int64)
+            if skip is None
+            else np.flatnonzero(~skip[first : first + part.nlocal])
+        )
+        return local, local + first
     slots = part.row_slots()
     if skip is None:
         return np.arange(part.nlocal, dtype=np.int64), slots
@@ -491,11 +502,27 @@ def _pull_rows(part, skip):
     return local, slots[local]
 
 
+class SpaceFlags(NamedTuple):
+    """A frontier already marked as flags over one vertex space, and the parts it was marked
+    from (for any other space)."""
+
+    space: np.ndarray
+    flags: np.ndarray
+    parts: list
+
+
 def _mark(space, flags, parts, value=True):
-    """Set ``flags`` (over ``space``) at the vertices of ``parts``: arrays of placed ids, or
-    ``(lo, bits)``, a bitmap of the placed ids from lo."""
+    """Set ``flags`` (over ``space``) at the vertices of ``parts``: arrays of placed ids,
+    ``(lo, bits)``, a bitmap of the placed ids from lo, or ``SpaceFlags``."""
     for part in parts:
-        if isinstance(part, tuple):
+        if isinstance(part, SpaceFlags):
+            if part.space is not space:
+                _mark(space, flags, part.parts, value)
+            elif value:
+                flags |= part.flags
+            else:
+                flags &= ~part.flags
+        elif isinstance(part, tuple):
             lo, bits = part
             a, b = np.searchsorted(space, [lo, lo + bits.size])
             hit = bits[space[a:b] - lo]
