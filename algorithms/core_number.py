@@ -21,7 +21,7 @@ from dgraph.ghosts import GhostExchange
 
 def core_kernel(ctx, bounds, key):
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
-    gather = GhostExchange(ctx, {r: blocks[r].space for r in ctx.ranks}, bounds)
+    gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     core = {r: blocks[r].degree().astype(np.int64) for r in ctx.ranks}
     # who reads whom: for every vertex of the space, the local rows that have it as a neighbour
     readers = {}

@@ -27,10 +27,10 @@ def cdlp_kernel(ctx, max_iter, bounds, key):
     n = int(bounds[-1])
     blocks = {r: common_space(ctx.blocks[r]) for r in ctx.ranks}  # out (and in) in one space
     spaces = {r: blocks[r][0].space for r in ctx.ranks}
-    gather = GhostExchange(ctx, spaces, bounds)
+    gather = GhostExchange(ctx, blocks, bounds)
     # labels live as canonical ids
     own = {r: own_canonical(key, bounds[r], bounds[r + 1]) for r in ctx.ranks}
-    seen = {r: np.empty(spaces[r].size, dtype=np.int64) for r in ctx.ranks}  # the labels rank r reads
+    seen = {r: np.zeros(spaces[r].size, dtype=np.int64) for r in ctx.ranks}  # the labels rank r reads
     counts = {r: kernels.label_counts(spaces[r].size) for r in ctx.ranks}
     ctx.hold("cdlp", own, seen, counts)
     for _ in range(max_iter):

@@ -29,7 +29,7 @@ def matching_kernel(ctx, weighted, bounds, key):
         first = int(np.searchsorted(b.space, b.lo))
         blocks[r] = dataclasses.replace(b, lo=first, hi=first + b.nlocal)  # rows and heads as slots
         spaces[r], keys[r] = b.space, key[b.space] if key.size else key
-    gather = GhostExchange(ctx, spaces, bounds)
+    gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     mate = {r: np.full(blocks[r].nlocal, -1, np.int64) for r in ctx.ranks}
     matched = {r: np.zeros(spaces[r].size, dtype=bool) for r in ctx.ranks}
     pointer = {r: np.full(spaces[r].size, -1, dtype=np.int64) for r in ctx.ranks}

@@ -64,7 +64,7 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         ctx.stats.info.update(iterations=updates, converged=bool(change < n * tol))
         return {0: {"pagerank": pr[0]}}
     with ctx.phase("plan"):
-        gather = GhostExchange(ctx, {r: ins[r].space for r in ctx.ranks}, bounds)
+        gather = GhostExchange(ctx, {r: ins[r].parts for r in ctx.ranks}, bounds)
     x = {r: np.zeros(ins[r].space.size) for r in ctx.ranks}  # contributions of what rank r reads
     ctx.hold("pagerank", pr, teleport, contrib, out_weight, x)
     row_sums = {r: [np.empty(p.indptr.size - 1) for p in ins[r].parts] for r in ctx.ranks}  # SpMV outputs, reused

@@ -77,8 +77,10 @@ def oriented_kernel(ctx, bounds, key):
     with ctx.phase("orient"):
         first = {r: int(np.searchsorted(spaces[r], bounds[r])) for r in ctx.ranks}
         sets = {r: kernels.neighbour_sets(blocks[r], None, first[r]) for r in ctx.ranks}
-        degree = {r: np.empty(spaces[r].size, np.int64) for r in ctx.ranks}  # of every vertex a rank reads
-        GhostExchange(ctx, spaces, bounds)({r: np.diff(sets[r][0]) for r in ctx.ranks}, degree)
+        degree = {r: np.zeros(spaces[r].size, np.int64) for r in ctx.ranks}  # of every vertex a rank reads
+        GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)(
+            {r: np.diff(sets[r][0]) for r in ctx.ranks}, degree
+        )
         up, wanted = {}, {}
         for r in ctx.ranks:
             size = int(bounds[r + 1] - bounds[r])

@@ -64,23 +64,27 @@ class GhostExchange:
     its arcs read that other ranks own, and nothing else (TDO-GP E.1). Planned once per run:
     every rank asks each owner for the ids it needs (one superstep).
 
-    ``spaces[r]`` is rank r's vertex space (``Block.space``: sorted placed ids, its own among
-    them); the ghosts are the rest of it.
+    ``blocks[r]`` lists the blocks whose ``indices`` rank r reads, all in one vertex space
+    (``Block.space``); values land in arrays over that space, and only the vertices the arcs
+    read (not the rows of a 2D block) travel.
     """
 
-    def __init__(self, ctx, spaces, bounds):
+    def __init__(self, ctx, blocks, bounds):
         self.ctx = ctx
         self.bounds = np.asarray(bounds, dtype=np.int64)
         requests, self.need, self.first = {}, {}, {}
         for r in ctx.ranks:
-            space = spaces[r]
-            self.first[r] = int(np.searchsorted(space, self.bounds[r]))  # its own vertices start there
-            cuts = np.searchsorted(space, self.bounds)
-            # slots of the ghosts owned by d: space[cuts[d]:cuts[d + 1]], all of them but our own
-            self.need[r] = {
-                d: (int(cuts[d]), int(cuts[d + 1])) for d in range(ctx.nranks) if cuts[d + 1] > cuts[d] and d != r
-            }
-            requests[r] = {d: [space[a:b]] for d, (a, b) in self.need[r].items()}
+            space = blocks[r][0].space
+            lo, hi = self.bounds[r], self.bounds[r + 1]
+            self.first[r] = a = int(np.searchsorted(space, lo))  # its own vertices start there
+            read = np.zeros(space.size, dtype=bool)
+            for b in blocks[r]:
+                read[b.indices] = True
+            read[a : a + hi - lo] = False
+            slots = np.flatnonzero(read)
+            cuts = np.searchsorted(space[slots], self.bounds)
+            self.need[r] = {d: slots[cuts[d] : cuts[d + 1]] for d in range(ctx.nranks) if cuts[d + 1] > cuts[d]}
+            requests[r] = {d: [space[v]] for d, v in self.need[r].items()}
         got = ctx.alltoall(requests)
         self.serve = {d: [(src, a[0] - int(self.bounds[d])) for src, a in got[d]] for d in ctx.ranks}
 
@@ -110,13 +114,9 @@ class GhostExchange:
         self.written = {r: [] for r in self.ctx.ranks}  # per rank, the ghost slots written this superstep
         for r in self.ctx.ranks:
             for src, arrays in got[r]:
-                a, b = self.need[r][src]
-                if len(arrays) == 1:
-                    out[r][a:b] = arrays[0]
-                    self.written[r].append(np.arange(a, b))
-                else:
-                    out[r][a + arrays[0]] = arrays[1]
-                    self.written[r].append(a + arrays[0])
+                slots = self.need[r][src] if len(arrays) == 1 else self.need[r][src][arrays[0]]
+                out[r][slots] = arrays[-1]
+                self.written[r].append(slots)
         return totals
 
 
