@@ -352,12 +352,6 @@ def _pairs(*arrays):
 
 
 # name -> (cases, normalise(result, args after the call) -> what must be equal)
-def _renumber_cases():
-    rng = np.random.default_rng(9)
-    labels = rng.integers(-5, 40, 500) * 1_000_003  # few distinct values, some negative, spread wide
-    return [(labels,), (np.empty(0, np.int64),), (rng.permutation(N).astype(np.int64),)]
-
-
 CASES = {
     "csr_from_pieces": (_csr_cases, None),
     "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
@@ -390,7 +384,6 @@ CASES = {
     "relax_local": (_relax_cases, None),
     "brandes": (_brandes_cases, None),
     "search_tree_rules": (_tree_cases, None),
-    "renumber": (_renumber_cases, None),
 }
 
 

@@ -25,7 +25,6 @@ from .counting import (
     neighbourhood_arcs,
     orient_rows,
     oriented_triangles,
-    renumber,
     rows_touching,
 )
 from .csr import build_csr, count_loops, csr_from_pieces
@@ -78,7 +77,6 @@ __all__ = [
     "power_iterations",
     "push_merge",
     "relax_local",
-    "renumber",
     "row_cuts",
     "rows_leaving",
     "rows_touching",

@@ -12,55 +12,6 @@ from .frontier import _arcs_numpy
 
 
 @numba.njit(cache=True)
-def _first_seen(values):
-    """The distinct values in first-seen order, and each value's index among them, by open
-    addressing (linear in the values)."""
-    size = 1
-    while size < 2 * values.size:
-        size *= 2
-    table = np.full(size, -1, np.int64)  # slot -> index into distinct
-    distinct = np.empty(values.size, values.dtype)
-    dense = np.empty(values.size, np.int64)
-    k = 0
-    for i in range(values.size):
-        v = values[i]
-        j = np.int64((np.uint64(v) * np.uint64(11400714819323198485)) >> np.uint64(32)) & (size - 1)
-        while table[j] >= 0 and distinct[table[j]] != v:
-            j = (j + 1) & (size - 1)
-        if table[j] < 0:
-            table[j] = k
-            distinct[k] = v
-            k += 1
-        dense[i] = table[j]
-    return distinct[:k], dense
-
-
-def _renumber_numba(values):
-    # only the distinct values are sorted (numpy's sort): after a few rounds of label
-    # propagation a rank reads far fewer labels than vertices
-    distinct, dense = _first_seen(values)
-    order = np.argsort(distinct)
-    rank = np.empty(order.size, np.int64)
-    rank[order] = np.arange(order.size)
-    return distinct[order], rank[dense]
-
-
-def _renumber_numpy(values):
-    return np.unique(values, return_inverse=True)
-
-
-_renumber = twins("renumber", numba=_renumber_numba, numpy=_renumber_numpy)
-
-
-def renumber(values):
-    """(sorted distinct values, each value's position among them) of an int64 array, as
-    ``np.unique(values, return_inverse=True)``: a hash pass, then a sort of the distinct
-    values only."""
-    distinct, dense = _renumber(np.ascontiguousarray(values, dtype=np.int64))
-    return distinct, dense.reshape(-1)
-
-
-@numba.njit(cache=True)
 def _mode_rows(indptr_a, indices_a, indptr_b, indices_b, labels, out, count, r0, r1):
     # counting into an n-long scratch, O(degree) per vertex: a sort per row costs 10x on roads.
     # Without a second CSR indptr_b is None and numba compiles the rows without its loops
