@@ -87,11 +87,6 @@ class Block:
         if self.space is None:  # made by hand with placed ids: give it its space
             self.space, self.indices = vertex_space(self.n, self.indices, self.rows())
 
-    @property
-    def state_bytes(self):
-        """Bytes of one float64 per vertex of the space (what a rank's vertex array costs)."""
-        return 8 * int(self.space.size)
-
 
 @dataclass
 class Subgraphs:

@@ -141,8 +141,7 @@ def fetch_rows(ctx, blocks, wanted, bounds):
             starts, ends = b.indptr[rows], b.indptr[rows + 1]
             counts = ends - starts
             offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-            heads = b.indices[offsets]
-            replies[d][src] = [counts, heads if getattr(b, "space", None) is None else b.space[heads]]
+            replies[d][src] = [counts, b.space[b.indices[offsets]]]
     got = ctx.alltoall(replies)
     out = {}
     for r in ctx.ranks:

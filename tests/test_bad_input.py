@@ -55,6 +55,11 @@ def same_as_networkx(G):
     return check
 
 
+def read_mtx(text):
+    """A case reading ``text`` as the Matrix Market file m.mtx."""
+    return lambda t: dgraph.read_edgelist(write(t, "m.mtx", text))
+
+
 def equals(expected):
     def check(value):
         assert value == expected, (value, expected)
@@ -256,37 +261,27 @@ CASES = [
     ),
     (
         "mtx with too few entries",
-        lambda t: dgraph.read_edgelist(
-            write(t, "m.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n")
-        ),
+        read_mtx("%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n"),
         (DgraphInputError, "declares 3 entries but holds 2"),
     ),
     (
         "mtx entry outside the size",
-        lambda t: dgraph.read_edgelist(
-            write(t, "m.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 9\n")
-        ),
+        read_mtx("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 9\n"),
         (DgraphInputError, "outside 1..3"),
     ),
     (
         "mtx malformed entry",
-        lambda t: dgraph.read_edgelist(
-            write(t, "m.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 x\n")
-        ),
+        read_mtx("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 x\n"),
         (DgraphInputError, "not an integer"),
     ),
     (
         "mtx not square",
-        lambda t: dgraph.read_edgelist(
-            write(t, "m.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 4 1\n1 2\n")
-        ),
+        read_mtx("%%MatrixMarket matrix coordinate pattern general\n3 4 1\n1 2\n"),
         (DgraphInputError, "is square"),
     ),
     (
         "mtx bad size line",
-        lambda t: dgraph.read_edgelist(
-            write(t, "m.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3\n1 2\n")
-        ),
+        read_mtx("%%MatrixMarket matrix coordinate pattern general\n3 3\n1 2\n"),
         (DgraphInputError, "size line"),
     ),
     (
@@ -296,9 +291,7 @@ CASES = [
     ),
     (
         "mtx dense array",
-        lambda t: dgraph.read_edgelist(
-            write(t, "m.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n0\n0\n1\n")
-        ),
+        read_mtx("%%MatrixMarket matrix array real general\n2 2\n1\n0\n0\n1\n"),
         (DgraphInputError, "only Matrix Market coordinate"),
     ),
     (
