@@ -11,6 +11,8 @@ import numpy as np
 from . import kernels
 from .owners import owner_of
 
+INPLACE_CHUNK = 1 << 22  # arcs re-indexed at a time in place (the temporary is this long, not the block)
+
 
 @dataclass
 class Block:
@@ -114,10 +116,11 @@ class Subgraphs:
         return self.parts[0].space
 
 
-def vertex_space(n, indices, *ids, ranges=()):
+def vertex_space(n, indices, *ids, ranges=(), inplace=False):
     """(space, positions): the sorted distinct placed ids of ``indices``, of the arrays ``ids``
-    and of the ranges ``(lo, hi)``, and ``indices`` as positions in it. Marks a table of the
-    graph's ``n`` vertices, so it costs O(n + arcs) once, at construction."""
+    and of the ranges ``(lo, hi)``, and ``indices`` as positions in it (written over ``indices``
+    itself with ``inplace`` when their types allow: a block's construction holds its arcs once).
+    Marks a table of the graph's ``n`` vertices, so it costs O(n + arcs) once, at construction."""
     seen = np.zeros(n, dtype=bool)
     seen[indices] = True
     for a in ids:
@@ -128,7 +131,12 @@ def vertex_space(n, indices, *ids, ranges=()):
     dtype = np.int32 if space.size <= np.iinfo(np.int32).max else np.int64
     slot = np.cumsum(seen, dtype=dtype)
     slot -= 1
-    return space, slot[indices]
+    del seen
+    if not (inplace and indices.dtype == dtype):
+        return space, slot[indices]
+    for a in range(0, indices.size, INPLACE_CHUNK):
+        indices[a : a + INPLACE_CHUNK] = slot[indices[a : a + INPLACE_CHUNK]]
+    return space, indices
 
 
 def space_slots(space, ids):
@@ -237,11 +245,21 @@ def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, n
     if row_ids is not None:  # rows lo..hi-1 of an index (1.5D: heavy vertices by degree)
         hi, offset = lo + row_ids.size, 0
         pieces = [(_position(row_ids, rows), cols, w) for rows, cols, w in pieces]
-    dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
-    indptr, indices, weights = kernels.csr_from_pieces(pieces, hi - lo, offset, key, dedup, index_dtype=dtype)
+    indptr, indices, weights = kernels.csr_from_pieces(pieces, hi - lo, offset, key, dedup, index_dtype=index_type(n))
+    return csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids, name, own)
+
+
+def index_type(n):
+    """The type of a block's column ids over ``n`` vertices."""
+    return np.int32 if n <= np.iinfo(np.int32).max else np.int64
+
+
+def csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids=None, name="", own=None):
+    """The Block of a built CSR whose ``indices`` are placed ids (turned into positions in the
+    block's vertex space, in place)."""
     ids = row_ids if row_ids is not None else np.arange(lo, hi, dtype=np.int64)
     ranges = ([own] if own is not None else []) + ([] if row_ids is not None else [(lo, hi)])
-    space, indices = vertex_space(n, indices, *([] if row_ids is None else [row_ids]), ranges=ranges)
+    space, indices = vertex_space(n, indices, *([] if row_ids is None else [row_ids]), ranges=ranges, inplace=True)
     rows = np.searchsorted(space, ids)
     loops = kernels.count_loops(indptr, indices, rows)
     return Block(rank, lo, hi, n, direction, indptr, indices, weights, loops, row_ids, name, space=space)

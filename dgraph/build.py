@@ -20,7 +20,7 @@ from .errors import DgraphInputError
 from .graph import Graph
 from .labels import Labels, inverse_permutation
 from .layout import layout_named, resolve_layout
-from .placement import build_blocks
+from .placement import build_blocks, stream_blocks
 from .progress import Stages
 from .runtime.driver import TRANSPORTS
 from .runtime.launch import ensure_plugin
@@ -60,6 +60,21 @@ def _tree_sum(arrays):
             [arrays[-1]] if len(arrays) % 2 else []
         )
     return arrays[0]
+
+
+def _count_more(total, part, n, both_ends):
+    count = _degree_count(part, n, both_ends)
+    return count if total is None else np.add(total, count, out=total)
+
+
+def _degree_sum(parts, n, chains, both_ends=False):
+    """Arcs per vertex over the partitions (a Delayed): ``chains`` running sums, each adding its
+    partitions in turn, then summed pairwise. So the cluster holds one n-long count per chain,
+    not one per partition, however many partitions the input has."""
+    totals = [None] * max(1, min(chains, len(parts)))
+    for i, p in enumerate(parts):
+        totals[i % len(totals)] = dask.delayed(_count_more)(totals[i % len(totals)], p, n, both_ends)
+    return _tree_sum(totals)
 
 
 def _split(part, inverse, bounds, weight, layout, extra):
@@ -271,9 +286,7 @@ def from_edgelist(
             edges = edges.map_partitions(_symmetrize, meta=edges._meta)
         out_degree = None
         if vertex_order == "degree":
-            ends = client.compute(
-                _tree_sum([dask.delayed(_degree_count)(p, labels.n, True) for p in edges.to_delayed()])
-            )
+            ends = client.compute(_degree_sum(edges.to_delayed(), labels.n, len(wk), both_ends=True))
             labels = labels.by_degree(client, ends)
             edges = labels.reorder(edges, ["src", "dst"])
             if not directed:  # every arc was counted at both ends: twice the out-degrees, in canonical order
@@ -292,7 +305,7 @@ def _place(
     degree = (
         out_degree
         if out_degree is not None
-        else client.compute(_tree_sum([dask.delayed(_degree_count)(p, labels.n) for p in parts]))
+        else client.compute(_degree_sum(parts, labels.n, len(wk)))
     )
     if layout.ranks > 1 and one_rank_below and client.submit(np.sum, degree).result() < one_rank_below:
         layout = layout.with_ranks(1)
@@ -312,8 +325,16 @@ def _place(
     inverse = client.submit(inverse_permutation, order) if order is not None else None
     w = "weight" if weight else None
     stages("placing arcs")
-    cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w, layout, extra)) for p in parts]
     where = [wk[r * len(wk) // P] for r in range(P)]
-    blocks = build_blocks(client, cuts, layout, bounds, n, "out", order, duplicates == "drop", where, extra)
-    del cuts, degree, plan
+    if layout.owns_rows():  # rows are the ranks' own vertices: the degree pass sizes every CSR
+        blocks = stream_blocks(
+            client, parts, lambda p: dask.delayed(_split)(p, inverse, bounds, w, layout, extra), layout, bounds, n,
+            order, degree, weight is not None, duplicates == "drop", where,
+            say=lambda done: stages(f"placing arcs: {done}/{len(parts)} partitions"),
+        )  # fmt: skip
+    else:
+        cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w, layout, extra)) for p in parts]
+        blocks = build_blocks(client, cuts, layout, bounds, n, "out", order, duplicates == "drop", where, extra)
+        del cuts
+    del degree, plan
     return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra)

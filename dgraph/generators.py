@@ -20,22 +20,6 @@ from .errors import DgraphInputError
 GRAPH500 = {"A": 0.57, "B": 0.19, "C": 0.19}
 
 
-def _scramble(x, scale, seed):
-    """A bijection of [0, 2**scale): Graph 500 relabels vertices so ids carry no degree hint."""
-    if scale == 0:
-        return x
-    mask = np.uint64((1 << scale) - 1)
-    rng = np.random.default_rng([seed, 0xC0FFEE])
-    m1, m2 = (np.uint64(int(v) | 1) for v in rng.integers(1, 2**62, size=2))
-    add = np.uint64(int(rng.integers(0, 2**62)))
-    x = x.astype(np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x * m1 + add) & mask
-        x ^= x >> np.uint64(max(scale // 2, 1))
-        x = (x * m2) & mask
-    return x.astype(np.int64)
-
-
 BLOCK = 1 << 16  # edges per generation block: the unit of randomness, whatever the partitioning
 
 
@@ -55,21 +39,10 @@ def _block_size(m, block):
 
 
 def _kron_block(scale, m, seed, block, a, b, c, weights):
-    count = _block_size(m, block)
-    rng = np.random.default_rng([seed, block])
-    ab, c_norm, a_norm = a + b, c / (1 - (a + b)), a / (a + b)
-    src = np.zeros(count, dtype=np.int64)
-    dst = np.zeros(count, dtype=np.int64)
-    for bit in range(scale):
-        ii = rng.random(count) > ab
-        jj = rng.random(count) > np.where(ii, c_norm, a_norm)
-        src |= ii.astype(np.int64) << bit
-        dst |= jj.astype(np.int64) << bit
-    cols = {"src": _scramble(src, scale, seed), "dst": _scramble(dst, scale, seed)}
-    if weights:
-        cols["weight"] = rng.random(count)  # Graph 500 SSSP: uniform in [0, 1)
-    shuffle = rng.permutation(count)  # edge order carries no locality
-    return pd.DataFrame({k: v[shuffle] for k, v in cols.items()})
+    from .kernels.generate import kronecker_edges
+
+    src, dst, w = kronecker_edges(scale, seed, block * BLOCK, _block_size(m, block), a, b, c, weights)
+    return pd.DataFrame({"src": src, "dst": dst, **({"weight": w} if weights else {})})
 
 
 def _concat_blocks(make, blocks):
@@ -86,11 +59,12 @@ def kronecker(scale, edge_factor=16, seed=0, npartitions=None, A=0.57, B=0.19, C
     """Graph 500 Kronecker (R-MAT) edge list: 2**scale vertices, edge_factor * 2**scale edges.
 
     As the Graph 500 specification asks, vertex labels go through a random bijection and the
-    edge list is shuffled (edges are drawn in blocks of 65,536, each from its own seed; blocks
-    come in a seeded random order and are shuffled inside), so the same seed gives the same
-    edge list whatever ``npartitions``. It contains self-loops and repeated edges, as specified,
-    and is meant to be used undirected. ``weights=True`` adds a ``weight`` column uniform in
-    [0, 1) (the SSSP kernel's).
+    edges come in no order that carries locality: edge j is drawn from a random stream of its
+    own, a function of (seed, j) (``dgraph.kernels.generate``), and partitions take blocks of
+    65,536 edges in a seeded random order. So the same seed gives the same edge list whatever
+    ``npartitions``, and any part of it can be regenerated alone. It contains self-loops and
+    repeated edges, as specified, and is meant to be used undirected. ``weights=True`` adds a
+    ``weight`` column uniform in [0, 1) (the SSSP kernel's).
 
     Returns ``(edges, n)``.
 

@@ -26,55 +26,75 @@ from __future__ import annotations
 import resource
 import time
 
+import dask
 import numpy as np
-from distributed import futures_of
 
 from . import kernels
 from .algorithms.verify import search_tree
-from .dask_internals import wait_for
 from .errors import DgraphInputError
 
 KERNELS = ("bfs", "sssp")
 TOLERANCE = 1e-9  # SSSP distances are sums of float64 weights in [0, 1)
-VALIDATE_BYTES = 1 << 30  # the client holds this much of searches (16 bytes a vertex each) per validation pass
+VALIDATE_BYTES = 2 << 30  # searches checked per pass over the edge list: this many bytes of them (``_search_bytes``)
+PARTITION_EDGES = 1 << 21  # edges per partition: construction holds a few partitions at a time per worker
 
 
 # ------------------------------------------------------------------------------- validation
-def _edge_rules(part, reaches, parents, n, weighted):
-    """The edge rules over one partition of the input edge list, for several searches: per
-    search, (broken rule counts, edges traversed) and a packed bitmap of the vertices whose tree
-    edge this partition holds."""
-    u, v = part["src"].to_numpy(np.int64), part["dst"].to_numpy(np.int64)
+def _edge_rules(tally, part, searches, n, weighted):
+    """``tally`` (None to start one) with the edge rules over one more partition of the input
+    edge list, for several searches (each ``_held``): per search, broken rule counts and edges
+    traversed, and the vertices whose tree edge some partition so far holds."""
+    u, v = part["src"].to_numpy(), part["dst"].to_numpy()
     w = part["weight"].to_numpy(np.float64) if weighted else None
-    out = []
-    for reach, parent in zip(reaches, parents):
-        found = np.zeros(n, dtype=bool)
-        counts = kernels.search_tree_rules(u, v, w, reach, parent, found, tolerance=TOLERANCE)
-        out.append((counts, np.packbits(found)))
-    return out
+    if tally is None:
+        tally = [(np.zeros(3, np.int64), np.zeros(n, dtype=bool)) for _ in searches]
+    for (counts, found), held in zip(tally, searches):
+        reach, parent = held if isinstance(held, (list, tuple)) else (held[:, 0], held[:, 1])
+        counts += kernels.search_tree_rules(u, v, w, reach, parent, found, tolerance=TOLERANCE)
+    return tally
+
+
+def _held(reach, parent):
+    """A search's arrays as the workers hold them: levels and parents side by side when they
+    share a type (a vertex's two values in one cache line: the rules read them at random,
+    once per edge end), else the pair."""
+    return np.stack([reach, parent], axis=1) if reach.dtype == parent.dtype else (reach, parent)
+
+
+def _merge_tallies(a, b):
+    for (counts, found), (more, seen) in zip(a, b):
+        counts += more
+        found |= seen
+    return a
 
 
 def validate_many(searches, edge_parts, client, weighted=False):
     """``validate`` for several searches ``(root, reach, parent)`` in one pass over the edge
     list: ``edge_parts`` are its partitions, futures or dask Delayed (a list regenerated from
-    its seed, partition by partition, is never held whole). Returns ``[(errors, traversed)]``."""
+    its seed, partition by partition, is never held whole). Each worker's partitions add to
+    one running tally, so the cluster holds a tally per worker, not per partition. Returns
+    ``[(errors, traversed)]``."""
     import dask
+
+    from .cluster import workers
 
     if not searches:
         return []
     n = searches[0][1].size
     # hash=False: two searches may scatter equal arrays, and one must not release the other's
-    reaches = [client.scatter(reach, broadcast=True, hash=False) for _, reach, _ in searches]
-    parents = [client.scatter(parent, broadcast=True, hash=False) for _, _, parent in searches]
-    tasks = [dask.delayed(_edge_rules, pure=False)(p, reaches, parents, n, weighted) for p in edge_parts]
-    results = client.gather(client.compute(tasks))
-    out = []
-    for i, (root, reach, parent) in enumerate(searches):
-        mine = [r[i] for r in results]
-        found = np.unpackbits(np.bitwise_or.reduce([m[1] for m in mine]), count=n).view(bool)
-        rules = (*(sum(m[0][j] for m in mine) for j in range(3)), found)
-        out.append(search_tree(root, reach, parent, lambda *_: rules, weighted, tolerance=TOLERANCE))
-    return out
+    held = [client.scatter(_held(reach, parent), broadcast=True, hash=False) for _, reach, parent in searches]
+    tallies = [None] * max(1, min(len(workers(client)), len(edge_parts)))
+    for i, p in enumerate(edge_parts):
+        k = i % len(tallies)
+        tallies[k] = dask.delayed(_edge_rules, pure=False)(tallies[k], p, held, n, weighted)
+    while len(tallies) > 1:
+        pairs = zip(tallies[::2], tallies[1::2])
+        tallies = [dask.delayed(_merge_tallies)(a, b) for a, b in pairs] + tallies[len(tallies) // 2 * 2 :]
+    tally = client.compute(tallies[0]).result()
+    return [
+        search_tree(root, reach, parent, lambda *_, c=counts, f=found: (*c.tolist(), f), weighted, tolerance=TOLERANCE)
+        for (root, reach, parent), (counts, found) in zip(searches, tally)
+    ]
 
 
 def validate(root, reach, parent, edge_parts, client, weighted=False):
@@ -136,15 +156,24 @@ def _roots(graph, count, seed):
     return rng.choice(candidates, size=min(count, candidates.size), replace=False)
 
 
+def _search_bytes(n, weighted):
+    """Bytes per vertex of one search's arrays as validation holds them (``_arrays``)."""
+    small = 4 if n <= np.iinfo(np.int32).max else 8
+    return small + (8 if weighted else small)
+
+
 def _arrays(frame, n, value, weighted):
-    frame = frame.sort_values("vertex")
-    vertex = frame["vertex"].to_numpy(np.int64)
-    reach = np.full(n, np.inf if weighted else -1, dtype=np.float64 if weighted else np.int64)
-    parent = np.full(n, -1, np.int64)
-    reach[vertex] = (
-        frame[value].astype("float64" if weighted else "Int64").fillna(np.inf if weighted else -1).to_numpy()
-    )
-    parent[vertex] = frame["predecessor"].astype("Int64").fillna(-1).to_numpy(np.int64)
+    """(reach, parent) indexed by vertex, from a search's result frame (a dask DataFrame, read a
+    partition at a time): levels (-1 unreached) or distances (inf), parents (-1); int32 where n
+    allows (the validation of a search reads both at random, once per edge)."""
+    small = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    reach = np.full(n, np.inf if weighted else -1, dtype=np.float64 if weighted else small)
+    parent = np.full(n, -1, small)
+    for part in frame.to_delayed():
+        part = part.compute()
+        vertex = part["vertex"].to_numpy(np.int64)
+        reach[vertex] = part[value].to_numpy(dtype=reach.dtype, na_value=np.inf if weighted else -1)
+        parent[vertex] = part["predecessor"].to_numpy(dtype=small, na_value=-1)
     return reach, parent
 
 
@@ -180,8 +209,8 @@ def run(
     t = time.perf_counter()
     weighted = "sssp" in kernels
     edges, n = _edge_list(scale, edge_factor, seed, weighted)
-    edges = client.persist(edges)
-    wait_for(futures_of(edges))
+    # generated once to time it, then again by each pass of construction: the list is never held
+    client.gather(client.compute([dask.delayed(len)(p) for p in edges.to_delayed()]))
     out["graph_generation"] = time.perf_counter() - t
     out["memory"]["generation"] = _peak_rss(client)
     say(f"generated {edge_factor << scale:,} edges in {out['graph_generation']:.2f} s")
@@ -203,7 +232,7 @@ def run(
     )
     g._reverse_blocks()
     out["construction_time"] = time.perf_counter() - t
-    del edges  # validation regenerates the list from the seed, a partition at a time
+    del edges  # validation regenerates the list, a partition at a time
     out["memory"]["construction"] = _peak_rss(client)
     resident = sum(client.gather([client.submit(_resident, b, pure=False) for b in g._blocks]))
     out["bytes_per_directed_edge"] = resident / max(g.num_arcs, 1)
@@ -215,15 +244,15 @@ def run(
 
     keys = _roots(g, roots, seed)
     out["nroots"] = int(keys.size)
-    per_pass = max(1, VALIDATE_BYTES // (16 * n))  # searches checked per regeneration of the edge list
     for kernel in kernels:
+        per_pass = max(1, VALIDATE_BYTES // (_search_bytes(n, kernel == "sssp") * n))  # searches per regeneration
         times, nedges, kernel_times, validate_times, batch = [], [], [], [], []
         for i, root in enumerate(keys.tolist()):
             t = time.perf_counter()
             frame = alg.bfs(g, root) if kernel == "bfs" else alg.sssp(g, root, weight="weight")
             times.append(time.perf_counter() - t)
             kernel_times.append(g.last_stats.phases.get("kernel", times[-1]))
-            batch.append((int(root), *_arrays(frame.compute(), n, "distance", kernel == "sssp")))
+            batch.append((int(root), *_arrays(frame, n, "distance", kernel == "sssp")))
             if len(batch) < per_pass and i + 1 < keys.size:
                 continue
             t = time.perf_counter()
@@ -255,7 +284,8 @@ def _edge_list(scale, edge_factor, seed, weighted):
     they fit: 8 bytes an edge less wherever it is held."""
     from .generators import kronecker
 
-    edges, n = kronecker(scale, edge_factor, seed, weights=weighted)
+    m = edge_factor << scale
+    edges, n = kronecker(scale, edge_factor, seed, npartitions=max(1, m // PARTITION_EDGES), weights=weighted)
     if n <= np.iinfo(np.int32).max:
         edges = edges.astype({"src": np.int32, "dst": np.int32})
     return edges, n

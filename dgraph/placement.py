@@ -1,10 +1,32 @@
-"""Placing rank blocks on workers: routing each rank's pieces of every cut to the worker that
-builds its block, with one selection per (cut, worker) rather than per (cut, rank)."""
+"""Placing rank blocks on workers.
+
+Two ways. ``build_blocks`` routes each rank's pieces of every cut to the worker that builds its
+block, with one selection per (cut, worker) rather than per (cut, rank), and builds once all
+pieces are there: the general case, for blocks rebuilt from blocks and layouts whose rows are
+not their own vertices. ``stream_blocks`` builds a row-owning (1D) layout's blocks from an input
+too large to hold twice: every rank's CSR is allocated from the degree pass, and the input's
+partitions are cut and poured into it a few at a time, each piece freed once written. A
+worker then holds its CSR plus a few partitions in flight, not every piece of the input
+beside the CSR.
+"""
 
 from __future__ import annotations
 
-from .block import degree_pieces, with_owned_degree
+import itertools
+import operator
+import threading
+import uuid
+
+import numpy as np
+from distributed import get_worker, wait
+
+from . import kernels
+from .block import build_block, csr_block, degree_pieces, index_type, with_owned_degree
 from .dask_internals import wait_for
+from .errors import DgraphInputError, DgraphRunError
+
+IN_FLIGHT_PER_WORKER = 2  # input partitions being cut and written at once, per worker
+LIVENESS_SECONDS = 5  # how often construction checks that the workers building blocks are there
 
 
 def _pick(ranks, pieces):
@@ -63,4 +85,199 @@ def build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, where
             for r, (b, groups) in enumerate(zip(blocks, route(client, degrees, where)))
         ]
     wait_for(blocks)
+    return blocks
+
+
+# ----------------------------------------------------------------------------- streaming
+_FILLING = {}  # (build token, rank) -> _Filling, on the worker building that rank's block
+_BUILT = {}  # (build token, rank) -> its Block, between the streaming and the block's own task
+
+
+class _Filling:
+    """A rank's CSR while the input streams in: its rows' arc counts are known, so each arc
+    goes straight to its slot (``fill``: each row's next free slot)."""
+
+    def __init__(self, counts, weighted, n):
+        self.indptr = np.zeros(counts.size + 1, np.int64)
+        np.cumsum(counts, out=self.indptr[1:])
+        m = int(self.indptr[-1])
+        self.indices = np.empty(m, index_type(n))
+        self.weighted = weighted
+        self.weights = np.empty(m if weighted else 0)
+        self.fill = self.indptr[:-1].copy()
+        self.lock = threading.Lock()  # a worker with several threads may write two cuts at once
+
+
+def _start(token, r, degree, order, lo, hi, weighted, n):
+    counts = degree[lo:hi] if order is None else degree[order[lo:hi]]
+    _FILLING[token, r] = _Filling(np.asarray(counts, np.int64), weighted, n)
+    return get_worker().address
+
+
+def _filling(token, r):
+    state = _FILLING.get((token, r))
+    if state is None:
+        raise DgraphRunError(
+            f"rank {r}'s block was being built on a worker that left the cluster during construction; "
+            "build the graph again"
+        )
+    return state
+
+
+def _unsteady(more):
+    return DgraphInputError(
+        f"the edge list gave {more} arcs when read to place them than when read to count them: its partitions "
+        "are not deterministic (random values, a source that changed); persist it first (df = df.persist())"
+    )
+
+
+def _fill(token, ranks, offsets, cut):
+    for r in ranks:
+        state = _filling(token, r)
+        rows, cols, w = cut[r]
+        with state.lock:
+            ok = kernels.fill_rows(
+                rows, cols, np.empty(0) if w is None else w, offsets[r], state.fill, state.indptr[1:],
+                state.indices, state.weights,
+            )  # fmt: skip
+        if not ok:
+            raise _unsteady("more")
+
+
+class _Recipe:
+    """How the input is cut (its partitions, Delayed, and ``cut``), carried by each block's last
+    task as a plain object, so that dask sees no dependency in it yet a lost block can be
+    rebuilt from it."""
+
+    def __init__(self, parts, cut):
+        self.parts, self.cut = parts, cut
+
+    def pieces(self, r):
+        """Rank r's piece of every partition, cut anew."""
+        import dask
+        from distributed import worker_client
+
+        with worker_client() as c:
+            return c.gather(c.compute([dask.delayed(operator.getitem)(self.cut(p), r) for p in self.parts]))
+
+
+def _finish(token, r, lo, hi, n, direction, key, dedup, own):
+    state = _FILLING.pop((token, r), None) or _filling(token, r)
+    if not np.array_equal(state.fill, state.indptr[1:]):
+        raise _unsteady("fewer")
+    indptr, kept = kernels.order_rows(state.indptr, state.indices, state.weights, key, dedup)
+    indices, weights = state.indices, state.weights
+    if kept < indices.size:  # repeats dropped: give their room back (a realloc, not a copy)
+        indices.resize(kept, refcheck=False)
+        if state.weighted:
+            weights.resize(kept, refcheck=False)
+    weights = weights if state.weighted else None
+    _BUILT[token, r] = csr_block(r, lo, hi, n, direction, indptr, indices, weights, own=own)
+
+
+def _take(token, r, lo, hi, n, direction, key, dedup, own, recipe):
+    """Rank r's block: the one streamed into this worker, or, when dask runs this elsewhere
+    (the block was lost with its worker and is asked for again), one built anew."""
+    block = _BUILT.pop((token, r), None)
+    if block is None:
+        block = build_block(r, lo, hi, n, direction, key, dedup, *recipe.pieces(r), own=own)
+    return block
+
+
+def _forget(token):
+    for table in (_FILLING, _BUILT):
+        for k in [k for k in table if k[0] == token]:
+            del table[k]
+
+
+def _wait_alive(client, futures, at, each=None):
+    """Wait for ``futures`` (calling ``each(future)`` as each finishes, which may return more
+    to wait for) while the workers ``at`` that hold half-built blocks stay in the cluster: the
+    tasks pinned to a worker that left would wait for it forever."""
+    from .cluster import workers
+
+    pending = set(futures)
+    while pending:
+        try:
+            finished, pending = wait(pending, timeout=LIVENESS_SECONDS, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            gone = sorted(set(at) - set(workers(client)))
+            if gone:
+                raise DgraphRunError(
+                    f"worker {gone[0]} left the cluster while it built rank blocks; build the graph again"
+                ) from None
+            continue
+        for f in finished:
+            f.result()  # a failed task raises here
+            pending |= set(each(f) if each else ())
+
+
+def _done(*_):
+    return None
+
+
+def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, say=None):
+    """Rank r's block (``layout``'s rows r, a 1D layout) on worker ``where[r]``, from the input
+    partitions ``parts`` (dask Delayed): ``cut(part)`` (a Delayed) cuts one into a piece per
+    rank, and ``degree`` (a future: arcs per canonical id; ``order``: placed to canonical)
+    sizes every rank's CSR beforehand. ``say(done, total)`` hears of each partition written."""
+    token, recipe = uuid.uuid4().hex, _Recipe(list(parts), cut)
+    ranges = [layout.row_range(r, bounds) for r in range(layout.ranks)]
+    try:
+        started = [
+            client.submit(
+                _start,
+                token,
+                r,
+                degree,
+                order,
+                lo,
+                hi,
+                weighted,
+                n,
+                workers=[where[r]],
+                allow_other_workers=True,
+                pure=False,
+            )
+            for r, (lo, hi) in enumerate(ranges)
+        ]
+        at = client.gather(started)
+        ranks_of = {}
+        for r, address in enumerate(at):
+            ranks_of.setdefault(address, []).append(r)
+        offsets = [lo for lo, _ in ranges]
+
+        def pour(part):
+            piece = client.compute(cut(part))
+            fills = [
+                client.submit(_fill, token, ranks, offsets, piece, workers=[w], pure=False)
+                for w, ranks in ranks_of.items()
+            ]
+            return client.submit(_done, *fills, pure=False)
+
+        parts, poured = iter(recipe.parts), itertools.count(1)
+
+        def more(_):
+            if say:
+                say(next(poured))
+            part = next(parts, None)
+            return [] if part is None else [pour(part)]
+
+        window = max(1, IN_FLIGHT_PER_WORKER * len(ranks_of))
+        _wait_alive(client, [pour(p) for p in itertools.islice(parts, window)], at, more)
+        args = [
+            (lo, hi, n, "out", order, dedup, (int(bounds[r]), int(bounds[r + 1]))) for r, (lo, hi) in enumerate(ranges)
+        ]
+        finishing = [client.submit(_finish, token, r, *args[r], workers=[at[r]], pure=False) for r in range(len(at))]
+        _wait_alive(client, finishing, at)
+        # the blocks' own tasks depend on nothing pinned, so dask can rebuild a lost one anywhere
+        blocks = [
+            client.submit(_take, token, r, *args[r], recipe, workers=[at[r]], allow_other_workers=True, pure=False)
+            for r in range(len(at))
+        ]
+        wait_for(blocks)
+        client.run(_forget, token)  # a block built twice (its task moved) leaves no copy behind
+    except BaseException:
+        client.run(_forget, token)
+        raise
     return blocks

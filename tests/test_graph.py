@@ -113,6 +113,25 @@ def test_a_pandas_edge_list_is_scattered_not_embedded(client):
     assert (g.num_vertices, g.num_edges) == (G.number_of_nodes(), G.number_of_edges())
 
 
+def _random_part(i):
+    rng = np.random.default_rng()  # unseeded: another edge list each time it is computed
+    return pd.DataFrame({"src": rng.integers(0, 50, 400), "dst": rng.integers(0, 50, 400)})
+
+
+def test_an_edge_list_that_changes_between_reads_is_refused(client):
+    import dask
+
+    from dgraph import placement
+
+    meta = pd.DataFrame({"src": pd.Series([], dtype="int64"), "dst": pd.Series([], dtype="int64")})
+    edges = dd.from_delayed([dask.delayed(_random_part, pure=False)(i) for i in range(6)], meta=meta)
+    with pytest.raises(dgraph.DgraphInputError, match="not deterministic.*persist"):
+        dgraph.from_edgelist(edges, vertices=np.arange(50), renumber=False, ranks=2)
+    assert set(client.run(lambda: len(placement._FILLING)).values()) == {0}  # no half-built block stays behind
+    g = dgraph.from_edgelist(edges.persist(), vertices=np.arange(50), renumber=False, ranks=2)
+    assert g.num_vertices == 50
+
+
 @pytest.mark.parametrize(
     "src, vertices",
     [

@@ -352,6 +352,39 @@ def _pairs(*arrays):
 
 
 # name -> (cases, normalise(result, args after the call) -> what must be equal)
+def _fill_cases():
+    rng = np.random.default_rng(4)
+    rows, cols = rng.integers(10, 40, 800), rng.integers(0, 60, 800)
+    end = np.cumsum(np.bincount(rows - 10, minlength=30))
+    out = []
+    for w in (rng.random(800), np.empty(0)):
+        fill = np.r_[0, end[:-1]]
+        out.append((rows, cols, w, 10, fill, end, np.full(800, -1), np.zeros(800 if w.size else 0)))
+    # full rows: the arc that finds no room makes it False
+    out.append((rows, cols, np.empty(0), 10, np.r_[0, end[:-1]], end - 1, np.full(800, -1), np.empty(0)))
+    return out
+
+
+def _order_cases():
+    out = []
+    for rows, cols, w, _, fill, end, idx, _w in _fill_cases()[:2]:
+        indptr = np.r_[0, end]
+        for key, dedup in ((None, True), (_key()[:60] % 60, False)):
+            k = np.empty(0, np.int64) if key is None else key
+            out.append((indptr, np.sort(cols).astype(np.int32), np.sort(w) if w.size else w, k, dedup))
+    return out
+
+
+def _kronecker_cases():
+    from dgraph.kernels.generate import _seed_key, scrambler
+
+    thresholds = np.array([0.76, 0.75, 0.79]) * float(1 << 32)
+    return [
+        (scale, _seed_key(seed), first, count, thresholds.astype(np.uint64), scrambler(scale, seed), bool(weighted))
+        for scale, seed, first, count, weighted in [(0, 1, 0, 10, 0), (7, 2, 5, 3000, 1), (33, 3, 1 << 40, 500, 0)]
+    ]
+
+
 CASES = {
     "csr_from_pieces": (_csr_cases, None),
     "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
@@ -384,6 +417,10 @@ CASES = {
     "relax_local": (_relax_cases, None),
     "brandes": (_brandes_cases, None),
     "search_tree_rules": (_tree_cases, None),
+    "kronecker_edges": (_kronecker_cases, None),
+    # after an arc found no room the arrays hold whatever was written before it
+    "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),
+    "order_rows": (_order_cases, None),
 }
 
 

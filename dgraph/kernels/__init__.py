@@ -27,7 +27,7 @@ from .counting import (
     oriented_triangles,
     rows_touching,
 )
-from .csr import build_csr, count_loops, csr_from_pieces
+from .csr import build_csr, count_loops, csr_from_pieces, fill_rows, order_rows
 from .engines import (
     COUNT_GRAIN,
     ENGINES,
@@ -42,6 +42,7 @@ from .engines import (
     using,
 )
 from .frontier import MERGE_CODES, first_in_frontier, frontier_arcs, merge_by_id, push_merge, settle_level
+from .generate import kronecker_edges
 from .linalg import pagerank_step, power_iterations, spmv
 from .matching import heaviest_free_neighbour
 from .paths import improve, relax_local, rows_leaving, split_rows
@@ -61,10 +62,12 @@ __all__ = [
     "count_loops",
     "csr_from_pieces",
     "engine",
+    "fill_rows",
     "first_in_frontier",
     "frontier_arcs",
     "h_index",
     "heaviest_free_neighbour",
+    "kronecker_edges",
     "improve",
     "label_counts",
     "label_mode",
@@ -72,6 +75,7 @@ __all__ = [
     "neighbour_sets",
     "neighbourhood_arcs",
     "orient_rows",
+    "order_rows",
     "oriented_triangles",
     "pagerank_step",
     "power_iterations",

@@ -79,6 +79,81 @@ def _csr_numpy(rows, cols, weights, nrows, key, dedup, order):
     return indptr, cols, weights.astype(np.float64)
 
 
+@numba.njit(cache=True)
+def _fill_numba(rows, cols, weights, offset, fill, end, idx, w):
+    for i in range(rows.size):
+        r = rows[i] - offset
+        if r < 0 or r >= fill.size or fill[r] >= end[r]:
+            return False
+        p = fill[r]
+        idx[p] = cols[i]
+        if weights.size:
+            w[p] = weights[i]
+        fill[r] = p + 1
+    return True
+
+
+def _fill_numpy(rows, cols, weights, offset, fill, end, idx, w):
+    local = rows.astype(np.int64) - offset
+    if local.size and (local.min() < 0 or local.max() >= fill.size):
+        return False
+    order = np.argsort(local, kind="stable")
+    local = local[order]
+    pos = fill[local] + np.arange(local.size) - np.searchsorted(local, local)
+    if (pos >= end[local]).any():
+        return False
+    idx[pos] = cols[order]
+    if weights.size:
+        w[pos] = weights[order]
+    fill += np.bincount(local, minlength=fill.size)
+    return True
+
+
+_fill = twins("fill_rows", numba=_fill_numba, numpy=_fill_numpy)
+
+
+def fill_rows(rows, cols, weights, offset, fill, end, idx, w):
+    """Put arcs (rows[i] - offset -> cols[i]) into the preallocated CSR ``idx``/``w`` at their
+    rows' cursors ``fill`` (advanced), which must stay below ``end`` (the rows' ends). False, with
+    some arcs written, when an arc has no room: its row is out of range or already full.
+
+    >>> fill, end, idx = np.array([0, 1]), np.array([1, 3]), np.zeros(3, np.int64)
+    >>> fill_rows(np.array([1, 0, 1]), np.array([7, 8, 9]), np.empty(0), 0, fill, end, idx, np.empty(0))
+    True
+    >>> idx.tolist(), fill_rows(np.array([0]), np.array([5]), np.empty(0), 0, fill, end, idx, np.empty(0))
+    ([8, 7, 9], False)
+    """
+    return bool(_fill(rows, cols, weights, offset, fill, end, idx, w))
+
+
+def _order_rows_numpy(indptr, idx, w, key, dedup):
+    nrows = indptr.size - 1
+    rows = np.repeat(np.arange(nrows), np.diff(indptr))
+    newptr, cols, weights = _csr_numpy(rows, idx.astype(np.int64), w, nrows, key, dedup, True)
+    idx[: cols.size] = cols
+    if w.size:
+        w[: cols.size] = weights
+    return newptr, cols.size
+
+
+_order = twins("order_rows", numba=_order_rows, numpy=_order_rows_numpy)
+
+
+def order_rows(indptr, idx, w, key=None, dedup=True):
+    """Sort each row of a CSR in place by (``key`` of neighbour, weight), dropping repeats with
+    ``dedup`` (the lightest stays); returns the new indptr and the arcs kept, which are
+    ``idx[:kept]`` (and ``w[:kept]``; ``w`` an empty array when unweighted).
+
+    >>> idx = np.array([5, 2, 5, 1])
+    >>> indptr, kept = order_rows(np.array([0, 3, 4]), idx, np.empty(0))
+    >>> indptr.tolist(), idx[:kept].tolist()
+    ([0, 2, 3], [2, 5, 1])
+    """
+    k = np.empty(0, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
+    newptr, kept = _order(indptr, idx, w, k, bool(dedup))
+    return newptr, int(kept)
+
+
 def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True, order=True, index_dtype=np.int64):
     """CSR of the arcs (rows[i] -> cols[i]); rows are local (0..nrows-1), cols any ids (int32 or
     int64 arrays are read as they are; other integers become int64).

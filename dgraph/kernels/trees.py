@@ -77,11 +77,11 @@ def search_tree_rules(u, v, w, reach, parent, found, directed=False, limit=np.in
     with both ends reached)."""
     weighted = w is not None
     args = (
-        np.ascontiguousarray(u, dtype=np.int64),
-        np.ascontiguousarray(v, dtype=np.int64),
+        _as(u, np.int32, np.int64),
+        _as(v, np.int32, np.int64),
         np.empty(0) if w is None else np.ascontiguousarray(w, dtype=np.float64),
-        np.ascontiguousarray(reach, dtype=np.float64),
-        np.ascontiguousarray(parent, dtype=np.int64),
+        _as(reach, np.int32, np.int64, np.float64),
+        _as(parent, np.int32, np.int64),
         weighted,
         bool(directed),
         float(limit),
@@ -90,3 +90,11 @@ def search_tree_rules(u, v, w, reach, parent, found, directed=False, limit=np.in
     )
     straddle, far, traversed = _rules(*args)
     return int(straddle), int(far), int(traversed)
+
+
+def _as(a, *dtypes):
+    """``a`` as it is when its type is one of ``dtypes``, strided or not (the searches' n-long
+    arrays are read by every partition of the edge list: no copy each time), else as the last
+    of them."""
+    a = np.asarray(a)
+    return a if a.dtype in dtypes else a.astype(dtypes[-1])
