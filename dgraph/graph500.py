@@ -35,7 +35,7 @@ from .errors import DgraphInputError
 
 KERNELS = ("bfs", "sssp")
 TOLERANCE = 1e-9  # SSSP distances are sums of float64 weights in [0, 1)
-VALIDATE_BYTES = 2 << 30  # searches checked per pass over the edge list: this many bytes of them (``_search_bytes``)
+VALIDATE_BYTES = 1 << 30  # searches checked per pass over the edge list: this many bytes of them (``_search_bytes``)
 PARTITION_EDGES = 1 << 21  # edges per partition: construction holds a few partitions at a time per worker
 
 
