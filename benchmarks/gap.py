@@ -1,0 +1,185 @@
+"""dgraph's kernels beside GAP's, the native ceiling, on the same edge list in one run.
+
+    python benchmarks/gap.py                     # Kronecker 20, the 1000x1000 grid, luxembourg_osm, cal_road
+    python benchmarks/gap.py --inputs kron16,grid300 --repeats 2
+
+GAP (the GAP Benchmark Suite, C++/OpenMP) is built from ``../shared/peers/gapbs`` into a scratch
+folder (the benchmark says so and stops when the source or ``make`` is missing). Each input is
+made simple and undirected (``peers.simple``), given integer weights uniform in 1..255 (seeded;
+GAP's weights are int32), written once as ``.el``/``.wel`` and serialized by GAP's converter, so
+GAP's runs load it without parsing. dgraph builds its graph from the same arrays, on a
+LocalCluster of 2 workers x 1 thread with its defaults; GAP runs with ``OMP_NUM_THREADS=2``.
+
+Per input, algorithm by algorithm, GAP and then dgraph run on the same roots (BFS, SSSP and
+betweenness from each of ``--roots`` fixed vertices with an edge; connected components (GAP:
+Afforest), PageRank (20 iterations, tolerance 0) and triangle counting once): GAP's time is its
+best "Trial Time" of ``--repeats`` trials; dgraph's kernel time is the ``kernel`` phase of its
+best call and its call time the whole call until the result is a pandas frame. SSSP gives GAP
+its best delta among a sweep (``DELTAS``; the best is reported). The table gives both and their
+ratios. Nothing is asserted: this is a measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peers  # noqa: E402  (a sibling script: the inputs and their loaders)
+
+GAP_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "peers", "gapbs")
+GAP_KERNELS = ("bfs", "sssp", "cc", "pr", "tc", "bc", "converter")
+DELTAS = (1, 2, 8, 32, 128, 512)
+PR_ITERS = 20
+ALGORITHMS = ("bfs", "sssp", "wcc", "pagerank", "triangles", "bc")
+
+
+def build_gap(workdir):
+    """GAP's binaries' folder, or None (with the reason printed) when it cannot be built here."""
+    if not os.path.isdir(GAP_SOURCE):
+        print(f"GAP: no source at {os.path.normpath(GAP_SOURCE)}; nothing to compare with")
+        return None
+    if shutil.which("make") is None or shutil.which("g++") is None:
+        print("GAP: make or g++ is missing; nothing to compare with")
+        return None
+    build = os.path.join(workdir, "gapbs")
+    shutil.copytree(GAP_SOURCE, build)
+    made = subprocess.run(["make", "-C", build, "-j2", *GAP_KERNELS], capture_output=True, text=True)
+    if made.returncode != 0:
+        print(f"GAP did not build: {made.stderr.strip()[-400:]}")
+        return None
+    return build
+
+
+def gap_run(build, kernel, graph, *flags):
+    """GAP's trial times (seconds) for one invocation."""
+    env = dict(os.environ, OMP_NUM_THREADS="2")
+    run = subprocess.run(
+        [os.path.join(build, kernel), "-f", graph, *map(str, flags)], capture_output=True, text=True, env=env
+    )
+    if run.returncode != 0:
+        raise RuntimeError(f"GAP {kernel} failed: {run.stderr.strip()[-300:]}")
+    return [float(t) for t in re.findall(r"Trial Time:\s+([\d.]+)", run.stdout)]
+
+
+def write_gap_graph(build, workdir, name, src, dst, w):
+    """The input as GAP's serialized graphs: (unweighted .sg, weighted .wsg)."""
+    el, wel = os.path.join(workdir, f"{name}.el"), os.path.join(workdir, f"{name}.wel")
+    np.savetxt(el, np.c_[src, dst], fmt="%d", delimiter=" ")
+    np.savetxt(wel, np.c_[src, dst, w], fmt="%d", delimiter=" ")
+    sg, wsg = el[:-3] + ".sg", wel[:-4] + ".wsg"
+    conv = os.path.join(build, "converter")
+    for args in ([conv, "-f", el, "-s", "-b", sg], [conv, "-f", wel, "-s", "-w", "-b", wsg]):
+        subprocess.run(args, check=True, capture_output=True, env=dict(os.environ, OMP_NUM_THREADS="2"))
+    return sg, wsg
+
+
+def dgraph_best(call, repeats):
+    """(kernel seconds, call seconds) of the call with the best kernel time of ``repeats``."""
+    call()  # warm: numba caches, in-blocks
+    best = None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        g = call()
+        total = time.perf_counter() - t
+        kernel = g.last_stats.phases.get("kernel", total)
+        if best is None or kernel < best[0]:
+            best = (kernel, total)
+    return best
+
+
+def bench_input(client, build, workdir, name, repeats, nroots, rows):
+    import pandas as pd
+
+    import dgraph
+    from dgraph import algorithms as A
+
+    title, src, dst, _, n = peers.load_input(name, quick=False)
+    src, dst, _ = peers.simple(src, dst, np.zeros(src.size))
+    w = np.random.default_rng(7).integers(1, 256, src.size)
+    sg, wsg = write_gap_graph(build, workdir, name, src, dst, w)
+    edges = pd.DataFrame({"src": src, "dst": dst, "w": w.astype(np.float64)})
+    g = dgraph.from_edgelist(edges, directed=False, weight="w", vertices=np.arange(n), renumber=False)
+    degree = np.bincount(src, minlength=n) + np.bincount(dst, minlength=n)
+    roots = np.random.default_rng(11).choice(np.flatnonzero(degree), nroots, replace=False).tolist()
+    print(f"{title}: {n:,} vertices, {src.size:,} edges; roots {roots}", flush=True)
+
+    def ours(make):
+        def call():
+            make().compute()
+            return g
+
+        return dgraph_best(call, repeats)
+
+    def add(algo, gap_seconds, kernel_call, note=""):
+        kernel, call = kernel_call
+        rows.append((title, algo + note, gap_seconds, kernel, call))
+        print(f"  {algo}{note}: GAP {gap_seconds:.4f} s, dgraph kernel {kernel:.4f} s, call {call:.4f} s", flush=True)
+
+    for algo in ALGORITHMS:
+        if algo in ("bfs", "sssp", "bc"):
+            for root in roots:
+                if algo == "bfs":
+                    gap = min(gap_run(build, "bfs", sg, "-r", root, "-n", repeats))
+                    add("bfs", gap, ours(lambda: A.bfs(g, root)), f" from {root}")
+                elif algo == "sssp":
+                    by_delta = {d: min(gap_run(build, "sssp", wsg, "-r", root, "-d", d, "-n", 1)) for d in DELTAS}
+                    delta = min(by_delta, key=by_delta.get)
+                    gap = min(gap_run(build, "sssp", wsg, "-r", root, "-d", delta, "-n", repeats))
+                    add("sssp", gap, ours(lambda: A.sssp(g, root, weight="w")), f" from {root} (GAP delta {delta})")
+                else:
+                    gap = min(gap_run(build, "bc", sg, "-r", root, "-i", 1, "-n", repeats))
+                    kernel_call = ours(lambda: A.betweenness_centrality(g, sources=[root], normalized=False))
+                    add("betweenness, one source", gap, kernel_call, f" {root}")
+        elif algo == "wcc":
+            add(
+                "connected components",
+                min(gap_run(build, "cc", sg, "-n", repeats)),
+                ours(lambda: A.connected_components(g)),
+            )
+        elif algo == "pagerank":
+            gap = min(gap_run(build, "pr", sg, "-i", PR_ITERS, "-t", 0, "-n", repeats))
+            add(f"PageRank, {PR_ITERS} iterations", gap, ours(lambda: A.pagerank(g, max_iter=PR_ITERS, tol=0)))
+        else:
+            add("triangle count", min(gap_run(build, "tc", sg, "-n", repeats)), ours(lambda: A.triangle_count(g)))
+
+
+def main(argv=None):
+    from distributed import Client, LocalCluster
+
+    from dgraph.provenance import header
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--inputs", default="kron20,grid1000,luxembourg_osm,cal_road")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--roots", type=int, default=2)
+    args = ap.parse_args(argv)
+    print(header(None if argv is None else [sys.argv[0], *argv]) + "\n", flush=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as workdir:
+        build = build_gap(workdir)
+        if build is None:
+            return 0
+        with (
+            LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster,
+            Client(cluster) as client,
+        ):
+            for name in args.inputs.split(","):
+                bench_input(client, build, workdir, name, args.repeats, args.roots, rows)
+    print("\n| input | kernel | GAP s | dgraph kernel s | kernel / GAP | dgraph call s | call / GAP |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for title, algo, gap, kernel, call in rows:
+        print(f"| {title} | {algo} | {gap:.4f} | {kernel:.4f} | {kernel / gap:.2f} | {call:.4f} | {call / gap:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
