@@ -302,11 +302,7 @@ def _place(
     stages = stages or (lambda stage: None)
     stages("degrees")
     parts = edges.to_delayed()
-    degree = (
-        out_degree
-        if out_degree is not None
-        else client.compute(_degree_sum(parts, labels.n, len(wk)))
-    )
+    degree = out_degree if out_degree is not None else client.compute(_degree_sum(parts, labels.n, len(wk)))
     if layout.ranks > 1 and one_rank_below and client.submit(np.sum, degree).result() < one_rank_below:
         layout = layout.with_ranks(1)
     n, P = labels.n, layout.ranks
