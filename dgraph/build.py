@@ -54,12 +54,18 @@ def _halved_descending(counts):
     return np.sort(counts)[::-1] // 2
 
 
-def _tree_sum(arrays):
-    while len(arrays) > 1:
-        arrays = [dask.delayed(np.add)(a, b) for a, b in zip(arrays[::2], arrays[1::2])] + (
-            [arrays[-1]] if len(arrays) % 2 else []
-        )
-    return arrays[0]
+def fold(parts, add, merge, chains, *args):
+    """``add(total, part, *args)`` over the partitions (Delayed) in ``chains`` running totals
+    (``total`` is None for a chain's first partition; ``add`` may update it in place), then the
+    totals combined pairwise by ``merge``; a Delayed. The cluster holds one total per chain, not
+    one result per partition, however many partitions there are."""
+    totals = [None] * max(1, min(chains, len(parts)))
+    for i, p in enumerate(parts):
+        totals[i % len(totals)] = dask.delayed(add, pure=False)(totals[i % len(totals)], p, *args)
+    while len(totals) > 1:
+        pairs = zip(totals[::2], totals[1::2])
+        totals = [dask.delayed(merge)(a, b) for a, b in pairs] + totals[len(totals) // 2 * 2 :]
+    return totals[0]
 
 
 def _count_more(total, part, n, both_ends):
@@ -68,13 +74,8 @@ def _count_more(total, part, n, both_ends):
 
 
 def _degree_sum(parts, n, chains, both_ends=False):
-    """Arcs per vertex over the partitions (a Delayed): ``chains`` running sums, each adding its
-    partitions in turn, then summed pairwise. So the cluster holds one n-long count per chain,
-    not one per partition, however many partitions the input has."""
-    totals = [None] * max(1, min(chains, len(parts)))
-    for i, p in enumerate(parts):
-        totals[i % len(totals)] = dask.delayed(_count_more)(totals[i % len(totals)], p, n, both_ends)
-    return _tree_sum(totals)
+    """Arcs per vertex over the partitions (a Delayed)."""
+    return fold(parts, _count_more, np.add, chains, n, both_ends)
 
 
 def _split(part, inverse, bounds, weight, layout, extra):

@@ -74,8 +74,7 @@ def validate_many(searches, edge_parts, client, weighted=False):
     its seed, partition by partition, is never held whole). Each worker's partitions add to
     one running tally, so the cluster holds a tally per worker, not per partition. Returns
     ``[(errors, traversed)]``."""
-    import dask
-
+    from .build import fold
     from .cluster import workers
 
     if not searches:
@@ -83,14 +82,8 @@ def validate_many(searches, edge_parts, client, weighted=False):
     n = searches[0][1].size
     # hash=False: two searches may scatter equal arrays, and one must not release the other's
     held = [client.scatter(_held(reach, parent), broadcast=True, hash=False) for _, reach, parent in searches]
-    tallies = [None] * max(1, min(len(workers(client)), len(edge_parts)))
-    for i, p in enumerate(edge_parts):
-        k = i % len(tallies)
-        tallies[k] = dask.delayed(_edge_rules, pure=False)(tallies[k], p, held, n, weighted)
-    while len(tallies) > 1:
-        pairs = zip(tallies[::2], tallies[1::2])
-        tallies = [dask.delayed(_merge_tallies)(a, b) for a, b in pairs] + tallies[len(tallies) // 2 * 2 :]
-    tally = client.compute(tallies[0]).result()
+    tally = fold(edge_parts, _edge_rules, _merge_tallies, len(workers(client)), held, n, weighted)
+    tally = client.compute(tally).result()
     return [
         search_tree(root, reach, parent, lambda *_, c=counts, f=found: (*c.tolist(), f), weighted, tolerance=TOLERANCE)
         for (root, reach, parent), (counts, found) in zip(searches, tally)
