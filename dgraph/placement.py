@@ -24,6 +24,7 @@ from . import kernels
 from .block import build_block, csr_block, degree_pieces, index_type, with_owned_degree
 from .dask_internals import wait_for
 from .errors import DgraphInputError, DgraphRunError
+from .runtime.plugin import trim_allocator
 
 IN_FLIGHT_PER_WORKER = 2  # input partitions being cut and written at once, per worker
 LIVENESS_SECONDS = 5  # how often construction checks that the workers building blocks are there
@@ -188,6 +189,7 @@ def _forget(token):
     for table in (_FILLING, _BUILT):
         for k in [k for k in table if k[0] == token]:
             del table[k]
+    trim_allocator()  # the partitions poured in were freed: return what the allocator kept of them
 
 
 def _wait_alive(client, futures, at, each=None):

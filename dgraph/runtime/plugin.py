@@ -111,6 +111,17 @@ def tune_allocator():
     return mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1
 
 
+def trim_allocator():
+    """Give the memory glibc keeps for reuse back to the system (after a job that freed much,
+    such as a graph's construction); False where there is no glibc."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim(0) == 1
+    except (OSError, AttributeError):
+        return False
+
+
 class ExchangePlugin(WorkerPlugin):
     """Registered once per client; holds the runs of this worker, no graph data.
 
