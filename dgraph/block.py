@@ -137,7 +137,7 @@ def vertex_space(n, indices, *ids, ranges=(), inplace=False):
     for lo, hi in ranges:
         seen[lo:hi] = True
     space = np.flatnonzero(seen)
-    dtype = np.int32 if space.size <= np.iinfo(np.int32).max else np.int64
+    dtype = index_type(space.size)
     slot = np.cumsum(seen, dtype=dtype)
     slot -= 1
     del seen
@@ -184,10 +184,8 @@ def common_space(blocks):
 def _into(block, space):
     if isinstance(block, Subgraphs):
         return dataclasses.replace(block, parts=[_into(p, space) for p in block.parts])
-    dtype = np.int32 if space.size <= np.iinfo(np.int32).max else np.int64
-    return dataclasses.replace(
-        block, space=space, indices=np.searchsorted(space, block.space).astype(dtype)[block.indices]
-    )
+    slots = np.searchsorted(space, block.space).astype(index_type(space.size))
+    return dataclasses.replace(block, space=space, indices=slots[block.indices])
 
 
 def share_space(parts, own):
@@ -259,7 +257,7 @@ def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, n
 
 
 def index_type(n):
-    """The type of a block's column ids over ``n`` vertices."""
+    """The type of ids or positions among ``n`` vertices: int32 while they fit (half the bytes)."""
     return np.int32 if n <= np.iinfo(np.int32).max else np.int64
 
 

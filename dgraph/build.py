@@ -323,15 +323,19 @@ def _place(
     w = "weight" if weight else None
     stages("placing arcs")
     where = [wk[r * len(wk) // P] for r in range(P)]
+
+    def cut(part):
+        return dask.delayed(_split)(part, inverse, bounds, w, layout, extra)
+
+    def say(done):
+        stages(f"placing arcs: {done}/{len(parts)} partitions")
+
+    dedup, weighted = duplicates == "drop", weight is not None
     if layout.owns_rows():  # rows are the ranks' own vertices: the degree pass sizes every CSR
-        blocks = stream_blocks(
-            client, parts, lambda p: dask.delayed(_split)(p, inverse, bounds, w, layout, extra), layout, bounds, n,
-            order, degree, weight is not None, duplicates == "drop", where,
-            say=lambda done: stages(f"placing arcs: {done}/{len(parts)} partitions"),
-        )  # fmt: skip
+        blocks = stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, say)
     else:
-        cuts = [client.compute(dask.delayed(_split)(p, inverse, bounds, w, layout, extra)) for p in parts]
-        blocks = build_blocks(client, cuts, layout, bounds, n, "out", order, duplicates == "drop", where, extra)
+        cuts = [client.compute(cut(p)) for p in parts]
+        blocks = build_blocks(client, cuts, layout, bounds, n, "out", order, dedup, where, extra)
         del cuts
     del degree, plan
     return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra)

@@ -15,8 +15,8 @@ closer), and joined to it by an input edge; following parents from any reached v
 the root (no cycles); every input edge joins two reached or two unreached vertices (the tree
 spans the component) whose levels differ by at most one (SSSP: no edge can shorten a distance).
 The edge rules run on the workers, partition by partition of the edge list regenerated from
-its seed (the generated list is dropped once the graph is built): one pass checks as many
-searches as ``VALIDATE_BYTES`` of them hold.
+its seed (the list is never held whole): one pass checks as many searches as
+``VALIDATE_BYTES`` of them hold.
 
 >>> report = run(8, roots=4, kernels=("bfs",))  # doctest: +SKIP
 """
@@ -31,6 +31,7 @@ import numpy as np
 
 from . import kernels
 from .algorithms.verify import search_tree
+from .block import index_type
 from .errors import DgraphInputError
 
 KERNELS = ("bfs", "sssp")
@@ -151,7 +152,7 @@ def _roots(graph, count, seed):
 
 def _search_bytes(n, weighted):
     """Bytes per vertex of one search's arrays as validation holds them (``_arrays``)."""
-    small = 4 if n <= np.iinfo(np.int32).max else 8
+    small = np.dtype(index_type(n)).itemsize
     return small + (8 if weighted else small)
 
 
@@ -159,7 +160,7 @@ def _arrays(frame, n, value, weighted):
     """(reach, parent) indexed by vertex, from a search's result frame (a dask DataFrame, read a
     partition at a time): levels (-1 unreached) or distances (inf), parents (-1); int32 where n
     allows (the validation of a search reads both at random, once per edge)."""
-    small = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    small = index_type(n)
     reach = np.full(n, np.inf if weighted else -1, dtype=np.float64 if weighted else small)
     parent = np.full(n, -1, small)
     for part in frame.to_delayed():
@@ -279,7 +280,7 @@ def _edge_list(scale, edge_factor, seed, weighted):
 
     m = edge_factor << scale
     edges, n = kronecker(scale, edge_factor, seed, npartitions=max(1, m // PARTITION_EDGES), weights=weighted)
-    if n <= np.iinfo(np.int32).max:
+    if index_type(n) is np.int32:
         edges = edges.astype({"src": np.int32, "dst": np.int32})
     return edges, n
 

@@ -17,11 +17,13 @@ import operator
 import threading
 import uuid
 
+import dask
 import numpy as np
-from distributed import get_worker, wait
+from distributed import get_worker, wait, worker_client
 
 from . import kernels
 from .block import build_block, csr_block, degree_pieces, index_type, with_owned_degree
+from .cluster import workers
 from .dask_internals import wait_for
 from .errors import DgraphInputError, DgraphRunError
 from .runtime.plugin import trim_allocator
@@ -136,11 +138,9 @@ def _fill(token, ranks, offsets, cut):
     for r in ranks:
         state = _filling(token, r)
         rows, cols, w = cut[r]
+        w, end = np.empty(0) if w is None else w, state.indptr[1:]
         with state.lock:
-            ok = kernels.fill_rows(
-                rows, cols, np.empty(0) if w is None else w, offsets[r], state.fill, state.indptr[1:],
-                state.indices, state.weights,
-            )  # fmt: skip
+            ok = kernels.fill_rows(rows, cols, w, offsets[r], state.fill, end, state.indices, state.weights)
         if not ok:
             raise _unsteady("more")
 
@@ -155,15 +155,13 @@ class _Recipe:
 
     def pieces(self, r):
         """Rank r's piece of every partition, cut anew."""
-        import dask
-        from distributed import worker_client
-
         with worker_client() as c:
             return c.gather(c.compute([dask.delayed(operator.getitem)(self.cut(p), r) for p in self.parts]))
 
 
 def _finish(token, r, lo, hi, n, direction, key, dedup, own):
-    state = _FILLING.pop((token, r), None) or _filling(token, r)
+    state = _filling(token, r)
+    del _FILLING[token, r]
     if not np.array_equal(state.fill, state.indptr[1:]):
         raise _unsteady("fewer")
     indptr, kept = kernels.order_rows(state.indptr, state.indices, state.weights, key, dedup)
@@ -196,8 +194,6 @@ def _wait_alive(client, futures, at, each=None):
     """Wait for ``futures`` (calling ``each(future)`` as each finishes, which may return more
     to wait for) while the workers ``at`` that hold half-built blocks stay in the cluster: the
     tasks pinned to a worker that left would wait for it forever."""
-    from .cluster import workers
-
     pending = set(futures)
     while pending:
         try:
