@@ -20,13 +20,15 @@ with the smallest canonical id (the graph's vertex order: the sorted labels, or 
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import common_space, split_by_owner
+from dgraph.block import common_space
 from dgraph.errors import DgraphInputError
+from dgraph.ghosts import fetch
+from dgraph.owners import by_owner, owner_of
+from dgraph.pair_components import pair_components
 
 from .strongly_connected_components import strongly_connected_components
 
@@ -47,12 +49,56 @@ def _representatives(v, root, key):
     return members[keep], rep[keep]
 
 
-def _forest_of_pairs(x, y):
-    """``spanning_forest`` of the pairs (x[i], y[i]) over just the vertices they name (ids
-    compacted, order kept, so each tree's root is still its smallest id)."""
-    ids, inverse = np.unique(np.concatenate([x, y]), return_inverse=True)
-    v, root = kernels.spanning_forest(inverse[: x.size], inverse[x.size :], np.arange(ids.size, dtype=np.int64))
-    return ids[v], ids[root]
+def merge_interfaces(ctx, pairs, local, bounds, key):
+    """For every rank, its owned range's representatives: ``rep[r][a - lo]`` is the placed id
+    of the smallest-key member of anchor a's whole component (other entries are unused).
+
+    Each rank's pairs link its interface trees' anchors to their ghost members; a ghost's owner
+    knows its anchor there, so the pairs become anchor-to-anchor pairs, whose components
+    (``pair_components``) join the trees across ranks. Each component's smallest-key member is
+    then found at its root's owner and read back by every anchor."""
+    node = {}
+    for r in ctx.ranks:  # an owned vertex's anchor, or itself when in no interface tree
+        owned, target, interface = local[r]
+        node[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
+        node[r][owned[interface] - bounds[r]] = target[interface]
+    ghost = {r: owner_of(pairs[r][0], bounds) != r for r in ctx.ranks}
+    there = fetch(ctx, {r: pairs[r][0][ghost[r]] for r in ctx.ranks}, node, bounds)
+    u = {r: pairs[r][1][ghost[r]] for r in ctx.ranks}
+    linked = pair_components(ctx, u, there, bounds)
+    anchors, roots, send = {}, {}, {}
+    for r in ctx.ranks:  # each anchor's smallest-key member, sent to the owner of its root
+        x, a = np.concatenate(pairs[r]), np.concatenate([pairs[r][1], pairs[r][1]])  # members, and anchors themselves
+        x_key = x if key.size == 0 else key[x]
+        order = np.lexsort((x_key, a))
+        first = _run_starts(a[order])
+        anchors[r], best, best_key = a[order][first], x[order][first], x_key[order][first]
+        nodes, root = linked[r]
+        roots[r] = anchors[r].copy()  # an anchor without ghosts is its own root
+        hit = np.isin(anchors[r], nodes)
+        roots[r][hit] = root[np.searchsorted(nodes, anchors[r][hit])]
+        send[r] = by_owner(bounds, roots[r], best_key, best)
+    chosen = {}
+    for r, messages in ctx.alltoall(send).items():
+        empty = [np.empty(0, np.int64)]
+        root, best_key, best = (np.concatenate([m[i] for _, m in messages] or empty) for i in range(3))
+        order = np.lexsort((best_key, root))
+        first = _run_starts(root[order])
+        chosen[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
+        chosen[r][root[order][first] - bounds[r]] = best[order][first]
+    got = fetch(ctx, roots, chosen, bounds)
+    rep = {}
+    for r in ctx.ranks:
+        rep[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
+        rep[r][anchors[r] - bounds[r]] = got[r]
+    return rep
+
+
+def _run_starts(ids):
+    """Where each run of equal values begins in sorted ``ids``."""
+    first = np.ones(ids.size, dtype=bool)
+    first[1:] = ids[1:] != ids[:-1]
+    return first
 
 
 def components_kernel(ctx, bounds, key):
@@ -87,30 +133,14 @@ def components_kernel(ctx, bounds, key):
             px, pa, owned, target, interface = (space[x] if i < 4 else x for i, x in enumerate(found))
             pairs[r], local[r] = (px, pa), (owned, target, interface)
             ctx.stats.release_vertex_state(f"wcc rank {r}")
-    for level in range(math.ceil(math.log2(P))):  # merge up a binomial tree
-        step = 1 << level
-        send = {r: {r - step: list(pairs.pop(r))} for r in ctx.ranks if r % (2 * step) == step}
-        got = ctx.alltoall(send)
-        for r in ctx.ranks:
-            if r % (2 * step) == 0 and r in pairs:
-                x = np.concatenate([pairs[r][0]] + [a[0] for _, a in got[r]])
-                y = np.concatenate([pairs[r][1]] + [a[1] for _, a in got[r]])
-                pairs[r] = _forest_of_pairs(x, y)
-    send = {}
-    if 0 in ctx.ranks:  # after the merges its pairs are a forest already
-        v, rep = _representatives(*pairs[0], key)
-        send[0] = {d: [pv, pr] for d, (pv, pr, _) in enumerate(split_by_owner(v, rep, None, bounds)) if pv.size}
-    got = ctx.alltoall(send)
     ctx.stats.info.update(edges_examined=examined)
+    rep_of = merge_interfaces(ctx, pairs, local, bounds, key)
     out = {}
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
-        rep_of = np.arange(lo, hi, dtype=np.int64)
-        for _, (v, rep) in got[r]:
-            rep_of[v - lo] = rep
         owned, target, interface = local[r]
         comp = np.arange(lo, hi, dtype=np.int64)
-        comp[owned - lo] = np.where(interface, rep_of[np.where(interface, target, lo) - lo], target)
+        comp[owned - lo] = np.where(interface, rep_of[r][np.where(interface, target, lo) - lo], target)
         out[r] = {"component": comp}
     return out
 

@@ -2,8 +2,9 @@
 
 ``GhostExchange`` is the dense gather plan (each rank receives the values of exactly the
 vertices its arcs read, planned once per run); ``fetch`` and ``fetch_rows`` get values and
-adjacency rows at arbitrary vertices in two supersteps; ``reduce_rows`` and ``sum_at_owners``
-add partial per-vertex sums at the vertices' owners.
+adjacency rows at arbitrary vertices in two supersteps (``Fetch``: planned once, then one
+superstep a call); ``reduce_rows`` and ``sum_at_owners`` add partial per-vertex sums at the
+vertices' owners.
 """
 
 from __future__ import annotations
@@ -155,24 +156,37 @@ def fetch_rows(ctx, blocks, wanted, bounds):
     return out
 
 
+class Fetch:
+    """Values at arbitrary vertices, planned once: ``wanted[r]`` any ids rank r will read again
+    and again. Planning sends each owner the ids asked of it (one superstep); each call then
+    costs one superstep of replies."""
+
+    def __init__(self, ctx, wanted, bounds):
+        self.ctx, self.bounds = ctx, np.asarray(bounds, dtype=np.int64)
+        requests, self.inverse = {}, {}
+        for r in ctx.ranks:
+            ids, self.inverse[r] = np.unique(wanted[r], return_inverse=True)
+            cuts = np.searchsorted(ids, self.bounds)
+            requests[r] = {d: [ids[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
+        asked = ctx.alltoall(requests)
+        self.serve = {d: [(src, ids - self.bounds[d]) for src, (ids,) in asked[d]] for d in ctx.ranks}
+
+    def __call__(self, values):
+        """``{r: values aligned with wanted[r]}``, ``values[r]``: one per vertex rank r owns."""
+        got = self.ctx.alltoall({d: {src: [values[d][at]] for src, at in self.serve[d]} for d in self.ctx.ranks})
+        out = {}
+        for r in self.ctx.ranks:
+            parts = [a[0] for _, a in got[r]]  # in owner order, as the sorted unique ids
+            vals = np.concatenate(parts) if parts else values[r][:0]
+            out[r] = vals[self.inverse[r]]
+        return out
+
+
 def fetch(ctx, wanted, values, bounds):
-    """Values at arbitrary vertices: ``wanted[r]`` any ids, ``values[r]`` one value per vertex
-    rank r owns. Returns ``{r: values aligned with wanted[r]}`` after two supersteps (requests,
-    then replies)."""
-    bounds = np.asarray(bounds, dtype=np.int64)
-    requests, inverse = {}, {}
-    for r in ctx.ranks:
-        ids, inverse[r] = np.unique(wanted[r], return_inverse=True)
-        cuts = np.searchsorted(ids, bounds)
-        requests[r] = {d: [ids[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
-    asked = ctx.alltoall(requests)
-    got = ctx.alltoall({d: {src: [values[d][ids - bounds[d]]] for src, (ids,) in asked[d]} for d in ctx.ranks})
-    out = {}
-    for r in ctx.ranks:
-        parts = [a[0] for _, a in got[r]]  # in owner order, as the sorted unique ids
-        vals = np.concatenate(parts) if parts else values[r][:0]
-        out[r] = vals[inverse[r]]
-    return out
+    """Values at arbitrary vertices once: ``wanted[r]`` any ids, ``values[r]`` one value per
+    vertex rank r owns. Returns ``{r: values aligned with wanted[r]}`` after two supersteps
+    (requests, then replies)."""
+    return Fetch(ctx, wanted, bounds)(values)
 
 
 def sum_at_owners(ctx, tally, bounds, dense=False):

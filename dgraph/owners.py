@@ -16,6 +16,19 @@ def owner_of(ids, bounds):
     return np.searchsorted(bounds, ids, side="right") - 1
 
 
+def by_owner(bounds, ids, *columns):
+    """``{owner: [ids, *columns]}``: the ids (sorted) each rank owns, with the columns along them;
+    ranks that own none are left out.
+
+    >>> by_owner(np.array([0, 4, 6]), np.array([5, 1]), np.array([50, 10]))
+    {0: [array([1]), array([10])], 1: [array([5]), array([50])]}
+    """
+    order = np.argsort(ids, kind="stable")
+    ids, columns = ids[order], [c[order] for c in columns]
+    cuts = np.searchsorted(ids, bounds)
+    return {d: [ids[a:b]] + [c[a:b] for c in columns] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
+
+
 def own_canonical(key, lo, hi):
     """Canonical ids of the placed ids lo..hi-1 (``key``: placed id -> canonical id, None where
     they are equal)."""

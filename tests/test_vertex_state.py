@@ -80,3 +80,17 @@ def test_each_worker_holds_state_for_its_spaces_not_for_the_graph(client, layout
     if isinstance(layout, OneD):  # a grid numbered by rows: two ranks of four and their ghosts per worker
         assert max(slots.values()) < 0.6 * n
         assert max(held.values()) < 25 * n  # the merge scratch alone of an n-long edge map
+
+
+def test_components_across_ranks_merge_in_log_rounds_not_diameter(client):
+    # a path dealt over a 2 x 2 mesh at random: almost every arc crosses ranks, so the merge
+    # works on a path of ~n anchors; FastSV still needs O(log n) rounds (label propagation: n)
+    n = 4096
+    order = np.random.default_rng(7).permutation(n)
+    edges = pd.DataFrame({"src": order[:-1], "dst": order[1:]})
+    extra = pd.DataFrame({"src": [n, n + 2], "dst": [n + 1, n + 3]})  # two more components
+    g = dgraph.from_edgelist(pd.concat([edges, extra]), directed=False, layout=TwoD(rows=2, cols=2))
+    cc = alg.connected_components(g).compute().set_index("vertex").component
+    assert g.last_stats.info["pair_rounds"] <= 2 * np.log2(n)
+    assert (cc.loc[np.arange(n)] == 0).all()  # the smallest label names a component
+    assert cc.loc[[n, n + 1]].tolist() == [n, n] and cc.loc[[n + 2, n + 3]].tolist() == [n + 2, n + 2]
