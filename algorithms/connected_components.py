@@ -55,8 +55,10 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
 
     Each rank's pairs link its interface trees' anchors to their ghost members; a ghost's owner
     knows its anchor there, so the pairs become anchor-to-anchor pairs, whose components
-    (``pair_components``) join the trees across ranks. Each component's smallest-key member is
-    then found at its root's owner and read back by every anchor."""
+    (``pair_components``) join the trees across ranks. They come symmetric: a cut arc (y, x), y
+    owned here, x by s, is in both ranks' blocks, so x is a ghost of y's tree here and y one of
+    x's tree at s, and each side sends the pair of the two anchors. Each component's
+    smallest-key member is then found at its root's owner and read back by every anchor."""
     node = {}
     for r in ctx.ranks:  # an owned vertex's anchor, or itself when in no interface tree
         owned, target, interface = local[r]
@@ -66,39 +68,33 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     there = fetch(ctx, {r: pairs[r][0][ghost[r]] for r in ctx.ranks}, node, bounds)
     u = {r: pairs[r][1][ghost[r]] for r in ctx.ranks}
     linked = pair_components(ctx, u, there, bounds)
-    anchors, roots, send = {}, {}, {}
+    send = {}
     for r in ctx.ranks:  # each anchor's smallest-key member, sent to the owner of its root
-        x, a = np.concatenate(pairs[r]), np.concatenate([pairs[r][1], pairs[r][1]])  # members, and anchors themselves
-        x_key = x if key.size == 0 else key[x]
-        order = np.lexsort((x_key, a))
-        first = _run_starts(a[order])
-        anchors[r], best, best_key = a[order][first], x[order][first], x_key[order][first]
-        nodes, root = linked[r]
-        roots[r] = anchors[r].copy()  # an anchor without ghosts is its own root
-        hit = np.isin(anchors[r], nodes)
-        roots[r][hit] = root[np.searchsorted(nodes, anchors[r][hit])]
-        send[r] = by_owner(bounds, roots[r], best_key, best)
+        nodes, root = linked[r]  # every anchor is a node: its tree has a ghost
+        x = np.concatenate(pairs[r])  # the members paired with each anchor, and the anchors
+        a = np.concatenate([pairs[r][1], pairs[r][1]])
+        x_key, at = (x if key.size == 0 else key[x]), np.searchsorted(nodes, a)
+        best_key = np.full(nodes.size, np.iinfo(np.int64).max)
+        np.minimum.at(best_key, at, x_key)
+        best = np.empty(nodes.size, np.int64)
+        hit = x_key == best_key[at]
+        best[at[hit]] = x[hit]
+        send[r] = by_owner(bounds, root, best_key, best)
     chosen = {}
     for r, messages in ctx.alltoall(send).items():
         empty = [np.empty(0, np.int64)]
         root, best_key, best = (np.concatenate([m[i] for _, m in messages] or empty) for i in range(3))
-        order = np.lexsort((best_key, root))
-        first = _run_starts(root[order])
+        lowest = np.full(int(bounds[r + 1] - bounds[r]), np.iinfo(np.int64).max)
+        np.minimum.at(lowest, root - bounds[r], best_key)
+        hit = best_key == lowest[root - bounds[r]]
         chosen[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
-        chosen[r][root[order][first] - bounds[r]] = best[order][first]
-    got = fetch(ctx, roots, chosen, bounds)
+        chosen[r][root[hit] - bounds[r]] = best[hit]
+    got = fetch(ctx, {r: linked[r][1] for r in ctx.ranks}, chosen, bounds)
     rep = {}
     for r in ctx.ranks:
         rep[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
-        rep[r][anchors[r] - bounds[r]] = got[r]
+        rep[r][linked[r][0] - bounds[r]] = got[r]
     return rep
-
-
-def _run_starts(ids):
-    """Where each run of equal values begins in sorted ``ids``."""
-    first = np.ones(ids.size, dtype=bool)
-    first[1:] = ids[1:] != ids[:-1]
-    return first
 
 
 def components_kernel(ctx, bounds, key):
@@ -134,7 +130,8 @@ def components_kernel(ctx, bounds, key):
             pairs[r], local[r] = (px, pa), (owned, target, interface)
             ctx.stats.release_vertex_state(f"wcc rank {r}")
     ctx.stats.info.update(edges_examined=examined)
-    rep_of = merge_interfaces(ctx, pairs, local, bounds, key)
+    with ctx.phase("merge"):
+        rep_of = merge_interfaces(ctx, pairs, local, bounds, key)
     out = {}
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])

@@ -17,28 +17,25 @@ from .ghosts import Fetch, fetch
 from .owners import by_owner
 
 
-def _both_ways(ctx, u, v, bounds):
-    """Each rank's pairs with their reverses added (sent to the owner of the far end), without
-    repeats, sorted by the owned end."""
-    got = ctx.alltoall({r: by_owner(bounds, v[r], u[r]) for r in ctx.ranks})
-    out = {}
-    for r in ctx.ranks:
-        uu = np.concatenate([u[r]] + [m[0] for _, m in got[r]])
-        vv = np.concatenate([v[r]] + [m[1] for _, m in got[r]])
-        order = np.lexsort((vv, uu))
-        uu, vv = uu[order], vv[order]
-        keep = np.ones(uu.size, dtype=bool)
-        keep[1:] = (uu[1:] != uu[:-1]) | (vv[1:] != vv[:-1])
-        out[r] = uu[keep], vv[keep]
-    return out
+def _sorted_pairs(u, v, n):
+    """The pairs without repeats, sorted by ``u`` (ids below ``n``)."""
+    if n <= 1 << 31:  # one sort of u * 2**32 + v
+        both = np.unique((u.astype(np.int64) << 32) | v)
+        return both >> 32, both & 0xFFFFFFFF
+    order = np.lexsort((v, u))
+    u, v = u[order], v[order]
+    keep = np.ones(u.size, dtype=bool)
+    keep[1:] = (u[1:] != u[:-1]) | (v[1:] != v[:-1])
+    return u[keep], v[keep]
 
 
 def pair_components(ctx, u, v, bounds):
     """For every rank r, ``(nodes, root)``: the ids it owns that appear in any rank's pairs
     (sorted) and the smallest id of each one's component. ``u[r]``/``v[r]``: rank r's pairs,
-    ``u[r]`` owned by r, in placed ids. Adds ``pair_rounds`` to the run's stats."""
+    ``u[r]`` owned by r, in placed ids, and symmetric: each pair's reverse is at the owner of its
+    ``v`` (repeats are fine). Adds ``pair_rounds`` to the run's stats."""
     bounds = np.asarray(bounds, dtype=np.int64)
-    pairs = _both_ways(ctx, u, v, bounds)
+    pairs = {r: _sorted_pairs(u[r], v[r], int(bounds[-1])) for r in ctx.ranks}
     far_end = Fetch(ctx, {r: pairs[r][1] for r in ctx.ranks}, bounds)
     nodes, starts, f = {}, {}, {}
     for r in ctx.ranks:
@@ -52,17 +49,20 @@ def pair_components(ctx, u, v, bounds):
     rounds, moved = 0, True
     while moved:
         parent = {r: f[r][nodes[r] - bounds[r]] for r in ctx.ranks}
-        grand = fetch(ctx, parent, f, bounds)
+        away = {r: parent[r] != nodes[r] for r in ctx.ranks}  # a root's grandparent is itself
+        grand = fetch(ctx, {r: parent[r][away[r]] for r in ctx.ranks}, f, bounds)
         for r in ctx.ranks:  # f now holds grandparents, read by the nodes' pairs
-            f[r][nodes[r] - bounds[r]] = grand[r]
+            f[r][nodes[r][away[r]] - bounds[r]] = grand[r]
         far = far_end(f)
         hook = {}
         for r in ctx.ranks:
-            lowest = grand[r]  # the smallest grandparent over the node and its pairs
+            here = nodes[r] - bounds[r]
+            lowest = f[r][here]  # the smallest grandparent over the node and its pairs
             if far[r].size:
                 lowest = np.minimum(lowest, np.minimum.reduceat(far[r], starts[r]))
-            f[r][nodes[r] - bounds[r]] = lowest  # aggressive hooking and shortcutting
-            hook[r] = by_owner(bounds, parent[r], lowest)  # stochastic hooking: the parent too
+            f[r][here] = lowest  # aggressive hooking and shortcutting
+            lower = lowest < parent[r]
+            hook[r] = by_owner(bounds, parent[r][lower], lowest[lower])  # stochastic hooking: the parent too
         for r, messages in ctx.alltoall(hook).items():
             for _, (ids, values) in messages:
                 np.minimum.at(f[r], ids - bounds[r], values)
