@@ -9,6 +9,7 @@ DataFrames in the user's labels.
 from __future__ import annotations
 
 import time
+import weakref
 from collections import Counter
 from typing import NamedTuple
 
@@ -275,7 +276,8 @@ class Graph:
             weights=self._monitor_weights(),
             finish=finish,
         )
-        self.last_stats, self._last_results = stats, results
+        # weakly: a result the caller dropped must not stay on the workers until the next run
+        self.last_stats, self._last_results = stats, weakref.ref(results)
         return results, stats
 
     def _block_lists(self):
@@ -372,7 +374,8 @@ class Graph:
             )
             for i, (f, ranks) in enumerate(results.runs())
         ]
-        dtypes = self.last_stats.result_dtypes if results is self._last_results else None
+        last = self._last_results and self._last_results()
+        dtypes = self.last_stats.result_dtypes if results is last else None
         return to_dask(self.client, parts, self._frame_meta(dtypes, columns))
 
     def _frame_meta(self, dtypes, columns):

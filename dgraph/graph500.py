@@ -247,6 +247,7 @@ def run(
             times.append(time.perf_counter() - t)
             kernel_times.append(g.last_stats.phases.get("kernel", times[-1]))
             batch.append((int(root), *_arrays(frame, n, "distance", kernel == "sssp")))
+            del frame  # its partitions leave the workers before the next search
             if len(batch) < per_pass and i + 1 < keys.size:
                 continue
             t = time.perf_counter()
