@@ -34,9 +34,23 @@ import numpy as np
 from dgraph import kernels
 from dgraph.block import common_space, space_slots
 from dgraph.errors import DgraphInputError
-from dgraph.ghosts import GhostExchange, add_at_owners, fetch_rows
+from dgraph.ghosts import GhostExchange, add_at_owners, fetch, fetch_rows
 
 ORIENT_ABOVE = 64  # largest degree at which the plain neighbourhood count is still used (undirected)
+ROW_BATCH_ARCS = 1 << 22  # arcs of fetched rows a rank holds at once: ghost rows come in batches
+
+
+def _batches(ctx, wanted, sizes, batch_arcs):
+    """Each rank's ``wanted`` ids (sorted) cut into consecutive batches whose rows hold about
+    ``batch_arcs`` arcs (``sizes``: each row's length, or a bound on it); every rank gets
+    the same number of batches (at least one; some empty), as each batch's fetch is a
+    collective step."""
+    first = {r: (np.cumsum(sizes[r]) - sizes[r]) // batch_arcs for r in ctx.ranks}
+    count = int(ctx.allreduce({r: [first[r][-1] + 1 if first[r].size else 1] for r in ctx.ranks}, "max")[0])
+    for k in range(count):  # at least one, which counts the rows a rank holds itself
+        yield {
+            r: wanted[r][np.searchsorted(first[r], k) : np.searchsorted(first[r], k, side="right")] for r in ctx.ranks
+        }
 
 
 def _in_space(space, ghosts):
@@ -47,7 +61,7 @@ def _in_space(space, ghosts):
     return np.searchsorted(space, ids), ptr, np.where(inside, slots, space.size)
 
 
-def neighbourhood_kernel(ctx, bounds, key):
+def neighbourhood_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
     sets, wanted, views, first = {}, {}, {}, {}
     for r in ctx.ranks:
         views[r] = common_space(ctx.blocks[r])  # out (and in) blocks in one space
@@ -59,19 +73,27 @@ def neighbourhood_kernel(ctx, bounds, key):
         members[sets[r][1]] = True
         members[first[r] : first[r] + hi - lo] = False
         wanted[r] = space[members]
-    ghosts = fetch_rows(ctx, {r: ctx.blocks[r][0] for r in ctx.ranks}, wanted, bounds)
-    out = {}
+    rows = {r: ctx.blocks[r][0] for r in ctx.ranks}
+    lengths = fetch(ctx, wanted, {r: np.diff(rows[r].indptr) for r in ctx.ranks}, bounds)
+    arcs, mark = {}, {}
     for r in ctx.ranks:
-        ptr, idx = sets[r]
-        own, space = views[r][0], views[r][0].space
-        mark = np.zeros(space.size + 1, dtype=np.bool_)
-        ctx.hold(f"neighbourhoods {r}", mark)
-        arcs = kernels.neighbourhood_arcs(ptr, idx, first[r], own, _in_space(space, ghosts[r]), mark)
-        out[r] = {"arcs": arcs, "degree": np.diff(ptr)}
-    return out
+        arcs[r] = np.zeros(sets[r][0].size - 1, np.int64)
+        mark[r] = np.zeros(views[r][0].space.size + 1, dtype=np.bool_)
+    ctx.hold("neighbourhood marks", mark)
+    for i, batch in enumerate(_batches(ctx, wanted, lengths, batch_arcs)):
+        ghosts = fetch_rows(ctx, rows, batch, bounds)
+        for r in ctx.ranks:
+            own = views[r][0]
+            if i:  # the rank's own rows count once, with the first batch
+                own = SimpleNamespace(indptr=np.zeros_like(own.indptr), indices=own.indices[:0])
+            ptr, idx = sets[r]
+            arcs[r] += kernels.neighbourhood_arcs(
+                ptr, idx, first[r], own, _in_space(views[r][0].space, ghosts[r]), mark[r]
+            )
+    return {r: {"arcs": arcs[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 
-def oriented_kernel(ctx, bounds, key):
+def oriented_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
     spaces = {r: blocks[r].space for r in ctx.ranks}
     with ctx.phase("orient"):
@@ -87,16 +109,17 @@ def oriented_kernel(ctx, bounds, key):
             ptr, heads = kernels.orient_rows(*sets[r], degree[r], first[r])  # slots order as placed ids
             up[r] = SimpleNamespace(lo=int(bounds[r]), indptr=ptr, indices=heads, space=spaces[r])
             wanted[r] = spaces[r][np.unique(heads[(heads < first[r]) | (heads >= first[r] + size)])]
-    with ctx.phase("fetch"):
-        ghosts = fetch_rows(ctx, up, wanted, bounds)
     with ctx.phase("count"):
-        tri = {}
+        tri, mark = {}, {}
         for r in ctx.ranks:
-            size = spaces[r].size
-            mark, tri[r] = np.zeros(size + 1, dtype=np.bool_), np.zeros(size + 1, dtype=np.int64)
-            ctx.hold(f"triangles {r}", mark, tri[r], degree[r])
-            g = _in_space(spaces[r], ghosts[r])
-            kernels.oriented_triangles(up[r].indptr, up[r].indices, first[r], g, mark, tri[r])
+            mark[r], tri[r] = np.zeros(spaces[r].size + 1, dtype=np.bool_), np.zeros(spaces[r].size + 1, dtype=np.int64)
+        ctx.hold("triangles", mark, tri, degree)
+        sizes = {r: degree[r][np.searchsorted(spaces[r], wanted[r])] for r in ctx.ranks}  # bounds the oriented rows
+        for i, batch in enumerate(_batches(ctx, wanted, sizes, batch_arcs)):
+            ghosts = fetch_rows(ctx, up, batch, bounds)
+            for r in ctx.ranks:
+                g = _in_space(spaces[r], ghosts[r])
+                kernels.oriented_triangles(up[r].indptr, up[r].indices, first[r], g, mark[r], tri[r], own_heads=i == 0)
     with ctx.phase("reduce"):
         found = add_at_owners(ctx, spaces, {r: tri[r][:-1] for r in ctx.ranks}, bounds)
     return {r: {"arcs": 2 * found[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
@@ -107,7 +130,9 @@ def _frame(graph, transform):
     # their long rows scanned once per neighbour (social graphs), not on roads and meshes
     oriented = not graph.directed and graph.max_degree > ORIENT_ABOVE
     kernel = oriented_kernel if oriented else neighbourhood_kernel
-    return graph.run_to_frame(kernel, transform=transform, reverse=graph.directed, name="neighbourhoods")
+    return graph.run_to_frame(
+        kernel, transform=transform, reverse=graph.directed, name="neighbourhoods", batch_arcs=ROW_BATCH_ARCS
+    )
 
 
 def _lcc(res):

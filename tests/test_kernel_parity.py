@@ -207,7 +207,19 @@ def _neighbourhood_inputs(seed):
 
 def _nbr_arcs_cases():
     indptr, indices, ptr, idx, ghost_ids = _neighbourhood_inputs(18)
-    return [(ptr, idx.astype(np.int64), LO, ptr, idx, *_ghost_rows(indptr, indices, ghost_ids), np.zeros(N, bool))]
+    some = ghost_ids[::3]  # one batch of the ghosts' rows, beside empty own rows
+    return [
+        (ptr, idx.astype(np.int64), LO, ptr, idx, *_ghost_rows(indptr, indices, ghost_ids), np.zeros(N, bool)),
+        (
+            ptr,
+            idx.astype(np.int64),
+            LO,
+            np.zeros_like(ptr),
+            idx[:0],
+            *_ghost_rows(indptr, indices, some),
+            np.zeros(N, bool),
+        ),
+    ]
 
 
 def _orient_cases():
@@ -222,7 +234,11 @@ def _oriented_cases():
         up_all = kernels.orient_rows(indptr, indices, degree, 0)
         up_ptr, up_idx = kernels.orient_rows(ptr, idx, degree, LO)
     ghosts = _ghost_rows(up_all[0], up_all[1], ghost_ids)
-    return [(up_ptr, up_idx, LO, *ghosts, np.zeros(N, bool), np.zeros(N, np.int64))]
+    some = _ghost_rows(up_all[0], up_all[1], ghost_ids[1::3])  # one batch, without the own rows
+    return [
+        (up_ptr, up_idx, LO, True, *ghosts, np.zeros(N, bool), np.zeros(N, np.int64)),
+        (up_ptr, up_idx, LO, False, *some, np.zeros(N, bool), np.zeros(N, np.int64)),
+    ]
 
 
 def _touching_cases():

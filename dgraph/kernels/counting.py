@@ -164,6 +164,8 @@ def _nbr_arcs_rows(nb_ptr, nb_idx, lo, own_ptr, own_idx, g_ids, g_ptr, g_idx, ma
                         c += 1
             else:
                 k = np.searchsorted(g_ids, u)
+                if k == g_ids.size or g_ids[k] != u:
+                    continue  # its row comes in another batch
                 for j in range(g_ptr[k], g_ptr[k + 1]):
                     w = g_idx[j]
                     if w != u and mark[w]:
@@ -252,6 +254,8 @@ def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
 
     ``nb_ptr/nb_idx``: N(v) per owned row; ``own``: the rank's block (rows lo..); ``ghosts``:
     (ids, indptr, indices) rows of the other vertices of any N(v); ``mark``: n-long False bools.
+    Arcs from ghosts missing from ``ghosts`` are not counted (rows fetched in batches: each
+    batch's call adds its share; pass ``own`` with empty rows to count only those).
     """
     g_ids, g_ptr, g_idx = ghosts
     return _nbr_arcs(nb_ptr, nb_idx, lo, own.indptr, own.indices, g_ids, g_ptr, g_idx, mark)
@@ -300,7 +304,7 @@ _orient = twins("orient_rows", numba=_orient_numba, numpy=_orient_numpy)
 
 
 @numba.njit(cache=True)
-def _oriented_rows(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri, r0, r1):
+def _oriented_rows(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tri, r0, r1):
     hi = lo + up_ptr.size - 1
     for v in range(r0, r1):
         s, e = up_ptr[v], up_ptr[v + 1]
@@ -312,9 +316,13 @@ def _oriented_rows(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri, r0, r1):
         for i in range(s, e):
             u = up_idx[i]
             if lo <= u < hi:
+                if not own_heads:
+                    continue
                 a, b, row = up_ptr[u - lo], up_ptr[u - lo + 1], up_idx
             else:
                 k = np.searchsorted(g_ids, u)
+                if k == g_ids.size or g_ids[k] != u:
+                    continue  # its row comes in another batch
                 a, b, row = g_ptr[k], g_ptr[k + 1], g_idx
             here = 0
             for j in range(a, b):
@@ -330,28 +338,31 @@ def _oriented_rows(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri, r0, r1):
 
 
 @numba.njit(cache=True)
-def _oriented_numba(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
-    _oriented_rows(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri, 0, up_ptr.size - 1)
+def _oriented_numba(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tri):
+    _oriented_rows(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tri, 0, up_ptr.size - 1)
 
 
 @numba.njit(cache=True, parallel=True)
-def _oriented_parallel(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri, cuts):
+def _oriented_parallel(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tri, cuts):
     k = cuts.size - 1
     extra = np.zeros((k - 1, tri.size), np.int64)  # a tally per further thread: counts land anywhere
     for t in numba.prange(k):
         mine, tally = (mark, tri) if t == 0 else (np.zeros(mark.size, np.bool_), extra[t - 1])
-        _oriented_rows(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mine, tally, cuts[t], cuts[t + 1])
+        _oriented_rows(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mine, tally, cuts[t], cuts[t + 1])
     for i in numba.prange(tri.size):
         for t in range(k - 1):
             tri[i] += extra[t, i]
 
 
-def _oriented_numpy(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
+def _oriented_numpy(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tri):
 
     n, nloc = mark.size, up_ptr.size - 1
     M = sp.csr_matrix((np.ones(up_idx.size), up_idx, up_ptr), shape=(nloc, n))
-    rows = np.concatenate([np.repeat(np.arange(lo, lo + nloc), np.diff(up_ptr)), np.repeat(g_ids, np.diff(g_ptr))])
-    B = sp.csr_matrix((np.ones(rows.size), (rows, np.concatenate([up_idx, g_idx]))), shape=(n, n))
+    own_rows, own_cols = np.repeat(np.arange(lo, lo + nloc), np.diff(up_ptr)), up_idx
+    if not own_heads:
+        own_rows, own_cols = own_rows[:0], own_cols[:0]
+    rows = np.concatenate([own_rows, np.repeat(g_ids, np.diff(g_ptr))])
+    B = sp.csr_matrix((np.ones(rows.size), (rows, np.concatenate([own_cols, g_idx]))), shape=(n, n))
     closing = (M @ B).multiply(M)  # [v, w]: the u with v -> u -> w, for v -> w
     tri[lo : lo + nloc] += np.asarray(closing.sum(axis=1)).ravel().astype(np.int64)
     tri += np.asarray(closing.sum(axis=0)).ravel().astype(np.int64)
@@ -359,23 +370,25 @@ def _oriented_numpy(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
     tri += np.asarray(middle.sum(axis=1)).ravel().astype(np.int64)
 
 
-def oriented_triangles(up_ptr, up_idx, lo, ghosts, mark, tri):
+def oriented_triangles(up_ptr, up_idx, lo, ghosts, mark, tri, own_heads=True):
     """Count each triangle once, at its lowest vertex v in the orientation: v -> u -> w with
     v -> w, over rows oriented from lower to higher (degree, id), and add 1 to ``tri`` (n-long
     int64) at all three of v, u and w. ``up_ptr/up_idx``: the oriented rows of the rank's own
     vertices (lo..); ``ghosts``: (ids, indptr, indices) oriented rows of the other heads;
     ``mark``: n-long False bools. Work is the arcs v -> u times u's out-degree, which the
-    orientation bounds by sqrt(2m) (Chiba and Nishizeki; GAP's tc)."""
+    orientation bounds by sqrt(2m) (Chiba and Nishizeki; GAP's tc). Only the triangles whose
+    middle vertex u has its row here count: ghosts missing from ``ghosts`` and, without
+    ``own_heads``, the rank's own vertices are left to another call (rows fetched in batches)."""
     g_ids, g_ptr, g_idx = ghosts
-    _oriented(up_ptr, up_idx, int(lo), g_ids, g_ptr, g_idx, mark, tri)
+    _oriented(up_ptr, up_idx, int(lo), bool(own_heads), g_ids, g_ptr, g_idx, mark, tri)
 
 
-def _oriented_split(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri):
+def _oriented_split(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tri):
     k = threads_for(up_idx.size, COUNT_GRAIN)
     if k > 1:
-        _oriented_parallel(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri, row_cuts(up_ptr, k))
+        _oriented_parallel(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tri, row_cuts(up_ptr, k))
     else:
-        _oriented_numba(up_ptr, up_idx, lo, g_ids, g_ptr, g_idx, mark, tri)
+        _oriented_numba(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tri)
 
 
 _oriented = twins("oriented_triangles", numba=_oriented_split, numpy=_oriented_numpy)
