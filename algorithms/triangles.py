@@ -21,8 +21,11 @@ out-degree, at most sqrt(2m) each: a hub's long row is never scanned once per ne
 Otherwise (directed graphs; graphs without hubs, like roads and meshes): each rank builds N(v)
 for its vertices, fetches once the out-rows of the vertices of those sets that other ranks own
 (two supersteps), and counts the arcs among N(v) with a marker array. Work is the sum over v
-of the degrees of its neighbours. Either way the rows fetched, on a skewed graph split in few
-ranks, approach the whole graph.
+of the degrees of its neighbours.
+
+Either way the ghosts' rows, which on a skewed graph approach the whole graph, are fetched in
+batches of about ``ROW_BATCH_ARCS`` arcs (sized by the ghosts' degrees), each counted and freed
+before the next: a rank holds its own rows, its marks and tallies, and one batch.
 """
 
 from __future__ import annotations
