@@ -202,7 +202,12 @@ def _afforest_rows_numba(indptr, indices, lo, hi, parent, leaves, links, samples
                     x = _union_owned(parent, x, w, lo, hi)
         outside += leaving
         leaves[r] = leaving > 0
-    heads = _heads_outside(indices, lo, hi, outside, np.zeros(parent.size, np.bool_))
+    # the space outside the rows is exactly the heads there (a symmetric block's space is its
+    # rows and its heads): no second pass over the arcs to list them
+    heads = np.empty(parent.size - nrows if outside else 0, np.int64)
+    if outside:
+        heads[:lo] = np.arange(lo)
+        heads[lo:] = np.arange(hi, parent.size)
     g = _find(parent, giant)
     for w in heads:
         if mark[w]:
@@ -215,7 +220,9 @@ def block_forest(blocks, parent, symmetric=False):
     place: the passes after the unions walk the rows and the heads outside them, not both ends
     of every arc. Each tree is rooted at its smallest row (not its smallest id). ``symmetric``:
     every arc inside the range comes with its twin (an undirected out-block). Returns (vertex,
-    root, leaving): ``leaving`` lists the rows with an arc to a vertex outside the range."""
+    root, leaving): ``leaving`` lists the rows with an arc to a vertex outside the range. With
+    ``symmetric``, ``parent`` spans the block's vertex space, whose ids outside the rows are all
+    heads of its arcs (as ``Block.space`` is: its rows, its heads and its own range)."""
     return _block_forest(blocks, parent, bool(symmetric))
 
 
@@ -311,9 +318,9 @@ def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
             best[t] = x
     out_x = np.empty(2 * m + 1, np.int64)
     out_a = np.empty(2 * m + 1, np.int64)
-    own_x = np.empty(2 * m + 1, np.int64)
-    own_t = np.empty(2 * m + 1, np.int64)
-    own_i = np.empty(2 * m + 1, np.bool_)
+    own_x = np.empty(hi - lo, np.int64)  # each owned vertex once at most
+    own_t = np.empty(hi - lo, np.int64)
+    own_i = np.empty(hi - lo, np.bool_)
     c = 0
     o = 0
     for i in range(2 * m):
@@ -349,7 +356,8 @@ def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
         vflag[x] = 0
     for x in leaving:
         vflag[x] = 0
-    return out_x[:c], out_a[:c], own_x[:o], own_t[:o], own_i[:o]
+    # copies, so the room sized for every member is freed (the cut is mostly far smaller)
+    return out_x[:c].copy(), out_a[:c].copy(), own_x[:o], own_t[:o], own_i[:o]
 
 
 def _interface_numpy(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
