@@ -25,16 +25,19 @@ def _rules_numba(u, v, w, reach, parent, weighted, directed, limit, tolerance, f
             continue
         traversed += 1
         x = w[i] if weighted else 1.0
+        # ``found`` is written only at tree edges: a store per edge would miss the cache twice
         if weighted:
             far += rb > ra + x + tolerance or (not directed and ra > rb + x + tolerance)
-            found[b] |= parent[b] == a and abs(rb - ra - x) <= tolerance
-            if not directed:
-                found[a] |= parent[a] == b and abs(ra - rb - x) <= tolerance
+            if parent[b] == a and abs(rb - ra - x) <= tolerance:
+                found[b] = True
+            if not directed and parent[a] == b and abs(ra - rb - x) <= tolerance:
+                found[a] = True
         else:
             far += rb > ra + 1 or (not directed and ra > rb + 1)
-            found[b] |= parent[b] == a
-            if not directed:
-                found[a] |= parent[a] == b
+            if parent[b] == a:
+                found[b] = True
+            if not directed and parent[a] == b:
+                found[a] = True
     return straddle, far, traversed
 
 
