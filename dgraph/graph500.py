@@ -41,54 +41,65 @@ PARTITION_EDGES = 1 << 21  # edges per partition: construction holds a few parti
 
 
 # ------------------------------------------------------------------------------- validation
-def _edge_rules(tally, part, searches, n, weighted):
+def _edge_rules(tally, part, held, n, weighted):
     """``tally`` (None to start one) with the edge rules over one more partition of the input
-    edge list, for several searches (each ``_held``): per search, broken rule counts and edges
+    edge list, for the searches ``held`` (``_held``): per search, broken rule counts and edges
     traversed, and the vertices whose tree edge some partition so far holds."""
     u, v = part["src"].to_numpy(), part["dst"].to_numpy()
     w = part["weight"].to_numpy(np.float64) if weighted else None
     if tally is None:
-        tally = [(np.zeros(3, np.int64), np.zeros(n, dtype=bool)) for _ in searches]
-    for (counts, found), held in zip(tally, searches):
-        reach, parent = held if isinstance(held, (list, tuple)) else (held[:, 0], held[:, 1])
-        counts += kernels.search_tree_rules(u, v, w, reach, parent, found, tolerance=TOLERANCE)
+        tally = (np.zeros((held.shape[1], 3), np.int64), np.zeros((held.shape[1], n), dtype=bool))
+    counts, found = tally
+    counts += kernels.search_tree_rules_many(u, v, w, held, found, tolerance=TOLERANCE)
     return tally
 
 
-def _held(reach, parent):
-    """A search's arrays as the workers hold them: levels and parents side by side when they
-    share a type (a vertex's two values in one cache line: the rules read them at random,
-    once per edge end), else the pair."""
-    return np.stack([reach, parent], axis=1) if reach.dtype == parent.dtype else (reach, parent)
+def _held_type(n, weighted):
+    """How validation holds a search's values: levels and parents as int32 while n allows,
+    distances and parents as float64 (parents exact below 2**53)."""
+    return np.float64 if weighted else index_type(n)
+
+
+def _held(searches, weighted):
+    """Searches ``(root, reach, parent)`` as the workers hold them: one (n, searches, 2) array,
+    so a vertex's values in every search share a cache line (the rules read them at random,
+    once per edge end, for all the searches at once)."""
+    n = searches[0][1].size
+    held = np.empty((n, len(searches), 2), _held_type(n, weighted))
+    for j, (_, reach, parent) in enumerate(searches):
+        held[:, j, 0], held[:, j, 1] = reach, parent
+    return held
 
 
 def _merge_tallies(a, b):
-    for (counts, found), (more, seen) in zip(a, b):
-        counts += more
-        found |= seen
+    a[0][...] += b[0]
+    a[1][...] |= b[1]
     return a
 
 
-def validate_many(searches, edge_parts, client, weighted=False):
+def validate_many(searches, edge_parts, client, weighted=False, held=None):
     """``validate`` for several searches ``(root, reach, parent)`` in one pass over the edge
     list: ``edge_parts`` are its partitions, futures or dask Delayed (a list regenerated from
     its seed, partition by partition, is never held whole). Each worker's partitions add to
-    one running tally, so the cluster holds a tally per worker, not per partition. Returns
+    one running tally, so the cluster holds a tally per worker, not per partition. ``held``:
+    the searches already as ``_held`` makes them (their arrays views into it). Returns
     ``[(errors, traversed)]``."""
     from .build import fold
     from .cluster import workers
 
     if not searches:
         return []
-    n = searches[0][1].size
-    # hash=False: two searches may scatter equal arrays, and one must not release the other's
-    held = [client.scatter(_held(reach, parent), broadcast=True, hash=False) for _, reach, parent in searches]
-    tally = fold(edge_parts, _edge_rules, _merge_tallies, len(workers(client)), held, n, weighted)
-    tally = client.compute(tally).result()
-    return [
-        search_tree(root, reach, parent, lambda *_, c=counts, f=found: (*c.tolist(), f), weighted, tolerance=TOLERANCE)
-        for (root, reach, parent), (counts, found) in zip(searches, tally)
-    ]
+    held = _held(searches, weighted) if held is None else held
+    n = held.shape[0]
+    # hash=False: two runs may scatter equal arrays, and one must not release the other's
+    shared = client.scatter(held, broadcast=True, hash=False)
+    tally = fold(edge_parts, _edge_rules, _merge_tallies, len(workers(client)), shared, n, weighted)
+    counts, found = client.compute(tally).result()
+    out = []
+    for j, (root, reach, parent) in enumerate(searches):
+        rules = lambda *_, c=counts[j], f=found[j]: (*c.tolist(), f)  # noqa: E731
+        out.append(search_tree(root, reach, np.asarray(parent, np.int64), rules, weighted, tolerance=TOLERANCE))
+    return out
 
 
 def validate(root, reach, parent, edge_parts, client, weighted=False):
@@ -151,23 +162,23 @@ def _roots(graph, count, seed):
 
 
 def _search_bytes(n, weighted):
-    """Bytes per vertex of one search's arrays as validation holds them (``_arrays``)."""
-    small = np.dtype(index_type(n)).itemsize
-    return small + (8 if weighted else small)
+    """Bytes per vertex of one search as validation holds it (``_held``)."""
+    return 2 * np.dtype(_held_type(n, weighted)).itemsize
 
 
-def _arrays(frame, n, value, weighted):
+def _arrays(frame, n, value, weighted, out=None):
     """(reach, parent) indexed by vertex, from a search's result frame (a dask DataFrame, read a
-    partition at a time): levels (-1 unreached) or distances (inf), parents (-1); int32 where n
-    allows (the validation of a search reads both at random, once per edge)."""
-    small = index_type(n)
-    reach = np.full(n, np.inf if weighted else -1, dtype=np.float64 if weighted else small)
-    parent = np.full(n, -1, small)
+    partition at a time): levels (-1 unreached) or distances (inf), parents (-1), typed as
+    validation holds them; written into ``out`` (an (n, 2) array, one search of ``_held``'s)
+    when given."""
+    out = np.empty((n, 2), _held_type(n, weighted)) if out is None else out
+    reach, parent = out[:, 0], out[:, 1]
+    reach[:], parent[:] = (np.inf if weighted else -1), -1
     for part in frame.to_delayed():
         part = part.compute()
         vertex = part["vertex"].to_numpy(np.int64)
         reach[vertex] = part[value].to_numpy(dtype=reach.dtype, na_value=np.inf if weighted else -1)
-        parent[vertex] = part["predecessor"].to_numpy(dtype=small, na_value=-1)
+        parent[vertex] = part["predecessor"].to_numpy(dtype=parent.dtype, na_value=-1)
     return reach, parent
 
 
@@ -239,20 +250,23 @@ def run(
     keys = _roots(g, roots, seed)
     out["nroots"] = int(keys.size)
     for kernel in kernels:
-        per_pass = max(1, VALIDATE_BYTES // (_search_bytes(n, kernel == "sssp") * n))  # searches per regeneration
-        times, nedges, kernel_times, validate_times, batch = [], [], [], [], []
+        distances = kernel == "sssp"
+        per_pass = max(1, VALIDATE_BYTES // (_search_bytes(n, distances) * n))  # searches per regeneration
+        times, nedges, kernel_times, validate_times, batch, held = [], [], [], [], [], None
         for i, root in enumerate(keys.tolist()):
+            if held is None:  # the pass's searches side by side, filled as they finish
+                held = np.empty((n, min(per_pass, keys.size - i), 2), _held_type(n, distances))
             t = time.perf_counter()
             frame = alg.bfs(g, root) if kernel == "bfs" else alg.sssp(g, root, weight="weight")
             times.append(time.perf_counter() - t)
             kernel_times.append(g.last_stats.phases.get("kernel", times[-1]))
-            batch.append((int(root), *_arrays(frame, n, "distance", kernel == "sssp")))
+            batch.append((int(root), *_arrays(frame, n, "distance", distances, out=held[:, len(batch)])))
             del frame  # its partitions leave the workers before the next search
-            if len(batch) < per_pass and i + 1 < keys.size:
+            if len(batch) < held.shape[1]:
                 continue
             t = time.perf_counter()
             regenerated = _edge_list(scale, edge_factor, seed, weighted)[0].to_delayed()
-            checked = validate_many(batch, regenerated, client, weighted=kernel == "sssp")
+            checked = validate_many(batch, regenerated, client, weighted=distances, held=held)
             validate_times += [(time.perf_counter() - t) / len(batch)] * len(batch)
             for j, ((root, _, _), (errors, traversed)) in enumerate(zip(batch, checked)):
                 done = i + 1 - len(batch) + j
@@ -262,7 +276,7 @@ def run(
                     f"{kernel} {done + 1}/{keys.size} from {root}: {times[done]:.3f} s, {traversed:,} edges, "
                     + ("valid" if not errors else f"INVALID: {errors[0]}")
                 )
-            batch = []
+            batch, held = [], None
         out[kernel] = {
             "time": statistics(times),
             "nedge": statistics(nedges),

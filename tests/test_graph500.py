@@ -130,7 +130,7 @@ def test_edge_rules_engines_agree_on_valid_and_broken_searches(searched):
         out = {}
         for engine in kernels.ENGINES:
             with kernels.using(engine):
-                (out[engine],) = g5._edge_rules(None, part, [g5._held(reach, par)], n, weighted)
+                out[engine] = g5._edge_rules(None, part, g5._held([(root, reach, par)], weighted), n, weighted)
         np.testing.assert_array_equal(out["numba"][0], out["numpy"][0])
         np.testing.assert_array_equal(out["numba"][1], out["numpy"][1])
 

@@ -344,6 +344,21 @@ def _brandes_cases():
     return [(indptr, indices.astype(np.int32), np.array([0, 5, 99, 250], np.int64), np.zeros(N))]
 
 
+def _tree_many_cases():
+    """Three searches held side by side, levels and distances, as Graph 500 validates them."""
+    indptr, indices, w = _graph(34)
+    src, dst = np.repeat(np.arange(N), np.diff(indptr)), indices.astype(np.int64)
+    rng = np.random.default_rng(35)
+    level = rng.integers(-1, 5, (N, 3))
+    parent = np.where(level > 0, rng.integers(0, N, (N, 3)), -1)
+    levels = np.stack([level, parent], axis=2).astype(np.int32)
+    dists = np.stack([np.where(level >= 0, level * 3.0, np.inf), parent], axis=2)
+    return [
+        (src, dst, np.empty(0), levels, False, 0.0, np.zeros((3, N), bool)),
+        (src, dst, w, dists, True, 1e-9, np.zeros((3, N), bool)),
+    ]
+
+
 def _tree_cases():
     """A BFS and a weighted search over the same arcs, valid and broken, directed or not, cut at a
     level or not."""
@@ -433,6 +448,7 @@ CASES = {
     "relax_local": (_relax_cases, None),
     "brandes": (_brandes_cases, None),
     "search_tree_rules": (_tree_cases, None),
+    "search_tree_rules_many": (_tree_many_cases, None),
     "kronecker_edges": (_kronecker_cases, None),
     # after an arc found no room the arrays hold whatever was written before it
     "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),

@@ -46,7 +46,7 @@ from .generate import kronecker_edges
 from .linalg import pagerank_step, power_iterations, spmv
 from .matching import heaviest_free_neighbour
 from .paths import improve, relax_local, rows_leaving, split_rows
-from .trees import search_tree_rules
+from .trees import search_tree_rules, search_tree_rules_many
 from .unionfind import block_forest, component_interface, spanning_forest
 
 __all__ = [
@@ -85,6 +85,7 @@ __all__ = [
     "rows_leaving",
     "rows_touching",
     "search_tree_rules",
+    "search_tree_rules_many",
     "set_engine",
     "settle_level",
     "spanning_forest",

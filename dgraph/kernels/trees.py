@@ -68,6 +68,54 @@ def _rules_numpy(u, v, w, reach, parent, weighted, directed, limit, tolerance, f
 _rules = twins("search_tree_rules", numba=_rules_numba, numpy=_rules_numpy)
 
 
+@numba.njit(cache=True)
+def _many_numba(u, v, w, held, weighted, tolerance, found):
+    k = held.shape[1]
+    counts = np.zeros((k, 3), np.int64)
+    for i in range(u.size):
+        a, b = u[i], v[i]
+        if a == b:
+            continue
+        x = w[i] if weighted else 1.0
+        for j in range(k):  # one vertex's searches share a cache line: the misses are per edge
+            ra, rb = held[a, j, 0], held[b, j, 0]
+            in_a, in_b = ra >= 0 and ra < np.inf, rb >= 0 and rb < np.inf
+            if in_a != in_b:
+                counts[j, 0] += 1
+                continue
+            if not in_a:
+                continue
+            counts[j, 2] += 1
+            slack = tolerance if weighted else 0.0
+            counts[j, 1] += rb > ra + x + slack or ra > rb + x + slack
+            if held[b, j, 1] == a and (not weighted or abs(rb - ra - x) <= tolerance):
+                found[j, b] = True
+            if held[a, j, 1] == b and (not weighted or abs(ra - rb - x) <= tolerance):
+                found[j, a] = True
+    return counts
+
+
+def _many_numpy(u, v, w, held, weighted, tolerance, found):
+    counts = np.zeros((held.shape[1], 3), np.int64)
+    for j in range(held.shape[1]):
+        counts[j] = _rules_numpy(u, v, w, held[:, j, 0], held[:, j, 1], weighted, False, np.inf, tolerance, found[j])
+    return counts
+
+
+_many = twins("search_tree_rules_many", numba=_many_numba, numpy=_many_numpy)
+
+
+def search_tree_rules_many(u, v, w, held, found, tolerance=1e-9):
+    """``search_tree_rules`` for several searches of an undirected graph at once, in one pass
+    over the edges: ``held[x, j]`` is (reach, parent) of vertex x in search j (one array, so a
+    vertex's searches sit side by side and each edge end costs one cache miss for all of them),
+    ``found`` is (searches, n) bools. Returns (searches, 3) counts: straddles, far edges, edges
+    with both ends reached."""
+    weighted = w is not None
+    w = np.empty(0) if w is None else np.ascontiguousarray(w, dtype=np.float64)
+    return _many(_as(u, np.int32, np.int64), _as(v, np.int32, np.int64), w, held, weighted, float(tolerance), found)
+
+
 def search_tree_rules(u, v, w, reach, parent, found, directed=False, limit=np.inf, tolerance=1e-9):
     """Check arcs (or edges) ``u[i] -> v[i]`` of weight ``w[i]`` (None: a BFS) against a search
     from one root: ``reach`` is the level (-1 unreached) or the distance (inf unreached) per
