@@ -5,12 +5,13 @@ too for directed graphs, so every arc between ranks is seen at both ends); on un
 with Afforest's sampling (Sutton et al., IPDPS 2018), so the rows already in the largest tree
 skip their arcs inside the rank. Trees made only of the rank's own vertices are finished there.
 Of the others (interface trees) only the vertices at the cut, plus each tree's smallest-label
-member, are linked to an owned anchor; those pairs are merged up a binomial tree of ranks
-(log2 P supersteps, each merge is again union-find), the root rank names each merged component
-by its smallest-label member and sends every owner the names of its anchors and cut vertices.
-Communication is proportional to the cut, not to n. Work is O(m alpha(n)); unlike label
-propagation the number of supersteps does not grow with the diameter, so road networks cost the
-same few supersteps as social graphs.
+member, are linked to an owned anchor. A ghost's owner knows its anchor there, so those pairs
+become anchor-to-anchor pairs spread over the ranks, whose components FastSV finds without a
+root rank (``dgraph.pair_components``: pointers hooked and shortcut, grandparents fetched from
+their owners); each component is then named by its smallest-label member, chosen at its root's
+owner. Communication and each rank's memory follow its share of the cut, not n. Unlike label
+propagation the rounds grow with the logarithm of the trees' depth, not with the diameter, so
+road networks cost a few rounds as social graphs do.
 
 Output encoding: ``component`` is, for every vertex, the label of the member of its component
 with the smallest canonical id (the graph's vertex order: the sorted labels, or hubs first with
@@ -162,8 +163,9 @@ def connected_components(graph, connection=None):
 
     Notes
     -----
-    ``ceil(log2 P) + 1`` supersteps; the merge moves at most one 16-byte pair per vertex at the
-    cut (plus one per interface tree) per tree level, and the root rank holds all of them.
+    The merge moves one 16-byte pair per vertex at the cut (plus one per interface tree) to
+    the ghosts' owners once, then five supersteps per FastSV round (``pair_rounds`` in
+    ``graph.last_stats.info``); each rank holds only its own pairs.
 
     Examples
     --------

@@ -72,6 +72,7 @@ _rules = twins("search_tree_rules", numba=_rules_numba, numpy=_rules_numpy)
 def _many_numba(u, v, w, held, weighted, tolerance, found):
     k = held.shape[1]
     counts = np.zeros((k, 3), np.int64)
+    slack = tolerance if weighted else 0.0
     for i in range(u.size):
         a, b = u[i], v[i]
         if a == b:
@@ -86,7 +87,6 @@ def _many_numba(u, v, w, held, weighted, tolerance, found):
             if not in_a:
                 continue
             counts[j, 2] += 1
-            slack = tolerance if weighted else 0.0
             counts[j, 1] += rb > ra + x + slack or ra > rb + x + slack
             if held[b, j, 1] == a and (not weighted or abs(rb - ra - x) <= tolerance):
                 found[j, b] = True

@@ -101,11 +101,8 @@ def tune_allocator():
     array costs ~100 us instead of ~7, a million elements ~1.5 ms instead of 0.17 (measured on
     this project's 2-core VM). Raising both thresholds to glibc's ceilings (32 / 64 MiB) keeps up
     to 64 MiB of freed memory per heap for reuse. Returns whether it applied (glibc only)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        mallopt = ctypes.CDLL("libc.so.6").mallopt
-    except (OSError, AttributeError):  # musl or no libc.so.6: leave the allocator alone
+    mallopt = _glibc("mallopt")
+    if mallopt is None:
         return False
     M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
     return mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1
@@ -114,12 +111,19 @@ def tune_allocator():
 def trim_allocator():
     """Give the memory glibc keeps for reuse back to the system (after a job that freed much,
     such as a graph's construction); False where there is no glibc."""
+    malloc_trim = _glibc("malloc_trim")
+    return malloc_trim is not None and malloc_trim(0) == 1
+
+
+def _glibc(name):
+    """glibc's allocator control ``name``, or None (not Linux, musl, no libc.so.6): then the
+    allocator is left alone."""
     if not sys.platform.startswith("linux"):
-        return False
+        return None
     try:
-        return ctypes.CDLL("libc.so.6").malloc_trim(0) == 1
+        return getattr(ctypes.CDLL("libc.so.6"), name)
     except (OSError, AttributeError):
-        return False
+        return None
 
 
 class ExchangePlugin(WorkerPlugin):
