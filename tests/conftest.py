@@ -10,6 +10,9 @@ from distributed import Client, LocalCluster
 
 HERE = os.path.dirname(__file__)
 sys.path.insert(0, HERE)
+# the cuda engine's tests run its device kernels in numba's simulator, here and in the cluster's
+# worker processes (which inherit the environment); NUMBA_ENABLE_CUDASIM=0 tests on a real GPU
+os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 import graphs  # noqa: E402  (test graph helpers, shipped to workers by value)
 import warm  # noqa: E402

@@ -1,7 +1,8 @@
 """Local kernels, by topic, each registered with one implementation per engine.
 
-Engines: ``numba`` (the default on CPU) and ``numpy`` (vectorized numpy/scipy twins, the same
-results). ``set_engine(name)`` (or ``DGRAPH_KERNELS=name``) selects one for later runs;
+Engines: ``numba`` (the default on CPU), ``numpy`` (vectorized numpy/scipy twins, the same
+results) and ``cuda`` (device twins of the kernels that touch arcs, ``dgraph.kernels.cuda``; the
+others run their numba twin). ``set_engine(name)`` (or ``DGRAPH_KERNELS=name``) selects one for later runs;
 ``using(name, threads)`` for a block of code in one thread. ``KERNELS`` lists every kernel with
 its twins; the parity tests run each engine's implementation against the others'.
 
@@ -33,6 +34,7 @@ from .engines import (
     ENGINES,
     KERNELS,
     SPMV_GRAIN,
+    device_transfers,
     engine,
     row_cuts,
     set_engine,
@@ -61,6 +63,7 @@ __all__ = [
     "component_interface",
     "count_loops",
     "csr_from_pieces",
+    "device_transfers",
     "engine",
     "fill_rows",
     "first_in_frontier",

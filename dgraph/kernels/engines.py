@@ -5,6 +5,11 @@ implementation of the engine selected in the calling thread (``using``) or for t
 (``set_engine``). Every engine's implementation takes the same arguments and gives the same
 results (integers identical, floats to rounding), which the parity tests check for every kernel
 in ``KERNELS``.
+
+The CPU engines (numba, numpy) implement every kernel. The device engine (cuda, in
+``dgraph.kernels.cuda``, loaded when first selected) implements the kernels that touch arcs:
+the edge map's steps, PageRank's products, components' forests and label counts; a kernel
+without a device twin runs its numba twin on the host, so a run on the cuda engine is complete.
 """
 
 from __future__ import annotations
@@ -18,14 +23,19 @@ import numpy as np
 
 from ..errors import DgraphInputError
 
-ENGINES = ("numba", "numpy")
+ENGINES = ("numba", "numpy", "cuda")
+HOST = "numba"  # what a kernel without a twin for the selected engine runs
 _default = os.environ.get("DGRAPH_KERNELS", "numba")
 _local = threading.local()
 
 
-def _check(name):
+def _check(name, load=False):
+    """``name``, if it is an engine; with ``load``, the device engine's twins are registered
+    (where a kernel runs: a client without a GPU may select it for GPU workers)."""
     if name not in ENGINES:
         raise DgraphInputError(f"kernel engine must be one of {ENGINES}, not {name!r}")
+    if load and name == "cuda":
+        from . import cuda  # noqa: F401  (registers the device twins; says what is missing)
     return name
 
 
@@ -38,7 +48,8 @@ class Kernel:
         self.name, self.impls = name, impls
 
     def __call__(self, *args):
-        return self.impls[engine()](*args)
+        impl = self.impls.get(engine())
+        return (impl or self.impls[HOST])(*args)
 
     def __repr__(self):
         return f"Kernel({self.name!r}, engines={sorted(self.impls)})"
@@ -56,10 +67,25 @@ def twins(name, **impls):
     return KERNELS[name]
 
 
+def device_twin(name, engine_name, impl):
+    """Add engine ``engine_name``'s implementation to the registered kernel ``name``."""
+    kernel = KERNELS[name]
+    if engine_name not in ENGINES or engine_name in kernel.impls:
+        raise ValueError(f"kernel {name!r}: unknown engine {engine_name!r} or registered twice")
+    kernel.impls[engine_name] = impl
+
+
 def set_engine(name):
-    """Select the kernel implementation for later runs: "numba" (default) or "numpy".
+    """Select the kernel implementation for later runs: "numba" (default), "numpy" or "cuda"
+    (device kernels through numba.cuda: a GPU, or numba's simulator with
+    ``NUMBA_ENABLE_CUDASIM=1``).
 
     Runs started from this process pass the choice on to their drivers on the workers.
+
+    >>> from dgraph import kernels
+    >>> kernels.set_engine("numpy"); kernels.engine()
+    'numpy'
+    >>> kernels.set_engine("numba")
     """
     global _default
     _default = _check(name)
@@ -96,7 +122,7 @@ def using(name, threads=1):
     old = getattr(_local, "engine", None), getattr(_local, "threads", 1)
     usable = _usable_threads(threads) if name == "numba" else 1
     before = numba.get_num_threads() if usable > 1 else None
-    _local.engine, _local.threads = _check(name), usable
+    _local.engine, _local.threads = _check(name, load=True), usable
     if usable > 1:
         numba.set_num_threads(usable)  # per calling thread in numba
     try:
@@ -105,6 +131,24 @@ def using(name, threads=1):
         _local.engine, _local.threads = old
         if before is not None:
             numba.set_num_threads(before)
+
+
+@contextmanager
+def device_transfers(info):
+    """On the device engine, add what the block moved between host and device in this thread to
+    ``info`` (``h2d_bytes``, ``d2h_bytes``, ``resident_bytes``: graph blocks made resident, and
+    ``device_calls``); nothing on the CPU engines."""
+    if engine() != "cuda":
+        yield
+        return
+    from .cuda import device
+
+    before = device.transfers().as_dict()
+    try:
+        yield
+    finally:
+        for k, v in device.transfers().as_dict().items():
+            info[k] = info.get(k, 0) + v - before[k]
 
 
 _layer_lock = threading.Lock()

@@ -140,7 +140,7 @@ def drive(worker, run, spec, blocks):
         per_rank = {r: tuple(blocks[i * k : (i + 1) * k]) for i, r in enumerate(ranks)}
         ctx = RankContext(len(worker_of_rank), ranks, per_rank, transport, stats)
         run.ctx = ctx
-        with stats.phase("kernel"), kernels.using(engine, threads):
+        with stats.phase("kernel"), kernels.using(engine, threads), kernels.device_transfers(stats.info):
             stats.threads = kernels.threads()
             results = kernel(ctx, **params)
         kept = results

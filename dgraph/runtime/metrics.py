@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-SUMMED = ("edges_examined", "local_arcs_examined")  # info counted per worker; other info is the same on every worker
+# info counted per worker (the device engine's transfers among them); other info is the same on every worker
+SUMMED = ("edges_examined", "local_arcs_examined", "h2d_bytes", "d2h_bytes", "resident_bytes", "device_calls")
 
 
 @dataclass

@@ -1,0 +1,68 @@
+"""Device twin of the label counts (CDLP): a thread per row counts its neighbours' labels in a
+hash table of its own (twice its degree, open addressing, in one array for all rows), so a row
+costs O(degree) as on the host, without an n-long count per thread."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from ..engines import device_twin
+from . import device
+
+
+@cuda.jit(device=True)
+def _count(indices, s, e, labels, keys, tally, base, cap, best, best_count):
+    for i in range(s, e):
+        lab = labels[indices[i]]
+        h = lab % cap  # labels are vertex ids: neighbours' often run consecutively, which probe apart
+        while keys[base + h] != -1 and keys[base + h] != lab:
+            h = h + 1 if h + 1 < cap else 0
+        keys[base + h] = lab
+        c = tally[base + h] + 1
+        tally[base + h] = c
+        if c > best_count or (c == best_count and lab < best):
+            best, best_count = lab, c
+    return best, best_count
+
+
+@cuda.jit
+def _mode(indptr_a, indices_a, indptr_b, indices_b, two, labels, table, keys, tally, out):
+    for v in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        base, cap = table[v], table[v + 1] - table[v]
+        best, best_count = _count(indices_a, indptr_a[v], indptr_a[v + 1], labels, keys, tally, base, cap, -1, 0)
+        if two:
+            best, best_count = _count(
+                indices_b, indptr_b[v], indptr_b[v + 1], labels, keys, tally, base, cap, best, best_count
+            )
+        if best >= 0:  # a row without neighbours keeps its label
+            out[v] = best
+
+
+def label_mode(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts):
+    two = indptr_b is not None
+    degree = np.diff(indptr_a) + (np.diff(indptr_b) if two else 0)
+    table = np.zeros(own.size + 1, np.int64)
+    np.cumsum(2 * degree, out=table[1:])
+    keys = device.full(table[-1], -1, np.int64)
+    tally = device.full(table[-1], 0, np.int32)
+    d_own = device.upload(own)
+    b_ptr, b_idx = (device.resident(indptr_b), device.resident(indices_b)) if two else (d_own, d_own)
+    device.launch(
+        _mode,
+        own.size,
+        device.resident(indptr_a),
+        device.resident(indices_a),
+        b_ptr,
+        b_idx,
+        two,
+        device.upload(labels),
+        device.upload(table),
+        keys,
+        tally,
+        d_own,
+    )
+    device.download(d_own, own)
+
+
+device_twin("label_mode", "cuda", label_mode)

@@ -1,0 +1,89 @@
+"""Device twins of the sparse products and PageRank's power iteration: a thread per row, each
+row summed in CSR order as the host engines do."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from ..engines import device_twin
+from . import device
+
+
+@cuda.jit
+def _spmv_rows(indptr, indices, weights, weighted, x, out):
+    for r in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        s = 0.0
+        for e in range(indptr[r], indptr[r + 1]):
+            s += x[indices[e]] * weights[e] if weighted else x[indices[e]]
+        out[r] = s
+
+
+@cuda.jit
+def _step(pulled, pr, p, outw, alpha, dangling_sum, contrib, sums):
+    # sums[0]: L1 change, sums[1]: rank on dangling vertices
+    for i in range(cuda.grid(1), pr.size, cuda.gridsize(1)):
+        new = alpha * (pulled[i] + dangling_sum * p[i]) + (1.0 - alpha) * p[i]
+        cuda.atomic.add(sums, 0, abs(new - pr[i]))
+        pr[i] = new
+        if outw[i] == 0:
+            cuda.atomic.add(sums, 1, new)
+            contrib[i] = 0.0
+        else:
+            contrib[i] = new / outw[i]
+
+
+def _weights(weights):
+    return (device.resident(weights), True) if weights is not None else (device.empty(0, np.float64), False)
+
+
+def spmv(indptr, indices, weights, x, out):
+    w, weighted = _weights(weights)
+    y = device.empty(out.size, np.float64)
+    device.launch(
+        _spmv_rows,
+        out.size,
+        device.resident(indptr),
+        device.resident(indices),
+        w,
+        weighted,
+        device.upload(x, np.float64),
+        y,
+    )
+    device.download(y, out)
+
+
+def _run_step(d_pulled, d_pr, d_p, d_outw, alpha, dangling_sum, d_contrib):
+    sums = device.full(2, 0.0, np.float64)
+    device.launch(_step, d_pr.size, d_pulled, d_pr, d_p, d_outw, alpha, dangling_sum, d_contrib, sums)
+    change, dangling = device.download(sums)
+    return float(change), float(dangling)
+
+
+def pagerank_step(pulled, pr, p, outw, alpha, dangling_sum, contrib):
+    d_pr, d_contrib = device.upload(pr), device.empty(contrib.size, np.float64)
+    out = _run_step(device.upload(pulled), d_pr, device.upload(p), device.upload(outw), alpha, dangling_sum, d_contrib)
+    device.download(d_pr, pr)
+    device.download(d_contrib, contrib)
+    return out
+
+
+def power_iterations(indptr, indices, weights, pr, p, outw, contrib, alpha, dangling, max_iter, tol_total):
+    """Every iteration on the device: only two floats a round come back until the end."""
+    w, weighted = _weights(weights)
+    ptr, idx = device.resident(indptr), device.resident(indices)
+    d_pr, d_p, d_outw, d_contrib = (device.upload(a) for a in (pr, p, outw, contrib))
+    pulled = device.empty(pr.size, np.float64)
+    updates, change = 0, 0.0
+    while updates < max_iter and (updates == 0 or change >= tol_total):
+        device.launch(_spmv_rows, pr.size, ptr, idx, w, weighted, d_contrib, pulled)
+        change, dangling = _run_step(pulled, d_pr, d_p, d_outw, alpha, dangling, d_contrib)
+        updates += 1
+    device.download(d_pr, pr)
+    device.download(d_contrib, contrib)
+    return updates, change
+
+
+device_twin("spmv", "cuda", spmv)
+device_twin("pagerank_step", "cuda", pagerank_step)
+device_twin("power_iterations", "cuda", power_iterations)

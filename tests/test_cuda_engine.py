@@ -1,0 +1,108 @@
+"""The cuda engine in numba's CUDA simulator: every device twin against the numba engine on the
+parity cases, and BFS, PageRank and connected components end to end on the cluster with the
+device engine selected, against networkx, with the graph uploaded once."""
+
+import copy
+import os
+import subprocess
+import sys
+
+import networkx as nx
+import numpy as np
+import pytest
+from graphs import er_edges, grid_edges, kron_edges, nx_graph
+from test_kernel_parity import CASES, _equal
+
+import dgraph
+from dgraph import algorithms as alg
+from dgraph import kernels
+from dgraph.partitioners import OneD, TwoD
+
+pytestmark = pytest.mark.cudasim
+
+with kernels.using("cuda"):  # registers the device twins
+    DEVICE = sorted(name for name, k in kernels.KERNELS.items() if "cuda" in k.impls)
+
+
+def test_the_device_engine_covers_the_edge_map_pagerank_components_and_label_counts():
+    assert {"frontier_arcs", "first_in_frontier", "push_merge", "merge_by_id", "spmv", "pagerank_step"} <= set(DEVICE)
+    assert {"power_iterations", "block_forest", "spanning_forest", "label_mode"} <= set(DEVICE)
+
+
+@pytest.mark.parametrize("name", DEVICE)
+def test_device_twins_give_the_numba_results(name):
+    make, normalise = CASES[name]
+    kernel = kernels.KERNELS[name]
+    for i, args in enumerate(make()):
+        outcomes = {}
+        for engine in ("numba", "cuda"):
+            mine = copy.deepcopy(args)
+            with kernels.using(engine):
+                result = kernel.impls[engine](*mine)
+            outcomes[engine] = normalise(result, mine) if normalise else (result, mine)
+        _equal(outcomes["numba"], outcomes["cuda"], f"{name} case {i}")
+
+
+def _run(engine, call):
+    kernels.set_engine(engine)
+    try:
+        return call()
+    finally:
+        kernels.set_engine("numba")
+
+
+GRAPHS = {
+    "er": (lambda: er_edges(60, 240, 3), True),
+    "kronecker": (lambda: kron_edges(6, seed=4, edge_factor=4), False),
+    "grid": (lambda: grid_edges(6, 9), False),
+}
+
+
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+@pytest.mark.parametrize("layout", [OneD(ranks=2), TwoD(rows=2, cols=2)], ids=["1d", "2d"])
+def test_bfs_pagerank_components_run_on_the_device_engine(client, graph, layout):
+    make, directed = GRAPHS[graph]
+    edges = make()
+    g = dgraph.from_edgelist(edges, directed=directed, layout=layout)
+    G = nx_graph(edges, directed)
+    source = int(edges.src.iloc[0])
+
+    bfs = _run("cuda", lambda: alg.bfs(g, source, method="levels").compute())
+    assert g.last_stats.info["device_calls"] > 0  # the device twins ran, not their host fallbacks
+    want = nx.single_source_shortest_path_length(G, source)
+    got = bfs.dropna(subset=["distance"]).set_index("vertex").distance.astype(int).to_dict()
+    assert got == want
+    pd_host = alg.bfs(g, source, method="levels").compute()
+    assert bfs.sort_values("vertex").reset_index(drop=True).equals(pd_host.sort_values("vertex").reset_index(drop=True))
+
+    pr = _run("cuda", lambda: alg.pagerank(g, tol=1e-12, max_iter=200).compute()).set_index("vertex").pagerank
+    ref = nx.pagerank(G, tol=1e-12, max_iter=200)
+    np.testing.assert_allclose(pr.loc[list(ref)].to_numpy(), list(ref.values()), rtol=1e-6)
+
+    cc = _run("cuda", lambda: alg.connected_components(g, connection="weak" if directed else None).compute())
+    assert g.last_stats.info["device_calls"] > 0
+    comps = nx.weakly_connected_components(G) if directed else nx.connected_components(G)
+    want = {v: min(c) for c in comps for v in c}
+    assert cc.set_index("vertex").component.to_dict() == want
+
+
+def test_a_graph_goes_to_the_device_once_and_an_iteration_moves_only_what_ranks_read(client):
+    edges = kron_edges(7, seed=2, edge_factor=4)
+    g = dgraph.from_edgelist(edges, directed=False, layout=OneD(ranks=2))
+    first = _run("cuda", lambda: (alg.pagerank(g, max_iter=3, tol=0).compute(), g.last_stats)[1])
+    again = _run("cuda", lambda: (alg.pagerank(g, max_iter=6, tol=0).compute(), g.last_stats)[1])
+    assert first.info["resident_bytes"] > 0  # the in-blocks' CSR arrays went up
+    assert again.info["resident_bytes"] == 0  # and stayed: a second run uploads no graph bytes
+    # per iteration each rank uploads what its SpMV reads (its space's contributions) and its
+    # step's inputs, and takes back its own vertices' values: three more iterations, no more
+    spaces = sum(client.gather([client.submit(lambda b: b.space.size, b) for b in g._blocks]))
+    n = g.num_vertices
+    per_iteration = (again.info["h2d_bytes"] - first.info["h2d_bytes"] + first.info["resident_bytes"]) / 3
+    assert per_iteration <= 8 * (spaces + 4 * n) + 64 * g.nranks
+
+
+def test_without_a_gpu_or_the_simulator_the_engine_says_what_to_do():
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
+    code = "from dgraph import kernels\nwith kernels.using('cuda'): pass"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode != 0 and "NUMBA_ENABLE_CUDASIM=1" in out.stderr
