@@ -66,3 +66,75 @@ def label_mode(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts):
 
 
 device_twin("label_mode", "cuda", label_mode)
+
+
+@cuda.jit(device=True)
+def _find(ids, s, e, x):
+    """Whether ``x`` is in the sorted ``ids[s:e]`` (binary search)."""
+    end = e
+    while s < e:
+        mid = (s + e) // 2
+        if ids[mid] < x:
+            s = mid + 1
+        else:
+            e = mid
+    return s < end and ids[s] == x
+
+
+@cuda.jit
+def _triangles(tails, up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
+    # a thread per oriented arc v -> u: each w of u's row also in v's (sorted) row closes one
+    hi = lo + up_ptr.size - 1
+    for j in range(cuda.grid(1), up_idx.size, cuda.gridsize(1)):
+        v, u = tails[j], up_idx[j]
+        s, e = up_ptr[v], up_ptr[v + 1]
+        if lo <= u < hi:
+            if not own_heads:
+                continue
+            a, b, row = up_ptr[u - lo], up_ptr[u - lo + 1], up_idx
+        else:
+            k = 0
+            top = g_ids.size
+            while k < top:
+                mid = (k + top) // 2
+                if g_ids[mid] < u:
+                    k = mid + 1
+                else:
+                    top = mid
+            if k == g_ids.size or g_ids[k] != u:
+                continue  # its row comes in another batch
+            a, b, row = g_ptr[k], g_ptr[k + 1], g_idx
+        for i in range(a, b):
+            w = row[i]
+            if _find(up_idx, s, e, w):
+                cuda.atomic.add(tri, w, 1)
+                cuda.atomic.add(tri, u, 1)
+                cuda.atomic.add(tri, v + lo, 1)
+
+
+def oriented_triangles(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tri):
+    def sorted_rows():  # once per oriented block: membership in a row is a binary search
+        tails = np.repeat(np.arange(up_ptr.size - 1, dtype=np.int64), np.diff(up_ptr))
+        order = np.lexsort((up_idx, tails))
+        return device.upload(tails[order]), device.upload(up_idx[order].astype(np.int64))
+
+    tails, rows = device.scratch(up_idx, "sorted rows", sorted_rows)
+    d_tri = device.upload(tri)
+    if rows.size:
+        device.launch(
+            _triangles,
+            rows.size,
+            tails,
+            device.resident(up_ptr),
+            rows,
+            lo,
+            own_heads,
+            device.upload(g_ids),
+            device.upload(g_ptr),
+            device.upload(g_idx),
+            d_tri,
+        )
+    device.download(d_tri, tri)
+
+
+device_twin("oriented_triangles", "cuda", oriented_triangles)

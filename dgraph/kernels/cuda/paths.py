@@ -1,0 +1,127 @@
+"""Device twin of the shortest paths inside a rank: Bellman-Ford rounds over a compact frontier
+(the vertices improved in the last round and closer than the caller's bound, which is a
+delta-stepping bucket of ``dgraph.relax``). A round offers along the frontier's arcs with an
+atomic min, then picks each improved vertex's predecessor as the smallest-key tail among the
+offers that reached its new distance (with ``ties``, also among equal offers to an unimproved
+vertex against its current one). Every vertex is expanded once at its final distance, so the
+final-distance offers, and with ``ties`` the predecessors, are Dijkstra's."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from ..engines import device_twin
+from . import device
+from .frontier import INT_MAX, _arcs_on_device
+
+
+@cuda.jit(device=True)
+def _rank(key, t):
+    return key[t] if key.size else t
+
+
+@cuda.jit(device=True)
+def _offer(front, pos, dst, w, j, lo, hi, dist):
+    """(head as a local index or -1, offered distance, tail row) of arc j."""
+    u = front[pos[j]]
+    v = dst[j]
+    if v < lo or v >= hi:
+        return -1, 0.0, u
+    return v - lo, dist[u] + (w[j] if w.size else 1.0), u
+
+
+@cuda.jit
+def _lower(front, pos, dst, w, lo, hi, dist, best, touched, count, flag):
+    for j in range(cuda.grid(1), dst.size, cuda.gridsize(1)):
+        v, nd, _ = _offer(front, pos, dst, w, j, lo, hi, dist)
+        if v >= 0:
+            cuda.atomic.min(best, v, nd)
+            if cuda.atomic.cas(flag, v, 0, 1) == 0:
+                touched[cuda.atomic.add(count, 0, 1)] = v
+
+
+@cuda.jit(device=True)
+def _wins(nd, v, dist, best, pred, ties):
+    return nd == best[v] and (nd < dist[v] or (ties and nd == dist[v] and pred[v] >= 0))
+
+
+@cuda.jit
+def _smallest_tail(front, pos, dst, w, lo, hi, base, dist, best, pred, ties, key, nkey):
+    for j in range(cuda.grid(1), dst.size, cuda.gridsize(1)):
+        v, nd, u = _offer(front, pos, dst, w, j, lo, hi, dist)
+        if v >= 0 and _wins(nd, v, dist, best, pred, ties):
+            cuda.atomic.min(nkey, v, _rank(key, u + base))
+
+
+@cuda.jit
+def _that_tail(front, pos, dst, w, lo, hi, base, dist, best, pred, ties, key, nkey, npred):
+    for j in range(cuda.grid(1), dst.size, cuda.gridsize(1)):
+        v, nd, u = _offer(front, pos, dst, w, j, lo, hi, dist)
+        if v >= 0 and _wins(nd, v, dist, best, pred, ties) and _rank(key, u + base) == nkey[v]:
+            npred[v] = u + base
+
+
+@cuda.jit
+def _settle(touched, dist, best, pred, npred, nkey, key, ties, changed, flag, bound, front, count):
+    for i in range(cuda.grid(1), touched.size, cuda.gridsize(1)):
+        v = touched[i]
+        if best[v] < dist[v]:
+            dist[v] = best[v]
+            pred[v] = npred[v]
+            changed[v] = True
+            if best[v] < bound:
+                front[cuda.atomic.add(count, 0, 1)] = v
+        elif ties and nkey[v] != INT_MAX and nkey[v] < _rank(key, pred[v]):
+            pred[v] = npred[v]
+        nkey[v] = INT_MAX
+        flag[v] = 0
+
+
+def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
+    n = hi - lo
+    seeds = np.unique(seeds[dist[seeds] < bound])
+    d_dist, d_pred, d_changed = device.upload(dist), device.upload(pred), device.upload(changed)
+    best = device.upload(dist)  # each round's atomic minimum, equal to dist between rounds
+    d_key = device.resident(key) if key.size else device.empty(0, np.int64)
+    nkey, npred = device.full(n, INT_MAX, np.int64), device.empty(n, np.int64)
+    flag, touched = device.full(n, 0, np.int8), device.empty(n, np.int64)
+    front, k, expanded = device.upload(seeds), seeds.size, 0
+    while k:
+        rows = device.download(front[:k])  # the frontier's offsets are a scan on the host
+        pos, dst, w, total = _arcs_on_device(indptr, indices, weights, rows)
+        expanded += total
+        count = device.full(1, 0, np.int64)
+        if total:
+            args = (front, pos, dst, w, lo, hi)
+            device.launch(_lower, total, *args, d_dist, best, touched, count, flag)
+            device.launch(_smallest_tail, total, *args, base, d_dist, best, d_pred, ties, d_key, nkey)
+            device.launch(_that_tail, total, *args, base, d_dist, best, d_pred, ties, d_key, nkey, npred)
+        t = int(device.download(count)[0])
+        front, count = device.empty(max(t, 1), np.int64), device.full(1, 0, np.int64)
+        if t:
+            device.launch(
+                _settle,
+                t,
+                touched[:t],
+                d_dist,
+                best,
+                d_pred,
+                npred,
+                nkey,
+                d_key,
+                ties,
+                d_changed,
+                flag,
+                bound,
+                front,
+                count,
+            )
+        k = int(device.download(count)[0])
+    device.download(d_dist, dist)
+    device.download(d_pred, pred)
+    device.download(d_changed, changed)
+    return expanded
+
+
+device_twin("relax_local", "cuda", relax_local)
