@@ -77,7 +77,10 @@ def _graph_options(cmd):
 def _cluster_options(cmd):
     """Where to run: a local cluster of --workers, or a running scheduler."""
     cmd.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
+    engines = ("numba", "numpy", "cuda")
+    cmd.add_argument("--engine", choices=engines, help="kernel engine on the workers (default numba; cuda with --gpu)")
     where = cmd.add_mutually_exclusive_group()
+    where.add_argument("--gpu", action="store_true", help="one worker per GPU (dask-cuda), running the cuda engine")
     where.add_argument("--scheduler", metavar="ADDR", help="connect to a running dask scheduler")
     where.add_argument("--scheduler-file", metavar="PATH", help="connect to the scheduler that wrote this file")
     tls = cmd.add_argument_group("TLS (a cluster started with dask's Security)")
@@ -225,16 +228,29 @@ def _connected(args):
     """A client of ``--scheduler``, or of a local cluster started (and closed) for this command."""
     from distributed import Client, LocalCluster
 
-    from dgraph.cluster import connect
+    from dgraph import kernels
+    from dgraph.cluster import connect, gpu_cluster
 
-    if args.scheduler or args.scheduler_file:
-        with connect(args.scheduler, args.scheduler_file, security=_security(args)) as client:
+    engine = args.engine or ("cuda" if args.gpu else None)
+    if engine:
+        kernels.set_engine(engine)
+    try:
+        if args.scheduler or args.scheduler_file:
+            with connect(args.scheduler, args.scheduler_file, security=_security(args)) as client:
+                yield client
+            return
+        if args.gpu:
+            with gpu_cluster() as cluster, Client(cluster) as client:
+                _say(f"dgraph: started a GPU cluster of {len(client.scheduler_info()['workers'])} workers")
+                yield client
+            return
+        _say(f"dgraph: starting a local cluster of {args.workers} workers")
+        local = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        with local as cluster, Client(cluster) as client:
             yield client
-        return
-    _say(f"dgraph: starting a local cluster of {args.workers} workers")
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with Client(cluster) as client:
-            yield client
+    finally:
+        if engine:
+            kernels.set_engine("numba")
 
 
 def graphalytics(args):

@@ -63,18 +63,44 @@ async def live_workers(client):
     return sorted((await _identity(client))["workers"])
 
 
+class MissingExtra(DgraphInputError, ImportError):
+    """An optional dependency is not installed; the message names the extra that installs it."""
+
+
 def _require(module, extra, what):
     import importlib
 
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(f"{what} needs the {extra!r} extra: pip install 'dask-dgraph[{extra}]'") from exc
+        raise MissingExtra(f"{what} needs the {extra!r} extra: pip install 'dask-dgraph[{extra}]'") from exc
 
 
-def local_cuda_cluster(**kwargs):
-    """A dask-cuda ``LocalCUDACluster`` (one worker per GPU); needs the ``gpu`` extra."""
-    return _require("dask_cuda", "gpu", "a GPU cluster").LocalCUDACluster(**kwargs)
+def gpu_cluster(**kwargs):
+    """A dask-cuda ``LocalCUDACluster``: one single-threaded worker per visible GPU, listening on
+    127.0.0.1 unless told otherwise. Run with ``dgraph.kernels.set_engine("cuda")`` so the
+    workers' kernels run on their devices (``dgraph run --gpu`` does both). Keyword arguments
+    go to ``LocalCUDACluster`` (``CUDA_VISIBLE_DEVICES``, ``rmm_pool_size``, ...). Needs the
+    ``gpu`` extra and a CUDA GPU; says which is missing.
+
+    >>> from distributed import Client
+    >>> from dgraph import kernels
+    >>> from dgraph.cluster import gpu_cluster
+    >>> client = Client(gpu_cluster())  # doctest: +SKIP
+    >>> kernels.set_engine("cuda")  # doctest: +SKIP
+    """
+    dask_cuda = _require("dask_cuda", "gpu", "a GPU cluster")
+    from numba import cuda
+
+    if not cuda.is_available():
+        raise DgraphError(
+            "a GPU cluster needs a CUDA GPU and its driver, and numba finds none on this machine; "
+            "run on a GPU node, or use the CPU engines on a LocalCluster"
+        )
+    kwargs.setdefault("threads_per_worker", 1)  # the BSP runtime drives a worker's ranks from one thread
+    kwargs.setdefault("host", "127.0.0.1")
+    kwargs.setdefault("dashboard_address", None)
+    return dask_cuda.LocalCUDACluster(**kwargs)
 
 
 SCHEDULERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "lsf": "LSFCluster", "sge": "SGECluster"}

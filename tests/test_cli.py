@@ -42,17 +42,19 @@ def test_without_a_client_a_local_cluster_starts_and_says_so():
     assert proc.stderr.count("started a local cluster") == 1
 
 
-def test_gpu_extra_is_named_when_missing():
+def test_gpu_extra_is_named_when_missing(capsys):
     import importlib.util
 
     import pytest
 
-    from dgraph.cluster import local_cuda_cluster
+    from dgraph.cluster import gpu_cluster
 
     if importlib.util.find_spec("dask_cuda") is not None:
         pytest.skip("dask-cuda is installed here")
     with pytest.raises(ImportError, match=r"pip install 'dask-dgraph\[gpu\]'"):
-        local_cuda_cluster()
+        gpu_cluster()
+    assert main(["run", "bfs", "--dataset", "karate", "--gpu"]) == 2
+    assert "pip install 'dask-dgraph[gpu]'" in capsys.readouterr().err
 
 
 def test_cli_runs_every_algorithm(client, capsys, tmp_path):

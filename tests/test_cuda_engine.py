@@ -127,3 +127,13 @@ def test_without_a_gpu_or_the_simulator_the_engine_says_what_to_do():
     code = "from dgraph import kernels\nwith kernels.using('cuda'): pass"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode != 0 and "NUMBA_ENABLE_CUDASIM=1" in out.stderr
+
+
+def test_the_command_line_runs_the_device_engine(client, capsys):
+    from dgraph.cli import main
+
+    addr = client.scheduler.address
+    assert main(["run", "pagerank", "--dataset", "karate", "--scheduler", addr, "--engine", "cuda", "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "device_calls" in out and "resident_bytes" in out
+    assert kernels.engine() == "numba"  # the command's engine ends with the command

@@ -18,7 +18,7 @@ from ...errors import DgraphInputError
 if not cuda.is_available():
     raise DgraphInputError(
         "the cuda kernel engine needs a CUDA GPU and its driver, and numba finds none here: run on "
-        "GPU workers (dgraph.cluster.local_cuda_cluster), or set NUMBA_ENABLE_CUDASIM=1 before starting "
+        "GPU workers (dgraph.cluster.gpu_cluster), or set NUMBA_ENABLE_CUDASIM=1 before starting "
         "Python and the workers to run the device kernels in numba's simulator, or use "
         'dgraph.kernels.set_engine("numba")'
     )
