@@ -56,7 +56,7 @@ def label_mode(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts):
         b_ptr,
         b_idx,
         two,
-        device.upload(labels),
+        device.mirror(labels),
         device.upload(table),
         keys,
         tally,

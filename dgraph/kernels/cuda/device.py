@@ -2,8 +2,12 @@
 
 A block's arrays never change after construction, so the device copy of a host array is kept
 for as long as the host array lives (keyed by its identity, dropped by a weakref finalizer):
-a graph goes up once however many kernels and runs read it. Everything else a kernel reads is
-uploaded per call and counted, per calling thread (the thread that drives a worker's ranks).
+a graph goes up once however many kernels and runs read it. A rank's vertex values that live
+across calls (the values a SpMV reads, the visited flags, distances) are *mirrored*: the device
+keeps a copy and a host shadow of what it holds, and a call uploads only the entries that
+changed since (the middleware's lazy uploading: a rank's space is exactly what it queries).
+Everything else a kernel reads is uploaded per call. Transfers are counted per calling thread
+(the thread that drives a worker's ranks).
 """
 
 from __future__ import annotations
@@ -69,6 +73,62 @@ def resident(a):
     return d
 
 
+class _Mirror:
+    __slots__ = ("device", "shadow")
+
+    def __init__(self, device, shadow):
+        self.device, self.shadow = device, shadow
+
+
+_mirrors: dict[int, _Mirror] = {}
+
+
+def mirror(a):
+    """The device copy of host vertex values ``a`` (an array that lives across calls), brought
+    up to date by uploading only the entries that differ from what the device holds (their
+    positions and values), or all of ``a`` when most differ."""
+    key = id(a)
+    with _lock:
+        m = _mirrors.get(key)
+    if m is None or m.shadow.shape != a.shape or m.shadow.dtype != a.dtype:
+        m = _Mirror(upload(a), a.copy())
+        with _lock:
+            fresh = key not in _mirrors
+            _mirrors[key] = m
+        if fresh:
+            weakref.finalize(a, _mirrors.pop, key, None)
+        return m.device
+    changed = np.flatnonzero(a != m.shadow)  # (a NaN never equals itself: it is sent again)
+    if 2 * changed.size * 8 >= a.nbytes:
+        m.device.copy_to_device(np.ascontiguousarray(a))
+        transfers().h2d_bytes += a.nbytes
+    elif changed.size:
+        launch(_scatter, changed.size, upload(changed), upload(a[changed]), m.device)
+    m.shadow[changed] = a[changed]
+    return m.device
+
+
+def synced(a):
+    """After a kernel wrote ``a``'s mirror and the result was downloaded into ``a``: the device
+    holds ``a`` now."""
+    with _lock:
+        m = _mirrors.get(id(a))
+    if m is not None:
+        m.shadow[...] = a
+
+
+@cuda.jit
+def _copy(src, out):
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = src[i]
+
+
+@cuda.jit
+def _scatter(at, values, out):
+    for i in range(cuda.grid(1), at.size, cuda.gridsize(1)):
+        out[at[i]] = values[i]
+
+
 def upload(a, dtype=None):
     """A device copy of host values ``a`` (read by one call)."""
     a = np.ascontiguousarray(a, dtype=dtype)
@@ -92,6 +152,14 @@ def full(n, value, dtype):
     if n:
         launch(_fill, n, d, value)
     return d
+
+
+def copy(d):
+    """A new device array holding device array ``d``'s values."""
+    out = empty(d.size, d.dtype)
+    if d.size:
+        launch(_copy, d.size, d, out)
+    return out
 
 
 def launch(kernel, n, *args):

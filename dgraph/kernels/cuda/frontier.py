@@ -228,7 +228,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, ke
     integer = tvals.dtype == np.int64
     heads, vals, by = device.empty(total, np.int64), device.empty(total, tvals.dtype), device.empty(total, np.int64)
     if total:
-        d_skip = device.upload(skip) if skip.size else device.empty(0, np.bool_)
+        d_skip = device.mirror(skip) if skip.size else device.empty(0, np.bool_)  # visited: few change a level
         device.launch(
             _offers,
             total,

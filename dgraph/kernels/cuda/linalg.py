@@ -47,7 +47,7 @@ def spmv(indptr, indices, weights, x, out):
         device.resident(indices),
         w,
         weighted,
-        device.upload(x, np.float64),
+        device.mirror(x) if x.dtype == np.float64 else device.upload(x, np.float64),
         y,
     )
     device.download(y, out)
@@ -61,9 +61,13 @@ def _run_step(d_pulled, d_pr, d_p, d_outw, alpha, dangling_sum, d_contrib):
 
 
 def pagerank_step(pulled, pr, p, outw, alpha, dangling_sum, contrib):
-    d_pr, d_contrib = device.upload(pr), device.empty(contrib.size, np.float64)
-    out = _run_step(device.upload(pulled), d_pr, device.upload(p), device.upload(outw), alpha, dangling_sum, d_contrib)
+    # the rank's ranks, teleport and out-weights stay on the device between iterations (the
+    # last two never change, the first is what the device wrote): only the pulled sums go up
+    d_pr, d_contrib = device.mirror(pr), device.empty(contrib.size, np.float64)
+    d_p, d_outw = device.mirror(p), device.mirror(outw)
+    out = _run_step(device.upload(pulled), d_pr, d_p, d_outw, alpha, dangling_sum, d_contrib)
     device.download(d_pr, pr)
+    device.synced(pr)
     device.download(d_contrib, contrib)
     return out
 

@@ -81,8 +81,8 @@ def _settle(touched, dist, best, pred, npred, nkey, key, ties, changed, flag, bo
 def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
     n = hi - lo
     seeds = np.unique(seeds[dist[seeds] < bound])
-    d_dist, d_pred, d_changed = device.upload(dist), device.upload(pred), device.upload(changed)
-    best = device.upload(dist)  # each round's atomic minimum, equal to dist between rounds
+    d_dist, d_pred, d_changed = device.mirror(dist), device.mirror(pred), device.mirror(changed)
+    best = device.copy(d_dist)  # each round's atomic minimum, equal to dist between rounds
     d_key = device.resident(key) if key.size else device.empty(0, np.int64)
     nkey, npred = device.full(n, INT_MAX, np.int64), device.empty(n, np.int64)
     flag, touched = device.full(n, 0, np.int8), device.empty(n, np.int64)
@@ -118,9 +118,9 @@ def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound
                 count,
             )
         k = int(device.download(count)[0])
-    device.download(d_dist, dist)
-    device.download(d_pred, pred)
-    device.download(d_changed, changed)
+    for host, d in ((dist, d_dist), (pred, d_pred), (changed, d_changed)):
+        device.download(d, host)
+        device.synced(host)
     return expanded
 
 
