@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .block import split_by_owner
+from .calibrate import rank_weights
 from .cluster import get_client, workers
 from .errors import DgraphInputError
 from .graph import Graph
@@ -307,6 +308,10 @@ def _place(
     if layout.ranks > 1 and one_rank_below and client.submit(np.sum, degree).result() < one_rank_below:
         layout = layout.with_ranks(1)
     n, P = labels.n, layout.ranks
+    where = [wk[r * len(wk) // P] for r in range(P)]
+    if getattr(layout, "balance", None) == "measured" and layout.weights is None:
+        stages("measuring worker speeds")
+        layout = layout.with_weights(rank_weights(client, where))
     plan = client.submit(layout.plan, degree, pure=False)
     order = client.submit(operator.itemgetter(0), plan, pure=False)
     bounds = np.asarray(client.submit(operator.itemgetter(1), plan, pure=False).result(), dtype=np.int64)
@@ -322,7 +327,6 @@ def _place(
     inverse = client.submit(inverse_permutation, order) if order is not None else None
     w = "weight" if weight else None
     stages("placing arcs")
-    where = [wk[r * len(wk) // P] for r in range(P)]
 
     def cut(part):
         return dask.delayed(_split)(part, inverse, bounds, w, layout, extra)

@@ -4,6 +4,13 @@
 per vertex, so vertex counts stay bounded), as TDO-GP E.3 initialises its vertex layout.
 ``"striped"`` deals vertex v to rank v mod P; ``"hashed"`` to a hash of v. Striped and hashed
 are expressed as a renumbering (``order``), so every kernel still sees contiguous ranges.
+
+Workers of unequal speed (GPU and CPU workers, or workers with fewer cores) take shares in
+proportion to their speed: with ``weights`` rank r's range holds weights[r] / sum(weights) of
+the cost, and ``balance="measured"`` finds the weights when the graph is built, from a short
+calibration on every worker (``dgraph.calibrate``). The slowest share then takes the least time
+any split allows: with d_j = D (1/c_j) / sum(1/c_i) every worker finishes at D / sum(1/c_i)
+(the middleware paper's workload-balance lemma).
 """
 
 from __future__ import annotations
@@ -22,33 +29,60 @@ class OneD(Layout):
     ----------
     ranks : int, optional
         Number of logical ranks (default: one per worker thread).
-    balance : {"degree", "striped", "hashed"}
+    balance : {"degree", "striped", "hashed", "measured"}
+        "measured": "degree" with weights from each worker's measured speed.
+    weights : sequence of float, optional
+        Rank r's share of the cost (degree balance), in proportion: a rank on a worker twice as
+        fast gets twice the arcs.
 
     Examples
     --------
     >>> from dgraph.partitioners import OneD
     >>> OneD(ranks=4).plan(np.array([3, 0, 1, 1, 5, 0]))[1].tolist()
     [0, 1, 3, 4, 6]
+    >>> OneD(ranks=2, weights=[3, 1]).plan(np.ones(8, np.int64))[1].tolist()
+    [0, 6, 8]
     """
 
     name = "1d"
-    BALANCES = ("degree", "striped", "hashed")
+    BALANCES = ("degree", "striped", "hashed", "measured")
 
-    def __init__(self, ranks=None, balance="degree"):
+    def __init__(self, ranks=None, balance="degree", weights=None):
         super().__init__(ranks)
         if balance not in self.BALANCES:
             raise DgraphInputError(f"balance must be one of {self.BALANCES}, got {balance!r}")
-        self.balance = balance
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.float64)
+            if balance not in ("degree", "measured") or weights.ndim != 1 or not np.all(weights > 0):
+                raise DgraphInputError(
+                    f"weights must be positive numbers, one per rank, with balance='degree'; got {weights!r} "
+                    f"with balance={balance!r}"
+                )
+            if self.ranks is not None and weights.size != self.ranks:
+                raise DgraphInputError(f"weights gives {weights.size} shares for {self.ranks} ranks: give one per rank")
+            self.ranks = weights.size
+        self.balance, self.weights = balance, weights
 
     def with_ranks(self, ranks):
-        return OneD(ranks, self.balance)
+        same = self.weights is not None and self.weights.size == ranks
+        return OneD(ranks, self.balance, self.weights if same else None)
+
+    def with_weights(self, weights):
+        """A copy whose ranks take shares in proportion to ``weights`` (measured speeds)."""
+        return OneD(len(weights), self.balance, weights)
 
     def plan(self, out_degree):
         n, P = out_degree.size, self.ranks
-        if self.balance == "degree":
+        if self.balance == "measured" and self.weights is None:
+            raise DgraphInputError(
+                'balance="measured" finds its weights when a graph is built on a cluster '
+                "(dgraph.from_edgelist); to plan directly, give weights="
+            )
+        if self.balance in ("degree", "measured"):
             cost = np.cumsum(out_degree.astype(np.int64) + 1)
             total = int(cost[-1]) if n else 0
-            cuts = np.searchsorted(cost, np.arange(1, P) * total / P, side="right")
+            share = np.arange(1, P) / P if self.weights is None else np.cumsum(self.weights)[:-1] / self.weights.sum()
+            cuts = np.searchsorted(cost, share * total, side="right")
             bounds = np.concatenate([[0], np.maximum.accumulate(cuts), [n]]).astype(np.int64)
             return None, bounds
         if self.balance == "striped":
@@ -62,4 +96,5 @@ class OneD(Layout):
         return order, bounds
 
     def __repr__(self):
-        return f"OneD(ranks={self.ranks}, balance={self.balance!r})"
+        shares = "" if self.weights is None else f", weights={[round(float(w), 3) for w in self.weights]}"
+        return f"OneD(ranks={self.ranks}, balance={self.balance!r}{shares})"
