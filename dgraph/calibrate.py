@@ -1,7 +1,8 @@
 """Worker speeds for the heterogeneous split: the same SpMV on every worker at once, in the
-kernel engine and with the threads a run's driver would use there, for a fixed window of wall
-time, as arcs a second. Measured together, the speeds include what the workers take from each
-other (two workers on one core each get half of it), which is what a run will see."""
+kernel engine and with the threads a run's driver would use there, for the same window of wall
+time (after each has compiled and warmed up), as arcs a second. Measured together, the speeds
+include what the workers take from each other (two workers on one core each get half of it),
+which is what a run will see."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from . import kernels
 
 CALIBRATION_ARCS = 1 << 20
 WINDOW = 0.3  # seconds of SpMVs per worker
+WARM_UP = 1.0  # seconds from the call to the common start of the windows (compiling, uploading)
 
 
-def _speed(engine, threads, arcs, window, dask_worker=None):
+def _speed(engine, threads, arcs, window, start_at, dask_worker=None):
     if engine == "cuda":
         from numba import config
 
@@ -29,6 +31,7 @@ def _speed(engine, threads, arcs, window, dask_worker=None):
     mine = threads.get(dask_worker.address, 1) if dask_worker is not None else 1
     with kernels.using(engine, mine):
         kernels.spmv(indptr, indices, None, x, out)  # compiled, uploaded: not timed
+        time.sleep(max(0.0, start_at - time.time()))  # every worker times the same window
         done, start = 0, time.perf_counter()
         while True:
             kernels.spmv(indptr, indices, None, x, out)
@@ -45,7 +48,8 @@ def worker_speeds(client, workers, arcs=CALIBRATION_ARCS, window=WINDOW):
 
     workers = sorted(set(workers))
     threads = dict(zip(workers, _driver_threads(client, client_state(client), workers)))
-    return client.run(_speed, kernels.engine(), threads, int(arcs), float(window), workers=workers)
+    start_at = time.time() + WARM_UP
+    return client.run(_speed, kernels.engine(), threads, int(arcs), float(window), start_at, workers=workers)
 
 
 def rank_weights(client, where):

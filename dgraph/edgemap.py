@@ -336,6 +336,17 @@ class EdgeMap:
             heads, vals, tails = self._merge(local, vals, tails, merge, self.size(dst))
             return _pack(heads, ([] if self._valueless else [vals]) + [tails], self.size(dst))
 
+        def cut(dst, message, pieces):
+            """A message for ``dst`` as up to ``pieces`` messages of about equal rows, for a
+            transport that pipelines (a bitmap's heads are cut too, each piece in its smaller form)."""
+            ids, rest = _unpack(message, self.size(dst))
+            step = max(-(-ids.size // pieces), 1)
+            return [
+                _pack(ids[i : i + step], [a[i : i + step] for a in rest], self.size(dst))
+                for i in range(0, ids.size, step)
+            ]
+
+        combine.cut = cut
         return combine
 
     def _merge(self, dst, vals, tails, merge, size):

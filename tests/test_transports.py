@@ -1,6 +1,7 @@
 """The grouped (TuCOMM) transport: the same answers as direct everywhere, fewer inter-domain
 messages, and domains from every kind of spec."""
 
+import dask
 import numpy as np
 import pandas as pd
 import pytest
@@ -57,6 +58,28 @@ def test_grouped_gives_the_same_answers_as_direct_on_every_layout(client, layout
                 np.testing.assert_allclose(
                     frame[c].astype(float), direct[name][c].astype(float), rtol=1e-12, atol=1e-15
                 )
+
+
+@pytest.mark.parametrize("layout", [OneD(ranks=4), TwoD(rows=2, cols=2)], ids=repr)
+def test_pipelined_gives_the_same_answers_as_direct(client, layout):
+    edges = kron_edges(8, seed=6)
+    edges = edges[edges.src != edges.dst]
+    g = dgraph.from_edgelist(edges, directed=False, layout=layout)
+    source = int(edges.src.iloc[0])
+    direct = _everything(g, source)
+    piped = g.with_transport("pipelined")
+    for block in (256, None):  # many blocks a message, and the model's choice
+        with dask.config.set({"dgraph.pipeline-block-bytes": block}):
+            got = _everything(piped, source)
+        for name, frame in got.items():
+            floats = [c for c in frame.columns if str(frame[c].dtype) in ("float64", "Float64")]
+            ints = [c for c in frame.columns if c not in floats]
+            pd.testing.assert_frame_equal(frame[ints], direct[name][ints], obj=f"{name}, blocks of {block}")
+            for c in floats:
+                np.testing.assert_allclose(frame[c].astype(float), direct[name][c].astype(float), rtol=1e-12)
+    bfs = alg.bfs(piped, source, method="levels").compute()
+    info = piped.last_stats.info
+    assert info["pipeline_blocks"] >= 1 and info["pipeline_block_bytes"] > 0 and len(bfs) == g.num_vertices
 
 
 def test_directed_scc_and_one_rank_domains(client):

@@ -233,7 +233,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
 
 
 # ----------------------------------------------------------------------------- merge by id (edge map)
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)  # a pipelined exchange merges while its agent thread moves blocks
 def _merge_numba(ids, vals, tails, mode, key, best, btail, seen):
     keyed = key.size > 0
     first = np.empty(ids.size, np.int64)

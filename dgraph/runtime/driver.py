@@ -23,8 +23,9 @@ from .exchange import DirectTransport
 from .grouped import GroupedTransport
 from .metrics import RunStats
 from .params import evaluate
+from .pipelined import PipelinedTransport
 
-TRANSPORTS = ("direct", "grouped")
+TRANSPORTS = ("direct", "grouped", "pipelined")
 
 
 class _Ranks(list):
@@ -88,11 +89,13 @@ def describe(ranks):
     return f"ranks {ranks}"
 
 
-def _transport(kind, mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes):
+def _transport(kind, mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes, block_bytes):
     if domains is not None:
         stats.domain_of, stats.monitors = domains.level[0], domains.monitor[0]
     if kind == "grouped":
         return GroupedTransport(mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes)
+    if kind == "pipelined":
+        return PipelinedTransport(mesh, worker_of_rank, index, ranks, stats, block_bytes)
     return DirectTransport(mesh, worker_of_rank, index, ranks, stats)
 
 
@@ -108,7 +111,7 @@ class DriverSpec(NamedTuple):
     params: dict
     engine: str
     threads: int
-    route: tuple  # (transport, domains, flush bytes)
+    route: tuple  # (transport, domains, flush bytes, pipeline block bytes or None)
     finish: tuple = None  # (fn, *args): the worker keeps fn({rank: result}, *args) instead
 
 

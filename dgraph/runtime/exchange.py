@@ -3,12 +3,18 @@
 ``DirectTransport`` sends one message per peer rank, bundled into one frame per worker pair on
 the run's channels; ranks that share a worker exchange in memory. Every collective is one round
 of the channel mesh, and every logical message is counted in the run's stats.
+
+For study, the ``dgraph.study-link`` dask config of a worker, ``(latency seconds, bytes a
+second)``, makes each of its rounds last as long as that link would take for the larger of the
+bytes it sends and receives (a slower network than the one under the test, for benchmarks).
 """
 
 from __future__ import annotations
 
 import math
+import time
 
+import dask
 import numpy as np
 
 _REDUCE = {"sum": np.add, "min": np.minimum, "max": np.maximum, "any": np.logical_or}
@@ -30,6 +36,7 @@ class DirectTransport:
         self.nranks = len(worker_of_rank)
         self.peers = sorted(mesh.sockets) if mesh is not None else []
         self.wire_rounds = 0
+        self.link = dask.config.get("dgraph.study-link", None)
 
     def _round(self, per_peer):
         """One round of the channel mesh: a frame to and from every peer worker."""
@@ -39,13 +46,20 @@ class DirectTransport:
         step = self.wire_rounds
         if not self.peers:
             return {}
-        frames = {}
+        frames, sent = {}, 0
         for p in self.peers:
             bufs, size = encode(step, per_peer.get(p, []))
             frames[p] = bufs
+            sent += size
             self.stats.wire_bytes += size
             self.stats.wire_frames += 1
-        return self.mesh.round(step, frames)
+        started = time.perf_counter()
+        got = self.mesh.round(step, frames)
+        if self.link is not None:
+            latency, bandwidth = self.link
+            received = sum(_nbytes(a) for entries in got.values() for _, _, a in entries)
+            time.sleep(max(0.0, latency + max(sent, received) / bandwidth - (time.perf_counter() - started)))
+        return got
 
     def alltoall(self, send, total=None, op="sum", combine=None):
         """``send[src][dst] = [arrays]`` for local src ranks -> ``{dst: [(src, [arrays])]}``.

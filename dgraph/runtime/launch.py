@@ -129,13 +129,15 @@ def launch(
     (the same number for every rank; the kernel sees them as the tuple ``ctx.blocks[r]``).
     Rank r runs on the worker holding ``blocks[r][0]``.
 
-    ``transport``: "direct" or "grouped" (TuCOMM aggregation through domain monitors);
+    ``transport``: "direct", "grouped" (TuCOMM aggregation through domain monitors) or
+    "pipelined" (exchanges cut into blocks that move while earlier ones merge);
     ``domains``: a ``dgraph.runtime.domains`` spec (the run's stats then split traffic by domain
     crossing, whatever the transport); ``weights``: per-rank monitor preference (the heaviest
     vertex a rank holds); ``flush_bytes``: the grouped transport's buffer threshold (default: the
-    ``dgraph.flush-bytes`` dask config value, 4 MiB); ``finish``: ``(fn, *args)``, each worker
-    keeps ``fn({rank: result}, *args)`` instead of what its kernel returned (futures in ``args``
-    are passed as their values, as in ``params``).
+    ``dgraph.flush-bytes`` dask config value, 4 MiB; the pipelined transport's block size is the
+    ``dgraph.pipeline-block-bytes`` value when set, else its model's choice); ``finish``:
+    ``(fn, *args)``, each worker keeps ``fn({rank: result}, *args)`` instead of what its kernel
+    returned (futures in ``args`` are passed as their values, as in ``params``).
 
     Dispatch: the client tells each worker directly to open the run and drive its ranks (plugin
     handlers: one round trip, none through the scheduler, whose batched streams add 2-10 ms
@@ -162,6 +164,7 @@ def launch(
             transport,
             *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights),
             flush_bytes,
+            dask.config.get("dgraph.pipeline-block-bytes", None),
         )
         threads = _driver_threads(client, state, worker_addrs)
         driven = [[r for r in range(len(blocks)) if worker_of_rank[r] == i] for i in range(len(worker_addrs))]
