@@ -34,9 +34,24 @@ def _check(name, load=False):
     (where a kernel runs: a client without a GPU may select it for GPU workers)."""
     if name not in ENGINES:
         raise DgraphInputError(f"kernel engine must be one of {ENGINES}, not {name!r}")
-    if load and name == "cuda":
-        from . import cuda  # noqa: F401  (registers the device twins; says what is missing)
+    if load and name == "cuda" and not _device_loaded:
+        _load_device_twins()
     return name
+
+
+_device_loaded = False
+_load_lock = threading.Lock()
+
+
+def _load_device_twins():
+    """Add the cuda engine's twins to their kernels (importing it says what is missing)."""
+    global _device_loaded
+    from . import cuda
+
+    with _load_lock:
+        for name, impl in cuda.TWINS.items():
+            KERNELS[name].impls.setdefault("cuda", impl)
+        _device_loaded = True
 
 
 class Kernel:
@@ -65,14 +80,6 @@ def twins(name, **impls):
         raise ValueError(f"kernel {name!r}: unknown engines {sorted(unknown)} or registered twice")
     KERNELS[name] = Kernel(name, impls)
     return KERNELS[name]
-
-
-def device_twin(name, engine_name, impl):
-    """Add engine ``engine_name``'s implementation to the registered kernel ``name``."""
-    kernel = KERNELS[name]
-    if engine_name not in ENGINES or engine_name in kernel.impls:
-        raise ValueError(f"kernel {name!r}: unknown engine {engine_name!r} or registered twice")
-    kernel.impls[engine_name] = impl
 
 
 def set_engine(name):

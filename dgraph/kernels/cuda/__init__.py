@@ -23,4 +23,6 @@ if not cuda.is_available():
         'dgraph.kernels.set_engine("numba")'
     )
 
-from . import counting, frontier, linalg, paths, unionfind  # noqa: E402,F401  (each registers its twins)
+from . import counting, frontier, linalg, paths, unionfind  # noqa: E402
+
+TWINS = {**counting.TWINS, **frontier.TWINS, **linalg.TWINS, **paths.TWINS, **unionfind.TWINS}

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ..engines import device_twin
 from . import device
 
 
@@ -63,9 +62,6 @@ def label_mode(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts):
         d_own,
     )
     device.download(d_own, own)
-
-
-device_twin("label_mode", "cuda", label_mode)
 
 
 @cuda.jit(device=True)
@@ -137,4 +133,5 @@ def oriented_triangles(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark,
     device.download(d_tri, tri)
 
 
-device_twin("oriented_triangles", "cuda", oriented_triangles)
+# kernel name -> device twin (dgraph.kernels.engines adds them to their kernels)
+TWINS = {"label_mode": label_mode, "oriented_triangles": oriented_triangles}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ..engines import device_twin
 from . import device
 from .frontier import _arcs_on_device
 
@@ -146,5 +145,5 @@ def _concat(parts, offset):
     return out
 
 
-device_twin("spanning_forest", "cuda", spanning_forest)
-device_twin("block_forest", "cuda", block_forest)
+# kernel name -> device twin (dgraph.kernels.engines adds them to their kernels)
+TWINS = {"spanning_forest": spanning_forest, "block_forest": block_forest}
