@@ -77,7 +77,7 @@ def _graph_options(cmd):
 def _cluster_options(cmd):
     """Where to run: a local cluster of --workers, or a running scheduler."""
     cmd.add_argument("--workers", type=int, default=2, help="local workers to start (ignored with --scheduler)")
-    engines = ("numba", "numpy", "cuda")
+    engines = ("numba", "numpy", "cuda", "auto")
     cmd.add_argument("--engine", choices=engines, help="kernel engine on the workers (default numba; cuda with --gpu)")
     where = cmd.add_mutually_exclusive_group()
     where.add_argument("--gpu", action="store_true", help="one worker per GPU (dask-cuda), running the cuda engine")

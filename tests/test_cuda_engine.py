@@ -144,6 +144,15 @@ def test_values_that_did_not_change_stay_on_the_device():
         assert moved.h2d_bytes == before  # nothing changed: nothing crosses
 
 
+def test_auto_picks_numba_where_there_is_no_gpu():
+    kernels.set_engine("auto")
+    try:
+        with kernels.using(kernels.engine()):
+            assert kernels.engine() == "numba"  # the simulator is not a GPU
+    finally:
+        kernels.set_engine("numba")
+
+
 def test_without_a_gpu_or_the_simulator_the_engine_says_what_to_do():
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
     code = "from dgraph import kernels\nwith kernels.using('cuda'): pass"

@@ -29,11 +29,17 @@ _default = os.environ.get("DGRAPH_KERNELS", "numba")
 _local = threading.local()
 
 
+AUTO = "auto"  # per worker: cuda where numba finds a GPU, numba elsewhere
+
+
 def _check(name, load=False):
-    """``name``, if it is an engine; with ``load``, the device engine's twins are registered
-    (where a kernel runs: a client without a GPU may select it for GPU workers)."""
-    if name not in ENGINES:
-        raise DgraphInputError(f"kernel engine must be one of {ENGINES}, not {name!r}")
+    """``name``, if it is an engine (or "auto"); with ``load`` (where a kernel runs: a client
+    without a GPU may select cuda for GPU workers), "auto" resolved and the device engine's
+    twins registered."""
+    if name not in ENGINES and name != AUTO:
+        raise DgraphInputError(f"kernel engine must be one of {ENGINES} or {AUTO!r}, not {name!r}")
+    if load and name == AUTO:
+        name = "cuda" if _has_gpu() else "numba"
     if load and name == "cuda" and not _device_loaded:
         _load_device_twins()
     return name
@@ -41,6 +47,13 @@ def _check(name, load=False):
 
 _device_loaded = False
 _load_lock = threading.Lock()
+
+
+def _has_gpu():
+    """Whether numba finds a real CUDA GPU here (the simulator does not count)."""
+    from numba import config, cuda
+
+    return not config.ENABLE_CUDASIM and cuda.is_available()
 
 
 def _load_device_twins():
@@ -83,9 +96,10 @@ def twins(name, **impls):
 
 
 def set_engine(name):
-    """Select the kernel implementation for later runs: "numba" (default), "numpy" or "cuda"
+    """Select the kernel implementation for later runs: "numba" (default), "numpy", "cuda"
     (device kernels through numba.cuda: a GPU, or numba's simulator with
-    ``NUMBA_ENABLE_CUDASIM=1``).
+    ``NUMBA_ENABLE_CUDASIM=1``) or "auto" (cuda on the workers where numba finds a GPU, numba on
+    the others).
 
     Runs started from this process pass the choice on to their drivers on the workers.
 
@@ -127,9 +141,10 @@ def using(name, threads=1):
     kernels use up to ``threads`` threads (fewer if the process may not use that many cores, and
     1 if numba's threading layer cannot be entered from several threads at once)."""
     old = getattr(_local, "engine", None), getattr(_local, "threads", 1)
+    name = _check(name, load=True)
     usable = _usable_threads(threads) if name == "numba" else 1
     before = numba.get_num_threads() if usable > 1 else None
-    _local.engine, _local.threads = _check(name, load=True), usable
+    _local.engine, _local.threads = name, usable
     if usable > 1:
         numba.set_num_threads(usable)  # per calling thread in numba
     try:
