@@ -62,14 +62,16 @@ def _run(engine, call):
 
 
 GRAPHS = {
-    "er": (lambda: er_edges(60, 240, 3), True),
+    "er": (lambda: er_edges(40, 150, 3), True),
     "kronecker": (lambda: kron_edges(6, seed=4, edge_factor=4), False),
-    "grid": (lambda: grid_edges(6, 9), False),
+    "grid": (lambda: grid_edges(5, 8), False),
 }
+# every graph on 1D, and the skewed one on 2D too (the simulator runs each device thread in
+# Python: the cases are small, and the layouts' code paths are the host's, tested elsewhere)
+CASES_RUN = [(graph, OneD(ranks=2)) for graph in sorted(GRAPHS)] + [("kronecker", TwoD(rows=2, cols=2))]
 
 
-@pytest.mark.parametrize("graph", sorted(GRAPHS))
-@pytest.mark.parametrize("layout", [OneD(ranks=2), TwoD(rows=2, cols=2)], ids=["1d", "2d"])
+@pytest.mark.parametrize("graph, layout", CASES_RUN, ids=lambda x: x if isinstance(x, str) else x.name)
 def test_algorithms_run_on_the_device_engine(client, graph, layout):
     make, directed = GRAPHS[graph]
     edges = make()
