@@ -99,7 +99,7 @@ def mirror(a):
             weakref.finalize(a, _mirrors.pop, key, None)
         return m.device
     changed = np.flatnonzero(a != m.shadow)  # (a NaN never equals itself: it is sent again)
-    if 2 * changed.size * 8 >= a.nbytes:
+    if changed.size * (8 + a.itemsize) >= a.nbytes:  # positions and values would cost more
         m.device.copy_to_device(np.ascontiguousarray(a))
         transfers().h2d_bytes += a.nbytes
     elif changed.size:
@@ -175,7 +175,7 @@ def _fill(out, value):
         out[i] = value
 
 
-_scratch: dict[tuple, dict] = {}
+_scratch: dict[tuple, object] = {}
 
 
 def scratch(host, name, make):
