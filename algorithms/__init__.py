@@ -6,6 +6,7 @@ from .bfs import bfs
 from .connected_components import connected_components, weakly_connected_components
 from .core_number import core_number, k_core
 from .label_propagation import label_propagation
+from .louvain import louvain, modularity
 from .max_weight_matching import max_weight_matching
 from .pagerank import pagerank
 from .pointer_jumping import pointer_jumping
@@ -22,7 +23,9 @@ __all__ = [
     "k_core",
     "label_propagation",
     "local_clustering_coefficient",
+    "louvain",
     "max_weight_matching",
+    "modularity",
     "pointer_jumping",
     "strongly_connected_components",
     "total_triangles",

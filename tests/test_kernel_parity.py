@@ -241,6 +241,37 @@ def _oriented_cases():
     ]
 
 
+def _moving_cases():
+    indptr, indices, w = _graph(31)
+    rng = np.random.default_rng(32)
+    out = []
+    for ncomm in (N, 12):  # singletons (the first sweep), and a coarse start
+        comm = np.arange(N) if ncomm == N else rng.integers(0, ncomm, N)
+        ids, ccol = np.unique(comm, return_inverse=True)
+        k = np.bincount(np.repeat(np.arange(N), np.diff(indptr)), weights=w, minlength=N)
+        tot = np.bincount(ccol, weights=k, minlength=ids.size)
+        size = np.bincount(ccol, minlength=ids.size).astype(np.int64)
+        order = rng.permutation(N)
+        out.append(
+            (
+                indptr,
+                indices.astype(np.int64),
+                w,
+                0,
+                k,
+                ccol.astype(np.int64),
+                tot,
+                size,
+                1.0 / k.sum(),
+                order,
+                np.zeros(ids.size),
+                np.zeros(ids.size, bool),
+                np.empty(ids.size, np.int64),
+            )
+        )
+    return out
+
+
 def _touching_cases():
     indptr, indices, _ = _graph(21)
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
@@ -440,6 +471,8 @@ CASES = {
     "orient_rows": (_orient_cases, None),
     "oriented_triangles": (_oriented_cases, None),
     "rows_touching": (_touching_cases, None),
+    # the scratch (last three) is left zeroed by numba and unused by numpy
+    "local_moving": (_moving_cases, lambda r, a: (r, a[5], a[6], a[7])),
     "h_index": (_hindex_cases, None),
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "split_rows": (_split_cases, None),

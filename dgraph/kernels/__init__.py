@@ -18,6 +18,7 @@ closures (BFS, Dijkstra, union-find) stay serial.
 """
 
 from .brandes import brandes
+from .communities import local_moving
 from .counting import (
     h_index,
     label_counts,
@@ -74,6 +75,7 @@ __all__ = [
     "improve",
     "label_counts",
     "label_mode",
+    "local_moving",
     "merge_by_id",
     "neighbour_sets",
     "neighbourhood_arcs",
