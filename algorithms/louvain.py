@@ -7,7 +7,8 @@ vertices in a seeded random order; a vertex leaves its community and joins the n
 community of largest gain ``k_v,C - resolution tot_C k_v / 2m``, reading its neighbours'
 communities and those communities' totals as they stood after the last sweep (fetched from
 their owners) and its own rank's moves as they happen. After a sweep the totals' changes go to
-the communities' owners; sweeps repeat until none moves (or ``MAX_SWEEPS``). Two vertices on
+the communities' owners; sweeps repeat until at most ``SETTLED`` of the vertices move in one
+(none, below a thousand vertices; at most ``MAX_SWEEPS``). Two vertices on
 two ranks may each move towards the other's community on stale facts and swap again next
 sweep: two singletons only ever merge into the smaller id, and after ``FREE_SWEEPS`` sweeps a
 seeded random half of each rank's vertices may move per sweep, which ends such cycles. The
@@ -37,6 +38,7 @@ from dgraph.owners import own_canonical, placed_of
 
 MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
 FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half each sweep
+SETTLED = 1e-3  # a level's sweeps end when at most this share of its vertices moved in one
 
 
 class _Level:
@@ -101,6 +103,7 @@ def _move(ctx, level, lb, scale, rngs):
     size = {r: np.ones(lv.n, dtype=np.int64) for r, lv in level.items()}
     order = full = {r: rngs[r].permutation(lv.n) for r, lv in level.items()}
     spaces = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)
+    n = int(lb[-1])
     for sweep in range(1, MAX_SWEEPS + 1):
         if sweep > FREE_SWEEPS and ctx.nranks > 1:  # damping: two ranks cannot keep swapping a pair
             order = {r: o[rngs[r].random(o.size) < 0.5] for r, o in full.items()}
@@ -123,7 +126,7 @@ def _move(ctx, level, lb, scale, rngs):
         for r in ctx.ranks:
             tot[r] += d_tot[r]
             size[r] += d_size[r]
-        if int(ctx.allreduce({r: [moved[r]] for r in ctx.ranks})[0]) == 0:
+        if int(ctx.allreduce({r: [moved[r]] for r in ctx.ranks})[0]) <= SETTLED * n:
             break
     return own, size, sweep
 
