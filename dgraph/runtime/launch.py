@@ -206,6 +206,7 @@ def launch(
     stats.result_dtypes = next((d for _, d in outcomes if d is not None), None)
     stats.dispatch = dispatch
     stats.worker_vertex_state = dict(zip(worker_addrs, stats.worker_vertex_state))
+    stats.worker_phases = dict(zip(worker_addrs, stats.worker_phases))
     line.close(stats.supersteps, time.monotonic() - started)
     return RankResults(client, futures, driven), stats
 

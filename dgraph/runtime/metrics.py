@@ -37,6 +37,7 @@ class RunStats:
     held: dict = field(default_factory=dict)  # this worker's vertex state: name -> bytes held now
     vertex_state_peak: int = 0  # the most bytes of vertex state this worker held at once
     worker_vertex_state: dict = None  # merged: each worker's vertex_state_peak, by its address
+    worker_phases: dict = None  # merged: each worker's phase seconds, by its address (phases holds the max)
 
     def __post_init__(self):
         if self.messages is None:
@@ -133,6 +134,7 @@ class RunStats:
         out.threads = max(p.threads for p in parts)
         out.domain_of, out.monitors = parts[0].domain_of, parts[0].monitors
         out.worker_vertex_state = [p.vertex_state_peak for p in parts]  # launch names the workers
+        out.worker_phases = [dict(p.phases) for p in parts]
         out.vertex_state_peak = max(out.worker_vertex_state)
         for p in parts:
             for i, row in enumerate(p.crossings):
