@@ -81,21 +81,7 @@ class DirectTransport:
             moved += self._count_reduce(local_sum.nbytes)
             for w in self.peers:
                 per_peer[w] = [(-1, -1, [local_sum])]
-        counted = []  # (src, dst, bytes) of every message between ranks, recorded at once
-        for src in self.local_ranks:
-            for dst, arrays in send.get(src, {}).items():
-                arrays = list(arrays)
-                if dst != src:
-                    counted.append((src, dst, _nbytes(arrays)))
-                w = self.worker_of_rank[dst]
-                if w == self.me:
-                    out[dst].append((src, arrays))
-                else:
-                    per_peer.setdefault(w, []).append((src, dst, arrays))
-        if counted:
-            srcs, dsts, sizes = np.array(counted, dtype=np.int64).T
-            self.stats.record_many(srcs, dsts, sizes)
-            moved += int(sizes.sum())
+        moved += self._sort(send, out, per_peer)
         received = self._round(per_peer)
         for entries in received.values():
             for src, dst, arrays in entries:
@@ -107,6 +93,27 @@ class DirectTransport:
             lst.sort(key=lambda item: item[0])
         self.stats.step_bytes.append(("alltoall", moved))
         return out if total is None else (out, local_sum)
+
+    def _sort(self, send, local, remote):
+        """Put each message of ``send`` in ``local[dst]`` (as (src, arrays)) when its rank is on
+        this worker, else in ``remote[worker]`` (as (src, dst, arrays)); count every message
+        between ranks at once. Returns the bytes counted."""
+        counted = []  # (src, dst, bytes)
+        for src in self.local_ranks:
+            for dst, arrays in send.get(src, {}).items():
+                arrays = list(arrays)
+                if dst != src:
+                    counted.append((src, dst, _nbytes(arrays)))
+                w = self.worker_of_rank[dst]
+                if w == self.me:
+                    local[dst].append((src, arrays))
+                else:
+                    remote.setdefault(w, []).append((src, dst, arrays))
+        if not counted:
+            return 0
+        srcs, dsts, sizes = np.array(counted, dtype=np.int64).T
+        self.stats.record_many(srcs, dsts, sizes)
+        return int(sizes.sum())
 
     def _local_reduce(self, values, fn):
         local = None

@@ -25,8 +25,6 @@ import queue
 import threading
 import time
 
-import numpy as np
-
 from . import blocksize
 from .exchange import _REDUCE, DirectTransport, _nbytes
 
@@ -74,23 +72,10 @@ class PipelinedTransport(DirectTransport):
         local_sum = None if total is None else self._local_reduce(total, fn)
         moved = 0 if total is None else self._count_reduce(local_sum.nbytes)
         held = {r: [] for r in self.local_ranks}  # dst -> messages merged so far (at most one after a block)
-        remote, counted, pending = {}, [], {}
-        for src in self.local_ranks:
-            for dst, arrays in send.get(src, {}).items():
-                arrays = list(arrays)
-                if dst != src:
-                    counted.append((src, dst, _nbytes(arrays)))
-                w = self.worker_of_rank[dst]
-                if w == self.me:
-                    held[dst].append((src, arrays))
-                else:
-                    remote.setdefault(w, []).append((src, dst, arrays))
-                    pending[w] = pending.get(w, 0) + _nbytes(arrays)
-        if counted:
-            srcs, dsts, sizes = np.array(counted, dtype=np.int64).T
-            self.stats.record_many(srcs, dsts, sizes)
-            moved += int(sizes.sum())
-        d = max(pending.values(), default=0)  # the busiest peer's bytes: peers' transfers overlap
+        remote = {}
+        moved += self._sort(send, held, remote)
+        # the busiest peer's bytes: transfers to different peers overlap
+        d = max((sum(_nbytes(m[2]) for m in entries) for entries in remote.values()), default=0)
         b = self._block_bytes(d)
         rounds = self._sub_rounds(remote, max(-(-d // b), 1), local_sum, getattr(combine, "cut", None))
         predicted = self.costs.predict(d, b)

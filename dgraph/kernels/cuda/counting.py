@@ -65,16 +65,15 @@ def label_mode(indptr_a, indices_a, indptr_b, indices_b, labels, own, counts):
 
 
 @cuda.jit(device=True)
-def _find(ids, s, e, x):
-    """Whether ``x`` is in the sorted ``ids[s:e]`` (binary search)."""
-    end = e
+def _lower_bound(ids, s, e, x):
+    """The first position in sorted ``ids[s:e]`` not below ``x`` (``e`` if none)."""
     while s < e:
         mid = (s + e) // 2
         if ids[mid] < x:
             s = mid + 1
         else:
             e = mid
-    return s < end and ids[s] == x
+    return s
 
 
 @cuda.jit
@@ -89,20 +88,14 @@ def _triangles(tails, up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
                 continue
             a, b, row = up_ptr[u - lo], up_ptr[u - lo + 1], up_idx
         else:
-            k = 0
-            top = g_ids.size
-            while k < top:
-                mid = (k + top) // 2
-                if g_ids[mid] < u:
-                    k = mid + 1
-                else:
-                    top = mid
+            k = _lower_bound(g_ids, 0, g_ids.size, u)
             if k == g_ids.size or g_ids[k] != u:
                 continue  # its row comes in another batch
             a, b, row = g_ptr[k], g_ptr[k + 1], g_idx
         for i in range(a, b):
             w = row[i]
-            if _find(up_idx, s, e, w):
+            at = _lower_bound(up_idx, s, e, w)
+            if at < e and up_idx[at] == w:
                 cuda.atomic.add(tri, w, 1)
                 cuda.atomic.add(tri, u, 1)
                 cuda.atomic.add(tri, v + lo, 1)
