@@ -63,6 +63,7 @@ def compile_kernels():
                 runs.append(alg.strongly_connected_components(g))
             else:
                 runs += [alg.triangle_count(g), alg.core_number(g), alg.max_weight_matching(g, weight=weight)]
+                runs.append(alg.louvain(g, weight=weight))
             for frame in runs:
                 frame.compute()
         alg.pointer_jumping(dgraph.from_edgelist(pd.DataFrame(tree))).compute()
