@@ -50,8 +50,8 @@ class _Level:
         self.space = np.union1d(ends, np.arange(lo, hi, dtype=np.int64))
         self.cols = np.searchsorted(self.space, ends)
         self.first = int(np.searchsorted(self.space, lo))
-        rows = np.repeat(np.arange(hi - lo), np.diff(indptr))
-        self.k = np.bincount(rows, weights=w, minlength=hi - lo)
+        self.rows = np.repeat(np.arange(hi - lo), np.diff(indptr))  # each arc's row
+        self.k = np.bincount(self.rows, weights=w, minlength=hi - lo)
 
     @property
     def n(self):
@@ -74,19 +74,20 @@ def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, bounds
     two_m = float(ctx.allreduce({r: [level[r].k.sum()] for r in ctx.ranks})[0])
     scale = resolution / two_m if two_m > 0 else 0.0
     own = {r: np.arange(lv.lo, lv.hi, dtype=np.int64) for r, lv in level.items()}
-    q = _modularity(ctx, level, own, lb, two_m, resolution)
+    q = _modularity(ctx, level, own, {r: lv.space for r, lv in level.items()}, lb, two_m, resolution)
     qs, sweeps = [q], []
     while two_m > 0 and (max_level is None or len(sweeps) < max_level):
         rngs = {r: np.random.default_rng([seed, r, len(sweeps)]) for r in ctx.ranks}
         own, size, count = _move(ctx, level, lb, scale, rngs)
-        new_q = _modularity(ctx, level, own, lb, two_m, resolution)
+        seen = _seen(ctx, level, own, lb)
+        new_q = _modularity(ctx, level, own, seen, lb, two_m, resolution)
         if new_q - q <= threshold:
             break
         q = new_q
         qs.append(q)
         sweeps.append(count)
         member = fetch(ctx, member, own, mb)  # each vertex's community at this level
-        level, lb, renumber = _aggregate(ctx, level, own, size, lb)
+        level, lb, renumber = _aggregate(ctx, level, own, seen, size, lb)
         member = fetch(ctx, member, renumber, mb)  # ... as an id of the next level
         mb = lb
     ctx.stats.info.update(modularity=float(q), levels=len(sweeps), sweeps=sweeps, level_modularity=qs)
@@ -131,15 +132,19 @@ def _move(ctx, level, lb, scale, rngs):
     return own, size, sweep
 
 
-def _modularity(ctx, level, own, lb, two_m, resolution):
-    """Modularity of the level's partition ``own`` (each own vertex's community id)."""
+def _seen(ctx, level, own, lb):
+    """The community of every slot of each rank's vertex space."""
+    return fetch(ctx, {r: lv.space for r, lv in level.items()}, own, lb)
+
+
+def _modularity(ctx, level, own, seen, lb, two_m, resolution):
+    """Modularity of the level's partition ``own`` (each own vertex's community id; ``seen``:
+    the community of each slot of the ranks' spaces)."""
     if two_m <= 0:
         return 0.0
-    seen = fetch(ctx, {r: lv.space for r, lv in level.items()}, own, lb)
     inside, tot_parts, ids = {}, {}, {}
     for r, lv in level.items():
-        rows = np.repeat(np.arange(lv.n), np.diff(lv.indptr))
-        same = own[r][rows] == seen[r][lv.cols]
+        same = own[r][lv.rows] == seen[r][lv.cols]
         inside[r] = float(lv.w[same].sum())
         ids[r], inverse = np.unique(own[r], return_inverse=True)
         tot_parts[r] = np.bincount(inverse, weights=lv.k, minlength=ids[r].size)
@@ -148,7 +153,7 @@ def _modularity(ctx, level, own, lb, two_m, resolution):
     return float(sums[0] / two_m - resolution * sums[1] / two_m**2)
 
 
-def _aggregate(ctx, level, own, size, lb):
+def _aggregate(ctx, level, own, seen, size, lb):
     """The next level: its rows on each rank (the non-empty communities it owns, numbered in
     rank order), its owner ranges, and each community's new id at its owner (-1: empty)."""
     counts = ctx.allgather({r: [np.array([np.count_nonzero(size[r])])] for r in ctx.ranks})
@@ -159,11 +164,9 @@ def _aggregate(ctx, level, own, size, lb):
         renumber[r] = np.full(size[r].size, -1, dtype=np.int64)
         live = np.flatnonzero(size[r])
         renumber[r][live] = nb[r] + np.arange(live.size)
-    seen = fetch(ctx, {r: lv.space for r, lv in level.items()}, own, lb)
     send = {}
     for r, lv in level.items():
-        rows = np.repeat(np.arange(lv.n), np.diff(lv.indptr))
-        cu, cv, w = _summed(own[r][rows], seen[r][lv.cols], lv.w)
+        cu, cv, w = _summed(own[r][lv.rows], seen[r][lv.cols], lv.w)
         cuts = np.searchsorted(cu, lb)
         send[r] = {d: [cu[a:b], cv[a:b], w[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
     got = ctx.alltoall(send)
@@ -285,9 +288,8 @@ def modularity_kernel(ctx, communities, weighted, resolution, bounds, key):
     level = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
     own = {r: np.asarray(communities[level[r].lo : level[r].hi], dtype=np.int64) for r in ctx.ranks}
     two_m = float(ctx.allreduce({r: [level[r].k.sum()] for r in ctx.ranks})[0])
-    ctx.stats.info.update(
-        modularity=_modularity(ctx, level, own, np.asarray(bounds, dtype=np.int64), two_m, resolution)
-    )
+    lb = np.asarray(bounds, dtype=np.int64)
+    ctx.stats.info.update(modularity=_modularity(ctx, level, own, _seen(ctx, level, own, lb), lb, two_m, resolution))
     return {r: {} for r in ctx.ranks}
 
 

@@ -30,6 +30,16 @@ def _everything(g, source):
     return {k: v.compute().sort_values("vertex").reset_index(drop=True) for k, v in out.items()}
 
 
+def _same(got, direct, how, atol=0.0):
+    """Every algorithm's frame as the direct transport's: integers equal, floats to 1e-12."""
+    for name, frame in got.items():
+        floats = [c for c in frame.columns if str(frame[c].dtype) in ("float64", "Float64")]
+        ints = [c for c in frame.columns if c not in floats]
+        pd.testing.assert_frame_equal(frame[ints], direct[name][ints], obj=f"{name}, {how}")
+        for c in floats:
+            np.testing.assert_allclose(frame[c].astype(float), direct[name][c].astype(float), rtol=1e-12, atol=atol)
+
+
 @pytest.mark.parametrize(
     "layout",
     [
@@ -50,14 +60,7 @@ def test_grouped_gives_the_same_answers_as_direct_on_every_layout(client, layout
         grouped = g.with_transport("grouped", domains=domains)
         assert grouped._blocks is g._blocks  # the same placed blocks
         got = _everything(grouped, source)
-        for name, frame in got.items():
-            floats = [c for c in frame.columns if str(frame[c].dtype) in ("float64", "Float64")]
-            ints = [c for c in frame.columns if c not in floats]
-            pd.testing.assert_frame_equal(frame[ints], direct[name][ints], obj=f"{name}, {domains} domains")
-            for c in floats:
-                np.testing.assert_allclose(
-                    frame[c].astype(float), direct[name][c].astype(float), rtol=1e-12, atol=1e-15
-                )
+        _same(got, direct, f"{domains} domains", atol=1e-15)
 
 
 @pytest.mark.parametrize("layout", [OneD(ranks=4), TwoD(rows=2, cols=2)], ids=repr)
@@ -71,12 +74,7 @@ def test_pipelined_gives_the_same_answers_as_direct(client, layout):
     for block in (256, None):  # many blocks a message, and the model's choice
         with dask.config.set({"dgraph.pipeline-block-bytes": block}):
             got = _everything(piped, source)
-        for name, frame in got.items():
-            floats = [c for c in frame.columns if str(frame[c].dtype) in ("float64", "Float64")]
-            ints = [c for c in frame.columns if c not in floats]
-            pd.testing.assert_frame_equal(frame[ints], direct[name][ints], obj=f"{name}, blocks of {block}")
-            for c in floats:
-                np.testing.assert_allclose(frame[c].astype(float), direct[name][c].astype(float), rtol=1e-12)
+        _same(got, direct, f"blocks of {block}")
     bfs = alg.bfs(piped, source, method="levels").compute()
     info = piped.last_stats.info
     assert info["pipeline_blocks"] >= 1 and info["pipeline_block_bytes"] > 0 and len(bfs) == g.num_vertices
