@@ -6,7 +6,7 @@ from .bfs import bfs
 from .connected_components import connected_components, weakly_connected_components
 from .core_number import core_number, k_core
 from .label_propagation import label_propagation
-from .louvain import louvain, modularity
+from .louvain import leiden, louvain, modularity
 from .max_weight_matching import max_weight_matching
 from .pagerank import pagerank
 from .pointer_jumping import pointer_jumping
@@ -22,6 +22,7 @@ __all__ = [
     "core_number",
     "k_core",
     "label_propagation",
+    "leiden",
     "local_clustering_coefficient",
     "louvain",
     "max_weight_matching",

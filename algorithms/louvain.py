@@ -34,7 +34,8 @@ import pandas as pd
 from dgraph import kernels
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch, add_at_owners, fetch
-from dgraph.owners import own_canonical, placed_of
+from dgraph.owners import by_owner, own_canonical, placed_of
+from dgraph.pair_components import pair_components
 
 MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
 FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half each sweep
@@ -66,42 +67,58 @@ def _first_level(block, weighted):
     return _Level(block.lo, block.hi, block.indptr, ends, w)
 
 
-def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, bounds, key):
-    level = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
+def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, bounds, key, theta=None):
+    """Louvain; with ``theta`` (not None) Leiden: each level's communities are refined before
+    aggregation, the next level starts from them, and disconnected communities are split."""
+    base = level = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
     lb = np.asarray(bounds, dtype=np.int64)  # the current level's owner ranges
-    member = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}  # own vertices' communities
-    mb = lb  # the owner ranges of the ids in ``member``
+    node = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}  # own vertices' nodes
     two_m = float(ctx.allreduce({r: [level[r].k.sum()] for r in ctx.ranks})[0])
     scale = resolution / two_m if two_m > 0 else 0.0
-    own = {r: np.arange(lv.lo, lv.hi, dtype=np.int64) for r, lv in level.items()}
-    q = _modularity(ctx, level, own, {r: lv.space for r, lv in level.items()}, lb, two_m, resolution)
+    start = {r: np.arange(lv.lo, lv.hi, dtype=np.int64) for r, lv in level.items()}  # each node's community
+    q = _modularity(ctx, level, start, {r: lv.space for r, lv in level.items()}, lb, two_m, resolution)
     qs, sweeps = [q], []
     while two_m > 0 and (max_level is None or len(sweeps) < max_level):
         rngs = {r: np.random.default_rng([seed, r, len(sweeps)]) for r in ctx.ranks}
-        own, size, count = _move(ctx, level, lb, scale, rngs)
+        own, tot, count = _move(ctx, level, lb, scale, rngs, start)
         seen = _seen(ctx, level, own, lb)
         new_q = _modularity(ctx, level, own, seen, lb, two_m, resolution)
-        if new_q - q <= threshold:
+        raised = new_q - q > threshold
+        if not raised and theta is None:
             break
-        q = new_q
+        if not raised:  # Leiden keeps the partition, but refinement may still join a community's nodes
+            own, seen, tot = start, _seen(ctx, level, start, lb), _totals(ctx, level, start, lb)[0]
+        parts = own if theta is None else _refine(ctx, level, own, seen, tot, lb, scale, theta, rngs)
+        if not raised and _count_parts(ctx, parts) == lb[-1]:
+            break
+        q = new_q if raised else q
         qs.append(q)
         sweeps.append(count)
-        member = fetch(ctx, member, own, mb)  # each vertex's community at this level
-        level, lb, renumber = _aggregate(ctx, level, own, seen, size, lb)
-        member = fetch(ctx, member, renumber, mb)  # ... as an id of the next level
-        mb = lb
+        level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb)
+        node = fetch(ctx, node, new_id, lb)  # each vertex's node at the next level
+        lb = new_lb
+    community = fetch(ctx, node, start, lb)  # the last kept partition, as ids of the last level
+    split = 0
+    if theta is not None:
+        lb = np.asarray(bounds, dtype=np.int64)  # pieces are named by vertex ids
+        community, split = _split_disconnected(ctx, base, community, lb)
+        if split:
+            q = _modularity(ctx, base, community, _seen(ctx, base, community, bounds), bounds, two_m, resolution)
     ctx.stats.info.update(modularity=float(q), levels=len(sweeps), sweeps=sweeps, level_modularity=qs)
+    if theta is not None:
+        ctx.stats.info.update(split_communities=split)
     canon = {r: own_canonical(key, bounds[r], bounds[r + 1]) for r in ctx.ranks}
-    first = _smallest_member(ctx, member, canon, mb)
+    first = _smallest_member(ctx, community, canon, lb)
     return {r: {"community": placed_of(key, first[r])} for r in ctx.ranks}
 
 
-def _move(ctx, level, lb, scale, rngs):
-    """Local moving on one level until no vertex moves: each own vertex's community (ids of the
-    level), each own community's member count, and the sweeps run."""
-    own = {r: np.arange(lv.lo, lv.hi, dtype=np.int64) for r, lv in level.items()}
-    tot = {r: lv.k.copy() for r, lv in level.items()}  # at each community's owner
-    size = {r: np.ones(lv.n, dtype=np.int64) for r, lv in level.items()}
+def _move(ctx, level, lb, scale, rngs, start):
+    """Local moving on one level, from the partition ``start`` (each own vertex's community),
+    until few vertices move: each own vertex's community (ids of the level), each own
+    community's total degree, and the sweeps run."""
+    own = {r: start[r].copy() for r in ctx.ranks}
+    tot, size = _totals(ctx, level, own, lb)
+    ids = {}
     order = full = {r: rngs[r].permutation(lv.n) for r, lv in level.items()}
     spaces = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)
     n = int(lb[-1])
@@ -109,7 +126,7 @@ def _move(ctx, level, lb, scale, rngs):
         if sweep > FREE_SWEEPS and ctx.nranks > 1:  # damping: two ranks cannot keep swapping a pair
             order = {r: o[rngs[r].random(o.size) < 0.5] for r, o in full.items()}
         seen = spaces(own)
-        ids, ccol = {}, {}
+        ccol = {}
         for r in ctx.ranks:
             ids[r], ccol[r] = np.unique(seen[r], return_inverse=True)
         facts = Fetch(ctx, ids, lb)
@@ -126,10 +143,82 @@ def _move(ctx, level, lb, scale, rngs):
         d_size = add_at_owners(ctx, ids, {r: s_view[r] - s_before[r] for r in ctx.ranks}, lb)
         for r in ctx.ranks:
             tot[r] += d_tot[r]
-            size[r] += d_size[r]
+            size[r] += d_size[r].astype(np.int64)
         if int(ctx.allreduce({r: [moved[r]] for r in ctx.ranks})[0]) <= SETTLED * n:
             break
-    return own, size, sweep
+    return own, tot, sweep
+
+
+def _totals(ctx, level, own, lb):
+    """Each own community's total degree and member count, at its owner, for the partition ``own``."""
+    ids, at = {}, {}
+    for r in ctx.ranks:
+        ids[r], at[r] = np.unique(own[r], return_inverse=True)
+    tot = add_at_owners(ctx, ids, {r: np.bincount(at[r], weights=level[r].k, minlength=ids[r].size) for r in ids}, lb)
+    size = add_at_owners(ctx, ids, {r: np.bincount(at[r], minlength=ids[r].size) for r in ids}, lb)
+    return tot, {r: s.astype(np.int64) for r, s in size.items()}
+
+
+def _count_parts(ctx, parts):
+    """How many distinct parts there are (each rank's parts are its own ids)."""
+    return int(ctx.allreduce({r: [np.unique(p).size] for r, p in parts.items()})[0])
+
+
+def _refine(ctx, level, own, seen, tot, lb, scale, theta, rngs):
+    """Leiden's refinement of the partition ``own``: each own vertex's refined community, an id
+    of the level owned by the same rank (refined communities never cross ranks; aggregation
+    brings a community's refined pieces together on one rank, so the next level can join them)."""
+    ids, ccol = {}, {}
+    for r in ctx.ranks:
+        ids[r], ccol[r] = np.unique(seen[r], return_inverse=True)
+    totals = Fetch(ctx, ids, lb)(tot)
+    parts = {}
+    for r, lv in level.items():
+        rng = rngs[r]
+        ref, _ = kernels.refine_communities(
+            lv.indptr,
+            lv.cols,
+            lv.w,
+            lv.first,
+            lv.k,
+            ccol[r],
+            totals[r],
+            scale,
+            rng.permutation(lv.n),
+            rng.random(lv.n),
+            theta,
+        )
+        parts[r] = lv.lo + ref
+    return parts
+
+
+def _split_disconnected(ctx, level, community, lb):
+    """``community`` (each own vertex's community id) with every community cut into its
+    connected pieces, each named by its smallest id, and how many communities were cut. Pieces
+    inside a rank come from a spanning forest of the arcs within a community, joined across
+    ranks by the components of the pairs at the cut (``pair_components``)."""
+    seen = _seen(ctx, level, community, lb)
+    u, v = {}, {}
+    for r, lv in level.items():
+        inside = (community[r][lv.rows] == seen[r][lv.cols]) & (lv.cols != lv.first + lv.rows)
+        a, b = lv.rows[inside], lv.cols[inside] - lv.first
+        local = (b >= 0) & (b < lv.n)
+        x, root = kernels.spanning_forest(a[local], b[local], np.arange(lv.n, dtype=np.int64), symmetric=(0, lv.n))
+        cut = ~local
+        u[r] = np.concatenate([x, root, a[cut]]) + lv.lo
+        v[r] = np.concatenate([root + lv.lo, x + lv.lo, lv.space[b[cut] + lv.first]])
+    linked = pair_components(ctx, u, v, lb)
+    piece = {}
+    for r in ctx.ranks:
+        piece[r] = np.arange(lb[r], lb[r + 1], dtype=np.int64)
+        piece[r][linked[r][0] - lb[r]] = linked[r][1]
+    send = {r: by_owner(lb, *_summed(community[r], piece[r], np.zeros(lb[r + 1] - lb[r]))[:2]) for r in ctx.ranks}
+    cut = {}
+    for r, messages in ctx.alltoall(send).items():  # distinct pieces per community, at its owner
+        c, p = (np.concatenate([m[i] for _, m in messages] or [np.empty(0, np.int64)]) for i in range(2))
+        c, _, _ = _summed(c, p, np.zeros(c.size))
+        cut[r] = [int(np.count_nonzero(np.unique(c, return_counts=True)[1] > 1))]
+    return piece, int(ctx.allreduce(cut)[0])
 
 
 def _seen(ctx, level, own, lb):
@@ -153,40 +242,59 @@ def _modularity(ctx, level, own, seen, lb, two_m, resolution):
     return float(sums[0] / two_m - resolution * sums[1] / two_m**2)
 
 
-def _aggregate(ctx, level, own, seen, size, lb):
-    """The next level: its rows on each rank (the non-empty communities it owns, numbered in
-    rank order), its owner ranges, and each community's new id at its owner (-1: empty)."""
-    counts = ctx.allgather({r: [np.array([np.count_nonzero(size[r])])] for r in ctx.ranks})
+def _aggregate(ctx, level, own, parts, lb):
+    """The next level, whose nodes are the parts (``parts``: each own vertex's part, an id of
+    the level; with Louvain the communities themselves): its rows on each rank, its owner
+    ranges, each own vertex's node, and each node's starting community (the smallest node of
+    its community). Every part is placed at its community's owner, numbered there in order of
+    (community, part), so a community's nodes are consecutive on one rank."""
+    n = int(lb[-1])
+    send = {}
+    for r in ctx.ranks:
+        key = np.unique(own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64))
+        send[r] = by_owner(lb, (key // np.uint64(n)).astype(np.int64), key)
+    got = ctx.alltoall(send)
+    keys = {}
+    for r in ctx.ranks:  # at each community's owner: its parts, sorted by (community, part)
+        keys[r] = np.unique(np.concatenate([m[1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
+    counts = ctx.allgather({r: [np.array([keys[r].size])] for r in ctx.ranks})
     nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
     nb[1:] = np.cumsum([int(c[0][0]) for c in counts])
-    renumber = {}
+    start, reply = {}, {}
     for r in ctx.ranks:
-        renumber[r] = np.full(size[r].size, -1, dtype=np.int64)
-        live = np.flatnonzero(size[r])
-        renumber[r][live] = nb[r] + np.arange(live.size)
+        community = (keys[r] // np.uint64(n)).astype(np.int64)
+        first = np.ones(community.size, dtype=bool)
+        first[1:] = community[1:] != community[:-1]
+        starts = np.flatnonzero(first)
+        start[r] = nb[r] + np.repeat(starts, np.diff(np.r_[starts, community.size]))
+        reply[r] = {src: [nb[r] + np.searchsorted(keys[r], m[1])] for src, m in got[r]}
+    answers = ctx.alltoall(reply)
+    new_id = {}
+    for r in ctx.ranks:
+        key = own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64)
+        answered = dict(answers[r])
+        asked = [send[r][d][1] for d in sorted(send[r])]  # ascending: owners hold ascending ranges
+        ids = np.concatenate([answered[d][0] for d in sorted(send[r])] or [np.empty(0, np.int64)])
+        new_id[r] = ids[np.searchsorted(np.concatenate(asked or [np.empty(0, np.uint64)]), key)]
+    ends = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)(new_id)  # the node of every slot
     send = {}
     for r, lv in level.items():
-        cu, cv, w = _summed(own[r][lv.rows], seen[r][lv.cols], lv.w)
-        cuts = np.searchsorted(cu, lb)
+        cu, cv, w = _summed(new_id[r][lv.rows], ends[r][lv.cols], lv.w)
+        cuts = np.searchsorted(cu, nb)
         send[r] = {d: [cu[a:b], cv[a:b], w[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
     got = ctx.alltoall(send)
-    arcs = {}
-    for r in ctx.ranks:
-        parts = [m for _, m in got[r]]
-        cat = [
-            np.concatenate([p[i] for p in parts]) if parts else np.empty(0, t)
-            for i, t in enumerate((np.int64, np.int64, float))
-        ]
-        arcs[r] = _summed(*cat)
-    ends = fetch(ctx, {r: arcs[r][1] for r in ctx.ranks}, renumber, lb)
     new = {}
     for r in ctx.ranks:
-        cu, _, w = arcs[r]
-        rows = renumber[r][cu - lb[r]] - nb[r]
+        parts_in = [m for _, m in got[r]]
+        cat = [
+            np.concatenate([p[i] for p in parts_in]) if parts_in else np.empty(0, t)
+            for i, t in enumerate((np.int64, np.int64, float))
+        ]
+        cu, cv, w = _summed(*cat)
         indptr = np.zeros(nb[r + 1] - nb[r] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=nb[r + 1] - nb[r]), out=indptr[1:])
-        new[r] = _Level(nb[r], nb[r + 1], indptr, ends[r], w)  # rows ascend with cu, as the new ids do
-    return new, nb, renumber
+        np.cumsum(np.bincount(cu - nb[r], minlength=nb[r + 1] - nb[r]), out=indptr[1:])
+        new[r] = _Level(nb[r], nb[r + 1], indptr, cv, w)
+    return new, nb, new_id, start
 
 
 def _summed(a, b, w):
@@ -258,21 +366,81 @@ def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, we
     """
     if graph.directed:
         raise DgraphInputError("louvain needs an undirected graph: build it with directed=False")
+    return _communities(graph, "louvain", resolution, threshold, max_level, seed, weight)
+
+
+def _communities(graph, name, resolution, threshold, max_level, seed, weight, theta=None):
     if not resolution > 0:
         raise DgraphInputError(f"resolution must be positive, got {resolution!r}")
     if max_level is not None and int(max_level) < 1:
         raise DgraphInputError(f"max_level must be at least 1, got {max_level!r}")
-    weighted = _weighted(graph, weight)
     return graph.run_to_frame(
         louvain_kernel,
         label_columns=("community",),
-        name="louvain",
+        name=name,
         resolution=float(resolution),
         threshold=float(threshold),
         max_level=None if max_level is None else int(max_level),
         seed=0 if seed is None else int(seed),
-        weighted=weighted,
+        weighted=_weighted(graph, weight),
+        theta=theta,
     )
+
+
+def leiden(graph, resolution=1.0, theta=0.01, seed=None, weight=None, max_level=None, threshold=1e-7):
+    """Communities by distributed Leiden: Louvain with a refinement phase, so every community is
+    connected.
+
+    Each level moves vertices as ``louvain`` does, then refines every community: its vertices
+    start alone and merge, along arcs and inside their rank, into refined communities that are
+    well connected to the community (Traag, Waltman, van Eck 2019); the refined communities
+    become the next level's vertices, which start in the communities that hold them. Refined
+    communities are connected by construction; a community a later move left disconnected is
+    cut into its connected pieces at the end (which only raises modularity), so no community
+    of the result is disconnected.
+
+    Parameters
+    ----------
+    graph : dgraph.Graph
+        Undirected.
+    resolution : float
+    theta : float
+        The refinement's randomness, in the graph's weight units (igraph's ``beta``): a vertex
+        joins refined community C with probability proportional to ``exp(gain_C / theta)``;
+        0 takes the best gain.
+    seed : int, optional
+        The same seed and rank count give the same result.
+    weight : str, optional
+        The graph's edge weight; None counts every edge as 1.
+    max_level : int, optional
+    threshold : float
+        A level is kept only if it raises modularity by more than this.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Columns ``vertex`` and ``community`` (the community's smallest member).
+        ``graph.last_stats.info`` holds what ``louvain`` puts there, and ``split_communities``:
+        how many communities the last step cut.
+
+    References
+    ----------
+    V. A. Traag, L. Waltman, N. J. van Eck, "From Louvain to Leiden: guaranteeing well-connected
+    communities", Scientific Reports 9, 5233 (2019).
+
+    Examples
+    --------
+    >>> import dgraph
+    >>> g = dgraph.datasets.load("karate")
+    >>> parts = dgraph.algorithms.leiden(g, seed=1).compute()
+    >>> 3 <= parts.community.nunique() <= 5, round(g.last_stats.info["modularity"], 1)
+    (True, 0.4)
+    """
+    if graph.directed:
+        raise DgraphInputError("leiden needs an undirected graph: build it with directed=False")
+    if not theta >= 0:
+        raise DgraphInputError(f"theta must be zero or positive, got {theta!r}")
+    return _communities(graph, "leiden", resolution, threshold, max_level, seed, weight, theta=float(theta))
 
 
 def _weighted(graph, weight):

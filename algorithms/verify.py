@@ -5,7 +5,8 @@ empty list when the result is valid). The checks are properties in the spirit of
 verifiers, not a second run of the same code: a BFS or SSSP tree must be a tree of the graph's
 arcs that no arc could shorten; components must be closed under arcs, connected, and labelled
 by their first member in the graph's vertex order; PageRank must be a fixed point to the
-tolerance it was asked for; core numbers must match a peeling; a matching must be a valid,
+tolerance it was asked for; communities must be named by their first member, have the
+modularity the run reported, and (Leiden) be connected; core numbers must match a peeling; a matching must be a valid,
 maximal matching; triangle counts, clustering coefficients, label propagation and betweenness
 are compared with independent computations on the whole graph. The graph is gathered to the
 client for this (``Graph.snapshot``): verification is for tests, the command line
@@ -25,7 +26,7 @@ from scipy.sparse.csgraph import connected_components
 from dgraph import kernels
 from dgraph.errors import DgraphInputError
 
-NAMES = ("bfs", "sssp", "wcc", "scc", "pagerank", "cdlp", "triangles", "lcc", "core", "mwm", "bc")
+NAMES = ("bfs", "sssp", "wcc", "scc", "pagerank", "cdlp", "triangles", "lcc", "core", "mwm", "bc", "louvain", "leiden")
 SHOWN = 3  # offending vertices named per violation
 
 
@@ -36,7 +37,8 @@ def verify(name, graph, result, **params):
     ``name``: one of ``NAMES``; ``params``: what the algorithm was called with where the check
     needs it (bfs: ``source``, ``depth_limit``; sssp: ``source``, ``weight``; pagerank:
     ``alpha``, ``tol``, ``personalization``, ``weight``; cdlp: ``max_iter``; bc: ``sources``,
-    ``normalized``; mwm: ``weight``).
+    ``normalized``; mwm: ``weight``; louvain and leiden: ``modularity``, ``resolution``,
+    ``weight``).
 
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate")
@@ -247,6 +249,47 @@ def _check_scc(snap, frame):
     return _components(snap, frame, "strong")
 
 
+def _check_communities(snap, frame, connected, modularity=None, resolution=1.0, weight=None):
+    labels = _ids(snap, frame["community"])
+    if (labels < 0).any():
+        return ["a community label is not a vertex of the graph"]
+    errors = []
+    first = np.full(snap.n, np.iinfo(np.int64).max)
+    np.minimum.at(first, labels, snap.key)
+    if (first[labels] != snap.key[labels]).any():
+        wrong = np.flatnonzero(first[labels] != snap.key[labels])
+        errors.append(
+            f"{wrong.size} vertices are labelled with a member other than their community's first in the graph's "
+            f"vertex order, such as {_show(snap.labels[wrong])}"
+        )
+    inside = labels[snap.src] == labels[snap.dst]
+    if connected:
+        # the arcs inside communities, as a graph: each community must be one of its components
+        within = SimpleNamespace(src=snap.src[inside], dst=snap.dst[inside], n=snap.n)
+        _, piece = connected_components(_matrix(within), directed=True, connection="weak")
+        pairs = np.unique(np.stack([labels, piece]), axis=1)
+        cut = np.unique(pairs[0][np.r_[False, pairs[0][1:] == pairs[0][:-1]]])
+        if cut.size:
+            errors.append(f"{cut.size} communities are not connected, such as those of {_show(snap.labels[cut])}")
+    if modularity is not None:
+        w = np.ones(snap.src.size) if weight is None else np.asarray(snap.weights, dtype=np.float64)
+        w = np.where(snap.src == snap.dst, 2.0 * w, w)  # a loop counts twice in its vertex's degree
+        two_m = w.sum()
+        tot = np.bincount(labels[snap.src], weights=w, minlength=snap.n)
+        q = w[inside].sum() / two_m - resolution * (tot**2).sum() / two_m**2 if two_m > 0 else 0.0
+        if not np.isclose(q, modularity, rtol=0, atol=1e-9):
+            errors.append(f"the partition's modularity is {q:.12g}, not the {modularity:.12g} reported")
+    return errors
+
+
+def _check_louvain(snap, frame, **params):
+    return _check_communities(snap, frame, False, **params)
+
+
+def _check_leiden(snap, frame, **params):
+    return _check_communities(snap, frame, True, **params)
+
+
 # --------------------------------------------------------------------------- PageRank
 def _check_pagerank(snap, frame, alpha=0.85, tol=1e-6, personalization=None, weight=None, max_iter=100):
     x = frame["pagerank"].to_numpy(np.float64)
@@ -445,4 +488,6 @@ CHECKS = {
     "core": _check_core,
     "mwm": _check_mwm,
     "bc": _check_bc,
+    "louvain": _check_louvain,
+    "leiden": _check_leiden,
 }

@@ -32,6 +32,8 @@ ALGORITHMS = {
     "core": ("core_number", False, ("core", False)),
     "bc": ("betweenness_centrality", False, ("betweenness", False)),
     "mwm": ("max_weight_matching", False, None),
+    "louvain": ("louvain", False, None),
+    "leiden": ("leiden", False, None),
 }
 
 
@@ -391,6 +393,8 @@ def run(args):
             result.to_parquet(args.output, write_index=False)
             print(f"wrote      {args.output}")
         if args.verify:
+            if args.algorithm in ("louvain", "leiden"):
+                kwargs["modularity"] = stats.info["modularity"]
             problems = algorithms.verify(args.algorithm, graph, frame, **extra, **kwargs)
             print("verified   " + ("valid" if not problems else "INVALID"))
             for p in problems:

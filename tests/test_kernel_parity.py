@@ -278,6 +278,39 @@ def _touching_cases():
     return [(ptr, idx, np.random.default_rng(22).random(N) < 0.05)]
 
 
+def _refine_cases():
+    indptr, indices, w = _graph(33)
+    rng = np.random.default_rng(34)
+    k = np.bincount(np.repeat(np.arange(N), np.diff(indptr)), weights=w, minlength=N)
+    out = []
+    for ncomm, first, theta in ((4, 0, 0.0), (3, 0, 0.5), (5, 2, 0.01)):
+        # the rows are slots first..first+N-1 of a space that has ``first`` ghosts before them
+        ccol = rng.integers(0, ncomm, N + first)
+        tot = np.bincount(ccol[first:], weights=k, minlength=ncomm) + 1.0
+        n = N
+        out.append(
+            (
+                indptr,
+                indices.astype(np.int64) + first,
+                w,
+                first,
+                k,
+                ccol.astype(np.int64),
+                tot,
+                0.5 / k.sum(),
+                rng.permutation(N),
+                rng.random(N),
+                theta,
+                (np.arange(n, dtype=np.int64), k.copy(), np.zeros(n), np.ones(n, np.int64)),
+                np.zeros(n),
+                np.zeros(n),
+                np.zeros(n, bool),
+                np.empty(n, np.int64),
+            )
+        )
+    return out
+
+
 def _hindex_cases():
     indptr, indices, _ = _graph(23)
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
@@ -473,6 +506,8 @@ CASES = {
     "rows_touching": (_touching_cases, None),
     # the scratch (last three) is left zeroed by numba and unused by numpy
     "local_moving": (_moving_cases, lambda r, a: (r, a[5], a[6], a[7])),
+    # the state (refined ids, totals, weights out, sizes) compared; the scratch after it is not
+    "refine_communities": (_refine_cases, lambda r, a: (r, a[11])),
     "h_index": (_hindex_cases, None),
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "split_rows": (_split_cases, None),

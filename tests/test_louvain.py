@@ -1,6 +1,7 @@
-"""Louvain and modularity against networkx: modularity to 1e-9 on any partition (weights and
-loops included), Louvain's partitions complete, named by their smallest member, as good as
-networkx's Louvain within a stated margin, and the same for a seed and rank count."""
+"""Louvain, Leiden and modularity against networkx: modularity to 1e-9 on any partition (weights
+and loops included), Louvain's and Leiden's partitions complete, named by their smallest member,
+as good as networkx's Louvain within a stated margin, and the same for a seed and rank count;
+Leiden's communities all connected."""
 
 import networkx as nx
 import numpy as np
@@ -38,12 +39,13 @@ def test_modularity_equals_networkx_on_weighted_graphs_with_loops(client):
     assert alg.modularity(g, groups, weight="w") == pytest.approx(nx.community.modularity(G, groups), abs=1e-9)
 
 
+@pytest.mark.parametrize("method", [alg.louvain, alg.leiden])
 @pytest.mark.parametrize("name", ["karate", "football", "dolphins"])
 @pytest.mark.parametrize("layout, ranks", [("1d", 1), ("1d", 2), ("1d", 3), ("2d", 4), ("1.5d", 4)])
-def test_louvain_finds_networkx_quality_partitions(client, name, layout, ranks):
+def test_communities_of_networkx_quality(client, method, name, layout, ranks):
     g = dgraph.datasets.load(name, layout=layout, ranks=ranks)
     G = g.to_networkx()
-    found = alg.louvain(g, seed=3).compute()
+    found = method(g, seed=3).compute()
     info = dict(g.last_stats.info)
     assert sorted(found.vertex) == sorted(G)  # every vertex, once
     for group in _sets(found, "community"):  # named by the smallest member
@@ -53,10 +55,45 @@ def test_louvain_finds_networkx_quality_partitions(client, name, layout, ranks):
     worst = min(nx.community.modularity(G, nx.community.louvain_communities(G, seed=s)) for s in range(5))
     assert q >= worst - MARGIN
     assert info["level_modularity"] == sorted(info["level_modularity"])  # every kept level raised it
-    again = alg.louvain(g, seed=3).compute()
+    if method is alg.leiden:
+        assert all(nx.is_connected(G.subgraph(group)) for group in _sets(found, "community"))
+    again = method(g, seed=3).compute()
     pd.testing.assert_frame_equal(
         found.sort_values("vertex").reset_index(drop=True), again.sort_values("vertex").reset_index(drop=True)
     )
+
+
+@pytest.mark.parametrize("layout, ranks", [("1d", 1), ("2d", 4)])
+def test_leiden_connects_what_louvain_leaves_disconnected(client, layout, ranks):
+    # on this collaboration graph Louvain's moves leave some communities in pieces
+    g = dgraph.datasets.load("ca-GrQc", layout=layout, ranks=ranks)
+    G = g.to_networkx()
+    for seed in range(3):
+        parts = alg.louvain(g, seed=seed).compute()
+        if any(not nx.is_connected(G.subgraph(c)) for c in _sets(parts, "community")):
+            break
+    else:
+        pytest.fail("Louvain left no community disconnected: the verifier below is not tested")
+    assert any("not connected" in p for p in alg.verify("leiden", g, parts))
+    assert alg.verify("louvain", g, parts, modularity=g.last_stats.info["modularity"]) == []
+    found = alg.leiden(g, seed=seed).compute()
+    info = g.last_stats.info
+    assert alg.verify("leiden", g, found, modularity=info["modularity"]) == []
+    worst = min(nx.community.modularity(G, nx.community.louvain_communities(G, seed=s)) for s in range(2))
+    assert info["modularity"] >= worst - MARGIN
+
+
+def test_leiden_is_weighted_and_theta_zero_is_greedy(client):
+    edges = kron_edges(8, seed=5, edge_factor=6)
+    edges["w"] = (edges.src * 7 + edges.dst * 3) % 5 + 1.0
+    g = dgraph.from_edgelist(edges, directed=False, weight="w", ranks=3)
+    G = nx_graph(edges, directed=False, weight="w")
+    for theta in (0.0, 0.5):
+        found = alg.leiden(g, weight="w", theta=theta, seed=2).compute()
+        q = g.last_stats.info["modularity"]
+        assert q == pytest.approx(nx.community.modularity(G, _sets(found, "community"), weight="weight"), abs=1e-9)
+        assert alg.verify("leiden", g, found, modularity=q, weight="w") == []
+        assert q >= nx.community.modularity(G, nx.community.louvain_communities(G, seed=0)) - MARGIN
 
 
 def test_resolution_and_levels(client):
@@ -81,6 +118,8 @@ def test_an_isolated_vertex_stays_alone(client):
         (lambda g, d: alg.louvain(d), "undirected"),
         (lambda g, d: alg.louvain(g, resolution=0), "resolution"),
         (lambda g, d: alg.louvain(g, weight="w"), "weight"),
+        (lambda g, d: alg.leiden(d), "undirected"),
+        (lambda g, d: alg.leiden(g, theta=-1), "theta"),
         (lambda g, d: alg.modularity(g, [{1, 2}]), "exactly once"),
         (lambda g, d: alg.modularity(g, pd.DataFrame({"vertex": [1], "a": [1], "b": [2]})), "one community column"),
     ],

@@ -18,7 +18,7 @@ closures (BFS, Dijkstra, union-find) stay serial.
 """
 
 from .brandes import brandes
-from .communities import local_moving
+from .communities import local_moving, refine_communities
 from .counting import (
     h_index,
     label_counts,
@@ -76,6 +76,7 @@ __all__ = [
     "label_counts",
     "label_mode",
     "local_moving",
+    "refine_communities",
     "merge_by_id",
     "neighbour_sets",
     "neighbourhood_arcs",

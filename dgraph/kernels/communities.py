@@ -1,5 +1,6 @@
-"""Louvain's local moving on one rank: each own vertex, in a given order, leaves its community and
-joins the neighbouring community with the largest modularity gain (staying on ties)."""
+"""Louvain's local moving on one rank (each own vertex, in a given order, leaves its community and
+joins the neighbouring community with the largest modularity gain, staying on ties) and Leiden's
+refinement (vertices merged, inside their communities, into connected refined communities)."""
 
 from __future__ import annotations
 
@@ -122,3 +123,165 @@ def local_moving(indptr, cols, w, first, k, ccol, tot, size, scale, order):
             np.empty(n, np.int64),
         )
     )
+
+
+@numba.njit(cache=True)
+def _refine_numba(indptr, cols, w, first, k, ccol, tot, scale, order, u, theta, state, kin, gains, seen, touched):
+    ref, rtot, rext, rsize = state
+    n = indptr.size - 1
+    for v in range(n):  # each singleton's weight to the rest of its community, ghosts included
+        sv = first + v
+        for e in range(indptr[v], indptr[v + 1]):
+            if cols[e] != sv and ccol[cols[e]] == ccol[sv]:
+                rext[v] += w[e]
+    merged = 0
+    for v in order:
+        if ref[v] != v or rsize[v] != 1:
+            continue  # only a vertex still alone moves
+        sv = first + v
+        cv = ccol[sv]
+        kv = k[v]
+        whole = tot[cv]
+        if rext[v] < kv * (whole - kv) * scale - TIE:
+            continue  # not well connected to its community
+        nt = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            x = cols[e] - first
+            if x == v or x < 0 or x >= n or ccol[cols[e]] != cv:
+                continue  # refined communities grow inside the rank and the community
+            c = ref[x]
+            if not seen[c]:
+                seen[c] = True
+                touched[nt] = c
+                nt += 1
+            kin[c] += w[e]
+        best, top = -1, 0.0
+        for i in range(nt):  # candidates: well connected, gain not negative (-inf otherwise)
+            c = touched[i]
+            gains[i] = -np.inf
+            if rext[c] >= rtot[c] * (whole - rtot[c]) * scale - TIE:
+                gain = kin[c] - kv * rtot[c] * scale
+                if gain >= -TIE:
+                    gains[i] = gain
+                if gain > top + TIE or (gain > top - TIE and best >= 0 and c < best):
+                    best, top = c, gain
+        if best >= 0 and theta > 0:  # a draw weighted by exp(gain / theta), staying alone at gain 0
+            total = np.exp(-top / theta)
+            for i in range(nt):
+                total += np.exp((gains[i] - top) / theta)
+            pick = u[v] * total - np.exp(-top / theta)
+            best = -1
+            for i in range(nt):
+                if pick < 0:
+                    break
+                if gains[i] > -np.inf:
+                    best = touched[i]
+                    pick -= np.exp((gains[i] - top) / theta)
+        if best >= 0:
+            ref[v] = best
+            rsize[best] += 1
+            rsize[v] = 0
+            rtot[best] += kv
+            rext[best] += rext[v] - 2.0 * kin[best]
+            merged += 1
+        for i in range(nt):
+            kin[touched[i]] = 0.0
+            seen[touched[i]] = False
+    return merged
+
+
+def _refine_numpy(indptr, cols, w, first, k, ccol, tot, scale, order, u, theta, state, kin, gains, seen, touched):
+    # sequential by nature, as local moving: a loop over vertices, each row summed by numpy
+    ref, rtot, rext, rsize = state
+    n = indptr.size - 1
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    same = (cols != first + rows) & (ccol[cols] == ccol[first + rows])
+    rext += np.bincount(rows[same], weights=w[same], minlength=n)
+    merged = 0
+    for v in order.tolist():
+        if ref[v] != v or rsize[v] != 1:
+            continue
+        sv, kv = first + v, k[v]
+        whole = tot[ccol[sv]]
+        if rext[v] < kv * (whole - kv) * scale - TIE:
+            continue
+        row = slice(indptr[v], indptr[v + 1])
+        x = cols[row] - first
+        keep = (x != v) & (x >= 0) & (x < n)
+        keep[keep] = ccol[cols[row][keep]] == ccol[sv]
+        ids, at, inverse = np.unique(ref[x[keep]], return_index=True, return_inverse=True)
+        sums = np.bincount(inverse, weights=w[row][keep], minlength=ids.size)
+        walk = np.argsort(at, kind="stable")  # in order of first appearance, as numba meets them
+        c, kc = ids[walk], sums[walk]
+        well = rext[c] >= rtot[c] * (whole - rtot[c]) * scale - TIE
+        gain = kc - kv * rtot[c] * scale
+        best, top = -1, 0.0
+        for ci, gi in zip(c[well].tolist(), gain[well].tolist()):
+            if gi > top + TIE or (gi > top - TIE and best >= 0 and ci < best):
+                best, top = ci, gi
+        if best >= 0 and theta > 0:
+            open_ = well & (gain >= -TIE)
+            weights = np.where(open_, np.exp((gain - top) / theta), 0.0)
+            pick = u[v] * (np.exp(-top / theta) + weights.sum()) - np.exp(-top / theta)
+            best = -1
+            for ci, wi, oi in zip(c.tolist(), weights.tolist(), open_.tolist()):
+                if pick < 0:
+                    break
+                if oi:
+                    best = ci
+                    pick -= wi
+        if best >= 0:
+            ref[v] = best
+            rsize[best] += 1
+            rsize[v] = 0
+            rtot[best] += kv
+            rext[best] += rext[v] - 2.0 * kc[c == best][0]
+            merged += 1
+    return merged
+
+
+_refine = twins("refine_communities", numba=_refine_numba, numpy=_refine_numpy)
+
+
+def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, theta):
+    """Leiden's refinement over a rank's rows: within each community, vertices start alone and a
+    vertex still alone and well connected to its community (its weight to the rest at least
+    ``k_v (tot_S - k_v) scale``) joins a refined community of its own rank and community that is
+    well connected too, chosen among those whose gain ``k_v,C - k_v tot_C scale`` is not
+    negative with probability proportional to ``exp(gain / theta)`` (staying alone: gain 0),
+    drawn with ``u[v]`` in [0, 1); ``theta`` 0 takes the best gain (ties: the smaller id).
+    Refined communities therefore only grow along arcs: each is connected.
+
+    Rows, slots, ``ccol`` and ``tot`` are as in ``local_moving`` (``tot`` of the communities
+    being refined). Returns (``ref``, merged): each row's refined community as a row id, and
+    how many vertices joined one.
+
+    >>> indptr, cols = np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1])
+    >>> ref, merged = refine_communities(indptr, cols, np.ones(4), 0, np.array([1.0, 2.0, 1.0]),
+    ...                                  np.zeros(3, np.int64), np.array([4.0]), 0.125, np.arange(3),
+    ...                                  np.zeros(3), 0.0)
+    >>> ref.tolist(), merged
+    ([1, 1, 1], 2)
+    """
+    n = indptr.size - 1
+    m = max(n, 1)
+    ref = np.arange(n, dtype=np.int64)
+    merged = _refine(
+        indptr,
+        np.ascontiguousarray(cols, dtype=np.int64),
+        np.ascontiguousarray(w, dtype=np.float64),
+        int(first),
+        np.ascontiguousarray(k, dtype=np.float64),
+        np.ascontiguousarray(ccol, dtype=np.int64),
+        np.ascontiguousarray(tot, dtype=np.float64),
+        float(scale),
+        np.ascontiguousarray(order, dtype=np.int64),
+        np.ascontiguousarray(u, dtype=np.float64),
+        float(theta),
+        (ref, np.array(k, dtype=np.float64), np.zeros(n), np.ones(n, np.int64)),
+        np.zeros(m),
+        np.zeros(m),
+        np.zeros(m, np.bool_),
+        np.empty(m, np.int64),
+    )
+    return ref, int(merged)
