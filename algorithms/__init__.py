@@ -8,8 +8,10 @@ from .core_number import core_number, k_core
 from .label_propagation import label_propagation
 from .louvain import leiden, louvain, modularity
 from .max_weight_matching import max_weight_matching
+from .neighbourhood import ego_graph, k_hop
 from .pagerank import pagerank
 from .pointer_jumping import pointer_jumping
+from .shortest_paths import shortest_paths
 from .sssp import sssp
 from .strongly_connected_components import strongly_connected_components
 from .triangles import local_clustering_coefficient, total_triangles, triangle_count
@@ -20,7 +22,9 @@ __all__ = [
     "bfs",
     "connected_components",
     "core_number",
+    "ego_graph",
     "k_core",
+    "k_hop",
     "label_propagation",
     "leiden",
     "local_clustering_coefficient",
@@ -32,6 +36,7 @@ __all__ = [
     "total_triangles",
     "triangle_count",
     "pagerank",
+    "shortest_paths",
     "sssp",
     "verify",
     "weakly_connected_components",

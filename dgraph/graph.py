@@ -24,7 +24,7 @@ from .errors import DgraphError, DgraphInputError
 from .labels import lookup
 from .layout import by_owner
 from .placement import build_blocks
-from .results import block_edges, edges_frame, part_name, rank_frames, ranks_frame, to_dask
+from .results import block_edges, edges_frame, part_name, rank_frames, ranks_frame, rows_frames, to_dask
 from .runtime import RankResults, launch
 from .runtime.params import Deferred
 
@@ -353,6 +353,14 @@ class Graph:
         labels = self._placed_labels_future()
         results, stats = self.run(kernel, finish=(rank_frames, self.bounds, labels, *columns), **run_args)
         return to_dask(self.client, results.futures, self._frame_meta(stats.result_dtypes, columns))
+
+    def run_to_rows(self, kernel, label_columns=(), nullable=(), list_columns=(), **run_args):
+        """``run(kernel, **run_args)`` whose ranks return free-standing rows (any number per rank,
+        see ``results.rows_frames``), as a dask DataFrame."""
+        labels = self._placed_labels_future()
+        columns = tuple(label_columns), tuple(nullable), tuple(list_columns)
+        results, _ = self.run(kernel, finish=(rows_frames, labels, *columns), **run_args)
+        return to_dask(self.client, results.futures)
 
     def to_frame(self, results, label_columns=(), nullable=(), transform=None):
         """A dask DataFrame [vertex, ...] from a ``RankResults`` of per-rank dicts of arrays

@@ -6,6 +6,7 @@ import uuid
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .dask_internals import held_frame
 
@@ -66,6 +67,34 @@ def rank_frames(held, bounds, labels, label_columns, nullable, transform=None):
     order (``bounds``: each rank's first placed id)."""
     spans = [(r, int(bounds[r]), int(bounds[r + 1])) for r in sorted(held)]
     return ranks_frame(held, spans, labels, label_columns, nullable, transform)
+
+
+def rows_frames(held, labels, label_columns, nullable=(), list_columns=()):
+    """One worker's ``{rank: {column: array}}`` of free-standing rows (no vertex column implied),
+    its ranks in order, as its partition of a result frame. ``label_columns`` hold placed ids
+    (negative: null); ``nullable`` columns are null where negative (integers) or not finite
+    (floats); each of ``list_columns`` is (flat placed ids, starts, lengths), the rows' spans of
+    ids in order, and becomes a list of labels per row (null where the length is -1), as an
+    arrow list column (dask keeps it; an object column of lists would become strings)."""
+    frames = []
+    for r in sorted(held):
+        cols = {}
+        for name, values in held[r].items():
+            if name in list_columns:
+                flat, starts, lengths = values
+                offsets = pa.array(np.r_[starts, flat.size].astype(np.int64), type=pa.int64())
+                items = pa.array(decode(flat, labels, False))
+                lists = pa.LargeListArray.from_arrays(offsets, items, mask=pa.array(lengths < 0))
+                cols[name] = pd.Series(lists, dtype=pd.ArrowDtype(lists.type), copy=False).array
+            elif name in label_columns:
+                cols[name] = decode(values, labels, name in nullable)
+            elif name in nullable:
+                values = np.asarray(values)
+                cols[name] = masked(values, ~np.isfinite(values) if values.dtype.kind == "f" else values < 0)
+            else:
+                cols[name] = values
+        frames.append(pd.DataFrame(cols))
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
 def block_edges(block):

@@ -1,0 +1,240 @@
+"""Shortest paths themselves, from many sources at once, to chosen targets or to every vertex.
+
+Method: one batched search per group of sources. Every rank keeps, for the vertices it owns,
+a distance and a predecessor per source of the group; a round offers ``distance + weight``
+along every arc of the (vertex, source) pairs that improved in the last round (Bellman-Ford
+with a frontier: on unit weights each round is one BFS level, so a pair is settled the round
+it is first reached). Offers are reduced per (head, source) before they travel. A pair keeps
+the smallest distance and, among equal distances, the predecessor first in the graph's vertex
+order, so the trees are the ones ``sssp`` and ``bfs`` build whatever order rounds found them
+in. Paths are then read backwards: a query starts at its target's owner and walks the
+predecessors, moving to another rank only when the next vertex is owned there (one superstep
+per move), and the vertices it met travel to its target's owner once at the end.
+
+Memory per rank: 17 bytes per owned vertex per source of a group; groups are sized to keep
+that under ``GROUP_BYTES``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dgraph.errors import DgraphInputError
+from dgraph.owners import owner_of
+
+from .neighbourhood import seed_ids
+from .sssp import _weight_facts
+
+GROUP_BYTES = 256 << 20  # per rank, for one group's distances, predecessors and frontier
+LAST = np.iinfo(np.int64).max
+
+
+def _order_of(key, ids):
+    """Each id's place in the graph's vertex order; -1 (no predecessor) comes last."""
+    ids = np.asarray(ids, dtype=np.int64)
+    at = ids if key is None else key[np.maximum(ids, 0)]
+    return np.where(ids < 0, LAST, at)
+
+
+def _best(key, head, src, d, pred):
+    """One offer per (head, source): the smallest distance, then the predecessor first in the
+    vertex order; sorted by head."""
+    order = np.lexsort((_order_of(key, pred), d, src, head))
+    head, src, d, pred = head[order], src[order], d[order], pred[order]
+    first = np.ones(head.size, dtype=bool)
+    first[1:] = (head[1:] != head[:-1]) | (src[1:] != src[:-1])
+    return head[first], src[first], d[first], pred[first]
+
+
+def _offers(blk, lo, dist, frontier, weighted):
+    """(head, source, distance, predecessor) along the arcs of every improved pair."""
+    rows, src = np.nonzero(frontier)
+    counts = np.diff(blk.indptr)[rows]
+    arcs = np.repeat(blk.indptr[rows] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+    cost = blk.weights[arcs].astype(np.float64) if weighted else 1.0
+    head = blk.space[blk.indices[arcs]].astype(np.int64)
+    return head, np.repeat(src, counts), np.repeat(dist[rows, src], counts) + cost, np.repeat(rows + lo, counts)
+
+
+def _search(ctx, batch, weighted, bounds, key):
+    """The group's distances and predecessors at every rank (owned vertices x sources)."""
+    dist, pred, frontier = {}, {}, {}
+    for r in ctx.ranks:
+        lo, hi = int(bounds[r]), int(bounds[r + 1])
+        dist[r] = np.full((hi - lo, batch.size), np.inf)
+        pred[r] = np.full((hi - lo, batch.size), -1, dtype=np.int64)
+        frontier[r] = np.zeros((hi - lo, batch.size), dtype=bool)
+        mine = np.flatnonzero((batch >= lo) & (batch < hi))
+        dist[r][batch[mine] - lo, mine] = 0.0
+        frontier[r][batch[mine] - lo, mine] = True
+    ctx.hold("shortest paths of a group", dist, pred, frontier)
+    rounds = 0
+    while ctx.allreduce({r: [int(frontier[r].sum())] for r in ctx.ranks})[0]:
+        rounds += 1
+        send = {}
+        for r in ctx.ranks:
+            head, src, d, p = _best(key, *_offers(ctx.blocks[r][0], int(bounds[r]), dist[r], frontier[r], weighted))
+            cuts = np.searchsorted(head, bounds)
+            send[r] = {
+                o: [head[a:b] - bounds[o], src[a:b], d[a:b], p[a:b]]
+                for o, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
+                if b > a
+            }
+        for r, messages in ctx.alltoall(send).items():
+            cols = [np.concatenate([m[i] for _, m in messages]) if messages else np.empty(0) for i in range(4)]
+            ints = (np.int64, np.int64, np.float64, np.int64)
+            at, src, d, p = _best(key, *(c.astype(t) for c, t in zip(cols, ints)))
+            cur = dist[r][at, src]
+            closer = d < cur
+            better = closer | ((d == cur) & (_order_of(key, p) < _order_of(key, pred[r][at, src])))
+            dist[r][at[better], src[better]] = d[better]
+            pred[r][at[better], src[better]] = p[better]
+            frontier[r][:] = False
+            frontier[r][at[closer], src[closer]] = True
+    return dist, pred, rounds
+
+
+def _walk(ctx, start, pred, bounds):
+    """Walk every query's predecessors: ``start[r]`` = (query, source column, target) of the
+    queries whose target rank r owns. Returns, at each rank, (query, step, vertex) of the
+    vertices its queries met, and the most moves between ranks any query made."""
+    met = {r: [] for r in ctx.ranks}
+    tokens = {r: (np.full(start[r][0].size, r), *start[r], np.zeros(start[r][0].size, np.int64)) for r in ctx.ranks}
+    moves = 0
+    while True:
+        send = {}
+        for r in ctx.ranks:
+            home, query, col, cur, step = tokens[r]
+            lo, hi = int(bounds[r]), int(bounds[r + 1])
+            leaving = []
+            while cur.size:  # follow predecessors while they stay on this rank
+                met[r].append((home, query, step, cur))
+                p = pred[r][cur - lo, col]
+                go = p >= 0
+                home, query, col, cur, step = home[go], query[go], col[go], p[go], step[go] + 1
+                here = (cur >= lo) & (cur < hi)
+                leaving.append((home[~here], query[~here], col[~here], cur[~here], step[~here]))
+                home, query, col, cur, step = home[here], query[here], col[here], cur[here], step[here]
+            out = [np.concatenate(c) for c in zip(*leaving)] if leaving else [np.empty(0, np.int64)] * 5
+            owner = owner_of(out[3], bounds)
+            send[r] = {o: [c[owner == o] for c in out] for o in np.unique(owner).tolist()}
+        if not ctx.allreduce({r: [sum(m[0].size for m in send[r].values())] for r in ctx.ranks})[0]:
+            break
+        moves += 1
+        for r, messages in ctx.alltoall(send).items():
+            tokens[r] = tuple(
+                np.concatenate([m[i] for _, m in messages]).astype(np.int64) if messages else np.empty(0, np.int64)
+                for i in range(5)
+            )
+    send = {}
+    for r in ctx.ranks:  # the vertices met, to their query's home
+        home, query, step, vertex = (np.concatenate(c) for c in zip(*met[r])) if met[r] else [np.empty(0, np.int64)] * 4
+        send[r] = {h: [query[home == h], step[home == h], vertex[home == h]] for h in np.unique(home).tolist()}
+    got = ctx.alltoall(send)
+    return {
+        r: tuple(np.concatenate([m[i] for _, m in got[r]]) if got[r] else np.empty(0, np.int64) for i in range(3))
+        for r in ctx.ranks
+    }, moves
+
+
+def paths_kernel(ctx, sources, targets, group, weighted, bounds, key):
+    key = None if key is None else np.asarray(key)
+    rows = {r: [] for r in ctx.ranks}
+    rounds = moves = 0
+    for g0 in range(0, sources.size, group):
+        batch = sources[g0 : g0 + group]
+        dist, pred, searched = _search(ctx, batch, weighted, bounds, key)
+        rounds += searched
+        start, asked = {}, {}
+        for r in ctx.ranks:
+            lo, hi = int(bounds[r]), int(bounds[r + 1])
+            if targets is None:  # every vertex each source reached
+                vertex, col = np.nonzero(np.isfinite(dist[r]))
+                vertex = vertex + lo
+            else:
+                mine = targets[(targets >= lo) & (targets < hi)]
+                vertex, col = np.repeat(mine, batch.size), np.tile(np.arange(batch.size), mine.size)
+            asked[r] = (col, vertex, dist[r][vertex - lo, col])
+            reached = np.isfinite(asked[r][2])
+            start[r] = (np.flatnonzero(reached), col[reached], vertex[reached])
+        met, walked = _walk(ctx, start, pred, bounds)
+        moves = max(moves, walked)
+        for r in ctx.ranks:
+            col, vertex, d = asked[r]
+            query, step, on_path = met[r]
+            order = np.lexsort((-step, query))  # each query's vertices, source first
+            query, on_path = query[order], on_path[order]
+            starts = np.searchsorted(query, np.arange(col.size))
+            lengths = np.where(np.isfinite(d), np.bincount(query, minlength=col.size), -1)
+            rows[r].append((batch[col], vertex, d, on_path, starts, lengths))
+    ctx.stats.info.update(rounds=rounds, walk_supersteps=moves)
+    out = {}
+    for r in ctx.ranks:
+        source, target, d, flat, _, lengths = (np.concatenate([x[i] for x in rows[r]]) for i in range(6))
+        base = np.cumsum([0] + [x[3].size for x in rows[r]])[:-1]
+        starts = np.concatenate([x[4] + b for x, b in zip(rows[r], base)])
+        out[r] = {
+            "source": source,
+            "target": target,
+            "distance": d if weighted else np.where(np.isfinite(d), d, -1).astype(np.int64),
+            "path": (flat, starts, lengths),
+        }
+    return out
+
+
+def shortest_paths(graph, sources, targets=None, weight=None):
+    """Shortest paths from each source to each target (or to every vertex it reaches), with
+    their lengths, all sources in one run.
+
+    Parameters
+    ----------
+    graph : dgraph.Graph
+    sources : label or iterable of labels
+        Repeats count once.
+    targets : label or iterable of labels, optional
+        Every (source, target) pair gets a row; None: every vertex each source reaches.
+    weight : str, optional
+        The graph's weight column (non-negative weights); None counts hops.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Columns ``source``, ``target``, ``distance`` (Int64 hops, or Float64 with ``weight``;
+        null when the target is unreachable) and ``path``: the list of labels from source to
+        target (None when unreachable). Among paths of equal length, each vertex's predecessor
+        is the one first in the graph's vertex order, as in ``bfs`` and ``sssp``.
+        ``graph.last_stats.info`` holds the search's ``rounds`` and ``walk_supersteps``.
+
+    Examples
+    --------
+    >>> import dgraph
+    >>> g = dgraph.datasets.load("karate")
+    >>> found = dgraph.algorithms.shortest_paths(g, [1, 34], targets=[16, 12]).compute()
+    >>> found.sort_values(["source", "target"])[["source", "target", "path"]].to_numpy().tolist()
+    [[1, 12, [1, 12]], [1, 16, [1, 3, 33, 16]], [34, 12, [34, 9, 1, 12]], [34, 16, [34, 16]]]
+    """
+    weighted = weight is not None
+    if weighted:
+        if weight != graph.weight:
+            raise DgraphInputError(
+                f"weight={weight!r} but the graph was built with weight={graph.weight!r}; rebuild it with "
+                f"from_edgelist(..., weight={weight!r}) or leave weight=None to count hops"
+            )
+        lowest = min(f[0] for f in graph.block_facts(_weight_facts))
+        if lowest < 0 or np.isnan(lowest):
+            raise DgraphInputError(f"shortest_paths needs non-negative weights; column {weight!r} holds {lowest}")
+    ids = seed_ids(graph, sources, "source")
+    wanted = None if targets is None else np.unique(seed_ids(graph, targets, "target"))
+    largest = int(np.diff(graph.bounds).max())
+    group = int(max(1, min(ids.size, GROUP_BYTES // (17 * max(largest, 1)))))
+    return graph.run_to_rows(
+        paths_kernel,
+        label_columns=("source", "target"),
+        nullable=("distance",),
+        list_columns=("path",),
+        name="shortest_paths",
+        sources=ids,
+        targets=wanted,
+        group=group,
+        weighted=weighted,
+    )
