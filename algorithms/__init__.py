@@ -10,6 +10,7 @@ from .louvain import leiden, louvain, modularity
 from .max_weight_matching import max_weight_matching
 from .neighbourhood import ego_graph, k_hop
 from .pagerank import pagerank
+from .personalized_pagerank import personalized_pagerank
 from .pointer_jumping import pointer_jumping
 from .shortest_paths import shortest_paths
 from .sssp import sssp
@@ -36,6 +37,7 @@ __all__ = [
     "total_triangles",
     "triangle_count",
     "pagerank",
+    "personalized_pagerank",
     "shortest_paths",
     "sssp",
     "verify",

@@ -95,11 +95,12 @@ class GhostExchange:
 
         With ``changed[r]`` (a mask over rank r's vertices) only changed values are sent where
         that is smaller (the sparse form: positions and values); receivers keep the rest.
+        Values may be rows (2-D, one row per vertex: many vectors in one superstep).
         """
         send = {}
         for r in self.ctx.ranks:
             a = self.first[r]
-            out[r][a : a + values[r].size] = values[r]
+            out[r][a : a + len(values[r])] = values[r]
             send[r] = {}
             for dst, offsets in self.serve[r]:
                 if changed is not None:
@@ -107,7 +108,7 @@ class GhostExchange:
                     if 2 * pos.size < offsets.size:
                         send[r][dst] = [pos, values[r][offsets[pos]]]
                         continue
-                send[r][dst] = [values[r][offsets]]
+                send[r][dst] = [values[r][offsets].ravel()]  # channels carry flat arrays
         if total is None:
             got, totals = self.ctx.alltoall(send), None
         else:
@@ -116,7 +117,7 @@ class GhostExchange:
         for r in self.ctx.ranks:
             for src, arrays in got[r]:
                 slots = self.need[r][src] if len(arrays) == 1 else self.need[r][src][arrays[0]]
-                out[r][slots] = arrays[-1]
+                out[r][slots] = arrays[-1].reshape(slots.size, *out[r].shape[1:])
                 self.written[r].append(slots)
         return totals
 

@@ -432,6 +432,71 @@ class Graph:
         parts = [self.client.submit(edges_frame, a, labels, self.weight, key=(name, i)) for i, a in enumerate(arrays)]
         return to_dask(self.client, parts)
 
+    def subgraph(self, vertices):
+        """The graph induced by ``vertices`` (labels): those vertices, isolated ones included, and
+        every arc between two of them, with the same weights, direction, layout kind, ranks and
+        transport (vertices numbered in label order).
+
+        >>> import dgraph
+        >>> g = dgraph.datasets.load("karate")
+        >>> h = g.subgraph([1, 2, 3, 34])
+        >>> h.num_vertices, h.num_edges
+        (4, 4)
+        """
+        if isinstance(vertices, (str, bytes)) or not hasattr(vertices, "__iter__"):
+            raise DgraphInputError("subgraph takes a list (or array, or Series) of vertex labels")
+        vertices = pd.unique(pd.Series(list(vertices)))
+        if vertices.size == 0:
+            raise DgraphInputError("subgraph needs at least one vertex")
+        self.encode_vertices(vertices.tolist(), "subgraph vertex")  # every label must be a vertex
+        arcs = self.edges()
+        inside = arcs.src.isin(vertices.tolist()) & arcs.dst.isin(vertices.tolist())
+        return self._rebuilt(arcs[inside], vertices=vertices)
+
+    def edge_subgraph(self, edges):
+        """The graph of ``edges`` (a frame with ``src`` and ``dst`` columns, pandas or dask, or
+        (src, dst) pairs) that are arcs of this graph, and their endpoints; pairs that are not
+        arcs are left out, as networkx's ``edge_subgraph`` does. On an undirected graph a pair
+        names its edge in either order.
+
+        >>> import dgraph
+        >>> g = dgraph.datasets.load("karate")
+        >>> h = g.edge_subgraph([(1, 2), (34, 33), (5, 6)])
+        >>> h.num_vertices, h.num_edges
+        (4, 2)
+        """
+        if hasattr(edges, "compute") and not isinstance(edges, pd.DataFrame):
+            edges = edges.compute()
+        if not isinstance(edges, pd.DataFrame):
+            edges = pd.DataFrame(list(edges), columns=["src", "dst"])
+        if not {"src", "dst"} <= set(edges.columns):
+            raise DgraphInputError("edge_subgraph takes a frame with 'src' and 'dst' columns, or (src, dst) pairs")
+        pairs = edges[["src", "dst"]]
+        if not self.directed:
+            pairs = pd.concat([pairs, pairs.rename(columns={"src": "dst", "dst": "src"})], ignore_index=True)
+        pairs = pairs.drop_duplicates()
+        arcs = self.edges()
+        kept = arcs.merge(pairs.astype({"src": arcs.src.dtype, "dst": arcs.dst.dtype}), on=["src", "dst"], how="inner")
+        return self._rebuilt(kept)
+
+    def _rebuilt(self, arcs, vertices=None):
+        """A graph of these arcs (a frame of this graph's ``edges()``) placed as this one is."""
+        from .build import from_edgelist
+
+        if not self.directed:  # edges() lists both arcs of an edge: one is the edge
+            arcs = arcs[arcs.src <= arcs.dst]
+        return from_edgelist(
+            arcs,
+            weight=self.weight,
+            directed=self.directed,
+            vertices=vertices,
+            layout=self.layout,
+            duplicates="drop" if self._dedup else "keep",
+            client=self.client,
+            transport=self.transport,
+            domains=self.domains,
+        )
+
     def snapshot(self):
         """The whole graph gathered to the client as numpy arrays (for verification and small
         analyses): a ``Snapshot`` of placed ids. Memory: about 24 bytes per stored arc."""
