@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph.checks import integer
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch
 
@@ -131,12 +132,6 @@ def seed_ids(graph, seeds, what="seed"):
     return np.asarray(graph.encode_vertices(seeds, what), dtype=np.int64)
 
 
-def _depth(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise DgraphInputError(f"{name} must be a non-negative integer, got {value!r}")
-    return int(value)
-
-
 def k_hop(graph, seeds, k):
     """Every vertex within ``k`` hops of each seed (following arcs forward), all seeds in one run.
 
@@ -169,7 +164,8 @@ def k_hop(graph, seeds, k):
     {1: 17, 34: 18}
     """
     ids = seed_ids(graph, seeds)
-    return graph.run_to_rows(k_hop_kernel, label_columns=("seed", "vertex"), name="k_hop", seeds=ids, k=_depth(k, "k"))
+    k = integer(k, "k", minimum=0)
+    return graph.run_to_rows(k_hop_kernel, label_columns=("seed", "vertex"), name="k_hop", seeds=ids, k=k)
 
 
 def ego_graph(graph, seeds, radius=1):
@@ -203,7 +199,7 @@ def ego_graph(graph, seeds, radius=1):
         label_columns=("seed", "src", "dst"),
         name="ego_graph",
         seeds=ids,
-        radius=_depth(radius, "radius"),
+        radius=integer(radius, "radius", minimum=0),
         directed=graph.directed,
         weighted=graph.weight is not None,
     )

@@ -1,17 +1,17 @@
 """Shortest paths themselves, from many sources at once, to chosen targets or to every vertex.
 
 Method: one batched search per group of sources. Every rank keeps, for the vertices it owns,
-a distance and a predecessor per source of the group; a round offers ``distance + weight``
-along every arc of the (vertex, source) pairs that improved in the last round (Bellman-Ford
-with a frontier: on unit weights each round is one BFS level, so a pair is settled the round
-it is first reached). Offers are reduced per (head, source) before they travel. A pair keeps
-the smallest distance and, among equal distances, the predecessor first in the graph's vertex
-order, so the trees are the ones ``sssp`` and ``bfs`` build whatever order rounds found them
-in. Paths are then read backwards: a query starts at its target's owner and walks the
-predecessors, moving to another rank only when the next vertex is owned there (one superstep
-per move), and the vertices it met travel to its target's owner once at the end.
+a distance per source of the group; a round offers ``distance + weight`` along every arc of the
+(vertex, source) pairs that improved in the last round (Bellman-Ford with a frontier: on unit
+weights each round is one BFS level). Offers are reduced per (head, source) before they travel.
+Predecessors are then chosen in one more pass as ``sssp`` chooses them: the strictly closer
+tail first in the graph's vertex order, and along zero-weight ties breadth first, so the trees
+are the ones ``sssp`` and ``bfs`` build. Paths are then read backwards: a query starts at its
+target's owner and walks the predecessors, moving to another rank only when the next vertex is
+owned there (one superstep per move), and the vertices it met travel to its target's owner
+once at the end.
 
-Memory per rank: 17 bytes per owned vertex per source of a group; groups are sized to keep
+Memory per rank: about 17 bytes per owned vertex per source of a group; groups are sized to keep
 that under ``GROUP_BYTES``.
 """
 
@@ -46,52 +46,96 @@ def _best(key, head, src, d, pred):
     return head[first], src[first], d[first], pred[first]
 
 
-def _offers(blk, lo, dist, frontier, weighted):
-    """(head, source, distance, predecessor) along the arcs of every improved pair."""
+def _offers(blk, lo, dist, frontier, weighted, strict=False):
+    """(head, source, distance, tail) along the arcs of the pairs in ``frontier``; with
+    ``strict`` only those whose tail is strictly closer than the distance offered."""
     rows, src = np.nonzero(frontier)
     counts = np.diff(blk.indptr)[rows]
     arcs = np.repeat(blk.indptr[rows] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
     cost = blk.weights[arcs].astype(np.float64) if weighted else 1.0
     head = blk.space[blk.indices[arcs]].astype(np.int64)
-    return head, np.repeat(src, counts), np.repeat(dist[rows, src], counts) + cost, np.repeat(rows + lo, counts)
+    near = np.repeat(dist[rows, src], counts)
+    offers = head, np.repeat(src, counts), near + cost, np.repeat(rows + lo, counts)
+    if strict:  # a zero weight, or one the sum absorbs, ties the tail with its head
+        keep = near < offers[2]
+        offers = tuple(x[keep] for x in offers)
+    return offers
+
+
+def _exchange(ctx, offers, bounds, key):
+    """Each rank's offers, the best per (head, source), at the heads' owners: (owned row,
+    source, distance, tail), again the best per pair."""
+    send = {}
+    for r in ctx.ranks:
+        head, src, d, tail = _best(key, *offers[r])
+        cuts = np.searchsorted(head, bounds)
+        spans = enumerate(zip(cuts[:-1], cuts[1:]))
+        send[r] = {o: [head[a:b] - bounds[o], src[a:b], d[a:b], tail[a:b]] for o, (a, b) in spans if b > a}
+    got = {}
+    for r, messages in ctx.alltoall(send).items():
+        cols = [np.concatenate([m[i] for _, m in messages]) if messages else np.empty(0) for i in range(4)]
+        got[r] = _best(key, *(c.astype(t) for c, t in zip(cols, (np.int64, np.int64, np.float64, np.int64))))
+    return got
 
 
 def _search(ctx, batch, weighted, bounds, key):
-    """The group's distances and predecessors at every rank (owned vertices x sources)."""
-    dist, pred, frontier = {}, {}, {}
+    """The group's distances at every rank (owned vertices x sources), and the rounds run."""
+    dist, frontier = {}, {}
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
         dist[r] = np.full((hi - lo, batch.size), np.inf)
-        pred[r] = np.full((hi - lo, batch.size), -1, dtype=np.int64)
         frontier[r] = np.zeros((hi - lo, batch.size), dtype=bool)
         mine = np.flatnonzero((batch >= lo) & (batch < hi))
         dist[r][batch[mine] - lo, mine] = 0.0
         frontier[r][batch[mine] - lo, mine] = True
-    ctx.hold("shortest paths of a group", dist, pred, frontier)
+    ctx.hold("shortest path distances of a group", dist, frontier)
     rounds = 0
     while ctx.allreduce({r: [int(frontier[r].sum())] for r in ctx.ranks})[0]:
         rounds += 1
-        send = {}
-        for r in ctx.ranks:
-            head, src, d, p = _best(key, *_offers(ctx.blocks[r][0], int(bounds[r]), dist[r], frontier[r], weighted))
-            cuts = np.searchsorted(head, bounds)
-            send[r] = {
-                o: [head[a:b] - bounds[o], src[a:b], d[a:b], p[a:b]]
-                for o, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
-                if b > a
-            }
-        for r, messages in ctx.alltoall(send).items():
-            cols = [np.concatenate([m[i] for _, m in messages]) if messages else np.empty(0) for i in range(4)]
-            ints = (np.int64, np.int64, np.float64, np.int64)
-            at, src, d, p = _best(key, *(c.astype(t) for c, t in zip(cols, ints)))
-            cur = dist[r][at, src]
-            closer = d < cur
-            better = closer | ((d == cur) & (_order_of(key, p) < _order_of(key, pred[r][at, src])))
-            dist[r][at[better], src[better]] = d[better]
-            pred[r][at[better], src[better]] = p[better]
+        offers = {r: _offers(ctx.blocks[r][0], int(bounds[r]), dist[r], frontier[r], weighted) for r in ctx.ranks}
+        for r, (at, src, d, _) in _exchange(ctx, offers, bounds, key).items():
+            closer = d < dist[r][at, src]
+            dist[r][at[closer], src[closer]] = d[closer]
             frontier[r][:] = False
             frontier[r][at[closer], src[closer]] = True
-    return dist, pred, rounds
+    return dist, rounds
+
+
+def _tree(ctx, dist, batch, weighted, bounds, key):
+    """Each reached pair's predecessor, as ``relax.shortest_path_tree`` picks it: the tail first
+    in the vertex order among the strictly closer tails that give its distance; pairs reached
+    only along zero-weight ties at their own distance take theirs by a breadth-first pass over
+    those ties, so every tree is a tree."""
+    pred, unset, frontier = {}, {}, {}
+    for r in ctx.ranks:
+        pred[r] = np.full(dist[r].shape, -1, dtype=np.int64)
+        frontier[r] = np.isfinite(dist[r])
+    strict, before = True, None
+    while True:
+        offers = {
+            r: _offers(ctx.blocks[r][0], int(bounds[r]), dist[r], frontier[r], weighted, strict) for r in ctx.ranks
+        }
+        got = _exchange(ctx, offers, bounds, key)
+        for r, (at, src, d, tail) in got.items():
+            if strict:
+                unset[r] = np.isfinite(dist[r])
+                lo, hi = int(bounds[r]), int(bounds[r + 1])
+                mine = np.flatnonzero((batch >= lo) & (batch < hi))
+                unset[r][batch[mine] - lo, mine] = False  # the sources
+            ok = unset[r][at, src] & (d == dist[r][at, src])
+            pred[r][at[ok], src[ok]] = tail[ok]
+            unset[r][at[ok], src[ok]] = False
+            frontier[r] = np.zeros(dist[r].shape, dtype=bool)
+            frontier[r][at[ok], src[ok]] = True
+            if strict:  # the ties spread from every pair already set
+                frontier[r] = np.isfinite(dist[r]) & ~unset[r]
+        strict = False
+        left = ctx.allreduce({r: [int(unset[r].sum())] for r in ctx.ranks})[0]
+        if not left:
+            return pred
+        if left == before:
+            raise RuntimeError(f"{left} pairs have a distance but no tail reaching it: a search bug")
+        before = left
 
 
 def _walk(ctx, start, pred, bounds):
@@ -143,7 +187,8 @@ def paths_kernel(ctx, sources, targets, group, weighted, bounds, key):
     rounds = moves = 0
     for g0 in range(0, sources.size, group):
         batch = sources[g0 : g0 + group]
-        dist, pred, searched = _search(ctx, batch, weighted, bounds, key)
+        dist, searched = _search(ctx, batch, weighted, bounds, key)
+        pred = _tree(ctx, dist, batch, weighted, bounds, key)
         rounds += searched
         start, asked = {}, {}
         for r in ctx.ranks:
@@ -201,7 +246,7 @@ def shortest_paths(graph, sources, targets=None, weight=None):
     dask.dataframe.DataFrame
         Columns ``source``, ``target``, ``distance`` (Int64 hops, or Float64 with ``weight``;
         null when the target is unreachable) and ``path``: the list of labels from source to
-        target (None when unreachable). Among paths of equal length, each vertex's predecessor
+        target (null when unreachable). Among paths of equal length, each vertex's predecessor
         is the one first in the graph's vertex order, as in ``bfs`` and ``sssp``.
         ``graph.last_stats.info`` holds the search's ``rounds`` and ``walk_supersteps``.
 
