@@ -1,0 +1,20 @@
+"""networkx's tests whose answers dgraph gives differently by design, each with the reason; the
+backend marks them xfail (not strict) when networkx's suite runs against it. Keys are
+``file::test id`` (the test file's name, then the id within it)."""
+
+_LOUVAIN = (
+    "compares with the exact partition networkx's sequential Louvain finds for this seed; dgraph's "
+    "distributed moves (each rank sweeps its own vertices) find another partition of comparable modularity"
+)
+
+DIFFERENT = {
+    "test_strongly_connected.py::TestStronglyConnected::test_condensation_mapping_and_members": (
+        "expects the components in the order networkx's Tarjan search finishes them (the largest first "
+        "here); dgraph yields each component once, in the order of its first member"
+    ),
+    "test_louvain.py::test_karate_club_partition": _LOUVAIN,
+    "test_louvain.py::test_undirected_selfloops": _LOUVAIN,
+    "test_louvain.py::test_none_weight_param": _LOUVAIN,
+    "test_louvain.py::test_multigraph": _LOUVAIN + " (the multigraph runs in networkx, the simple graph in dgraph)",
+    "test_louvain.py::test_max_level": _LOUVAIN,
+}

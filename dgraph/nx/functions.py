@@ -1,0 +1,364 @@
+"""networkx functions run by dgraph: each takes networkx's arguments, runs dgraph's algorithm on
+the cluster and returns what networkx returns (dicts, generators, sets, graphs), keyed by the
+caller's own nodes. ``CALLS`` counts how often each one really ran."""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from dgraph import algorithms as alg
+
+CALLS = Counter()  # function name -> times the backend ran it
+IMPLEMENTED = {}  # function name -> the implementation
+
+
+def implements(fn):
+    """Register ``fn`` as the backend's implementation of networkx's function of the same name."""
+
+    @functools.wraps(fn)
+    def counted(*args, **kwargs):
+        CALLS[fn.__name__] += 1
+        return fn(*args, **kwargs)
+
+    IMPLEMENTED[fn.__name__] = counted
+    return counted
+
+
+def _weighted(G, weight):
+    """Whether ``weight`` names the graph's weights (networkx: a missing attribute counts 1)."""
+    return weight is not None and weight == G.weight
+
+
+def _frame(G, result, *label_columns):
+    return G.label(G.graph_.client.compute(result).result(), *label_columns)
+
+
+def _dict(G, result, column):
+    frame = _frame(G, result, "vertex")
+    return dict(zip(frame["vertex"].tolist(), frame[column].tolist()))
+
+
+def _bfs(G, source, depth_limit=None):
+    found = _frame(G, alg.bfs(G.graph_, G.vertex(source), depth_limit=depth_limit), "vertex", "predecessor")
+    return found[found["distance"].notna()].sort_values("distance", kind="stable")
+
+
+def _groups(G, result, column):
+    frame = _frame(G, result, "vertex")
+    return (set(group) for group in frame.groupby(column, sort=False)["vertex"].agg(list))
+
+
+# --------------------------------------------------------------------------- traversal
+@implements
+def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
+    found = _bfs(G, source, depth_limit)
+    tree = found[found["predecessor"].notna()]
+    return iter(list(zip(tree["predecessor"].tolist(), tree["vertex"].tolist())))
+
+
+@implements
+def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
+    import networkx as nx
+
+    found = _bfs(G, source, depth_limit)
+    T = nx.DiGraph()
+    T.add_node(source)
+    tree = found[found["predecessor"].notna()]
+    T.add_edges_from(zip(tree["predecessor"].tolist(), tree["vertex"].tolist()))
+    return T
+
+
+@implements
+def single_source_shortest_path_length(G, source, cutoff=None):
+    found = _bfs(G, source, cutoff)
+    return dict(zip(found["vertex"].tolist(), found["distance"].astype(np.int64).tolist()))
+
+
+# --------------------------------------------------------------------------- shortest paths
+def _distances(G, source, cutoff, weight):
+    """SSSP's reached vertices (in dgraph's labels), nearest first, within ``cutoff``."""
+    graph = G.graph_
+    found = alg.sssp(graph, G.vertex(source), weight=graph.weight if _weighted(G, weight) else None)
+    frame = graph.client.compute(found).result()
+    frame = frame[frame["distance"].notna()]
+    if cutoff is not None:
+        frame = frame[frame["distance"] <= cutoff]
+    return frame.sort_values("distance", kind="stable")
+
+
+def _as_dict(G, frame, weight):
+    named = G.label(frame, "vertex")
+    values = named["distance"].astype(np.float64).tolist()
+    if not _weighted(G, weight):  # unit weights: networkx counts hops as ints
+        values = [int(d) for d in values]
+    return dict(zip(named["vertex"].tolist(), values))
+
+
+@implements
+def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
+    return _as_dict(G, _distances(G, source, cutoff, weight), weight)
+
+
+@implements
+def single_source_dijkstra(G, source, target=None, cutoff=None, weight="weight"):
+    import networkx as nx
+
+    frame = _distances(G, source, cutoff, weight)
+    dist = _as_dict(G, frame, weight)
+    found = {}  # paths in dgraph's labels, nearest first: a predecessor's path is known first
+    roots = frame["predecessor"].isna().tolist()
+    for v, p, root in zip(frame["vertex"].tolist(), frame["predecessor"].tolist(), roots):
+        found[v] = [v] if root else found[p] + [v]
+    paths = dict(zip(G.names(list(found)), (G.names(path) for path in found.values())))
+    if target is None:
+        return dist, paths
+    if target not in dist:
+        raise nx.NetworkXNoPath(f"No path to {target}.")
+    return dist[target], paths[target]
+
+
+@implements
+def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
+    """Every predecessor on a shortest path, as networkx lists them (nearest first): each arc
+    whose tail's distance plus its weight gives the head's, found on the workers by joining the
+    arcs with the distances."""
+    graph = G.graph_
+    frame = _distances(G, source, cutoff, weight)
+    dist = frame[["vertex", "distance"]]
+    arcs = graph.edges()
+    arcs = arcs.assign(cost=arcs[graph.weight] if _weighted(G, weight) else 1.0)[["src", "dst", "cost"]]
+    arcs = arcs.merge(dist.rename(columns={"vertex": "src", "distance": "near"}), on="src")
+    arcs = arcs.merge(dist.rename(columns={"vertex": "dst", "distance": "far"}), on="dst")
+    tight = arcs[(arcs["near"] + arcs["cost"] == arcs["far"]) & (arcs["src"] != arcs["dst"])]
+    tails = graph.client.compute(tight[["src", "dst"]]).result()
+    rank = pd.Series(np.arange(len(frame)), index=frame["vertex"].to_numpy())
+    tails = G.label(tails.iloc[np.argsort(rank[tails["src"].to_numpy()].to_numpy(), kind="stable")], "src", "dst")
+    distances = _as_dict(G, frame, weight)
+    pred = {v: [] for v in distances}
+    for tail, head in zip(tails["src"].tolist(), tails["dst"].tolist()):
+        pred[head].append(tail)
+    pred[source] = []
+    return pred, distances
+
+
+# --------------------------------------------------------------------------- link analysis
+@implements
+def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstart=None, weight="weight", dangling=None):
+    import warnings
+
+    import networkx as nx
+
+    from dgraph.errors import ConvergenceWarning
+
+    if len(G) == 0:
+        return {}
+    if personalization is not None:  # networkx leaves out keys that are not nodes
+        nodes = _node_set(G)
+        personalization = {G.vertex(v): p for v, p in personalization.items() if v in nodes}
+    graph = G.graph_
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        found = alg.pagerank(
+            graph,
+            alpha=alpha,
+            max_iter=max_iter,
+            tol=tol,
+            personalization=personalization,
+            weight=graph.weight if _weighted(G, weight) else None,
+        )
+        ranks = _dict(G, found, "pagerank")
+    if not graph.last_stats.info.get("converged", True):
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    return ranks
+
+
+# --------------------------------------------------------------------------- components
+@implements
+def connected_components(G):
+    return _groups(G, alg.connected_components(G.graph_), "component")
+
+
+@implements
+def number_connected_components(G):
+    found = alg.connected_components(G.graph_)
+    return int(G.graph_.client.compute(found["component"].nunique()).result())
+
+
+@implements
+def weakly_connected_components(G):
+    return _groups(G, alg.weakly_connected_components(G.graph_), "component")
+
+
+@implements
+def strongly_connected_components(G):
+    return _groups(G, alg.strongly_connected_components(G.graph_), "component")
+
+
+# --------------------------------------------------------------------------- clustering
+def _at(G, values, nodes):
+    """networkx's convention: a single node gives its value, else a dict over ``nodes``."""
+    if nodes is not None and not _is_container(nodes):
+        return values[nodes]
+    if nodes is None:
+        return values
+    return {v: values[v] for v in nodes}
+
+
+def _is_container(nodes):
+    return hasattr(nodes, "__iter__") and not isinstance(nodes, (str, bytes, tuple))
+
+
+@implements
+def triangles(G, nodes=None):
+    if nodes is not None and not _is_container(nodes) and nodes not in _node_set(G):
+        import networkx as nx
+
+        raise nx.NetworkXError(f"The node {nodes} is not in the graph.")
+    return _at(G, _dict(G, alg.triangle_count(G.graph_), "triangles"), nodes)
+
+
+@implements
+def transitivity(G):
+    counts = _frame(G, alg.triangle_count(G.graph_), "vertex").set_index("vertex")["triangles"]
+    degree = _frame(G, G.graph_.degrees(), "vertex").set_index("vertex")["degree"]
+    loops = _loops_per_vertex(G)
+    d = (degree - 2 * loops.reindex(degree.index, fill_value=0)).to_numpy(np.int64)  # networkx drops loops here
+    pairs = int((d * (d - 1)).sum())
+    total = int(counts.sum()) * 2
+    return 0 if total == 0 else total / pairs
+
+
+@implements
+def clustering(G, nodes=None, weight=None):
+    return _at(G, _dict(G, alg.local_clustering_coefficient(G.graph_), "lcc"), nodes)
+
+
+@implements
+def average_clustering(G, nodes=None, weight=None, count_zeros=True):
+    values = clustering.__wrapped__(G, nodes if nodes is None or _is_container(nodes) else [nodes])
+    c = list(values.values())
+    if not count_zeros:
+        c = [v for v in c if abs(v) > 0]
+    if not c:
+        raise ZeroDivisionError("average_clustering of no nodes")
+    return sum(c) / len(c)
+
+
+def _node_set(G):
+    return set(G.nodes())
+
+
+def _loops_per_vertex(G):
+    arcs = G.graph_.edges()
+    loops = G.graph_.client.compute(arcs[arcs["src"] == arcs["dst"]]["src"]).result()
+    loops = G.label(pd.DataFrame({"v": loops.to_numpy()}), "v")["v"]
+    return loops.value_counts()
+
+
+# --------------------------------------------------------------------------- centrality
+@implements
+def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
+    sources = None
+    if k is not None:  # the sample networkx draws with the same seed
+        sample = seed.sample(G.nodes(), k)
+        sources = [G.vertex(v) for v in sample]
+    found = alg.betweenness_centrality(G.graph_, sources=sources, normalized=normalized)
+    return _dict(G, found, "betweenness")
+
+
+# --------------------------------------------------------------------------- cores, matching
+@implements
+def core_number(G):
+    return _dict(G, alg.core_number(G.graph_), "core")
+
+
+@implements
+def k_core(G, k=None, core_number=None):
+    """The k-core: core numbers from dgraph; the subgraph cut from the caller's networkx graph
+    when there is one (every attribute kept, as networkx returns it), else the core's nodes and
+    the arcs between them (with the graph's weight), filtered on the workers."""
+    import networkx as nx
+
+    graph = G.graph_
+    cores = alg.core_number(graph)
+    if core_number is not None:  # the caller's core numbers, by node
+        cores = pd.DataFrame({"vertex": [G.vertex(v) for v in core_number], "core": list(core_number.values())})
+    else:
+        cores = graph.client.compute(cores).result()
+    if k is None:
+        k = int(cores["core"].max()) if len(cores) else 0
+    keep = cores.loc[cores["core"] >= k, "vertex"].tolist()
+    source = G.source_() if G.source_ is not None else None
+    if source is not None:
+        return source.subgraph(G.label(pd.DataFrame({"v": keep}), "v")["v"].tolist()).copy()
+    arcs = graph.edges()
+    arcs = arcs[arcs["src"].isin(keep) & arcs["dst"].isin(keep)]
+    if not G.is_directed():
+        arcs = arcs[arcs["src"] <= arcs["dst"]]
+    edges = G.label(graph.client.compute(arcs).result(), "src", "dst")
+    out = nx.DiGraph() if G.is_directed() else nx.Graph()
+    out.add_nodes_from(G.label(pd.DataFrame({"v": keep}), "v")["v"].tolist())
+    if G.weight is None:
+        out.add_edges_from(zip(edges["src"], edges["dst"]))
+    else:
+        out.add_weighted_edges_from(zip(edges["src"], edges["dst"], edges[graph.weight].tolist()), weight=G.weight)
+    return out
+
+
+@implements
+def max_weight_matching(G, maxcardinality=False, weight="weight"):
+    graph = G.graph_
+    found = alg.max_weight_matching(graph, weight=graph.weight if _weighted(G, weight) else None)
+    frame = _frame(G, found, "vertex", "mate")
+    pairs = frame[frame["mate"].notna()]
+    order = {v: i for i, v in enumerate(G.nodes())}
+    return {
+        (u, v) if order[u] < order[v] else (v, u)
+        for u, v in zip(pairs["vertex"].tolist(), pairs["mate"].tolist())
+        if order[u] < order[v]
+    }
+
+
+# --------------------------------------------------------------------------- communities
+def _seed(seed):
+    """An int from networkx's random state (a ``random.Random``), so a seed gives one answer."""
+    return None if seed is None else int(seed.getrandbits(31))
+
+
+@implements
+def louvain_communities(G, weight="weight", resolution=1, threshold=1e-07, max_level=None, seed=None):
+    graph = G.graph_
+    found = alg.louvain(
+        graph,
+        resolution=resolution,
+        threshold=threshold,
+        max_level=max_level,
+        seed=_seed(seed),
+        weight=graph.weight if _weighted(G, weight) else None,
+    )
+    return list(_groups(G, found, "community"))
+
+
+@implements
+def leiden_communities(G, weight="weight", resolution=1, max_level=None, seed=None):
+    graph = G.graph_
+    found = alg.leiden(
+        graph,
+        resolution=resolution,
+        max_level=max_level,
+        seed=_seed(seed),
+        weight=graph.weight if _weighted(G, weight) else None,
+    )
+    return list(_groups(G, found, "community"))
+
+
+# --------------------------------------------------------------------------- construction
+@implements
+def from_pandas_edgelist(df, source="source", target="target", edge_attr=None, create_using=None, edge_key=None):
+    from .graphs import from_pandas_edgelist as build
+
+    return build(df, source, target, edge_attr, create_using, edge_key)
