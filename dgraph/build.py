@@ -312,6 +312,9 @@ def from_edgelist(
     return g
 
 
+Graph.builder = staticmethod(from_edgelist)  # subgraphs are built as their graph was
+
+
 def _place_small(client, frame, n, directed, weight, layout, duplicates, wk, one_rank):
     """``_place`` for a small pandas edge list of ids 0..n-1: planned and cut here, each rank's
     block built by one task that carries its piece (so dask can rebuild it anywhere), in one

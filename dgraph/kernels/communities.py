@@ -221,7 +221,7 @@ def _refine_numpy(indptr, cols, w, first, k, ccol, tot, scale, order, u, theta, 
                 best, top = ci, gi
         if best >= 0 and theta > 0:
             open_ = well & (gain >= -TIE)
-            weights = np.where(open_, np.exp((gain - top) / theta), 0.0)
+            weights = np.exp(np.where(open_, (gain - top) / theta, -np.inf))
             pick = u[v] * (np.exp(-top / theta) + weights.sum()) - np.exp(-top / theta)
             best = -1
             for ci, wi, oi in zip(c.tolist(), weights.tolist(), open_.tolist()):
