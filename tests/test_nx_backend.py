@@ -130,6 +130,7 @@ def test_can_run_and_should_run_say_why(client):
     assert "faster in networkx" in dnx.should_run("pagerank", (G,), {})
     big = nx.gnm_random_graph(20_000, 60_000, seed=1)
     assert dnx.should_run("pagerank", (big,), {}) is True
+    assert "faster" in dnx.should_run("from_pandas_edgelist", (pd.DataFrame({"source": [1], "target": [2]}),), {})
     with nx.config.backend_priority(algos=["dgraph"]):  # by priority: declined for the small graph
         calls = dnx.CALLS["pagerank"]
         nx.pagerank(G)
