@@ -255,8 +255,9 @@ def shortest_paths(graph, sources, targets=None, weight=None):
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate")
     >>> found = dgraph.algorithms.shortest_paths(g, [1, 34], targets=[16, 12]).compute()
-    >>> found.sort_values(["source", "target"])[["source", "target", "path"]].to_numpy().tolist()
-    [[1, 12, [1, 12]], [1, 16, [1, 3, 33, 16]], [34, 12, [34, 9, 1, 12]], [34, 16, [34, 16]]]
+    >>> found = found.sort_values(["source", "target"])
+    >>> list(zip(found.source.tolist(), found.target.tolist(), found.path.tolist()))
+    [(1, 12, [1, 12]), (1, 16, [1, 3, 33, 16]), (34, 12, [34, 9, 1, 12]), (34, 16, [34, 16])]
     """
     weighted = weight is not None
     if weighted:
