@@ -329,31 +329,20 @@ def _seed(seed):
     return None if seed is None else int(seed.getrandbits(31))
 
 
+def _communities(method, G, weight, seed, **params):
+    graph = G.graph_
+    weight = graph.weight if _weighted(G, weight) else None
+    return list(_groups(G, method(graph, seed=_seed(seed), weight=weight, **params), "community"))
+
+
 @implements
 def louvain_communities(G, weight="weight", resolution=1, threshold=1e-07, max_level=None, seed=None):
-    graph = G.graph_
-    found = alg.louvain(
-        graph,
-        resolution=resolution,
-        threshold=threshold,
-        max_level=max_level,
-        seed=_seed(seed),
-        weight=graph.weight if _weighted(G, weight) else None,
-    )
-    return list(_groups(G, found, "community"))
+    return _communities(alg.louvain, G, weight, seed, resolution=resolution, threshold=threshold, max_level=max_level)
 
 
 @implements
 def leiden_communities(G, weight="weight", resolution=1, max_level=None, seed=None):
-    graph = G.graph_
-    found = alg.leiden(
-        graph,
-        resolution=resolution,
-        max_level=max_level,
-        seed=_seed(seed),
-        weight=graph.weight if _weighted(G, weight) else None,
-    )
-    return list(_groups(G, found, "community"))
+    return _communities(alg.leiden, G, weight, seed, resolution=resolution, max_level=max_level)
 
 
 # --------------------------------------------------------------------------- construction
