@@ -35,7 +35,7 @@ from dgraph import kernels
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch, add_at_owners, fetch
 from dgraph.owners import by_owner, own_canonical, placed_of
-from dgraph.pair_components import pair_components
+from dgraph.pair_components import pair_components, sorted_pairs
 
 MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
 FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half each sweep
@@ -201,22 +201,23 @@ def _split_disconnected(ctx, level, community, lb):
     u, v = {}, {}
     for r, lv in level.items():
         inside = (community[r][lv.rows] == seen[r][lv.cols]) & (lv.cols != lv.first + lv.rows)
-        a, b = lv.rows[inside], lv.cols[inside] - lv.first
+        a, cols = lv.rows[inside], lv.cols[inside]
+        b = cols - lv.first
         local = (b >= 0) & (b < lv.n)
         x, root = kernels.spanning_forest(a[local], b[local], np.arange(lv.n, dtype=np.int64), symmetric=(0, lv.n))
-        cut = ~local
-        u[r] = np.concatenate([x, root, a[cut]]) + lv.lo
-        v[r] = np.concatenate([root + lv.lo, x + lv.lo, lv.space[b[cut] + lv.first]])
+        u[r] = np.concatenate([x, root, a[~local]]) + lv.lo
+        v[r] = np.concatenate([root + lv.lo, x + lv.lo, lv.space[cols[~local]]])
     linked = pair_components(ctx, u, v, lb)
     piece = {}
     for r in ctx.ranks:
         piece[r] = np.arange(lb[r], lb[r + 1], dtype=np.int64)
         piece[r][linked[r][0] - lb[r]] = linked[r][1]
-    send = {r: by_owner(lb, *_summed(community[r], piece[r], np.zeros(lb[r + 1] - lb[r]))[:2]) for r in ctx.ranks}
+    n = int(lb[-1])
+    send = {r: by_owner(lb, *sorted_pairs(community[r], piece[r], n)) for r in ctx.ranks}
     cut = {}
     for r, messages in ctx.alltoall(send).items():  # distinct pieces per community, at its owner
         c, p = (np.concatenate([m[i] for _, m in messages] or [np.empty(0, np.int64)]) for i in range(2))
-        c, _, _ = _summed(c, p, np.zeros(c.size))
+        c, _ = sorted_pairs(c, p, n)
         cut[r] = [int(np.count_nonzero(np.unique(c, return_counts=True)[1] > 1))]
     return piece, int(ctx.allreduce(cut)[0])
 

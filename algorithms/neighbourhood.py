@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph import kernels
 from dgraph.checks import integer
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch
@@ -58,13 +59,12 @@ def _balls(ctx, seeds, k, bounds):
         level += 1
         send, incoming = {}, {}
         for r in ctx.ranks:
-            blk, lo = ctx.blocks[r][0], int(bounds[r])
+            blk = ctx.blocks[r][0]
             incoming[r] = np.zeros_like(seen[r])
             active = np.flatnonzero(frontier[r].any(axis=1))
-            starts, counts = blk.indptr[active], np.diff(blk.indptr)[active]
-            arcs = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-            heads = blk.space[blk.indices[arcs]].astype(np.int64)
-            words = frontier[r][np.repeat(active, counts)]
+            at, slots, _ = kernels.frontier_arcs(blk.indptr, blk.indices, None, active)
+            heads = blk.space[slots].astype(np.int64)
+            words = frontier[r][active[at]]
             order = np.argsort(heads, kind="stable")
             heads, words = heads[order], words[order]
             first = np.flatnonzero(np.r_[True, heads[1:] != heads[:-1]]) if heads.size else np.empty(0, np.int64)

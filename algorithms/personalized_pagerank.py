@@ -60,9 +60,8 @@ def ppr_kernel(ctx, alpha, max_iter, tol, seeds, query_of, share, groups, top, w
         ctx.hold("personalized pagerank rows", pr, tele, contrib, space)
         active = np.ones(Q, dtype=bool)
         for step in range(1, max_iter + 1):
-            for r in ctx.ranks:
+            for r in ctx.ranks:  # dangling rows of contrib stay 0: divide never writes them
                 np.divide(pr[r], weight_out[r][:, None], out=contrib[r], where=~dangling[r][:, None])
-                contrib[r][dangling[r]] = 0.0
             sums = {r: pr[r][dangling[r]].sum(axis=0) for r in ctx.ranks}
             total = gather(contrib, space, total={r: list(s) for r, s in sums.items()})
             lost = np.asarray(total, dtype=np.float64)  # each query's dangling mass

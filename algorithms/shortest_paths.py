@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph import kernels
 from dgraph.errors import DgraphInputError
-from dgraph.owners import owner_of
+from dgraph.owners import by_owner
 
 from .neighbourhood import seed_ids
 from .sssp import _weight_facts
@@ -50,12 +51,9 @@ def _offers(blk, lo, dist, frontier, weighted, strict=False):
     """(head, source, distance, tail) along the arcs of the pairs in ``frontier``; with
     ``strict`` only those whose tail is strictly closer than the distance offered."""
     rows, src = np.nonzero(frontier)
-    counts = np.diff(blk.indptr)[rows]
-    arcs = np.repeat(blk.indptr[rows] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-    cost = blk.weights[arcs].astype(np.float64) if weighted else 1.0
-    head = blk.space[blk.indices[arcs]].astype(np.int64)
-    near = np.repeat(dist[rows, src], counts)
-    offers = head, np.repeat(src, counts), near + cost, np.repeat(rows + lo, counts)
+    at, slots, cost = kernels.frontier_arcs(blk.indptr, blk.indices, blk.weights if weighted else None, rows)
+    near = dist[rows, src][at]
+    offers = blk.space[slots].astype(np.int64), src[at], near + cost, rows[at] + lo
     if strict:  # a zero weight, or one the sum absorbs, ties the tail with its head
         keep = near < offers[2]
         offers = tuple(x[keep] for x in offers)
@@ -78,6 +76,12 @@ def _exchange(ctx, offers, bounds, key):
     return got
 
 
+def _sources(batch, lo, hi):
+    """(row, column) of the group's sources that a rank owning ``lo..hi-1`` holds."""
+    mine = np.flatnonzero((batch >= lo) & (batch < hi))
+    return batch[mine] - lo, mine
+
+
 def _search(ctx, batch, weighted, bounds, key):
     """The group's distances at every rank (owned vertices x sources), and the rounds run."""
     dist, frontier = {}, {}
@@ -85,9 +89,8 @@ def _search(ctx, batch, weighted, bounds, key):
         lo, hi = int(bounds[r]), int(bounds[r + 1])
         dist[r] = np.full((hi - lo, batch.size), np.inf)
         frontier[r] = np.zeros((hi - lo, batch.size), dtype=bool)
-        mine = np.flatnonzero((batch >= lo) & (batch < hi))
-        dist[r][batch[mine] - lo, mine] = 0.0
-        frontier[r][batch[mine] - lo, mine] = True
+        dist[r][_sources(batch, lo, hi)] = 0.0
+        frontier[r][_sources(batch, lo, hi)] = True
     ctx.hold("shortest path distances of a group", dist, frontier)
     rounds = 0
     while ctx.allreduce({r: [int(frontier[r].sum())] for r in ctx.ranks})[0]:
@@ -110,25 +113,22 @@ def _tree(ctx, dist, batch, weighted, bounds, key):
     for r in ctx.ranks:
         pred[r] = np.full(dist[r].shape, -1, dtype=np.int64)
         frontier[r] = np.isfinite(dist[r])
+        unset[r] = frontier[r].copy()
+        unset[r][_sources(batch, int(bounds[r]), int(bounds[r + 1]))] = False
     strict, before = True, None
     while True:
         offers = {
             r: _offers(ctx.blocks[r][0], int(bounds[r]), dist[r], frontier[r], weighted, strict) for r in ctx.ranks
         }
-        got = _exchange(ctx, offers, bounds, key)
-        for r, (at, src, d, tail) in got.items():
-            if strict:
-                unset[r] = np.isfinite(dist[r])
-                lo, hi = int(bounds[r]), int(bounds[r + 1])
-                mine = np.flatnonzero((batch >= lo) & (batch < hi))
-                unset[r][batch[mine] - lo, mine] = False  # the sources
+        for r, (at, src, d, tail) in _exchange(ctx, offers, bounds, key).items():
             ok = unset[r][at, src] & (d == dist[r][at, src])
             pred[r][at[ok], src[ok]] = tail[ok]
             unset[r][at[ok], src[ok]] = False
-            frontier[r] = np.zeros(dist[r].shape, dtype=bool)
-            frontier[r][at[ok], src[ok]] = True
             if strict:  # the ties spread from every pair already set
                 frontier[r] = np.isfinite(dist[r]) & ~unset[r]
+            else:
+                frontier[r] = np.zeros(dist[r].shape, dtype=bool)
+                frontier[r][at[ok], src[ok]] = True
         strict = False
         left = ctx.allreduce({r: [int(unset[r].sum())] for r in ctx.ranks})[0]
         if not left:
@@ -159,17 +159,19 @@ def _walk(ctx, start, pred, bounds):
                 here = (cur >= lo) & (cur < hi)
                 leaving.append((home[~here], query[~here], col[~here], cur[~here], step[~here]))
                 home, query, col, cur, step = home[here], query[here], col[here], cur[here], step[here]
-            out = [np.concatenate(c) for c in zip(*leaving)] if leaving else [np.empty(0, np.int64)] * 5
-            owner = owner_of(out[3], bounds)
-            send[r] = {o: [c[owner == o] for c in out] for o in np.unique(owner).tolist()}
+            home, query, col, cur, step = (
+                (np.concatenate(c) for c in zip(*leaving)) if leaving else [np.empty(0, np.int64)] * 5
+            )
+            send[r] = by_owner(bounds, cur, home, query, col, step)
         if not ctx.allreduce({r: [sum(m[0].size for m in send[r].values())] for r in ctx.ranks})[0]:
             break
         moves += 1
         for r, messages in ctx.alltoall(send).items():
-            tokens[r] = tuple(
+            cur, home, query, col, step = (
                 np.concatenate([m[i] for _, m in messages]).astype(np.int64) if messages else np.empty(0, np.int64)
                 for i in range(5)
             )
+            tokens[r] = home, query, col, cur, step
     send = {}
     for r in ctx.ranks:  # the vertices met, to their query's home
         home, query, step, vertex = (np.concatenate(c) for c in zip(*met[r])) if met[r] else [np.empty(0, np.int64)] * 4

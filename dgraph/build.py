@@ -315,28 +315,28 @@ def from_edgelist(
 Graph.builder = staticmethod(from_edgelist)  # subgraphs are built as their graph was
 
 
+def _spread(wk, ranks):
+    """The worker of each rank: ranks in contiguous runs, as even as the counts allow."""
+    return [wk[r * len(wk) // ranks] for r in range(ranks)]
+
+
 def _place_small(client, frame, n, directed, weight, layout, duplicates, wk, one_rank):
     """``_place`` for a small pandas edge list of ids 0..n-1: planned and cut here, each rank's
     block built by one task that carries its piece (so dask can rebuild it anywhere), in one
     round trip instead of a dozen. None when the layout reorders vertices (then ``_place``)."""
+    if getattr(layout, "balance", None) == "measured":
+        return None
     if not directed:
         frame = _symmetrize(frame)
     degree = _degree_count(frame, n)
-    if (
-        layout.ranks > 1
-        and one_rank
-        and getattr(layout, "balance", None) != "measured"
-        and degree.sum() < ONE_RANK_ARCS
-    ):
+    if layout.ranks > 1 and one_rank and degree.sum() < ONE_RANK_ARCS:
         layout = layout.with_ranks(1)
-    if getattr(layout, "balance", None) == "measured":
-        return None
     plan = layout.plan(degree)
     if plan[0] is not None or _plan_extra(plan) is not None:
         return None
     bounds = np.asarray(plan[1], dtype=np.int64)
     pieces = _split(frame, None, bounds, "weight" if weight else None, layout, None)
-    where = [wk[r * len(wk) // layout.ranks] for r in range(layout.ranks)]
+    where = _spread(wk, layout.ranks)
     blocks = []
     for r in range(layout.ranks):
         lo, hi = layout.row_range(r, bounds)
@@ -372,7 +372,7 @@ def _place(
     if layout.ranks > 1 and one_rank_below and client.submit(np.sum, degree).result() < one_rank_below:
         layout = layout.with_ranks(1)
     n, P = labels.n, layout.ranks
-    where = [wk[r * len(wk) // P] for r in range(P)]
+    where = _spread(wk, P)
     if getattr(layout, "balance", None) == "measured" and layout.weights is None:
         stages("measuring worker speeds")
         layout = layout.with_weights(rank_weights(client, where))

@@ -450,9 +450,10 @@ class Graph:
         vertices = pd.unique(pd.Series(list(vertices)))
         if vertices.size == 0:
             raise DgraphInputError("subgraph needs at least one vertex")
-        self.encode_vertices(vertices.tolist(), "subgraph vertex")  # every label must be a vertex
+        labels = vertices.tolist()
+        self.encode_vertices(labels, "subgraph vertex")  # every label must be a vertex
         arcs = self.edges()
-        inside = arcs.src.isin(vertices.tolist()) & arcs.dst.isin(vertices.tolist())
+        inside = arcs.src.isin(labels) & arcs.dst.isin(labels)
         return self._rebuilt(arcs[inside], vertices=vertices)
 
     def edge_subgraph(self, edges):

@@ -17,7 +17,7 @@ from .ghosts import Fetch, fetch
 from .owners import by_owner
 
 
-def _sorted_pairs(u, v, n):
+def sorted_pairs(u, v, n):
     """The pairs without repeats, sorted by ``u`` (ids below ``n``)."""
     if n <= 1 << 31:  # one sort of u * 2**32 + v
         both = np.unique((u.astype(np.int64) << 32) | v)
@@ -35,7 +35,7 @@ def pair_components(ctx, u, v, bounds):
     ``u[r]`` owned by r, in placed ids, and symmetric: each pair's reverse is at the owner of its
     ``v`` (repeats are fine). Adds ``pair_rounds`` to the run's stats."""
     bounds = np.asarray(bounds, dtype=np.int64)
-    pairs = {r: _sorted_pairs(u[r], v[r], int(bounds[-1])) for r in ctx.ranks}
+    pairs = {r: sorted_pairs(u[r], v[r], int(bounds[-1])) for r in ctx.ranks}
     far_end = Fetch(ctx, {r: pairs[r][1] for r in ctx.ranks}, bounds)
     nodes, starts, f = {}, {}, {}
     for r in ctx.ranks:

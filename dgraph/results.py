@@ -43,13 +43,19 @@ def rank_frame(result, lo, hi, labels, label_columns, nullable):
     # a rank's vertices are a run of placed ids: a slice of the labels (a copy), not a gather
     cols = {"vertex": np.arange(lo, hi) if labels is None else pd.Series(labels[lo:hi], copy=True).array}
     for name, values in result.items():
-        if name in label_columns:
-            values = decode(values, labels, name in nullable)
-        elif name in nullable:
-            values = np.asarray(values)
-            values = masked(values, ~np.isfinite(values) if values.dtype.kind == "f" else values < 0)
-        cols[name] = values
+        cols[name] = _column(name, values, labels, label_columns, nullable)
     return pd.DataFrame(cols, copy=False)
+
+
+def _column(name, values, labels, label_columns, nullable):
+    """A result column as its frame holds it: placed ids decoded to labels, and nulls where
+    ``nullable`` says (negative integers, non-finite floats)."""
+    if name in label_columns:
+        return decode(values, labels, name in nullable)
+    if name in nullable:
+        values = np.asarray(values)
+        return masked(values, ~np.isfinite(values) if values.dtype.kind == "f" else values < 0)
+    return values
 
 
 def ranks_frame(held, spans, labels, label_columns, nullable, transform=None):
@@ -86,13 +92,8 @@ def rows_frames(held, labels, label_columns, nullable=(), list_columns=()):
                 items = pa.array(decode(flat, labels, False))
                 lists = pa.LargeListArray.from_arrays(offsets, items, mask=pa.array(lengths < 0))
                 cols[name] = pd.Series(lists, dtype=pd.ArrowDtype(lists.type), copy=False).array
-            elif name in label_columns:
-                cols[name] = decode(values, labels, name in nullable)
-            elif name in nullable:
-                values = np.asarray(values)
-                cols[name] = masked(values, ~np.isfinite(values) if values.dtype.kind == "f" else values < 0)
             else:
-                cols[name] = values
+                cols[name] = _column(name, values, labels, label_columns, nullable)
         frames.append(pd.DataFrame(cols))
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 

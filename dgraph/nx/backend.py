@@ -122,7 +122,7 @@ def _can_read_frame(bound):
 
 def _has_node(G, node):
     if isinstance(G, Graph):
-        return G.nodes_ is None or node in set(G.nodes_.tolist())
+        return G.nodes_ is None or node in G.index
     try:
         return node in G
     except TypeError:

@@ -255,8 +255,7 @@ def _node_set(G):
 def _loops_per_vertex(G):
     arcs = G.graph_.edges()
     loops = G.graph_.client.compute(arcs[arcs["src"] == arcs["dst"]]["src"]).result()
-    loops = G.label(pd.DataFrame({"v": loops.to_numpy()}), "v")["v"]
-    return loops.value_counts()
+    return pd.Series(G.names(loops.to_numpy())).value_counts()
 
 
 # --------------------------------------------------------------------------- centrality
@@ -294,14 +293,14 @@ def k_core(G, k=None, core_number=None):
     keep = cores.loc[cores["core"] >= k, "vertex"].tolist()
     source = G.source_() if G.source_ is not None else None
     if source is not None:
-        return source.subgraph(G.label(pd.DataFrame({"v": keep}), "v")["v"].tolist()).copy()
+        return source.subgraph(G.names(keep)).copy()
     arcs = graph.edges()
     arcs = arcs[arcs["src"].isin(keep) & arcs["dst"].isin(keep)]
     if not G.is_directed():
         arcs = arcs[arcs["src"] <= arcs["dst"]]
     edges = G.label(graph.client.compute(arcs).result(), "src", "dst")
     out = nx.DiGraph() if G.is_directed() else nx.Graph()
-    out.add_nodes_from(G.label(pd.DataFrame({"v": keep}), "v")["v"].tolist())
+    out.add_nodes_from(G.names(keep))
     if G.weight is None:
         out.add_edges_from(zip(edges["src"], edges["dst"]))
     else:

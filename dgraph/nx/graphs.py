@@ -31,10 +31,11 @@ class Graph:
 
     __networkx_backend__ = "dgraph"
 
-    def __init__(self, graph, nodes=None, weight=None, source=None):
+    def __init__(self, graph, nodes=None, weight=None, source=None, index=None):
         self.graph_ = graph  # the dgraph.Graph
         self.source_ = source  # a weak reference to the networkx graph it was made from, or None
         self.nodes_ = nodes  # node objects by vertex id, or None when the labels are the nodes
+        self._index = index  # node -> vertex id (with nodes_), made when first needed
         self.weight = weight  # the networkx edge attribute held as the graph's weights, or None
         self.graph = {}  # networkx's graph attributes (none are kept)
         self.__networkx_cache__ = {}
@@ -77,17 +78,20 @@ class Graph:
             return list(labels)
         return self.nodes_[np.asarray(labels, dtype=np.int64)].tolist()
 
+    @property
+    def index(self):
+        """node -> vertex id, for a graph made from networkx (``nodes_`` set)."""
+        if self._index is None:
+            self._index = {v: i for i, v in enumerate(self.nodes_.tolist())}
+        return self._index
+
     def vertex(self, node):
         """The dgraph label of a networkx node (a KeyError-like error when absent)."""
         if self.nodes_ is None:
             return node
-        if self._index is None:
-            self._index = {v: i for i, v in enumerate(self.nodes_.tolist())}
-        if node not in self._index:
+        if node not in self.index:
             raise _node_error(node)
-        return self._index[node]
-
-    _index = None
+        return self.index[node]
 
     def nodes(self):
         """Every node (networkx's objects), in vertex order."""
@@ -152,7 +156,7 @@ def convert_from_nx(
     graph = dgraph.from_edgelist(
         edges, weight=weight, directed=G.is_directed(), vertices=np.arange(len(nodes)), renumber=False
     )
-    return (DiGraph if G.is_directed() else Graph)(graph, nodes, weight, weakref.ref(G))
+    return (DiGraph if G.is_directed() else Graph)(graph, nodes, weight, weakref.ref(G), index)
 
 
 def convert_to_nx(obj, *, name=None):
