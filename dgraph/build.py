@@ -20,7 +20,7 @@ from .cluster import get_client, workers
 from .dask_internals import wait_for
 from .errors import DgraphInputError
 from .graph import Graph
-from .labels import Labels, inverse_permutation
+from .labels import Labels, encode_part, inverse_permutation
 from .layout import layout_named, resolve_layout
 from .placement import build_blocks, stream_blocks
 from .progress import Stages
@@ -35,7 +35,8 @@ VERTEX_ORDERS = ("labels", "degree")
 # for BFS, SSSP, WCC, CDLP and LCC up to the 1000x1000 grid's 4.0 M arcs (BFS 67 vs 97 ms, WCC 49
 # vs 72), PageRank there is slower (223 vs 153 ms), and Kronecker 18's 7.6 M is faster on two.
 ONE_RANK_ARCS = 1 << 22
-SMALL_EDGES = 1 << 16  # a pandas edge list of ids this long is placed from the client (_place_small)
+SMALL_EDGES = 1 << 16  # a pandas edge list this long is encoded and placed from the client (_from_small_frame)
+NO_VERTICES = "the edge list is empty and no vertices= were given: a graph needs at least one vertex"
 SLICE_ROWS = 1 << 20  # rows of a pandas edge list per partition
 SCATTER_ROWS = 1 << 16  # a pandas edge list this long is scattered, not embedded in the task graph
 
@@ -160,12 +161,17 @@ def _vertices_series(vertices):
 
     if isinstance(vertices, dd.Series):
         return vertices
-    if isinstance(vertices, (dd.DataFrame, pd.DataFrame)):
+    s = _vertices_pandas(vertices)
+    return dd.from_pandas(s, npartitions=max(1, min(8, len(s) // 1_000_000 + 1)))
+
+
+def _vertices_pandas(vertices):
+    """``vertices=`` (not a dask Series) as a checked pandas Series."""
+    if isinstance(vertices, pd.DataFrame) or hasattr(vertices, "dask") and hasattr(vertices, "columns"):
         raise DgraphInputError(
             "vertices= must be a Series (or list/array) of labels, not a DataFrame; pass df['vertex']"
         )
-    s = check_labels(pd.Series(vertices if not isinstance(vertices, pd.Index) else vertices.to_numpy()), "vertices=")
-    return dd.from_pandas(s, npartitions=max(1, min(8, len(s) // 1_000_000 + 1)))
+    return check_labels(pd.Series(vertices if not isinstance(vertices, pd.Index) else vertices.to_numpy()), "vertices=")
 
 
 def from_edgelist(
@@ -267,13 +273,13 @@ def from_edgelist(
     if transport not in TRANSPORTS:
         raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
 
-    small = isinstance(given, pd.DataFrame) and len(given) <= SMALL_EDGES
-    if small and not renumber and vertices is not None and vertex_order == "labels" and layout.owns_rows():
+    small = isinstance(given, pd.DataFrame) and len(given) <= SMALL_EDGES and not hasattr(vertices, "dask")
+    if small and vertex_order == "labels" and layout.owns_rows():
         columns = {source: "src", destination: "dst", **({weight: "weight"} if weight else {})}
-        frame = given[list(columns)].rename(columns=columns)
-        if self_loops == "drop":
-            frame = frame[frame["src"] != frame["dst"]]
-        g = _place_small(client, frame, len(vertices), directed, weight, layout, duplicates, wk, one_rank_below > 0)
+        frame = given[list(columns)].astype(df[list(columns)].dtypes.to_dict()).rename(columns=columns)
+        g = _from_small_frame(
+            client, frame, vertices, renumber, directed, weight, layout, duplicates, self_loops, wk, one_rank_below > 0
+        )
         if g is not None:
             g.transport, g.domains = transport, domains
             return g
@@ -292,9 +298,7 @@ def from_edgelist(
                 n = 0 if pd.isna(hi) else int(hi) + 1
             labels = Labels.identity(n)
         if labels.n == 0:
-            raise DgraphInputError(
-                "the edge list is empty and no vertices= were given: a graph needs at least one vertex"
-            )
+            raise DgraphInputError(NO_VERTICES)
         edges = labels.encode(edges, ["src", "dst"])  # with renumber=False: a null check, ids checked below
         if self_loops == "drop":
             edges = edges[edges["src"] != edges["dst"]]
@@ -320,12 +324,37 @@ def _spread(wk, ranks):
     return [wk[r * len(wk) // ranks] for r in range(ranks)]
 
 
-def _place_small(client, frame, n, directed, weight, layout, duplicates, wk, one_rank):
+def _from_small_frame(
+    client, frame, vertices, renumber, directed, weight, layout, duplicates, self_loops, wk, one_rank
+):
+    """``from_edgelist`` of a small pandas edge list (columns src, dst[, weight], in the dtypes
+    dask gives them) on a 1D layout: labels found and encoded here, the blocks placed by
+    ``_place_small``; None when the layout reorders vertices (then the general path)."""
+    if renumber:
+        ends = [frame["src"], frame["dst"]]
+        if vertices is not None:
+            given = _vertices_pandas(vertices)
+            ends.append(given.astype(_vertices_series(given).dtype))  # as dask keeps them: str -> arrow
+        labels, table = Labels.local(client, ends)
+    elif vertices is not None:
+        labels, table = Labels.identity(len(vertices)), None
+    else:
+        labels, table = Labels.identity(int(frame[["src", "dst"]].max().max()) + 1 if len(frame) else 0), None
+    if labels.n == 0:
+        raise DgraphInputError(NO_VERTICES)
+    frame = encode_part(frame, table, ["src", "dst"])
+    if self_loops == "drop":
+        frame = frame[frame["src"] != frame["dst"]]
+    return _place_small(client, frame, labels, directed, weight, layout, duplicates, wk, one_rank)
+
+
+def _place_small(client, frame, labels, directed, weight, layout, duplicates, wk, one_rank):
     """``_place`` for a small pandas edge list of ids 0..n-1: planned and cut here, each rank's
     block built by one task that carries its piece (so dask can rebuild it anywhere), in one
     round trip instead of a dozen. None when the layout reorders vertices (then ``_place``)."""
     if getattr(layout, "balance", None) == "measured":
         return None
+    n = labels.n
     if not directed:
         frame = _symmetrize(frame)
     degree = _degree_count(frame, n)
@@ -359,7 +388,7 @@ def _place_small(client, frame, n, directed, weight, layout, duplicates, wk, one
             )
         )
     wait_for(blocks)
-    return Graph(client, Labels.identity(n), directed, weight, layout, None, None, bounds, blocks, duplicates, None)
+    return Graph(client, labels, directed, weight, layout, None, None, bounds, blocks, duplicates, None)
 
 
 def _place(

@@ -62,7 +62,24 @@ def _facts(index):
     return n, identity
 
 
-def _encode(part, index, columns, canonical=None):
+def _kinds(series):
+    """{"num"} or {"str"}: the one kind of the label Series; mixed or float labels are an error."""
+    dtypes = {str(s.dtype) for s in series}
+    kinds = {"num" if pd.api.types.is_numeric_dtype(s.dtype) else "str" for s in series}
+    if len(kinds) > 1:
+        raise DgraphInputError(
+            f"vertex label columns have different types {sorted(dtypes)}; give sources, destinations and "
+            "vertices one type (for example .astype(str) on each)"
+        )
+    if any(pd.api.types.is_float_dtype(s.dtype) for s in series):
+        raise DgraphInputError(
+            f"vertex labels are floating point ({sorted(dtypes)}); use integer or string labels, "
+            "for example df.astype({'src': 'int64', 'dst': 'int64'})"
+        )
+    return kinds
+
+
+def encode_part(part, index, columns, canonical=None):
     out = {}
     for c in columns:
         col = part[c]
@@ -114,18 +131,7 @@ class Labels:
         import dask.dataframe as dd
 
         series = [s.rename("label") for s in series]
-        dtypes = {str(s.dtype) for s in series}
-        kinds = {"num" if pd.api.types.is_numeric_dtype(s.dtype) else "str" for s in series}
-        if len(kinds) > 1:
-            raise DgraphInputError(
-                f"vertex label columns have different types {sorted(dtypes)}; give sources, destinations and "
-                "vertices one type (for example .astype(str) on each)"
-            )
-        if any(pd.api.types.is_float_dtype(s.dtype) for s in series):
-            raise DgraphInputError(
-                f"vertex labels are floating point ({sorted(dtypes)}); use integer or string labels, "
-                "for example df.astype({'src': 'int64', 'dst': 'int64'})"
-            )
+        kinds = _kinds(series)
         if kinds == {"num"}:  # sorted distinct numbers per partition, merged pairwise
             common = np.result_type(*(getattr(s.dtype, "numpy_dtype", s.dtype) for s in series))
             ends = series[:2] if len(series) > 1 and series[0].npartitions == series[1].npartitions else series[:1]
@@ -144,10 +150,24 @@ class Labels:
             return cls(n)
         return cls(n, index, client.submit(lambda ix: ix.dtype, index).result())
 
+    @classmethod
+    def local(cls, client, series):
+        """``build`` for pandas Series, on the client (a small edge list): the Labels, with the
+        table scattered to the workers, and the table itself (None: the labels are 0..n-1)."""
+        if _kinds(series) == {"num"}:
+            common = np.result_type(*(getattr(s.dtype, "numpy_dtype", s.dtype) for s in series))
+            index = _number_index(_distinct_numbers(common, *series))
+        else:
+            index = _sorted_labels(*(s.dropna() for s in series))
+        n, identity = _facts(index)
+        if identity:
+            return cls(n), None
+        return cls(n, client.scatter(index, broadcast=True), index.dtype), index
+
     def encode(self, ddf, columns):
         """Replace the label columns of ``ddf`` by canonical int64 ids (nulls are an error)."""
         meta = ddf._meta.assign(**{c: np.int64(0) for c in columns})
-        return ddf.map_partitions(_encode, self.sorted, list(columns), self.canonical, meta=meta)
+        return ddf.map_partitions(encode_part, self.sorted, list(columns), self.canonical, meta=meta)
 
     def positions(self, values, what):
         """Positions of integer labels 0..n-1 (``sorted`` is None), checked on the spot."""
