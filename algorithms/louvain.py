@@ -8,15 +8,20 @@ community of largest gain ``k_v,C - resolution tot_C k_v / 2m``, reading its nei
 communities and those communities' totals as they stood after the last sweep (fetched from
 their owners) and its own rank's moves as they happen. After a sweep the totals' changes go to
 the communities' owners; sweeps repeat until at most ``SETTLED`` of the vertices move in one
-(none, below a thousand vertices; at most ``MAX_SWEEPS``). Two vertices on
-two ranks may each move towards the other's community on stale facts and swap again next
-sweep: two singletons only ever merge into the smaller id, and after ``FREE_SWEEPS`` sweeps a
-seeded random half of each rank's vertices may move per sweep, which ends such cycles. The
-communities then become the vertices of the next level: each rank sends its arcs, as
-(community, community, weight), to the first community's owner, which sums them, and the
-non-empty communities are numbered in rank order. Levels repeat while modularity rises by more
+(``SETTLED_SPREAD`` while the level spans ranks, where each sweep costs an exchange and the
+last moves are made on stale facts anyway; at most ``MAX_SWEEPS``). Two vertices on two ranks
+may each move towards the other's community on stale facts and swap again next sweep: two
+singletons only ever merge into the smaller id, and after ``FREE_SWEEPS`` sweeps a seeded
+random half of each rank's vertices may move per sweep, which ends such cycles. The
+communities then become the vertices of the next level: each rank sums its arcs as
+(community, community, weight) pairs (``kernels.sum_pairs``, linear time) and sends them to
+the first community's owner, which sums them again; the non-empty communities are numbered in
+rank order. A level of at most ``gather`` vertices (the graph itself, if that small) is placed
+on rank 0 alone: there every move sees the ones before it, as in sequential Louvain, and the
+small levels that end a run cost no exchanges. Levels repeat while modularity rises by more
 than ``threshold``, and the last partition that did is the answer, as networkx's
-``louvain_communities`` decides.
+``louvain_communities`` decides. With ``iterations`` above 1 the levels run again from the
+vertices, starting in the partition found (igraph's ``n_iterations``).
 
 Weights follow networkx's modularity: a loop counts twice in its vertex's degree, and a level's
 loop holds the weight inside its community. The result depends on ``seed`` and the rank count
@@ -32,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from dgraph import kernels
+from dgraph.block import vertex_space
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch, add_at_owners, fetch
 from dgraph.owners import by_owner, own_canonical, placed_of
@@ -40,17 +46,18 @@ from dgraph.pair_components import pair_components, sorted_pairs
 MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
 FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half each sweep
 SETTLED = 1e-3  # a level's sweeps end when at most this share of its vertices moved in one
+SETTLED_SPREAD = 1e-2
+GATHER = 1 << 17  # a level this small runs on one rank: no stale moves, and little to share
 
 
 class _Level:
     """A rank's rows of one level's graph: ids lo..hi-1, the other ends of their arcs (ids of
     this level) as slots of the rank's vertex space, and the arcs' weights (a loop doubled)."""
 
-    def __init__(self, lo, hi, indptr, ends, w):
+    def __init__(self, lo, hi, indptr, w, space, cols):
         self.lo, self.hi, self.indptr, self.w = int(lo), int(hi), indptr, w
-        self.space = np.union1d(ends, np.arange(lo, hi, dtype=np.int64))
-        self.cols = np.searchsorted(self.space, ends)
-        self.first = int(np.searchsorted(self.space, lo))
+        self.space, self.cols = space, cols
+        self.first = int(np.searchsorted(space, lo))
         self.rows = np.repeat(np.arange(hi - lo), np.diff(indptr))  # each arc's row
         self.k = np.bincount(self.rows, weights=w, minlength=hi - lo)
 
@@ -60,56 +67,97 @@ class _Level:
 
 
 def _first_level(block, weighted):
-    ends = block.columns()
-    w = block.weights.astype(np.float64) if weighted and block.weights is not None else np.ones(ends.size)
-    rows = np.repeat(np.arange(block.lo, block.hi), block.degree())
-    w = np.where(ends == rows, 2.0 * w, w)  # networkx's modularity: a loop counts twice in a degree
-    return _Level(block.lo, block.hi, block.indptr, ends, w)
+    lo, hi, space = block.lo, block.hi, block.space
+    w = block.weights.astype(np.float64) if weighted and block.weights is not None else np.ones(block.indices.size)
+    rows = np.repeat(np.arange(lo, hi), block.degree())
+    w = np.where(space[block.indices] == rows, 2.0 * w, w)  # networkx's modularity: a loop counts twice in a degree
+    first = int(np.searchsorted(space, lo))
+    if first + hi - lo <= space.size and (hi == lo or space[first + hi - lo - 1] == hi - 1):
+        return _Level(lo, hi, block.indptr, w, space, block.indices.astype(np.int64))  # the own rows are in it
+    space, cols = vertex_space(block.n, space[block.indices], ranges=[(lo, hi)])
+    return _Level(lo, hi, block.indptr, w, space, cols.astype(np.int64))
 
 
-def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, bounds, key, theta=None):
+def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, gather, iterations, bounds, key, theta=None):
     """Louvain; with ``theta`` (not None) Leiden: each level's communities are refined before
-    aggregation, the next level starts from them, and disconnected communities are split."""
-    base = level = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
-    lb = np.asarray(bounds, dtype=np.int64)  # the current level's owner ranges
-    node = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}  # own vertices' nodes
-    two_m = float(ctx.allreduce({r: [level[r].k.sum()] for r in ctx.ranks})[0])
-    scale = resolution / two_m if two_m > 0 else 0.0
-    start = {r: np.arange(lv.lo, lv.hi, dtype=np.int64) for r, lv in level.items()}  # each node's community
-    q = _modularity(ctx, level, start, {r: lv.space for r, lv in level.items()}, lb, two_m, resolution)
-    qs, sweeps = [q], []
-    while two_m > 0 and (max_level is None or len(sweeps) < max_level):
-        rngs = {r: np.random.default_rng([seed, r, len(sweeps)]) for r in ctx.ranks}
-        own, tot, count = _move(ctx, level, lb, scale, rngs, start)
-        seen = _seen(ctx, level, own, lb)
-        new_q = _modularity(ctx, level, own, seen, lb, two_m, resolution)
-        raised = new_q - q > threshold
-        if not raised and theta is None:
-            break
-        if not raised:  # Leiden keeps the partition, but refinement may still join a community's nodes
-            own, seen, tot = start, _seen(ctx, level, start, lb), _totals(ctx, level, start, lb)[0]
-        parts = own if theta is None else _refine(ctx, level, own, seen, tot, lb, scale, theta, rngs)
-        if not raised and _count_parts(ctx, parts) == lb[-1]:
-            break
-        q = new_q if raised else q
-        qs.append(q)
-        sweeps.append(count)
-        level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb)
-        node = fetch(ctx, node, new_id, lb)  # each vertex's node at the next level
-        lb = new_lb
-    community = fetch(ctx, node, start, lb)  # the last kept partition, as ids of the last level
+    aggregation, the next level starts from them, and disconnected communities are split.
+    Each iteration after the first starts from the partition the last one found."""
+    base = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
+    lb = np.asarray(bounds, dtype=np.int64)
+    two_m = float(ctx.allreduce({r: [base[r].k.sum()] for r in ctx.ranks})[0])
+    run = _Run(ctx, two_m, resolution, threshold, max_level, seed, gather, theta)
+    community = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}  # singletons
+    run.qs.append(_modularity(ctx, base, community, _seen(ctx, base, community, lb), lb, two_m, resolution))
     split = 0
-    if theta is not None:
-        lb = np.asarray(bounds, dtype=np.int64)  # pieces are named by vertex ids
-        community, split = _split_disconnected(ctx, base, community, lb)
-        if split:
-            q = _modularity(ctx, base, community, _seen(ctx, base, community, bounds), bounds, two_m, resolution)
-    ctx.stats.info.update(modularity=float(q), levels=len(sweeps), sweeps=sweeps, level_modularity=qs)
+    for iteration in range(iterations):
+        kept = len(run.sweeps)
+        community = run.levels(base, lb, community, iteration)
+        if theta is not None:  # pieces are named by vertex ids
+            community, cut = _split_disconnected(ctx, base, community, lb)
+            split += cut
+            if cut:
+                run.qs[-1] = _modularity(ctx, base, community, _seen(ctx, base, community, lb), lb, two_m, resolution)
+        if len(run.sweeps) == kept:
+            break
+    ctx.stats.info.update(
+        modularity=float(run.qs[-1]),
+        levels=len(run.sweeps),
+        sweeps=run.sweeps,
+        level_modularity=run.qs,
+        iterations=iteration + 1,
+    )
     if theta is not None:
         ctx.stats.info.update(split_communities=split)
     canon = {r: own_canonical(key, bounds[r], bounds[r + 1]) for r in ctx.ranks}
     first = _smallest_member(ctx, community, canon, lb)
     return {r: {"community": placed_of(key, first[r])} for r in ctx.ranks}
+
+
+class _Run:
+    """One Louvain or Leiden call's settings and record: each kept level's modularity (the
+    singletons' first) and sweeps."""
+
+    def __init__(self, ctx, two_m, resolution, threshold, max_level, seed, gather, theta):
+        self.ctx, self.two_m, self.resolution, self.threshold = ctx, two_m, resolution, threshold
+        self.max_level, self.seed, self.gather, self.theta = max_level, seed, gather, theta
+        self.scale = resolution / two_m if two_m > 0 else 0.0
+        self.qs, self.sweeps = [], []
+
+    def levels(self, level, lb, community, iteration):
+        """Levels from the vertices' partition ``community`` (vertex ids) until modularity stops
+        rising (Leiden: until refinement joins nothing either); the last kept partition."""
+        ctx, theta, gather = self.ctx, self.theta, self.gather
+        node = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}  # own vertices' nodes
+        start = community  # each node's community, an id of the level
+        if ctx.nranks > 1 and lb[-1] <= gather:  # the vertices themselves become rank 0's nodes, in order
+            level, on_one, node, _ = _aggregate(ctx, level, node, node, lb, to_one=True)
+            start = fetch(
+                ctx, {r: np.arange(on_one[r], on_one[r + 1], dtype=np.int64) for r in ctx.ranks}, community, lb
+            )
+            lb = on_one
+        q, depth = self.qs[-1], 0
+        while self.two_m > 0 and (self.max_level is None or depth < self.max_level):
+            rngs = {r: np.random.default_rng([self.seed, r, iteration, depth]) for r in ctx.ranks}
+            own, tot, count = _move(ctx, level, lb, self.scale, rngs, start)
+            seen = _seen(ctx, level, own, lb)
+            new_q = _modularity(ctx, level, own, seen, lb, self.two_m, self.resolution)
+            raised = new_q - q > self.threshold
+            if not raised and theta is None:
+                break
+            if not raised:  # Leiden keeps the partition, but refinement may still join a community's nodes
+                own, seen, tot = start, _seen(ctx, level, start, lb), _totals(ctx, level, start, lb)[0]
+            parts = own if theta is None else _refine(ctx, level, own, seen, tot, lb, self.scale, theta, rngs)
+            if not raised and _count_parts(ctx, parts) == lb[-1]:
+                break
+            q = new_q if raised else q
+            self.qs.append(q)
+            self.sweeps.append(count)
+            depth += 1
+            to_one = ctx.nranks > 1 and lb[1] < lb[-1] and _count_parts(ctx, parts) <= gather
+            level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb, to_one)
+            node = fetch(ctx, node, new_id, lb)  # each vertex's node at the next level
+            lb = new_lb
+        return fetch(ctx, node, start, lb)  # the last kept partition, as ids of the last level
 
 
 def _move(ctx, level, lb, scale, rngs, start):
@@ -122,8 +170,9 @@ def _move(ctx, level, lb, scale, rngs, start):
     order = full = {r: rngs[r].permutation(lv.n) for r, lv in level.items()}
     spaces = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)
     n = int(lb[-1])
+    spread = np.count_nonzero(np.diff(lb)) > 1  # on one rank every move sees the ones before it
     for sweep in range(1, MAX_SWEEPS + 1):
-        if sweep > FREE_SWEEPS and ctx.nranks > 1:  # damping: two ranks cannot keep swapping a pair
+        if sweep > FREE_SWEEPS and spread:  # damping: two ranks cannot keep swapping a pair
             order = {r: o[rngs[r].random(o.size) < 0.5] for r, o in full.items()}
         seen = spaces(own)
         ccol = {}
@@ -144,7 +193,7 @@ def _move(ctx, level, lb, scale, rngs, start):
         for r in ctx.ranks:
             tot[r] += d_tot[r]
             size[r] += d_size[r].astype(np.int64)
-        if int(ctx.allreduce({r: [moved[r]] for r in ctx.ranks})[0]) <= SETTLED * n:
+        if int(ctx.allreduce({r: [moved[r]] for r in ctx.ranks})[0]) <= (SETTLED_SPREAD if spread else SETTLED) * n:
             break
     return own, tot, sweep
 
@@ -243,21 +292,25 @@ def _modularity(ctx, level, own, seen, lb, two_m, resolution):
     return float(sums[0] / two_m - resolution * sums[1] / two_m**2)
 
 
-def _aggregate(ctx, level, own, parts, lb):
+def _aggregate(ctx, level, own, parts, lb, to_one=False):
     """The next level, whose nodes are the parts (``parts``: each own vertex's part, an id of
     the level; with Louvain the communities themselves): its rows on each rank, its owner
     ranges, each own vertex's node, and each node's starting community (the smallest node of
-    its community). Every part is placed at its community's owner, numbered there in order of
-    (community, part), so a community's nodes are consecutive on one rank."""
+    its community). Every part is placed at its community's owner (``to_one``: at rank 0),
+    numbered there in order of (community, part), so a community's nodes are consecutive on
+    one rank."""
     n = int(lb[-1])
     send = {}
     for r in ctx.ranks:
         key = np.unique(own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64))
-        send[r] = by_owner(lb, (key // np.uint64(n)).astype(np.int64), key)
+        if to_one:
+            send[r] = {0: [key]} if key.size else {}
+        else:
+            send[r] = by_owner(lb, (key // np.uint64(n)).astype(np.int64), key)
     got = ctx.alltoall(send)
     keys = {}
     for r in ctx.ranks:  # at each community's owner: its parts, sorted by (community, part)
-        keys[r] = np.unique(np.concatenate([m[1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
+        keys[r] = np.unique(np.concatenate([m[-1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
     counts = ctx.allgather({r: [np.array([keys[r].size])] for r in ctx.ranks})
     nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
     nb[1:] = np.cumsum([int(c[0][0]) for c in counts])
@@ -268,44 +321,37 @@ def _aggregate(ctx, level, own, parts, lb):
         first[1:] = community[1:] != community[:-1]
         starts = np.flatnonzero(first)
         start[r] = nb[r] + np.repeat(starts, np.diff(np.r_[starts, community.size]))
-        reply[r] = {src: [nb[r] + np.searchsorted(keys[r], m[1])] for src, m in got[r]}
+        reply[r] = {src: [nb[r] + np.searchsorted(keys[r], m[-1])] for src, m in got[r]}
     answers = ctx.alltoall(reply)
     new_id = {}
     for r in ctx.ranks:
         key = own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64)
         answered = dict(answers[r])
-        asked = [send[r][d][1] for d in sorted(send[r])]  # ascending: owners hold ascending ranges
+        asked = [send[r][d][-1] for d in sorted(send[r])]  # ascending: owners hold ascending ranges
         ids = np.concatenate([answered[d][0] for d in sorted(send[r])] or [np.empty(0, np.int64)])
         new_id[r] = ids[np.searchsorted(np.concatenate(asked or [np.empty(0, np.uint64)]), key)]
     ends = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)(new_id)  # the node of every slot
+    total = int(nb[-1])
     send = {}
     for r, lv in level.items():
-        cu, cv, w = _summed(new_id[r][lv.rows], ends[r][lv.cols], lv.w)
+        cu, cv, w = kernels.sum_pairs(new_id[r][lv.rows], ends[r][lv.cols], lv.w, total, total)
         cuts = np.searchsorted(cu, nb)
         send[r] = {d: [cu[a:b], cv[a:b], w[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
     got = ctx.alltoall(send)
     new = {}
     for r in ctx.ranks:
-        parts_in = [m for _, m in got[r]]
+        parts_in = [m for _, m in sorted(got[r], key=lambda x: x[0])]  # in rank order: sums the same every run
         cat = [
             np.concatenate([p[i] for p in parts_in]) if parts_in else np.empty(0, t)
             for i, t in enumerate((np.int64, np.int64, float))
         ]
-        cu, cv, w = _summed(*cat)
-        indptr = np.zeros(nb[r + 1] - nb[r] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cu - nb[r], minlength=nb[r + 1] - nb[r]), out=indptr[1:])
-        new[r] = _Level(nb[r], nb[r + 1], indptr, cv, w)
+        rows = int(nb[r + 1] - nb[r])
+        cu, cv, w = kernels.sum_pairs(cat[0] - nb[r], cat[1], cat[2], rows, total)
+        indptr = np.zeros(rows + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cu, minlength=rows), out=indptr[1:])
+        space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])])
+        new[r] = _Level(nb[r], nb[r + 1], indptr, w, space, cols.astype(np.int64))
     return new, nb, new_id, start
-
-
-def _summed(a, b, w):
-    """Pairs (a, b) sorted, each once, with their weights summed."""
-    if a.size == 0:
-        return a.astype(np.int64), b.astype(np.int64), w.astype(np.float64)
-    order = np.lexsort((b, a))
-    a, b, w = a[order], b[order], w[order]
-    starts = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])])
-    return a[starts], b[starts], np.add.reduceat(w, starts)
 
 
 def _smallest_member(ctx, member, canon, mb):
@@ -327,7 +373,7 @@ def _smallest_member(ctx, member, canon, mb):
     return fetch(ctx, member, smallest, mb)
 
 
-def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, weight=None):
+def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, weight=None, gather=GATHER, iterations=1):
     """Communities by distributed Louvain: a partition of high modularity, in levels.
 
     Parameters
@@ -344,13 +390,21 @@ def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, we
         The seed of each rank's sweep order: the same seed and rank count give the same result.
     weight : str, optional
         The edge weight (the graph's ``weight``); None counts every edge as 1.
+    gather : int
+        A level of at most this many vertices (the graph itself, if it is that small) is moved
+        to one rank, where each move sees the ones before it: on such a graph the result is the
+        same on any rank count of a 1D layout (2D and 1.5D deal the vertices in another order).
+        0 keeps every level on all the ranks.
+    iterations : int
+        Run the levels this many times, each from the partition the last found (its moves can
+        then cross the last run's community borders); stops early when a run keeps no level.
 
     Returns
     -------
     dask.dataframe.DataFrame
         Columns ``vertex`` and ``community`` (the community's smallest member).
-        ``graph.last_stats.info`` holds ``modularity``, ``levels``, ``sweeps`` per level and
-        ``level_modularity`` (the singletons' first).
+        ``graph.last_stats.info`` holds ``modularity``, ``levels``, ``sweeps`` per level,
+        ``level_modularity`` (the singletons' first) and ``iterations`` run.
 
     References
     ----------
@@ -367,14 +421,18 @@ def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, we
     """
     if graph.directed:
         raise DgraphInputError("louvain needs an undirected graph: build it with directed=False")
-    return _communities(graph, "louvain", resolution, threshold, max_level, seed, weight)
+    return _communities(graph, "louvain", resolution, threshold, max_level, seed, weight, gather, iterations)
 
 
-def _communities(graph, name, resolution, threshold, max_level, seed, weight, theta=None):
+def _communities(graph, name, resolution, threshold, max_level, seed, weight, gather, iterations=1, theta=None):
     if not resolution > 0:
         raise DgraphInputError(f"resolution must be positive, got {resolution!r}")
     if max_level is not None and int(max_level) < 1:
         raise DgraphInputError(f"max_level must be at least 1, got {max_level!r}")
+    if not int(iterations) >= 1:
+        raise DgraphInputError(f"iterations must be at least 1, got {iterations!r}")
+    if not int(gather) >= 0:
+        raise DgraphInputError(f"gather must be zero or a vertex count, got {gather!r}")
     return graph.run_to_frame(
         louvain_kernel,
         label_columns=("community",),
@@ -384,11 +442,23 @@ def _communities(graph, name, resolution, threshold, max_level, seed, weight, th
         max_level=None if max_level is None else int(max_level),
         seed=0 if seed is None else int(seed),
         weighted=_weighted(graph, weight),
+        gather=int(gather),
+        iterations=int(iterations),
         theta=theta,
     )
 
 
-def leiden(graph, resolution=1.0, theta=0.01, seed=None, weight=None, max_level=None, threshold=1e-7):
+def leiden(
+    graph,
+    resolution=1.0,
+    theta=0.01,
+    seed=None,
+    weight=None,
+    max_level=None,
+    threshold=1e-7,
+    gather=GATHER,
+    iterations=2,
+):
     """Communities by distributed Leiden: Louvain with a refinement phase, so every community is
     connected.
 
@@ -416,6 +486,10 @@ def leiden(graph, resolution=1.0, theta=0.01, seed=None, weight=None, max_level=
     max_level : int, optional
     threshold : float
         A level is kept only if it raises modularity by more than this.
+    gather : int
+        As in ``louvain``.
+    iterations : int
+        As in ``louvain``; two by default, as igraph's ``community_leiden``.
 
     Returns
     -------
@@ -441,7 +515,9 @@ def leiden(graph, resolution=1.0, theta=0.01, seed=None, weight=None, max_level=
         raise DgraphInputError("leiden needs an undirected graph: build it with directed=False")
     if not theta >= 0:
         raise DgraphInputError(f"theta must be zero or positive, got {theta!r}")
-    return _communities(graph, "leiden", resolution, threshold, max_level, seed, weight, theta=float(theta))
+    return _communities(
+        graph, "leiden", resolution, threshold, max_level, seed, weight, gather, iterations, theta=float(theta)
+    )
 
 
 def _weighted(graph, weight):

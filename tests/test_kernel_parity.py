@@ -278,6 +278,14 @@ def _touching_cases():
     return [(ptr, idx, np.random.default_rng(22).random(N) < 0.05)]
 
 
+def _sum_pairs_cases():
+    rng = np.random.default_rng(35)
+    out = [(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0), 3, 4)]
+    for m, na, nb in ((500, 20, 30), (2000, 7, 5)):  # few repeats; most pairs repeated
+        out.append((rng.integers(0, na, m), rng.integers(0, nb, m), rng.random(m), na, nb))
+    return out
+
+
 def _refine_cases():
     indptr, indices, w = _graph(33)
     rng = np.random.default_rng(34)
@@ -508,6 +516,7 @@ CASES = {
     "local_moving": (_moving_cases, lambda r, a: (r, a[5], a[6], a[7])),
     # the state (refined ids, totals, weights out, sizes) compared; the scratch after it is not
     "refine_communities": (_refine_cases, lambda r, a: (r, a[11])),
+    "sum_pairs": (_sum_pairs_cases, None),
     "h_index": (_hindex_cases, None),
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "split_rows": (_split_cases, None),

@@ -43,9 +43,10 @@ def test_modularity_equals_networkx_on_weighted_graphs_with_loops(client):
 @pytest.mark.parametrize("name", ["karate", "football", "dolphins"])
 @pytest.mark.parametrize("layout, ranks", [("1d", 1), ("1d", 2), ("1d", 3), ("2d", 4), ("1.5d", 4)])
 def test_communities_of_networkx_quality(client, method, name, layout, ranks):
+    # gather=0: every level stays spread over the ranks, so moves cross ranks on stale facts
     g = dgraph.datasets.load(name, layout=layout, ranks=ranks)
     G = g.to_networkx()
-    found = method(g, seed=3).compute()
+    found = method(g, seed=3, gather=0).compute()
     info = dict(g.last_stats.info)
     assert sorted(found.vertex) == sorted(G)  # every vertex, once
     for group in _sets(found, "community"):  # named by the smallest member
@@ -57,10 +58,24 @@ def test_communities_of_networkx_quality(client, method, name, layout, ranks):
     assert info["level_modularity"] == sorted(info["level_modularity"])  # every kept level raised it
     if method is alg.leiden:
         assert all(nx.is_connected(G.subgraph(group)) for group in _sets(found, "community"))
-    again = method(g, seed=3).compute()
+    again = method(g, seed=3, gather=0).compute()
     pd.testing.assert_frame_equal(
         found.sort_values("vertex").reset_index(drop=True), again.sort_values("vertex").reset_index(drop=True)
     )
+
+
+@pytest.mark.parametrize("method", [alg.louvain, alg.leiden])
+def test_a_small_graph_gathered_on_one_rank_gives_one_answer_on_any_rank_count(client, method):
+    G, first = None, None
+    for layout, ranks in (("1d", 1), ("1d", 2), ("1d", 3)):  # 1D keeps the vertex order: the same sweeps
+        g = dgraph.datasets.load("dolphins", layout=layout, ranks=ranks)
+        found = method(g, seed=5, iterations=2).compute().sort_values("vertex").reset_index(drop=True)
+        if first is None:  # on one rank: sequential Louvain, as good as networkx's best of five seeds
+            G, first = g.to_networkx(), found
+            best = max(nx.community.modularity(G, nx.community.louvain_communities(G, seed=s)) for s in range(5))
+            assert nx.community.modularity(G, _sets(found, "community")) >= best - 0.005
+            assert g.last_stats.info["iterations"] >= 1
+        pd.testing.assert_frame_equal(found, first, obj=f"{method.__name__} on {layout} x {ranks}")
 
 
 @pytest.mark.parametrize("layout, ranks", [("1d", 1), ("2d", 4)])
@@ -69,14 +84,14 @@ def test_leiden_connects_what_louvain_leaves_disconnected(client, layout, ranks)
     g = dgraph.datasets.load("ca-GrQc", layout=layout, ranks=ranks)
     G = g.to_networkx()
     for seed in range(3):
-        parts = alg.louvain(g, seed=seed).compute()
+        parts = alg.louvain(g, seed=seed, gather=0).compute()  # spread: stale moves on 4 ranks
         if any(not nx.is_connected(G.subgraph(c)) for c in _sets(parts, "community")):
             break
     else:
         pytest.fail("Louvain left no community disconnected: the verifier below is not tested")
     assert any("not connected" in p for p in alg.verify("leiden", g, parts))
     assert alg.verify("louvain", g, parts, modularity=g.last_stats.info["modularity"]) == []
-    found = alg.leiden(g, seed=seed).compute()
+    found = alg.leiden(g, seed=seed, gather=0).compute()
     info = g.last_stats.info
     assert alg.verify("leiden", g, found, modularity=info["modularity"]) == []
     worst = min(nx.community.modularity(G, nx.community.louvain_communities(G, seed=s)) for s in range(2))
@@ -120,6 +135,8 @@ def test_an_isolated_vertex_stays_alone(client):
         (lambda g, d: alg.louvain(g, weight="w"), "weight"),
         (lambda g, d: alg.leiden(d), "undirected"),
         (lambda g, d: alg.leiden(g, theta=-1), "theta"),
+        (lambda g, d: alg.leiden(g, iterations=0), "iterations"),
+        (lambda g, d: alg.louvain(g, gather=-1), "gather"),
         (lambda g, d: alg.modularity(g, [{1, 2}]), "exactly once"),
         (lambda g, d: alg.modularity(g, pd.DataFrame({"vertex": [1], "a": [1], "b": [2]})), "one community column"),
     ],

@@ -18,7 +18,7 @@ closures (BFS, Dijkstra, union-find) stay serial.
 """
 
 from .brandes import brandes
-from .communities import local_moving, refine_communities
+from .communities import local_moving, refine_communities, sum_pairs
 from .counting import (
     h_index,
     label_counts,
@@ -96,6 +96,7 @@ __all__ = [
     "settle_level",
     "spanning_forest",
     "split_rows",
+    "sum_pairs",
     "spmv",
     "threads",
     "threads_for",

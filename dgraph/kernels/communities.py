@@ -285,3 +285,60 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
         np.empty(m, np.int64),
     )
     return ref, int(merged)
+
+
+@numba.njit(cache=True)
+def _sum_pairs_numba(a, b, w, na, nb):
+    start = np.zeros(na + 1, dtype=np.int64)
+    for i in range(a.size):
+        start[a[i] + 1] += 1
+    for x in range(na):
+        start[x + 1] += start[x]
+    at = start[:-1].copy()
+    order = np.empty(a.size, dtype=np.int64)
+    for i in range(a.size):  # a stable counting sort by a
+        order[at[a[i]]] = i
+        at[a[i]] += 1
+    where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current row
+    oa, ob, ow = np.empty(a.size, np.int64), np.empty(a.size, np.int64), np.empty(a.size, np.float64)
+    k = 0
+    for x in range(na):
+        row = k
+        for j in range(start[x], start[x + 1]):
+            i = order[j]
+            y = b[i]
+            if where[y] >= row:
+                ow[where[y]] += w[i]
+            else:
+                where[y] = k
+                oa[k], ob[k], ow[k] = x, y, w[i]
+                k += 1
+    return oa[:k], ob[:k], ow[:k]
+
+
+def _sum_pairs_numpy(a, b, w, na, nb):
+    key = a.astype(np.uint64) * np.uint64(max(nb, 1)) + b.astype(np.uint64)
+    pairs, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    sums = np.bincount(inverse.ravel(), weights=w, minlength=pairs.size)
+    pa = (pairs // np.uint64(max(nb, 1))).astype(np.int64)
+    order = np.lexsort((first, pa))  # in a row, pairs in order of first appearance, as numba meets them
+    return pa[order], (pairs % np.uint64(max(nb, 1))).astype(np.int64)[order], sums[order]
+
+
+_sum_pairs = twins("sum_pairs", numba=_sum_pairs_numba, numpy=_sum_pairs_numpy)
+
+
+def sum_pairs(a, b, w, na, nb):
+    """Each distinct pair (a, b) once, with its weights summed: pairs grouped by ascending a (ids
+    below ``na``), in a row in order of first appearance (b below ``nb``), in linear time.
+
+    >>> sum_pairs(np.array([1, 0, 1]), np.array([2, 2, 2]), np.array([1.0, 2.0, 3.0]), 2, 3)
+    (array([0, 1]), array([2, 2]), array([2., 4.]))
+    """
+    return _sum_pairs(
+        np.ascontiguousarray(a, dtype=np.int64),
+        np.ascontiguousarray(b, dtype=np.int64),
+        np.ascontiguousarray(w, dtype=np.float64),
+        int(na),
+        int(nb),
+    )
