@@ -8,7 +8,8 @@ parameters). Methods, all at resolution 1 on the same edge list: dgraph's ``louv
 ``leiden`` (a LocalCluster of 2 workers x 1 thread, one rank each, seed 1; the call until the
 pandas frame is on the client), networkx's ``louvain_communities`` (seed 1; on inputs below 20,000 vertices),
 igraph's ``community_multilevel`` and ``community_leiden`` (modularity objective, its default
-two iterations), networkit's PLM (with refinement, 2 threads). Printed per input and method: the
+two iterations), networkit's PLM (with refinement, 2 threads); every method seeded with 1 (igraph
+draws from Python's ``random``, networkit from ``setSeed``), so a run repeats. Printed per input and method: the
 modularity (computed once, by one function, for every method's partition), the number of
 communities, how many of them are disconnected, seconds, and the normalised mutual information
 against the ground truth where the dataset has one (football, polbooks, email-Eu-core). Then,
@@ -19,6 +20,7 @@ PLM's on the Kronecker graphs. ``--quick``: the small real graphs only. Nothing 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 
@@ -29,6 +31,7 @@ from scipy.sparse.csgraph import connected_components
 NETWORKX_UP_TO = 20_000  # vertices
 LEIDEN_ITERATIONS = 2  # igraph's default (iterating to a fixpoint takes 80 s on Kronecker 16)
 DGRAPH = ("louvain", "leiden")
+SEED = 1
 SMALL = ("karate", "dolphins", "polbooks", "football", "email-Eu-core")
 
 
@@ -73,15 +76,18 @@ def _peers(a, n, skip_networkx):
         G.add_nodes_from(range(n))
         G.add_edges_from(edges.tolist())
         t = time.perf_counter()
-        parts = nx.community.louvain_communities(G, seed=1)
+        parts = nx.community.louvain_communities(G, seed=SEED)
         out["networkx louvain"] = (_labels(parts, n), time.perf_counter() - t)
     g = ig.Graph(n=n, edges=edges.tolist())
+    random.seed(SEED)
     t = time.perf_counter()
     out["igraph multilevel"] = (np.asarray(g.community_multilevel().membership), time.perf_counter() - t)
+    random.seed(SEED)
     t = time.perf_counter()
     leiden = g.community_leiden(objective_function="modularity", n_iterations=LEIDEN_ITERATIONS)
     out["igraph leiden"] = (np.asarray(leiden.membership), time.perf_counter() - t)
     nk.setNumberOfThreads(2)
+    nk.engineering.setSeed(SEED, True)
     h = nk.GraphFromCoo((coo.row.astype(np.uint64), coo.col.astype(np.uint64)), n=n, directed=False)
     t = time.perf_counter()
     plm = nk.community.PLM(h, refine=True)
@@ -114,9 +120,9 @@ def _dgraph(client, src, dst, n):
     out = {}
     for method in DGRAPH:
         run = getattr(alg, method)
-        run(g, seed=1).compute()  # compiled, warm
+        run(g, seed=SEED).compute()  # compiled, warm
         t = time.perf_counter()
-        found = run(g, seed=1).compute()
+        found = run(g, seed=SEED).compute()
         seconds = time.perf_counter() - t
         membership = np.empty(n, dtype=np.int64)
         membership[found.vertex.to_numpy()] = found.community.to_numpy()
