@@ -20,8 +20,8 @@ rank order. A level of at most ``gather`` vertices (the graph itself, if that sm
 on rank 0 alone: there every move sees the ones before it, as in sequential Louvain, and the
 small levels that end a run cost no exchanges. Levels repeat while modularity rises by more
 than ``threshold``, and the last partition that did is the answer, as networkx's
-``louvain_communities`` decides. With ``iterations`` above 1 the levels run again from the
-vertices, starting in the partition found (igraph's ``n_iterations``).
+``louvain_communities`` decides. Then the levels run again from the vertices, starting in the
+partition found (``iterations``, 2 by default: igraph's ``n_iterations``).
 
 Weights follow networkx's modularity: a loop counts twice in its vertex's degree, and a level's
 loop holds the weight inside its community. The result depends on ``seed`` and the rank count
@@ -46,7 +46,7 @@ from dgraph.pair_components import pair_components, sorted_pairs
 MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
 FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half each sweep
 SETTLED = 1e-3  # a level's sweeps end when at most this share of its vertices moved in one
-SETTLED_SPREAD = 1e-2
+SETTLED_SPREAD = 1e-2  # the same while the level spans ranks: there each sweep costs an exchange
 GATHER = 1 << 17  # a level this small runs on one rank: no stale moves, and little to share
 
 
@@ -136,7 +136,7 @@ class _Run:
             )
             lb = on_one
         q, depth = self.qs[-1], 0
-        while self.two_m > 0 and (self.max_level is None or depth < self.max_level):
+        while self.two_m > 0 and (self.max_level is None or len(self.sweeps) < self.max_level):
             rngs = {r: np.random.default_rng([self.seed, r, iteration, depth]) for r in ctx.ranks}
             own, tot, count = _move(ctx, level, lb, self.scale, rngs, start)
             seen = _seen(ctx, level, own, lb)
@@ -373,7 +373,7 @@ def _smallest_member(ctx, member, canon, mb):
     return fetch(ctx, member, smallest, mb)
 
 
-def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, weight=None, gather=GATHER, iterations=1):
+def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, weight=None, gather=GATHER, iterations=2):
     """Communities by distributed Louvain: a partition of high modularity, in levels.
 
     Parameters
@@ -385,7 +385,7 @@ def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, we
     threshold : float
         A level is kept only if it raises modularity by more than this.
     max_level : int, optional
-        At most this many levels.
+        At most this many levels, over all the iterations.
     seed : int, optional
         The seed of each rank's sweep order: the same seed and rank count give the same result.
     weight : str, optional
@@ -397,7 +397,9 @@ def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, we
         0 keeps every level on all the ranks.
     iterations : int
         Run the levels this many times, each from the partition the last found (its moves can
-        then cross the last run's community borders); stops early when a run keeps no level.
+        then cross the last run's community borders; networkit's PLM refines likewise, and
+        igraph's Leiden runs twice); stops early when a run keeps no level. 1 is the Louvain
+        of Blondel et al.
 
     Returns
     -------
@@ -489,7 +491,7 @@ def leiden(
     gather : int
         As in ``louvain``.
     iterations : int
-        As in ``louvain``; two by default, as igraph's ``community_leiden``.
+        As in ``louvain``.
 
     Returns
     -------
