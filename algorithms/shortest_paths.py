@@ -89,8 +89,9 @@ def _search(ctx, batch, weighted, bounds, key):
         lo, hi = int(bounds[r]), int(bounds[r + 1])
         dist[r] = np.full((hi - lo, batch.size), np.inf)
         frontier[r] = np.zeros((hi - lo, batch.size), dtype=bool)
-        dist[r][_sources(batch, lo, hi)] = 0.0
-        frontier[r][_sources(batch, lo, hi)] = True
+        sources = _sources(batch, lo, hi)
+        dist[r][sources] = 0.0
+        frontier[r][sources] = True
     ctx.hold("shortest path distances of a group", dist, frontier)
     rounds = 0
     while ctx.allreduce({r: [int(frontier[r].sum())] for r in ctx.ranks})[0]:

@@ -79,6 +79,11 @@ def _kinds(series):
     return kinds
 
 
+def _common_dtype(series):
+    """The numpy type every numeric label Series fits (nullable dtypes by their numpy type)."""
+    return np.result_type(*(getattr(s.dtype, "numpy_dtype", s.dtype) for s in series))
+
+
 def encode_part(part, index, columns, canonical=None):
     out = {}
     for c in columns:
@@ -133,7 +138,7 @@ class Labels:
         series = [s.rename("label") for s in series]
         kinds = _kinds(series)
         if kinds == {"num"}:  # sorted distinct numbers per partition, merged pairwise
-            common = np.result_type(*(getattr(s.dtype, "numpy_dtype", s.dtype) for s in series))
+            common = _common_dtype(series)
             ends = series[:2] if len(series) > 1 and series[0].npartitions == series[1].npartitions else series[:1]
             parts = [dask.delayed(_distinct_numbers)(common, *ps) for ps in zip(*(s.to_delayed() for s in ends))]
             parts += [dask.delayed(_distinct_numbers)(common, p) for s in series[len(ends) :] for p in s.to_delayed()]
@@ -155,7 +160,7 @@ class Labels:
         """``build`` for pandas Series, on the client (a small edge list): the Labels, with the
         table scattered to the workers, and the table itself (None: the labels are 0..n-1)."""
         if _kinds(series) == {"num"}:
-            common = np.result_type(*(getattr(s.dtype, "numpy_dtype", s.dtype) for s in series))
+            common = _common_dtype(series)
             index = _number_index(_distinct_numbers(common, *series))
         else:
             index = _sorted_labels(*(s.dropna() for s in series))

@@ -1,6 +1,7 @@
 """Louvain's local moving on one rank (each own vertex, in a given order, leaves its community and
-joins the neighbouring community with the largest modularity gain, staying on ties) and Leiden's
-refinement (vertices merged, inside their communities, into connected refined communities)."""
+joins the neighbouring community with the largest modularity gain, staying on ties), Leiden's
+refinement (vertices merged, inside their communities, into connected refined communities), and
+aggregation's summed pairs (each level's arcs as the next level's weighted arcs)."""
 
 from __future__ import annotations
 
