@@ -12,6 +12,7 @@ from . import kernels
 from .owners import owner_of
 
 INPLACE_CHUNK = 1 << 22  # arcs re-indexed at a time in place (the temporary is this long, not the block)
+CONTIGUOUS_CHECK = 1024  # space_slots looks for a whole stretch from this many ids (below, a search is as cheap)
 
 
 @dataclass
@@ -149,7 +150,14 @@ def vertex_space(n, indices, *ids, ranges=(), inplace=False):
 
 
 def space_slots(space, ids):
-    """(slots, inside): positions of placed ids in a sorted ``space``, and which are in it."""
+    """(slots, inside): positions of placed ids in a sorted ``space``, and which are in it.
+    Ids within a stretch the space holds whole (a rank's own vertices always are one) are
+    offsets from its start: no search."""
+    if ids.size >= CONTIGUOUS_CHECK and space.size:
+        lo, hi = int(ids.min()), int(ids.max())
+        a = int(np.searchsorted(space, lo))
+        if a + hi - lo < space.size and space[a] == lo and space[a + hi - lo] == hi:
+            return ids - (lo - a), np.ones(ids.size, dtype=bool)
     slots = np.searchsorted(space, ids)
     inside = slots < space.size
     inside[inside] = space[slots[inside]] == ids[inside]

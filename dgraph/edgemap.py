@@ -281,11 +281,16 @@ class EdgeMap:
         send = {}
         for r in self.ctx.ranks:
             send[r] = {}
+            if ids[r].size == 0:  # peers take a missing message as an empty frontier
+                continue
             cls = None if self.classes is None else self.classes[ids[r] + self.lo(r)]
+            whole = None  # the message of all r's active vertices, packed once for every peer
             for d, classes in targets[r].items():
                 carried = lambda sel: [] if self._valueless else [vals[r][sel]]  # noqa: E731
                 if classes is None:
-                    send[r][d] = _pack(ids[r], carried(slice(None)), self.size(r))
+                    if whole is None:
+                        whole = _pack(ids[r], carried(slice(None)), self.size(r))
+                    send[r][d] = whole
                     continue
                 sel = np.flatnonzero(np.isin(cls, classes))
                 if sel.size:
@@ -541,7 +546,7 @@ def _mark(space, flags, parts, value=True):
                 flags[a:b] |= hit
             else:
                 flags[a:b] &= ~hit
-        else:
+        elif len(part):  # (most peers' parts are empty when ranks are many and the graph small)
             slots, inside = space_slots(space, part)
             flags[slots[inside]] = value
 
