@@ -90,3 +90,26 @@ def test_strangers_cannot_unpickle_steer_or_list_runs(client, tmp_path):
     results, _ = outcome["result"]
     assert [r["total"].tolist() for r in results.gather()] == [[2.0], [2.0]]
     assert bfs(g, 0).compute().sort_values("vertex", ignore_index=True).equals(expected)
+
+
+def test_a_run_failed_before_its_open_arrives_does_not_start(client):
+    # the client fails a run on every worker as soon as one reports trouble; a worker may get
+    # that before the run's open (they travel on different connections): it must then refuse
+    # the open, or its driver would wait for peers that never come
+    (w, *_) = workers(client)
+    rpc = client.rpc(w)
+    secret = b"s" * 32
+    for ending in (
+        rpc.dgraph_fail(run_id="d" * 32, secret=secret, reason="stop"),
+        rpc.dgraph_close(run_id="e" * 32, secret=secret),
+    ):
+        client.sync(lambda c=ending: c)
+    for run_id in ("d" * 32, "e" * 32):
+        reply = client.sync(rpc.dgraph_open, run_id=run_id, secret=secret, timeout=10, keys=[], needs=[])
+        assert reply["status"] == "error" and "ended before it opened" in reply["message"], reply
+    # a fail without the run's secret blocks nothing: the run opens (and is closed again)
+    client.sync(rpc.dgraph_fail, run_id="f" * 32, secret=b"x" * 32, reason="stop")
+    reply = client.sync(rpc.dgraph_open, run_id="f" * 32, secret=secret, timeout=10, keys=[], needs=[])
+    assert reply["status"] == "OK", reply
+    assert client.sync(rpc.dgraph_close, run_id="f" * 32, secret=secret)["status"] == "OK"
+    assert _open_runs(client)[w] == []

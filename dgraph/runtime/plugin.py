@@ -22,6 +22,7 @@ import secrets
 import socket
 import sys
 import threading
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
 from distributed import WorkerPlugin, get_worker, secede
@@ -33,6 +34,7 @@ from .driver import DriverSpec, drive
 from .params import resolve
 
 PLUGIN_NAME = "dgraph-exchange"
+ENDED_REMEMBERED = 256  # runs failed or closed before they opened here, refused if they come
 
 
 def listening(host):
@@ -145,6 +147,9 @@ class ExchangePlugin(WorkerPlugin):
         self.drivers = None  # the threads drivers started by the drive handler run in (made on first use)
         self.fetched = {}  # values of the last direct run's param futures that live on other workers
         self.spare = None  # (token, socket): the listener the next started run takes, opened ahead
+        # run id -> secret of runs the client failed or closed before their open reached this
+        # worker (its messages travel on other connections): such a run must not start here
+        self.ended = OrderedDict()
         worker.handlers["dgraph_open"] = self.open
         worker.handlers["dgraph_start"] = self.start
         worker.handlers["dgraph_drive"] = self.drive
@@ -169,7 +174,8 @@ class ExchangePlugin(WorkerPlugin):
         call about the run must give. A run the client drives directly names the blocks this
         worker must hold (``keys``) and the futures its params need (``needs``: [key, a worker
         holding it] pairs): the reply is "moved" unless every block is here and every value was
-        found. The reply names this worker's spare listener (see ``start``)."""
+        found. A run the client already failed or closed here (its open came after) is refused.
+        The reply names this worker's spare listener (see ``start``)."""
         bad = _malformed(run_id, secret, timeout, keys, needs)
         if bad:
             return {"status": "error", "message": bad}
@@ -182,6 +188,8 @@ class ExchangePlugin(WorkerPlugin):
         values = await self._values({as_key(k): h for k, h in needs})
         if values is None:
             return dict(moved, message=f"a param of run {run_id} is in no worker's memory")
+        if run_id in self.ended and hmac.compare_digest(self.ended[run_id], secret):  # (checked after the awaits)
+            return {"status": "error", "message": f"run {run_id} ended before it opened on {self.worker.address}"}
         host = get_address_host(self.worker.address)
         run = Run(run_id, secret, host, timeout, listener)
         run.keys, run.values = keys, values
@@ -260,8 +268,10 @@ class ExchangePlugin(WorkerPlugin):
         spec = spec._replace(params=resolve(spec.params, run.values), finish=resolve(spec.finish, run.values))
         try:
             blocks = [self.worker.data[k] for k in run.keys]
-        except KeyError as exc:
-            return {"status": "error", "message": f"block {exc} of run {run_id} left worker {self.worker.address}"}
+        except KeyError as exc:  # (the scheduler dropped this replica): the client starts again
+            del self.runs[run_id]
+            run.close()
+            return {"status": "moved", "message": f"block {exc} of run {run_id} left worker {self.worker.address}"}
         if self.drivers is None:
             self.drivers = ThreadPoolExecutor(64, thread_name_prefix="dgraph-driver")
         try:
@@ -282,6 +292,7 @@ class ExchangePlugin(WorkerPlugin):
     async def fail(self, run_id=None, secret=None, reason=None):
         run = self._run(run_id, secret)
         if run is None:
+            self._ended_early(run_id, secret)
             return {"status": "error", "message": f"unknown run {run_id}"}
         run.fail(str(reason))
         return {"status": "OK"}
@@ -290,6 +301,7 @@ class ExchangePlugin(WorkerPlugin):
         """Drop the run; the reply carries the driver's outcome (pickled stats) when it finished."""
         run = self._run(run_id, secret)
         if run is None:
+            self._ended_early(run_id, secret)
             return {"status": "error", "message": f"unknown run {run_id}"}
         del self.runs[run_id]
         run.close()
@@ -305,6 +317,15 @@ class ExchangePlugin(WorkerPlugin):
         run = self._run(run_id, secret)
         ctx = getattr(run, "ctx", None)
         return {"superstep": ctx.stats.supersteps if ctx is not None else 0}
+
+    def _ended_early(self, run_id, secret):
+        """Remember a run failed or closed before it opened here (a well-formed id and secret of
+        a run this worker does not hold), so its open, if still on its way, is refused."""
+        if _malformed(run_id, secret, 1, (), ()) or run_id in self.runs:
+            return
+        self.ended[run_id] = secret
+        while len(self.ended) > ENDED_REMEMBERED:
+            self.ended.popitem(last=False)
 
     def _run(self, run_id, secret):
         """The open run ``run_id`` if ``secret`` is its secret, else None (either way the same)."""
