@@ -175,3 +175,19 @@ def test_bad_merge_and_direction_are_named(client):
                 direction=direction,
                 filtered=False,
             )
+
+
+def test_space_slots_reads_a_whole_stretch_by_offset_and_searches_otherwise():
+    from dgraph.block import CONTIGUOUS_CHECK, space_slots
+
+    rng = np.random.default_rng(3)
+    space = np.unique(np.r_[np.arange(5000, 9000), rng.integers(0, 20000, 3000)])  # a whole stretch among gaps
+    for ids in (
+        rng.integers(5000, 9000, CONTIGUOUS_CHECK * 2),  # inside the stretch: offsets
+        rng.integers(0, 20000, CONTIGUOUS_CHECK * 2),  # across gaps, some not in the space
+        np.array([5000, 8999]),
+    ):
+        slots, inside = space_slots(space, ids)
+        expected = np.isin(ids, space)
+        np.testing.assert_array_equal(inside, expected)
+        np.testing.assert_array_equal(space[slots[inside]], ids[inside])
