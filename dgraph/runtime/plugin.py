@@ -321,7 +321,7 @@ class ExchangePlugin(WorkerPlugin):
     def _ended_early(self, run_id, secret):
         """Remember a run failed or closed before it opened here (a well-formed id and secret of
         a run this worker does not hold), so its open, if still on its way, is refused."""
-        if _malformed(run_id, secret, 1, (), ()) or run_id in self.runs:
+        if _bad_run(run_id, secret) or run_id in self.runs:
             return
         self.ended[run_id] = secret
         while len(self.ended) > ENDED_REMEMBERED:
@@ -347,12 +347,20 @@ class ExchangePlugin(WorkerPlugin):
         )
 
 
-def _malformed(run_id, secret, timeout, keys, needs):
-    """What is wrong with an open's plain values, or None."""
+def _bad_run(run_id, secret):
+    """What is wrong with a run id and secret as plain values, or None."""
     if not (isinstance(run_id, str) and len(run_id) == 32 and all(c in "0123456789abcdef" for c in run_id)):
         return "a run id is 32 hex digits"
     if not (isinstance(secret, bytes) and len(secret) == 32):
         return "a run's secret is 32 bytes"
+    return None
+
+
+def _malformed(run_id, secret, timeout, keys, needs):
+    """What is wrong with an open's plain values, or None."""
+    bad = _bad_run(run_id, secret)
+    if bad:
+        return bad
     if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
         return "a run's timeout is a positive number of seconds"
     if not isinstance(keys, (list, tuple)) or not isinstance(needs, (list, tuple)):
