@@ -132,8 +132,8 @@ def _whole_graph(ctx, n, owns_rows):
     first, second = (np.concatenate(part) for part in zip(*ctx.allgather(pieces)))
     if owns_rows:
         return np.r_[0, np.cumsum(first, dtype=np.int64)], second
-    indptr, indices, _ = kernels.build_csr(first, second, n, dedup=False, order=False)
-    return indptr, indices.astype(small)  # half the bytes the searches stream
+    # int32 ids while they fit: half the bytes the searches stream
+    return kernels.build_csr(first, second, n, dedup=False, order=False, index_dtype=small)[:2]
 
 
 def _push(u, v, w, x):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
+from dgraph.block import index_type
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange
 
@@ -28,7 +29,7 @@ def core_kernel(ctx, bounds, key):
     for r in ctx.ranks:
         b = blocks[r]
         rows = np.repeat(np.arange(b.nlocal, dtype=np.int64), b.degree())
-        readers[r] = kernels.build_csr(b.indices, rows, b.space.size, order=False)[:2]
+        readers[r] = kernels.build_csr(b.indices, rows, b.space.size, order=False, index_dtype=index_type(b.nlocal))[:2]
     # the values each rank reads, over its space, and what they were when last looked at
     seen = {r: np.zeros(blocks[r].space.size, dtype=np.int64) for r in ctx.ranks}
     before = {r: np.full(blocks[r].space.size, -1, dtype=np.int64) for r in ctx.ranks}

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .block import block_arcs, weight_classes
+from .block import block_arcs, index_type, weight_classes
 from .edgemap import add_weight
 
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
@@ -75,7 +75,9 @@ def local_arcs(em, r, weighted):
     rows, cols, w = block_arcs(block)
     keep = (rows >= lo) & (rows < hi) & (cols >= lo) & (cols < hi)
     w = w[keep] if weighted and w is not None else None
-    csr = kernels.build_csr(rows[keep] - lo, cols[keep], hi - lo, weights=w, dedup=False, order=False)
+    csr = kernels.build_csr(
+        rows[keep] - lo, cols[keep], hi - lo, weights=w, dedup=False, order=False, index_dtype=index_type(em.n)
+    )
     return (*csr, np.ones(hi - lo, dtype=bool), lo)
 
 
