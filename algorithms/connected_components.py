@@ -28,6 +28,7 @@ from dgraph import kernels
 from dgraph.block import common_space
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import fetch
+from dgraph.kernels import unique
 from dgraph.owners import by_owner, owner_of
 from dgraph.pair_components import pair_components
 
@@ -38,8 +39,9 @@ def _representatives(v, root, key):
     """For pairs (v, root) covering all non-root members, the smallest-key member of each tree."""
     if key.size == 0:
         return v, root  # roots already are the smallest placed (= canonical) id
-    members = np.concatenate([v, np.unique(root)])
-    trees = np.concatenate([root, np.unique(root)])
+    roots = unique(root)
+    members = np.concatenate([v, roots])
+    trees = np.concatenate([root, roots])
     order = np.lexsort((key[members], trees))
     members, trees = members[order], trees[order]
     first = np.ones(trees.size, dtype=bool)

@@ -18,6 +18,7 @@ from dgraph import kernels
 from dgraph.block import index_type
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange
+from dgraph.kernels import unique
 
 
 def core_kernel(ctx, bounds, key):
@@ -64,7 +65,7 @@ def core_kernel(ctx, bounds, key):
 def _distinct(ids, size):
     """Sorted distinct ids in 0..size-1: a sort for a few, a mask for many."""
     if 8 * ids.size < size:
-        return np.unique(ids)
+        return unique(ids)
     mask = np.zeros(size, dtype=bool)
     mask[ids] = True
     return np.flatnonzero(mask)

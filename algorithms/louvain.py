@@ -40,6 +40,7 @@ from dgraph import kernels
 from dgraph.block import vertex_space
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch, add_at_owners, fetch
+from dgraph.kernels import unique
 from dgraph.owners import by_owner, own_canonical, placed_of
 from dgraph.pair_components import pair_components, sorted_pairs
 
@@ -210,7 +211,7 @@ def _totals(ctx, level, own, lb):
 
 def _count_parts(ctx, parts):
     """How many distinct parts there are (each rank's parts are its own ids)."""
-    return int(ctx.allreduce({r: [np.unique(p).size] for r, p in parts.items()})[0])
+    return int(ctx.allreduce({r: [unique(p).size] for r, p in parts.items()})[0])
 
 
 def _refine(ctx, level, own, seen, tot, lb, scale, theta, rngs):
@@ -302,7 +303,7 @@ def _aggregate(ctx, level, own, parts, lb, to_one=False):
     n = int(lb[-1])
     send = {}
     for r in ctx.ranks:
-        key = np.unique(own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64))
+        key = unique(own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64))
         if to_one:
             send[r] = {0: [key]} if key.size else {}
         else:
@@ -310,7 +311,7 @@ def _aggregate(ctx, level, own, parts, lb, to_one=False):
     got = ctx.alltoall(send)
     keys = {}
     for r in ctx.ranks:  # at each community's owner: its parts, sorted by (community, part)
-        keys[r] = np.unique(np.concatenate([m[-1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
+        keys[r] = unique(np.concatenate([m[-1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
     counts = ctx.allgather({r: [np.array([keys[r].size])] for r in ctx.ranks})
     nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
     nb[1:] = np.cumsum([int(c[0][0]) for c in counts])

@@ -21,6 +21,7 @@ import numpy as np
 
 from dgraph import kernels
 from dgraph.errors import DgraphInputError
+from dgraph.kernels import unique
 from dgraph.owners import by_owner
 
 from .neighbourhood import seed_ids
@@ -273,7 +274,7 @@ def shortest_paths(graph, sources, targets=None, weight=None):
         if lowest < 0 or np.isnan(lowest):
             raise DgraphInputError(f"shortest_paths needs non-negative weights; column {weight!r} holds {lowest}")
     ids = seed_ids(graph, sources, "source")
-    wanted = None if targets is None else np.unique(seed_ids(graph, targets, "target"))
+    wanted = None if targets is None else unique(seed_ids(graph, targets, "target"))
     largest = int(np.diff(graph.bounds).max())
     group = int(max(1, min(ids.size, GROUP_BYTES // (17 * max(largest, 1)))))
     return graph.run_to_rows(

@@ -38,6 +38,7 @@ from dgraph import kernels
 from dgraph.block import common_space, space_slots
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange, add_at_owners, fetch, fetch_rows
+from dgraph.kernels import unique
 
 ORIENT_ABOVE = 64  # largest degree at which the plain neighbourhood count is still used (undirected)
 ROW_BATCH_ARCS = 1 << 22  # arcs of fetched rows a rank holds at once: ghost rows come in batches
@@ -111,7 +112,7 @@ def oriented_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
             size = int(bounds[r + 1] - bounds[r])
             ptr, heads = kernels.orient_rows(*sets[r], degree[r], first[r])  # slots order as placed ids
             up[r] = SimpleNamespace(lo=int(bounds[r]), indptr=ptr, indices=heads, space=spaces[r])
-            wanted[r] = spaces[r][np.unique(heads[(heads < first[r]) | (heads >= first[r] + size)])]
+            wanted[r] = spaces[r][unique(heads[(heads < first[r]) | (heads >= first[r] + size)])]
     with ctx.phase("count"):
         tri, mark = {}, {}
         for r in ctx.ranks:

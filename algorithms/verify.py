@@ -71,7 +71,7 @@ def _rows(snap, frame):
     elif np.bincount(pos, minlength=snap.n).max(initial=0) > 1:
         problems.append(f"vertices listed more than once: {_show(frame['vertex'][frame['vertex'].duplicated()])}")
     elif pos.size != snap.n:
-        missing = np.setdiff1d(np.arange(snap.n), pos)
+        missing = np.flatnonzero(np.bincount(pos, minlength=snap.n) == 0)
         problems.append(f"{missing.size} vertices missing, such as {_show(snap.labels[missing])}")
     return problems, pos
 
@@ -218,13 +218,13 @@ def _components(snap, frame, connection):
     errors = []
     # the same partition: each true component one label, each label one true component
     pairs = np.unique(np.stack([truth, labels]), axis=1)
-    if np.unique(pairs[0]).size != pairs.shape[1]:
+    if kernels.unique(pairs[0]).size != pairs.shape[1]:
         split = pairs[0][np.r_[False, pairs[0][1:] == pairs[0][:-1]]]
         errors.append(
             f"a {connection} component is split between labels, e.g. at {_show(snap.labels[truth == split[0]])}"
         )
-    if np.unique(pairs[1]).size != pairs.shape[1]:
-        errors.append(f"{pairs.shape[1] - np.unique(pairs[1]).size} labels join vertices of different components")
+    if kernels.unique(pairs[1]).size != pairs.shape[1]:
+        errors.append(f"{pairs.shape[1] - kernels.unique(pairs[1]).size} labels join vertices of different components")
     if errors:
         return errors
     # the representative: the member first in the graph's vertex order, and a member itself
@@ -268,7 +268,7 @@ def _check_communities(snap, frame, connected, modularity=None, resolution=1.0, 
         within = SimpleNamespace(src=snap.src[inside], dst=snap.dst[inside], n=snap.n)
         _, piece = connected_components(_matrix(within), directed=True, connection="weak")
         pairs = np.unique(np.stack([labels, piece]), axis=1)
-        cut = np.unique(pairs[0][np.r_[False, pairs[0][1:] == pairs[0][:-1]]])
+        cut = kernels.unique(pairs[0][np.r_[False, pairs[0][1:] == pairs[0][:-1]]])
         if cut.size:
             errors.append(f"{cut.size} communities are not connected, such as those of {_show(snap.labels[cut])}")
     if modularity is not None:

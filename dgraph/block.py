@@ -185,7 +185,7 @@ def common_space(blocks):
     spaces = {id(b.space): b.space for b in blocks}
     if len(spaces) == 1:
         return list(blocks)
-    space = np.unique(np.concatenate(list(spaces.values())))
+    space = kernels.union(*spaces.values())
     return [_into(b, space) for b in blocks]
 
 
@@ -200,7 +200,7 @@ def share_space(parts, own):
     """The parts of one rank's Subgraphs re-indexed into one space (the union of theirs and of
     the owned range ``own``), so one array per vertex serves every part."""
     lo, hi = own
-    space = np.union1d(np.concatenate([p.space for p in parts]), np.arange(lo, hi, dtype=np.int64))
+    space = kernels.union(*[p.space for p in parts], np.arange(lo, hi, dtype=np.int64))
     return [_into(p, space) for p in parts]
 
 

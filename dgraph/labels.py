@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DgraphInputError
+from .kernels import union, unique
 
 
 def _sorted_labels(*parts):
@@ -33,23 +34,7 @@ def _sorted_labels(*parts):
 
 def _distinct_numbers(dtype, *columns):
     """The sorted distinct non-null values of numeric label columns, as ``dtype``."""
-    return _distinct(np.concatenate([c.dropna().to_numpy(dtype=dtype) for c in columns]))
-
-
-def _distinct(values):
-    """Sorted distinct ``values``: integers in a range not much wider than their count are
-    marked in a table (linear time), anything else is sorted."""
-    if values.size and values.dtype.kind in "iu":
-        lo, hi = values.min(), values.max()
-        if lo >= 0 and hi < 4 * values.size + 4096:
-            seen = np.zeros(int(hi) + 1, dtype=bool)
-            seen[values] = True
-            return np.flatnonzero(seen).astype(values.dtype)
-    return np.unique(values)
-
-
-def _union(a, b):
-    return _distinct(np.concatenate([a, b]))
+    return unique(np.concatenate([c.dropna().to_numpy(dtype=dtype) for c in columns]))
 
 
 def _number_index(values):
@@ -143,7 +128,7 @@ class Labels:
             parts = [dask.delayed(_distinct_numbers)(common, *ps) for ps in zip(*(s.to_delayed() for s in ends))]
             parts += [dask.delayed(_distinct_numbers)(common, p) for s in series[len(ends) :] for p in s.to_delayed()]
             while len(parts) > 1:
-                parts = [dask.delayed(_union)(a, b) for a, b in zip(parts[::2], parts[1::2])] + parts[len(parts) & ~1 :]
+                parts = [dask.delayed(union)(a, b) for a, b in zip(parts[::2], parts[1::2])] + parts[len(parts) & ~1 :]
             index = client.compute(dask.delayed(_number_index)(parts[0]))
         else:
             allv = dd.concat(series) if len(series) > 1 else series[0]

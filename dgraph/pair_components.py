@@ -14,13 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from .ghosts import Fetch, fetch
+from .kernels import unique
 from .owners import by_owner
 
 
 def sorted_pairs(u, v, n):
     """The pairs without repeats, sorted by ``u`` (ids below ``n``)."""
     if n <= 1 << 31:  # one sort of u * 2**32 + v
-        both = np.unique((u.astype(np.int64) << 32) | v)
+        both = unique((u.astype(np.int64) << 32) | v)
         return both >> 32, both & 0xFFFFFFFF
     order = np.lexsort((v, u))
     u, v = u[order], v[order]

@@ -22,6 +22,7 @@ import pandas as pd
 
 from .block import block_arcs
 from .edgemap import EdgeMap, heavy_index
+from .kernels import union, unique
 from .owners import owner_of
 
 
@@ -31,8 +32,8 @@ def _block_facts(block, bounds, layout):
     rank = block.rank
     lo, hi = int(bounds[rank]), int(bounds[rank + 1])
     rows, cols, _ = block_arcs(block)
-    heads = np.unique(cols)
-    rows = np.unique(rows)
+    heads = unique(cols)
+    rows = unique(rows)
     classes = heavy_index(block)
     gather = {}  # peer -> (vertices sent, the universe they are numbered in, header bytes)
     for d, cs in layout.push_targets(rank).items():
@@ -44,7 +45,7 @@ def _block_facts(block, bounds, layout):
         "arcs": block.narcs,
         "owned": hi - lo,
         "rows": int(sum(p.nlocal for p in block.parts)),
-        "ghosts": int(np.union1d(rows[(rows < lo) | (rows >= hi)], heads[(heads < lo) | (heads >= hi)]).size),
+        "ghosts": int(union(rows[(rows < lo) | (rows >= hi)], heads[(heads < lo) | (heads >= hi)]).size),
         "bytes_resident": int(
             sum(
                 p.indptr.nbytes + p.indices.nbytes + (p.weights.nbytes if p.weights is not None else 0)

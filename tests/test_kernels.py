@@ -80,6 +80,27 @@ def _local_bfs(indptr, indices, n, source, direction):
     return level, parent
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.random.default_rng(1).integers(0, 500, 2000),  # dense: the table
+        np.random.default_rng(2).integers(-(2**40), 2**40, 3000),  # wide and negative: the sort
+        np.random.default_rng(3).integers(0, 2**63, 1000, dtype=np.uint64),
+        np.random.default_rng(4).integers(0, 2**31 - 1, 500).astype(np.int32),
+        np.array([7, 7, 7]),
+        np.empty(0, np.int64),
+        np.array(["b", "a", "b"]),  # not integers: as np.unique does
+    ],
+    ids=["dense", "wide", "uint64", "int32", "repeats", "empty", "strings"],
+)
+def test_unique_and_union_equal_numpy_s(values):
+    got = kernels.unique(values)
+    want = np.unique(values)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(kernels.union(values, values[::-1]), want)
+
+
 @pytest.mark.parametrize("direction", ["push", "pull"])
 def test_bfs_steps_match_scipy_and_pick_smallest_parent(engine, direction):
     n = 300

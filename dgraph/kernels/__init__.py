@@ -49,6 +49,7 @@ from .generate import kronecker_edges
 from .linalg import pagerank_step, power_iterations, spmv
 from .matching import heaviest_free_neighbour
 from .paths import improve, relax_local, rows_leaving, split_rows
+from .sets import union, unique
 from .trees import search_tree_rules, search_tree_rules_many
 from .unionfind import block_forest, component_interface, spanning_forest
 
@@ -101,5 +102,7 @@ __all__ = [
     "threads",
     "threads_for",
     "twins",
+    "union",
+    "unique",
     "using",
 ]

@@ -7,6 +7,7 @@ import numpy as np
 
 from .engines import twins
 from .frontier import _arcs_numpy
+from .sets import unique
 
 
 @numba.njit(cache=True)
@@ -70,7 +71,7 @@ def _brandes_numpy(indptr, indices, sources, bc):
             front, d = levels[-1], len(levels) - 1
             top = sigma[front].max()
             pos, heads, _ = _arcs_numpy(indptr, indices, np.empty(0), front)
-            fresh = np.unique(heads[level[heads] < 0])
+            fresh = unique(heads[level[heads] < 0])
             if fresh.size == 0:
                 break
             level[fresh] = d + 1

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 
 from .engines import COUNT_GRAIN, row_cuts, threads, threads_for, twins
 from .frontier import _arcs_numpy
+from .sets import unique
 
 
 @numba.njit(cache=True)
@@ -446,7 +447,7 @@ def _touching_numba(indptr, indices, changed):
 
 def _touching_numpy(indptr, indices, changed):
     rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-    return np.unique(rows[changed[indices]])
+    return unique(rows[changed[indices]])
 
 
 def rows_touching(block, changed):

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from .engines import twins
+from .sets import unique
 
 
 @numba.njit(cache=True)
@@ -234,7 +235,7 @@ def _block_forest_numpy(blocks, parent, symmetric):
     b = np.concatenate([blk.indices for blk in blocks]).astype(np.int64)
     out = (b < lo) | (b >= hi)
     v, root = _owned_roots(*_forest_numpy(a, b, parent, *((lo, hi) if symmetric else (0, 0))), lo, hi, parent.size)
-    return v, root, np.unique(a[out])
+    return v, root, unique(a[out])
 
 
 def _block_forest_numba(blocks, parent, symmetric):
@@ -258,7 +259,7 @@ _block_forest = twins("block_forest", numba=_block_forest_numba, numpy=_block_fo
 def _owned_roots(v, root, lo, hi, n):
     """Re-root each tree of (vertex, root) pairs at its smallest member in lo..hi-1, as the
     numba engine roots them."""
-    roots = np.unique(root)
+    roots = unique(root)
     members, trees = np.concatenate([v, roots]), np.concatenate([root, roots])
     owned = (members >= lo) & (members < hi)
     smallest = np.full(n, n, dtype=np.int64)
@@ -363,7 +364,7 @@ def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
 
 
 def _interface_numpy(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
-    roots = np.unique(root)
+    roots = unique(root)
     members = np.concatenate([v, roots])
     tree = np.concatenate([root, roots])
     ghost = (members < lo) | (members >= hi)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import unique
+
 
 def push(st):
     received = st.exchange(
@@ -32,7 +34,7 @@ def pull(st):
     wanted = {}
     for r in st.ctx.ranks:
         rows = st.live(r)
-        uk = np.unique(st.tkeys[r][rows])
+        uk = unique(st.tkeys[r][rows])
         wanted[r] = (rows, uk)
     requests = st.exchange({r: st.route(uk, lambda idx, uk=uk: [uk[idx]]) for r, (_, uk) in wanted.items()})
     replies = st.exchange({o: {src: st.data_arrays(o, a[0]) for src, a in requests[o]} for o in st.ctx.ranks})

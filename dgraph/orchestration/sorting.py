@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ..kernels import unique
 from .stage import group_rows
 
 SAMPLE = 128  # per rank; splitters are even quantiles of the union
@@ -71,7 +72,7 @@ def sort(st):
     # broadcast: run starts fetch, then copies double along each run
     starts = {}
     for r in ranks:
-        uk = np.unique(held[r][0])
+        uk = unique(held[r][0])
         starts[r] = np.array([k for k in uk.tolist() if spans.get(k, [r])[0] == r], dtype=np.int64)
     requests = st.exchange({r: st.route(starts[r], lambda idx, r=r: [starts[r][idx]]) for r in ranks})
     replies = st.exchange({o: {src: st.data_arrays(o, a[0]) for src, a in requests[o]} for o in ranks})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
+from ..sets import unique
 from . import device
 from .frontier import INT_MAX, _arcs_on_device
 
@@ -79,7 +80,7 @@ def _settle(touched, dist, best, pred, npred, nkey, key, ties, changed, flag, bo
 
 def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
     n = hi - lo
-    seeds = np.unique(seeds[dist[seeds] < bound])
+    seeds = unique(seeds[dist[seeds] < bound])
     d_dist, d_pred, d_changed = device.mirror(dist), device.mirror(pred), device.mirror(changed)
     best = device.copy(d_dist)  # each round's atomic minimum, equal to dist between rounds
     d_key = device.resident(key) if key.size else device.empty(0, np.int64)
