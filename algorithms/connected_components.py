@@ -122,7 +122,7 @@ def components_kernel(ctx, bounds, key):
             a = int(np.searchsorted(space, lo))
             blocks = [dataclasses.replace(b, lo=a, hi=a + hi - lo) for b in blocks]
             parent = np.arange(space.size, dtype=np.int64)
-            scratch = (np.zeros(space.size, np.int64), np.zeros(space.size, np.int64))
+            scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
             scratch += (np.full(space.size, -1, np.int64), np.full(space.size, -1, np.int64))
             ctx.hold(f"wcc rank {r}", parent, *scratch)
             v, root, leaving = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)

@@ -171,7 +171,7 @@ def _interface_cases():
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
     with kernels.using("numpy"):
         v, root, leaving = kernels.block_forest([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True)
-    scratch = (np.zeros(N, np.int64), np.zeros(N, np.int64), np.full(N, -1), np.full(N, -1))
+    scratch = (np.zeros(N, np.uint8), np.zeros(N, np.uint8), np.full(N, -1), np.full(N, -1))
     return [(leaving, v, root, LO, HI, key, *copy.deepcopy(scratch)) for key in (_key(), np.empty(0, np.int64))]
 
 

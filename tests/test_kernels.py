@@ -237,7 +237,7 @@ def test_component_interface_engines_agree_and_components_are_right():
     for e in kernels.ENGINES:
         with kernels.using(e):
             parent = np.arange(n, dtype=np.int64)
-            scratch = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64), np.full(n, -1, np.int64))
+            scratch = (np.zeros(n, np.uint8), np.zeros(n, np.uint8), np.full(n, -1, np.int64), np.full(n, -1, np.int64))
             pairs, local = [], []
             for lo, hi in ((0, half), (half, n)):
                 m = (u >= lo) & (u < hi)
