@@ -70,7 +70,8 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     ghost = {r: owner_of(pairs[r][0], bounds) != r for r in ctx.ranks}
     there = fetch(ctx, {r: pairs[r][0][ghost[r]] for r in ctx.ranks}, node, bounds)
     u = {r: pairs[r][1][ghost[r]] for r in ctx.ranks}
-    linked = pair_components(ctx, u, there, bounds)
+    del node, ghost
+    linked = pair_components(ctx, u, there, bounds)  # frees u and there
     send = {}
     for r in ctx.ranks:  # each anchor's smallest-key member, sent to the owner of its root
         nodes, root = linked[r]  # every anchor is a node: its tree has a ghost

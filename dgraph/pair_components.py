@@ -34,9 +34,10 @@ def pair_components(ctx, u, v, bounds):
     """For every rank r, ``(nodes, root)``: the ids it owns that appear in any rank's pairs
     (sorted) and the smallest id of each one's component. ``u[r]``/``v[r]``: rank r's pairs,
     ``u[r]`` owned by r, in placed ids, and symmetric: each pair's reverse is at the owner of its
-    ``v`` (repeats are fine). Adds ``pair_rounds`` to the run's stats."""
+    ``v`` (repeats are fine). ``u`` and ``v`` are emptied: each rank's pairs are freed once
+    sorted, not held through the rounds. Adds ``pair_rounds`` to the run's stats."""
     bounds = np.asarray(bounds, dtype=np.int64)
-    pairs = {r: sorted_pairs(u[r], v[r], int(bounds[-1])) for r in ctx.ranks}
+    pairs = {r: sorted_pairs(u.pop(r), v.pop(r), int(bounds[-1])) for r in ctx.ranks}
     far_end = Fetch(ctx, {r: pairs[r][1] for r in ctx.ranks}, bounds)
     nodes, starts, f = {}, {}, {}
     for r in ctx.ranks:
