@@ -51,7 +51,7 @@ def core_kernel(ctx, bounds, key):
                 todo = kernels.rows_touching(blocks[r], mask)
             else:
                 ptr, rows = readers[r]
-                todo = _distinct(kernels.frontier_arcs(ptr, rows, None, moved)[1], size)
+                todo = unique(kernels.frontier_arcs(ptr, rows, None, moved)[1])
             new = kernels.h_index(blocks[r], seen[r], core[r], todo)
             new_diff[r] = new != core[r]
             changed[r] = [int(new_diff[r].sum())]
@@ -60,15 +60,6 @@ def core_kernel(ctx, bounds, key):
         rounds += 1
     ctx.stats.info.update(rounds=rounds)
     return {r: {"core": core[r]} for r in ctx.ranks}
-
-
-def _distinct(ids, size):
-    """Sorted distinct ids in 0..size-1: a sort for a few, a mask for many."""
-    if 8 * ids.size < size:
-        return unique(ids)
-    mask = np.zeros(size, dtype=bool)
-    mask[ids] = True
-    return np.flatnonzero(mask)
 
 
 def _loops(block):
