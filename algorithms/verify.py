@@ -66,12 +66,13 @@ def _rows(snap, frame):
     """Each vertex exactly once: (problems, the placed id of each row)."""
     pos = snap.labels.get_indexer(frame["vertex"])
     problems = []
+    times = np.bincount(np.maximum(pos, 0), minlength=snap.n)  # negatives are reported first
     if (pos < 0).any():
         problems.append(f"vertices not in the graph: {_show(frame['vertex'][pos < 0])}")
-    elif np.bincount(pos, minlength=snap.n).max(initial=0) > 1:
+    elif times.max(initial=0) > 1:
         problems.append(f"vertices listed more than once: {_show(frame['vertex'][frame['vertex'].duplicated()])}")
     elif pos.size != snap.n:
-        missing = np.flatnonzero(np.bincount(pos, minlength=snap.n) == 0)
+        missing = np.flatnonzero(times == 0)
         problems.append(f"{missing.size} vertices missing, such as {_show(snap.labels[missing])}")
     return problems, pos
 
