@@ -2,18 +2,20 @@
 
 Method: delta-stepping (Meyer and Sanders, 2003) on DistEdgeMap, with or without rank-local
 relaxation (``dgraph.relax``). Vertices whose distance improved wait in a pending set; a round
-relaxes the out-arcs of every pending vertex below the current threshold (edge_map with
-``f = dist[u] + w`` and a min merge that keeps the winning tail), and when no vertex is below it
-the threshold moves to the bucket of the closest pending vertex. Whether anything was relaxed
-and the closest pending distance ride in the relaxation's own superstep. Within a bucket
-rounds push only the light arcs (lighter than delta); each vertex's heavy arcs go once, from its
-final distance, when its bucket is done (Meyer and Sanders' split: on Kronecker graphs this
-expands 1.3x the arcs instead of 4x). With delta >= the largest weight this is Bellman-Ford by
-rounds; with small delta it approaches Dijkstra; the default (``light_share``: a quarter to one
-mean weight, narrower on ranks with more arcs) weighs arcs saved against rounds. With local
-relaxation each rank first runs a Dijkstra over the arcs it owns both ends of, with wide buckets
-(256 mean weights): rounds then count partition crossings (42 on Luxembourg's roads, 2 ranks,
-against 1,553).
+relaxes the out-arcs of every pending vertex below the current threshold (edge_map with ``f =
+dist[u] + w`` and a min merge that keeps the winning tail), and when no vertex is below it the
+threshold moves to the bucket of the closest pending vertex. Whether anything was relaxed and
+the closest pending distance ride in the relaxation's own superstep. Within a bucket rounds push
+only the light arcs (lighter than delta); each vertex's heavy arcs go once, from its final
+distance, when its bucket is done (Meyer and Sanders' split: on Kronecker graphs this expands
+1.3x the arcs instead of 4x). Each rank drops an offer to a head when it offered that head no
+more before (the edge map's ``falling`` pushes): it cannot lower the distance, so it neither
+merges nor travels (Kronecker scale 20 on 2 ranks: half the bytes). With delta >= the largest
+weight this is Bellman-Ford by rounds; with small delta it approaches Dijkstra; the default
+(``light_share``: a quarter to one mean weight, narrower on ranks with more arcs) weighs arcs
+saved against rounds. With local relaxation each rank first runs a Dijkstra over the arcs it
+owns both ends of, with wide buckets (256 mean weights): rounds then count partition crossings
+(42 on Luxembourg's roads, 2 ranks, against 1,553).
 
 Output encoding: ``distance`` (Float64, null when unreachable) and ``predecessor`` (the tail of
 the last arc of a shortest path, in the user's labels; null for the source and unreachable

@@ -124,6 +124,7 @@ class EdgeMap:
         self.seen = {}
         self.n = int(self.bounds[-1])
         self._scratch = None
+        self._floors = {}
         self._fronts = {}
         self._valueless = False
         self._subgraph = None
@@ -145,6 +146,15 @@ class EdgeMap:
             )
             self.ctx.stats.hold_vertex_state("edge map scratch", 25 * size)
         return self._scratch
+
+    def floor(self, r, space):
+        """Rank r's least value offered so far to each slot of ``space`` (``falling`` pushes),
+        +inf until offered: one array per rank for the run, for the one space it pushes into."""
+        held = self._floors.get(r)
+        if held is None or held[0] is not space:
+            held = self._floors[r] = (space, np.full(space.size, np.inf))
+            self.ctx.stats.hold_vertex_state(f"edge map floor {r}", 8 * space.size)
+        return held[1]
 
     def marks(self):
         """A new ``VertexMarks`` over this run's blocks, all unset."""
@@ -186,6 +196,7 @@ class EdgeMap:
         direction="push",
         subgraph=None,
         arcs=None,
+        falling=False,
     ):
         """Apply ``f`` along the arcs leaving ``frontier`` and merge at the heads' owners.
 
@@ -200,7 +211,11 @@ class EdgeMap:
         at the owners: an upper bound on how many change). ``subgraph``: only the arcs of that
         subgraph of a layout with subgraphs (1.5D: "EH2EH", "E2L", ...; a pull reads its mirror).
         ``arcs[r]``: a push along these blocks (of the layout's shape; ``block.weight_classes``)
-        instead of the ranks' own.
+        instead of the ranks' own. ``falling`` (a ``"min"`` push of ``f`` = None or
+        ``add_weight``): the values a head is offered only matter when they fall over the run,
+        as distances do; each rank drops its offers above one it made before to the same head,
+        so they neither merge nor travel (GAP's SSSP skips an arc the same way when it cannot
+        lower the head's distance).
 
         Returns ``({r: (local ids, merged values, tails)}, totals)``.
         """
@@ -219,11 +234,13 @@ class EdgeMap:
         if direction == "auto":
             direction = self._choose(ids)
         self._subgraph = subgraph
+        if falling and (direction != "push" or merge != "min" or f not in (_carry, add_weight)):
+            raise ValueError("falling= is for min pushes of the carried value or add_weight")
         if direction == "pull":
             if arcs is not None:
                 raise ValueError("arcs= is for pushes")
             return self._pull(ids, vals, f, merge, total, total_op, skip_dst)
-        return self._push(ids, vals, f, merge, total, total_op, skip_dst, arcs)
+        return self._push(ids, vals, f, merge, total, total_op, skip_dst, arcs, falling)
 
     def _parts(self, block, pull):
         if self._subgraph is None:
@@ -395,7 +412,7 @@ class EdgeMap:
             merged[r] = self._merge(local, v, t, merge, self.size(r))
         return merged, totals
 
-    def _push(self, ids, vals, f, merge, total, total_op, skip_dst, arcs=None):
+    def _push(self, ids, vals, f, merge, total, total_op, skip_dst, arcs=None, falling=False):
         rows = self._gather(ids, vals, self._targets(pull=False))[0]
         fused = (f is _carry or f is add_weight) and merge in ("min", "max", "first")
         results = {}
@@ -421,6 +438,7 @@ class EdgeMap:
                         f is add_weight,
                         self.key,
                         self.scratch(space.size),
+                        self.floor(r, space) if falling else None,
                     )
                     self.edges_examined += examined
                     found.append(tuple(merged))

@@ -159,13 +159,21 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
                 expanded[r][settled[r][-1]] = True
             frontier[r], values[r] = active, d[active]
             total[r] = np.array([-1.0 if active.size else 0.0, d[queue[r]].min() if queue[r].size else np.inf])
-        merged, (any_active, closest) = em(frontier, values, f, "min", total, "min", direction="push", arcs=light)
+        merged, (any_active, closest) = em(
+            frontier, values, f, "min", total, "min", direction="push", arcs=light, falling=f is add_weight
+        )
         rounds += 1
         _improve(ctx, em, merged, dist, pred, pending, queue, ties)
         if any_active == 0 and busy:  # the bucket is done: its heavy arcs, then the next bucket
             frontier = {r: np.sort(np.concatenate(settled[r])) for r in ctx.ranks}
             merged, _ = em(
-                frontier, {r: dist[r][frontier[r]] for r in ctx.ranks}, f, "min", direction="push", arcs=heavy
+                frontier,
+                {r: dist[r][frontier[r]] for r in ctx.ranks},
+                f,
+                "min",
+                direction="push",
+                arcs=heavy,
+                falling=f is add_weight,
             )
             rounds += 1
             _improve(ctx, em, merged, dist, pred, pending, queue, ties)

@@ -10,7 +10,7 @@ import pytest
 from graphs import kron_edges
 
 import dgraph
-from dgraph.edgemap import EdgeMap, VertexSubset
+from dgraph.edgemap import EdgeMap, VertexSubset, add_weight
 from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -152,6 +152,41 @@ def test_a_valueless_pull_marks_the_frontier_from_bitmaps(client, layout):
     assert got.masks.all()
     if isinstance(layout, OneD):  # every rank's whole frontier reaches every rank
         assert got.seen_all.all()
+
+
+def falling_push_kernel(ctx, active, bounds, key, layout):
+    """Pushes of add_weight with ``falling``: the first gives what a plain push gives, a second
+    from the same tails with higher values gives nothing, a third with lower ones everything again;
+    pulls and other merges are refused."""
+    falling, plain = EdgeMap(ctx, bounds, key, layout=layout), EdgeMap(ctx, bounds, key, layout=layout)
+    frontier = {r: np.flatnonzero(active[falling.lo(r) : falling.lo(r) + falling.size(r)]) for r in ctx.ranks}
+    values = {r: _value(frontier[r] + falling.lo(r)).astype(np.float64) for r in ctx.ranks}
+    ok = True
+    for shift, expect_none in ((0, False), (1, True), (-1, False)):
+        shifted = {r: values[r] + shift for r in ctx.ranks}
+        got, _ = falling(frontier, shifted, add_weight, "min", direction="push", falling=True)
+        ref, _ = plain(frontier, shifted, add_weight, "min", direction="push")
+        for r in ctx.ranks:
+            if expect_none:
+                ok &= got[r][0].size == 0 and ref[r][0].size > 0
+            else:
+                ok &= all(np.array_equal(a, b) for a, b in zip(got[r], ref[r]))
+    for merge, direction in (("max", "push"), ("min", "pull")):
+        try:
+            falling(frontier, values, add_weight, merge, direction=direction, falling=True)
+            ok = False
+        except ValueError as e:
+            ok &= "falling" in str(e)
+    return {r: {"ok": np.full(falling.size(r), ok)} for r in ctx.ranks}
+
+
+@pytest.mark.parametrize("layout", [OneD(ranks=3), TwoD(rows=2, cols=2)], ids=repr)
+def test_a_falling_push_drops_offers_above_earlier_ones(client, layout):
+    edges = kron_edges(8, seed=4).assign(w=lambda e: 1.0 + e.src % 7)
+    g = dgraph.from_edgelist(edges, directed=True, layout=layout, weight="w")
+    active = np.random.default_rng(7).random(g.num_vertices) < 0.3
+    results, _ = g.run(falling_push_kernel, reverse=True, placement="layout", active=active)
+    assert pd.concat([pd.DataFrame(r) for r in results.gather()]).ok.all()
 
 
 def test_vertex_subset_converts_both_ways():

@@ -102,7 +102,14 @@ def _push_cases():
     for mode in (0, 1, 3):  # min, max, first; few values, so tails tie often
         for dtype, weights, add, key in ((np.float64, w, True, _key()), (np.int64, np.empty(0), False, _key()[:0])):
             values = rng.integers(0, 3, rows.size).astype(dtype)
-            out.append((indptr, indices, weights, rows, values, tails, skip, mode, add, key, *_scratch(dtype)))
+            arcs = (indptr, indices, weights, rows, values, tails, skip)
+            out.append((*arcs, mode, add, key, *_scratch(dtype), np.empty(0)))
+    # a min push with a floor: offers above it dropped (ties kept), the floor lowered to the rest
+    floor = np.where(rng.random(N) < 0.5, np.inf, rng.integers(0, 4, N).astype(np.float64))
+    for dtype, weights, add in ((np.float64, w, True), (np.int64, np.empty(0), False)):
+        values = rng.integers(0, 3, rows.size).astype(dtype)
+        arcs = (indptr, indices, weights, rows, values, tails, skip)
+        out.append((*arcs, 0, add, _key(), *_scratch(dtype), floor.copy()))
     return out
 
 
@@ -494,8 +501,9 @@ CASES = {
     "frontier_arcs": (_frontier_cases, None),
     "first_in_frontier": (_first_cases, None),
     "settle_level": (_settle_cases, None),
-    # best and btail are scratch whose content between calls is unspecified; seen must be clear
-    "push_merge": (_push_cases, lambda r, a: (r, a[-1])),
+    # best and btail are scratch whose content between calls is unspecified; seen must be clear,
+    # and the floor lowered alike
+    "push_merge": (_push_cases, lambda r, a: (r, a[-2], a[-1])),
     "merge_by_id": (_merge_cases, lambda r, a: (r, a[-1])),
     "spmv": (_spmv_cases, None),
     "pagerank_step": (_step_cases, None),

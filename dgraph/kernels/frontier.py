@@ -154,7 +154,7 @@ def _collect(heads, best, btail, seen):
 
 
 @numba.njit(cache=True)
-def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen):
+def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
     keyed = key.size > 0
     total = 0
     for u in rows:
@@ -168,6 +168,10 @@ def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
             if skip.size and skip[v]:
                 continue
             x = tvals[i] + (weights[e] if weights.size else 1.0) if add else tvals[i]
+            if floor.size:
+                if x > floor[v]:
+                    continue  # no lighter than an earlier offer to v: it cannot win at the owner
+                floor[v] = x
             if not seen[v]:
                 seen[v] = True
                 best[v] = x
@@ -185,32 +189,46 @@ def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
     return first[:c], total  # heads in first-seen order, still marked: _collect finishes
 
 
-def _push_bits(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen):
-    heads, examined = _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen)
+def _push_bits(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
+    heads, examined = _push_numba(
+        indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor
+    )
     return (*_collect(heads, best, btail, seen), examined)
 
 
-def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen):
+def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
     pos, heads, w = _arcs_numpy(indptr, indices, weights, rows)
     examined = heads.size
     if skip.size:
         keep = ~skip[heads]
         pos, heads, w = pos[keep], heads[keep], (w[keep] if weights.size else w)
+    vals = tvals[pos] + (w if weights.size else 1.0) if add else tvals[pos]
+    if floor.size:
+        keep = vals <= floor[heads]
+        pos, heads, vals = pos[keep], heads[keep], vals[keep]
     if heads.size == 0:
         return heads, tvals[:0], tails[:0], examined
-    vals = tvals[pos] + (w if weights.size else 1.0) if add else tvals[pos]
-    return (*_merge_numpy(heads, vals, tails[pos], mode, key, best, btail, seen), examined)
+    merged = _merge_numpy(heads, vals, tails[pos], mode, key, best, btail, seen)
+    if floor.size:
+        floor[merged[0]] = merged[1]  # each a head's least offer, at most its floor
+    return (*merged, examined)
 
 
 _push = twins("push_merge", numba=_push_bits, numpy=_push_numpy)
 
 
-def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, key, scratch):
+def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, key, scratch, floor=None):
     """The edge map's push step in one pass: for the arcs leaving local ``rows``
     (tails ``tails``, values ``tvals``), offer ``tvals`` (plus the arc's weight, 1.0 when
     unweighted, with ``add``) to each head not set in ``skip`` and merge per head with
     ``"min"``, ``"max"`` or ``"first"`` as ``merge_by_id`` does. Returns (sorted heads, merged
-    values, winning tails, arcs examined), what frontier_arcs, ``f`` and merge_by_id give."""
+    values, winning tails, arcs examined), what frontier_arcs, ``f`` and merge_by_id give.
+
+    ``floor`` (float64 per head, a ``"min"`` merge only): the least value offered to each head so
+    far; offers above it are dropped, and it is lowered to the offers made. Where a head's value
+    only ever falls (shortest paths), an offer above an earlier one cannot win at its owner."""
+    if floor is not None and merge != "min":
+        raise ValueError(f"a floor drops offers a min merge would lose; merge is {merge!r}")
     fbest, ibest, btail, seen = scratch
     integer = np.issubdtype(np.asarray(tvals).dtype, np.integer) and not add
     tvals = np.ascontiguousarray(tvals, dtype=np.int64 if integer else np.float64)
@@ -229,6 +247,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
         best,
         btail,
         seen,
+        np.empty(0) if floor is None else floor,
     )
 
 

@@ -211,18 +211,19 @@ def merge_by_id(ids, vals, tails, mode, key, best, btail, seen):
 
 
 @cuda.jit
-def _offers(pos, dst, w, tvals, tails, skip, add, weighted, heads, vals, by):
+def _offers(pos, dst, w, tvals, tails, skip, add, weighted, floor, heads, vals, by):
     # an arc's offer: the tail's value (plus the arc's weight, 1 unweighted, with ``add``);
-    # heads set in ``skip`` get none (head -1)
+    # heads set in ``skip``, or offered less before (``floor``), get none (head -1)
     for j in range(cuda.grid(1), dst.size, cuda.gridsize(1)):
         v = dst[j]
         i = pos[j]
-        heads[j] = -1 if skip.size and skip[v] else v
-        vals[j] = tvals[i] + (w[j] if weighted else 1.0) if add else tvals[i]
+        x = tvals[i] + (w[j] if weighted else 1.0) if add else tvals[i]
+        heads[j] = -1 if (skip.size and skip[v]) or (floor.size and x > floor[v]) else v
+        vals[j] = x
         by[j] = tails[i]
 
 
-def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen):
+def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
     pos, dst, w, total = _arcs_on_device(indptr, indices, weights, rows)
     integer = tvals.dtype == np.int64
     heads, vals, by = device.empty(total, np.int64), device.empty(total, tvals.dtype), device.empty(total, np.int64)
@@ -239,11 +240,15 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, ke
             d_skip,
             add,
             weights.size > 0,
+            device.mirror(floor) if floor.size else device.empty(0, np.float64),  # the floor at the call's start
             heads,
             vals,
             by,
         )
-    return (*_merge(heads, vals, by, total, mode, key, seen, integer), total)
+    merged = _merge(heads, vals, by, total, mode, key, seen, integer)
+    if floor.size:
+        floor[merged[0]] = merged[1]  # each a head's least offer, at most its floor
+    return (*merged, total)
 
 
 # kernel name -> device twin (dgraph.kernels.engines adds them to their kernels)
