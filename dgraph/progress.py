@@ -3,8 +3,10 @@
 A run that lasts longer than ``dgraph.progress-after`` seconds (dask config, 3 by default) shows
 one line that updates in place: a display in a Jupyter notebook, a carriage-return line on a
 terminal's stderr. Anywhere else (a script piped to a file, a batch job, a test) it stays quiet
-and only logs the superstep to the ``dgraph`` logger (INFO). ``dask.config.set({"dgraph.progress": False})`` silences
-it everywhere; ``True`` shows it even when the output is not a terminal.
+and only logs to the ``dgraph`` logger (INFO): when the stage changes, and otherwise once every
+``LOG_EVERY`` seconds, so a batch job's log gets a line a minute, not one per update.
+``dask.config.set({"dgraph.progress": False})`` silences it everywhere; ``True`` shows it even
+when the output is not a terminal.
 
 >>> import io
 >>> out = io.StringIO()
@@ -43,6 +45,9 @@ def _wanted():
     return None
 
 
+LOG_EVERY = 60.0  # seconds between log lines of one unchanged stage
+
+
 def progress_after():
     """Seconds a run waits before it shows anything."""
     return float(dask.config.get("dgraph.progress-after", 3.0))
@@ -57,6 +62,7 @@ class Progress:
         self.stream = stream
         self._handle = None
         self.shown = False
+        self._logged = (None, -LOG_EVERY)  # the stage last logged, and when
 
     def _emit(self, text, final=False):
         self.shown = True
@@ -73,11 +79,16 @@ class Progress:
             stream.flush()
 
     def update(self, superstep, elapsed):
-        self.status(f"superstep {superstep}", elapsed)
+        self.status(f"superstep {superstep}", elapsed, stage="supersteps")
 
-    def status(self, doing, elapsed):
-        if self.mode is None:  # no line to show: the log is the record
-            log.info("dgraph %s: %s after %.0f s", self.name, doing, elapsed)
+    def status(self, doing, elapsed, stage=None):
+        """Show ``doing``; ``stage`` (default ``doing``) is what the log counts as a change."""
+        stage = doing if stage is None else stage
+        if self.mode is None:  # no line to show: the log is the record, a line per stage or minute
+            if stage != self._logged[0] or elapsed - self._logged[1] >= LOG_EVERY:
+                self._logged = (stage, elapsed)
+                log.info("dgraph %s: %s after %.0f s", self.name, doing, elapsed)
+            return
         self._emit(f"dgraph {self.name}: {doing}, {elapsed:.1f} s")
 
     def close(self, supersteps, elapsed):
@@ -90,7 +101,8 @@ class Progress:
 class Stages:
     """The status line of a long job on the client (a graph's construction): ``stages("labels")``
     names the stage in hand; once the job has taken ``progress_after()`` seconds, a timer thread
-    shows it with the time so far, every second, until the ``with`` block ends.
+    shows it with the time so far, every second and at each new stage, until the ``with`` block
+    ends.
 
     >>> import io
     >>> out = io.StringIO()
@@ -110,11 +122,16 @@ class Stages:
 
     def __call__(self, stage):
         self.stage = stage
+        if self._elapsed() >= self.after:  # the line is up: a new stage shows at once
+            self.line.status(stage, self._elapsed())
 
     def _tick(self):
-        while not self._done.wait(max(0.05, min(1.0, self.after - self._elapsed()))):
-            if self._elapsed() >= self.after:
-                self.line.status(self.stage, self._elapsed())
+        if self._done.wait(max(0.0, self.after - self._elapsed())):
+            return  # over before the line was due
+        while True:  # then the line, updated once a second
+            self.line.status(self.stage, self._elapsed())
+            if self._done.wait(1.0):
+                return
 
     def _elapsed(self):
         return time.monotonic() - self._start

@@ -1,5 +1,6 @@
 """The BSP runtime: collectives, failure semantics, cleanup, channel security."""
 
+import io
 import os
 import platform
 import select
@@ -487,6 +488,27 @@ def test_status_line_is_quiet_when_not_interactive_and_logs_instead(client, caps
         g.run(slow_kernel, steps=30)
     assert capsys.readouterr().err == ""  # pytest's stderr is not a terminal
     assert any("dgraph run: superstep" in r.getMessage() for r in caplog.records)
+
+
+def test_a_long_job_logs_a_line_per_stage_or_minute_and_updates_its_line_each_second(caplog):
+    from dgraph.progress import LOG_EVERY, Progress, Stages
+
+    line = Progress("from_edgelist", show=False)  # a batch job: the log is the record
+    with caplog.at_level("INFO", logger="dgraph"):
+        for t in range(0, int(2 * LOG_EVERY) + 1):
+            line.status("degrees", float(t))
+        line.status("placing arcs", 2 * LOG_EVERY + 1)
+        for step in range(50):
+            line.update(step, 2 * LOG_EVERY + 2)
+    said = [r.getMessage() for r in caplog.records]
+    assert [m.split(" after")[0] for m in said] == ["dgraph from_edgelist: degrees"] * 3 + [
+        "dgraph from_edgelist: placing arcs",
+        "dgraph from_edgelist: superstep 0",
+    ]
+    out = io.StringIO()
+    with Stages("from_edgelist", show=True, stream=out, after=0):
+        time.sleep(2.5)
+    assert 2 <= out.getvalue().count("\r") <= 4  # one update a second, then "done"
 
 
 def test_a_script_that_exits_with_results_alive_logs_no_lost_data(tmp_path):
