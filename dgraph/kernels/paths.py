@@ -11,22 +11,19 @@ from .frontier import _arcs_numpy
 
 
 @numba.njit(cache=True)
-def _split_rows_numba(indptr, indices, weights, delta, ids):
-    nrows = indptr.size - 1
-    lptr = np.zeros(nrows + 1, np.int64)
-    for r in range(nrows):
+def _light_rows(indptr, weights, delta, lptr):
+    for r in range(indptr.size - 1):
         c = 0
         for e in range(indptr[r], indptr[r + 1]):
-            if weights[e] < delta:
-                c += 1
+            c += weights[e] < delta
         lptr[r + 1] = lptr[r] + c
-    hptr = indptr - lptr
-    nl = lptr[nrows]
-    lidx, lw = np.empty(nl, indices.dtype), np.empty(nl, weights.dtype)
-    hidx, hw = np.empty(indices.size - nl, indices.dtype), np.empty(indices.size - nl, weights.dtype)
+
+
+@numba.njit(cache=True)
+def _split_fill(indptr, indices, weights, delta, ids, lptr, lidx, lw, hidx, hw):
     lloops, hloops = 0, 0
-    for r in range(nrows):
-        a, b = lptr[r], hptr[r]
+    for r in range(indptr.size - 1):
+        a, b = lptr[r], indptr[r] - lptr[r]
         for e in range(indptr[r], indptr[r + 1]):
             loop = indices[e] == ids[r]
             if weights[e] < delta:
@@ -37,7 +34,19 @@ def _split_rows_numba(indptr, indices, weights, delta, ids):
                 hidx[b], hw[b] = indices[e], weights[e]
                 b += 1
                 hloops += loop
-    return (lptr, lidx, lw, lloops), (hptr, hidx, hw, hloops)
+    return lloops, hloops
+
+
+def _split_rows_numba(indptr, indices, weights, delta, ids):
+    # the copies come from numpy, which asks the kernel for huge pages; numba's own allocations
+    # fault in 4 KiB pages, which on a large block costs as much as the copying
+    lptr = np.zeros(indptr.size, np.int64)
+    _light_rows(indptr, weights, delta, lptr)
+    nl = int(lptr[-1])
+    lidx, lw = np.empty(nl, indices.dtype), np.empty(nl, weights.dtype)
+    hidx, hw = np.empty(indices.size - nl, indices.dtype), np.empty(indices.size - nl, weights.dtype)
+    lloops, hloops = _split_fill(indptr, indices, weights, delta, ids, lptr, lidx, lw, hidx, hw)
+    return (lptr, lidx, lw, lloops), (indptr - lptr, hidx, hw, hloops)
 
 
 def split_rows(indptr, indices, weights, delta, ids):
