@@ -25,7 +25,7 @@ import dataclasses
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import common_space
+from dgraph.block import common_space, index_type
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import fetch
 from dgraph.kernels import unique
@@ -106,7 +106,7 @@ def components_kernel(ctx, bounds, key):
     n, P = int(bounds[-1]), ctx.nranks
     if P == 1:  # no cut: the rank's forest is the answer (its space is every vertex)
         (r,) = ctx.ranks
-        parent = np.arange(n, dtype=np.int64)
+        parent = np.arange(n, dtype=index_type(n))
         blocks = ctx.blocks[r]
         v, rep = _representatives(*kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)[:2], key)
         comp = np.arange(n, dtype=np.int64)
@@ -122,9 +122,10 @@ def components_kernel(ctx, bounds, key):
             space, lo, hi = blocks[0].space, int(bounds[r]), int(bounds[r + 1])
             a = int(np.searchsorted(space, lo))
             blocks = [dataclasses.replace(b, lo=a, hi=a + hi - lo) for b in blocks]
-            parent = np.arange(space.size, dtype=np.int64)
+            slot = index_type(space.size)  # slots in int32 while they fit: half the bytes the finds walk
+            parent = np.arange(space.size, dtype=slot)
             scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
-            scratch += (np.full(space.size, -1, np.int64), np.full(space.size, -1, np.int64))
+            scratch += (np.full(space.size, -1, slot), np.full(space.size, -1, slot))
             ctx.hold(f"wcc rank {r}", parent, *scratch)
             v, root, leaving = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
             examined += sum(blk.narcs for blk in blocks)

@@ -170,6 +170,7 @@ def _block_forest_cases():
         ([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True),
         ([_block(ptr, idx, LO, HI), _block(ptr, idx[::-1].copy(), LO, HI)], np.arange(N, dtype=np.int64), False),
         ([whole], np.arange(N, dtype=np.int64), True),
+        ([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int32), True),  # WCC's slots while they fit
     ]
 
 
@@ -178,8 +179,11 @@ def _interface_cases():
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
     with kernels.using("numpy"):
         v, root, leaving = kernels.block_forest([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True)
-    scratch = (np.zeros(N, np.uint8), np.zeros(N, np.uint8), np.full(N, -1), np.full(N, -1))
-    return [(leaving, v, root, LO, HI, key, *copy.deepcopy(scratch)) for key in (_key(), np.empty(0, np.int64))]
+    out = []
+    for slot in (np.int64, np.int32):
+        scratch = (np.zeros(N, np.uint8), np.zeros(N, np.uint8), np.full(N, -1, slot), np.full(N, -1, slot))
+        out += [(leaving, v, root, LO, HI, key, *copy.deepcopy(scratch)) for key in (_key(), np.empty(0, np.int64))]
+    return out
 
 
 def _mode_cases():

@@ -399,8 +399,8 @@ def component_interface(leaving, v, root, lo, hi, key, scratch):
     that is owned elsewhere or is an owned endpoint of an arc leaving the rank, and for the
     tree's smallest-key member. For every owned member: its anchor (interface trees: its final
     label is the anchor's) or its tree's smallest-key member (the final label). ``scratch`` is
-    four n-long arrays: two of uint8 flags, all zero, and two of int64, all -1, on entry and on
-    return.
+    four n-long arrays: two of uint8 flags, all zero, and two of int32 or int64 ids, all -1, on
+    entry and on return.
 
     Returns (pair_x, pair_anchor, owned_x, owned_target, owned_is_interface), each in no
     particular order (the two engines return the same sets).
