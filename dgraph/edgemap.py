@@ -149,11 +149,12 @@ class EdgeMap:
 
     def floor(self, r, space):
         """Rank r's least value offered so far to each slot of ``space`` (``falling`` pushes),
-        +inf until offered: one array per rank for the run, for the one space it pushes into."""
+        rounded up to a float32 (a filter needs no more), +inf until offered: one array per rank
+        for the run, for the one space it pushes into."""
         held = self._floors.get(r)
         if held is None or held[0] is not space:
-            held = self._floors[r] = (space, np.full(space.size, np.inf))
-            self.ctx.stats.hold_vertex_state(f"edge map floor {r}", 8 * space.size)
+            held = self._floors[r] = (space, np.full(space.size, np.inf, np.float32))
+            self.ctx.stats.hold_vertex_state(f"edge map floor {r}", 4 * space.size)
         return held[1]
 
     def marks(self):

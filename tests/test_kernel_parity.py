@@ -103,9 +103,11 @@ def _push_cases():
         for dtype, weights, add, key in ((np.float64, w, True, _key()), (np.int64, np.empty(0), False, _key()[:0])):
             values = rng.integers(0, 3, rows.size).astype(dtype)
             arcs = (indptr, indices, weights, rows, values, tails, skip)
-            out.append((*arcs, mode, add, key, *_scratch(dtype), np.empty(0)))
+            out.append((*arcs, mode, add, key, *_scratch(dtype), np.empty(0, np.float32)))
     # a min push with a floor: offers above it dropped (ties kept), the floor lowered to the rest
-    floor = np.where(rng.random(N) < 0.5, np.inf, rng.integers(0, 4, N).astype(np.float64))
+    # (+inf, whole numbers the integer offers tie with, or values no float64 offer equals)
+    u, k = rng.random(N), rng.integers(0, 4, N)
+    floor = np.where(u < 0.3, np.inf, np.where(u < 0.6, k, k + 0.1)).astype(np.float32)
     for dtype, weights, add in ((np.float64, w, True), (np.int64, np.empty(0), False)):
         values = rng.integers(0, 3, rows.size).astype(dtype)
         arcs = (indptr, indices, weights, rows, values, tails, skip)

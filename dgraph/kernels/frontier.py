@@ -154,6 +154,18 @@ def _collect(heads, best, btail, seen):
 
 
 @numba.njit(cache=True)
+def _at_least(x):
+    """The least float32 not below ``x``: a floor kept in float32 only ever drops offers above it."""
+    f = np.float32(x)
+    return np.nextafter(f, np.float32(np.inf)) if f < x else f
+
+
+def _at_least_numpy(x):
+    f = np.asarray(x).astype(np.float32)
+    return np.where(f < x, np.nextafter(f, np.float32(np.inf)), f)
+
+
+@numba.njit(cache=True)
 def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
     keyed = key.size > 0
     total = 0
@@ -170,8 +182,8 @@ def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
             x = tvals[i] + (weights[e] if weights.size else 1.0) if add else tvals[i]
             if floor.size:
                 if x > floor[v]:
-                    continue  # no lighter than an earlier offer to v: it cannot win at the owner
-                floor[v] = x
+                    continue  # above an earlier offer to v: it cannot win at the owner
+                floor[v] = min(floor[v], _at_least(x))
             if not seen[v]:
                 seen[v] = True
                 best[v] = x
@@ -210,7 +222,7 @@ def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
         return heads, tvals[:0], tails[:0], examined
     merged = _merge_numpy(heads, vals, tails[pos], mode, key, best, btail, seen)
     if floor.size:
-        floor[merged[0]] = merged[1]  # each a head's least offer, at most its floor
+        floor[merged[0]] = _at_least_numpy(merged[1])  # each a head's least offer, at most its floor
     return (*merged, examined)
 
 
@@ -224,9 +236,10 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
     ``"min"``, ``"max"`` or ``"first"`` as ``merge_by_id`` does. Returns (sorted heads, merged
     values, winning tails, arcs examined), what frontier_arcs, ``f`` and merge_by_id give.
 
-    ``floor`` (float64 per head, a ``"min"`` merge only): the least value offered to each head so
-    far; offers above it are dropped, and it is lowered to the offers made. Where a head's value
-    only ever falls (shortest paths), an offer above an earlier one cannot win at its owner."""
+    ``floor`` (float32 per head, a ``"min"`` merge only): the least value offered to each head so
+    far, rounded up to a float32; offers above it are dropped, and it is lowered to the offers
+    made. Where a head's value only ever falls (shortest paths), an offer above an earlier one
+    cannot win at its owner; rounding up keeps every offer that could (ties included)."""
     if floor is not None and merge != "min":
         raise ValueError(f"a floor drops offers a min merge would lose; merge is {merge!r}")
     fbest, ibest, btail, seen = scratch
@@ -247,7 +260,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
         best,
         btail,
         seen,
-        np.empty(0) if floor is None else floor,
+        np.empty(0, np.float32) if floor is None else floor,
     )
 
 

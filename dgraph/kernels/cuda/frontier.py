@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
+from ..frontier import _at_least_numpy
 from . import device
 
 INT_MAX = np.iinfo(np.int64).max
@@ -240,14 +241,14 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, ke
             d_skip,
             add,
             weights.size > 0,
-            device.mirror(floor) if floor.size else device.empty(0, np.float64),  # the floor at the call's start
+            device.mirror(floor) if floor.size else device.empty(0, np.float32),  # the floor at the call's start
             heads,
             vals,
             by,
         )
     merged = _merge(heads, vals, by, total, mode, key, seen, integer)
     if floor.size:
-        floor[merged[0]] = merged[1]  # each a head's least offer, at most its floor
+        floor[merged[0]] = _at_least_numpy(merged[1])  # each a head's least offer, at most its floor
     return (*merged, total)
 
 
