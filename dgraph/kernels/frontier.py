@@ -154,18 +154,6 @@ def _collect(heads, best, btail, seen):
 
 
 @numba.njit(cache=True)
-def _at_least(x):
-    """The least float32 not below ``x``: a floor kept in float32 only ever drops offers above it."""
-    f = np.float32(x)
-    return np.nextafter(f, np.float32(np.inf)) if f < x else f
-
-
-def _at_least_numpy(x):
-    f = np.asarray(x).astype(np.float32)
-    return np.where(f < x, np.nextafter(f, np.float32(np.inf)), f)
-
-
-@numba.njit(cache=True)
 def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
     keyed = key.size > 0
     total = 0
@@ -180,10 +168,8 @@ def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
             if skip.size and skip[v]:
                 continue
             x = tvals[i] + (weights[e] if weights.size else 1.0) if add else tvals[i]
-            if floor.size:
-                if x > floor[v]:
-                    continue  # above an earlier offer to v: it cannot win at the owner
-                floor[v] = min(floor[v], _at_least(x))
+            if floor.size and x > floor[v]:
+                continue  # above an earlier offer to v: it cannot win at the owner
             if not seen[v]:
                 seen[v] = True
                 best[v] = x
@@ -221,8 +207,6 @@ def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
     if heads.size == 0:
         return heads, tvals[:0], tails[:0], examined
     merged = _merge_numpy(heads, vals, tails[pos], mode, key, best, btail, seen)
-    if floor.size:
-        floor[merged[0]] = _at_least_numpy(merged[1])  # each a head's least offer, at most its floor
     return (*merged, examined)
 
 
@@ -237,8 +221,8 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
     values, winning tails, arcs examined), what frontier_arcs, ``f`` and merge_by_id give.
 
     ``floor`` (float32 per head, a ``"min"`` merge only): the least value offered to each head so
-    far, rounded up to a float32; offers above it are dropped, and it is lowered to the offers
-    made. Where a head's value only ever falls (shortest paths), an offer above an earlier one
+    far, rounded up to a float32; offers above it are dropped, and it is lowered to the merged
+    values. Where a head's value only ever falls (shortest paths), an offer above an earlier one
     cannot win at its owner; rounding up keeps every offer that could (ties included)."""
     if floor is not None and merge != "min":
         raise ValueError(f"a floor drops offers a min merge would lose; merge is {merge!r}")
@@ -246,7 +230,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
     integer = np.issubdtype(np.asarray(tvals).dtype, np.integer) and not add
     tvals = np.ascontiguousarray(tvals, dtype=np.int64 if integer else np.float64)
     best = fbest if tvals.dtype == np.float64 else ibest
-    return _push(
+    merged = _push(
         indptr,
         indices,
         np.empty(0) if weights is None else weights,
@@ -262,6 +246,10 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
         seen,
         np.empty(0, np.float32) if floor is None else floor,
     )
+    if floor is not None:  # the engines drop offers above it; it falls to what passed, rounded up
+        up = merged[1].astype(np.float32)
+        floor[merged[0]] = np.where(up < merged[1], np.nextafter(up, np.float32(np.inf)), up)
+    return merged
 
 
 # ----------------------------------------------------------------------------- merge by id (edge map)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ..frontier import _at_least_numpy
 from . import device
 
 INT_MAX = np.iinfo(np.int64).max
@@ -246,10 +245,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, ke
             vals,
             by,
         )
-    merged = _merge(heads, vals, by, total, mode, key, seen, integer)
-    if floor.size:
-        floor[merged[0]] = _at_least_numpy(merged[1])  # each a head's least offer, at most its floor
-    return (*merged, total)
+    return (*_merge(heads, vals, by, total, mode, key, seen, integer), total)
 
 
 # kernel name -> device twin (dgraph.kernels.engines adds them to their kernels)
