@@ -206,8 +206,7 @@ def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
         pos, heads, vals = pos[keep], heads[keep], vals[keep]
     if heads.size == 0:
         return heads, tvals[:0], tails[:0], examined
-    merged = _merge_numpy(heads, vals, tails[pos], mode, key, best, btail, seen)
-    return (*merged, examined)
+    return (*_merge_numpy(heads, vals, tails[pos], mode, key, best, btail, seen), examined)
 
 
 _push = twins("push_merge", numba=_push_bits, numpy=_push_numpy)
