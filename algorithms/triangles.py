@@ -9,19 +9,19 @@ count: the arcs (u, w), u != w, joining two members of N(v).
   networkx's directed formula).
 * ``triangle_count`` (undirected graphs): that count / 2, the triangles through v.
 
-Method, undirected graphs with a vertex of degree above ``ORIENT_ABOVE``: every edge is
-oriented from its end of lower (degree, id) to the higher one, so each triangle v -> u -> w
-(with v -> w) is found once, at v, and counted at all three vertices. Each rank orients its
-vertices' rows (the degrees come in one allgather), fetches the oriented rows of the heads
-other ranks own (two supersteps), counts with a marker array into a tally over its vertex
-space (its own vertices and the ghosts it reads) and sends the tallies to the owners (one
-superstep). Work is the sum over oriented arcs v -> u of u's
-out-degree, at most sqrt(2m) each: a hub's long row is never scanned once per neighbour.
+Method, undirected graphs: every edge is oriented from its lower end to its higher one, so each
+triangle v -> u -> w (with v -> w) is found once, at v, and counted at all three vertices. With
+a vertex of degree above ``ORIENT_ABOVE`` the order is (degree, id) and the degrees come in one
+ghost exchange: work is the sum over oriented arcs v -> u of u's out-degree, at most sqrt(2m)
+each, so a hub's long row is never scanned once per neighbour. Without hubs (roads, meshes) the
+order is the id alone, which needs no exchange and bounds the same sum by the largest degree.
+Each rank orients its vertices' rows, fetches the oriented rows of the heads other ranks own
+(two supersteps), counts with a marker array into a tally over its vertex space (its own
+vertices and the ghosts it reads) and sends the tallies to the owners (one superstep).
 
-Otherwise (directed graphs; graphs without hubs, like roads and meshes): each rank builds N(v)
-for its vertices, fetches once the out-rows of the vertices of those sets that other ranks own
-(two supersteps), and counts the arcs among N(v) with a marker array. Work is the sum over v
-of the degrees of its neighbours.
+Directed graphs: each rank builds N(v) for its vertices, fetches once the out-rows of the
+vertices of those sets that other ranks own (two supersteps), and counts the arcs among N(v)
+with a marker array. Work is the sum over v of the degrees of its neighbours.
 
 Either way the ghosts' rows, which on a skewed graph approach the whole graph, are fetched in
 batches of about ``ROW_BATCH_ARCS`` arcs (sized by the ghosts' degrees), each counted and freed
@@ -35,12 +35,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import common_space, space_slots
+from dgraph.block import common_space, index_type, space_slots
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange, add_at_owners, fetch, fetch_rows
 from dgraph.kernels import unique
 
-ORIENT_ABOVE = 64  # largest degree at which the plain neighbourhood count is still used (undirected)
+ORIENT_ABOVE = 64  # largest degree at which edges are oriented by id alone (undirected)
 ROW_BATCH_ARCS = 1 << 22  # arcs of fetched rows a rank holds at once: ghost rows come in batches
 
 
@@ -57,12 +57,13 @@ def _batches(ctx, wanted, sizes, batch_arcs):
         }
 
 
-def _in_space(space, ghosts):
-    """Fetched rows (placed ids) in a rank's space: the row ids (all in it) and their entries,
-    those outside it as the extra slot ``space.size`` (never marked, never counted)."""
+def _in_space(space, ghosts, dtype):
+    """Fetched rows (placed ids) in a rank's space: the row ids (all in it) and their entries
+    (of ``dtype``, the rank's own rows' type), those outside it as the extra slot
+    ``space.size`` (never marked, never counted)."""
     ids, ptr, idx = ghosts
     slots, inside = space_slots(space, idx)
-    return np.searchsorted(space, ids), ptr, np.where(inside, slots, space.size)
+    return np.searchsorted(space, ids), ptr, np.where(inside, slots, space.size).astype(dtype, copy=False)
 
 
 def neighbourhood_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
@@ -92,50 +93,92 @@ def neighbourhood_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
                 own = SimpleNamespace(indptr=np.zeros_like(own.indptr), indices=own.indices[:0])
             ptr, idx = sets[r]
             arcs[r] += kernels.neighbourhood_arcs(
-                ptr, idx, first[r], own, _in_space(views[r][0].space, ghosts[r]), mark[r]
+                ptr, idx, first[r], own, _in_space(views[r][0].space, ghosts[r], idx.dtype), mark[r]
             )
     return {r: {"arcs": arcs[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 
-def oriented_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
+def oriented_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS, max_degree=None):
+    """``max_degree``: orient by id alone, which bounds an oriented row by it; None: by (degree, id)."""
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
     spaces = {r: blocks[r].space for r in ctx.ranks}
     with ctx.phase("orient"):
         first = {r: int(np.searchsorted(spaces[r], bounds[r])) for r in ctx.ranks}
         sets = {r: kernels.neighbour_sets(blocks[r], None, first[r]) for r in ctx.ranks}
-        degree = {r: np.zeros(spaces[r].size, np.int64) for r in ctx.ranks}  # of every vertex a rank reads
-        GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)(
-            {r: np.diff(sets[r][0]) for r in ctx.ranks}, degree
-        )
-        up, wanted = {}, {}
+        degree = {r: None for r in ctx.ranks}
+        if max_degree is None:
+            degree = {r: np.zeros(spaces[r].size, np.int64) for r in ctx.ranks}  # of every vertex a rank reads
+            GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)(
+                {r: np.diff(sets[r][0]) for r in ctx.ranks}, degree
+            )
+        # by degree, counting runs in labels that put the hubs first (own rows relabelled once,
+        # each batch of ghost rows as it comes); by id, the slots are the labels
+        up, rows, new, wanted, sizes = {}, {}, {}, {}, {}
         for r in ctx.ranks:
             size = int(bounds[r + 1] - bounds[r])
             ptr, heads = kernels.orient_rows(*sets[r], degree[r], first[r])  # slots order as placed ids
             up[r] = SimpleNamespace(lo=int(bounds[r]), indptr=ptr, indices=heads, space=spaces[r])
             wanted[r] = spaces[r][unique(heads[(heads < first[r]) | (heads >= first[r] + size)])]
+            if degree[r] is None:
+                rows[r], new[r], sizes[r] = (ptr, heads), None, np.full(wanted[r].size, max_degree)  # bound row lengths
+            else:
+                new[r] = _hubs_first(degree[r], first[r], size)
+                rows[r] = _relabelled(np.arange(first[r], first[r] + size), ptr, heads, new[r])[1:]
+                sizes[r] = degree[r][np.searchsorted(spaces[r], wanted[r])]
     with ctx.phase("count"):
         tri, mark = {}, {}
         for r in ctx.ranks:
             mark[r], tri[r] = np.zeros(spaces[r].size + 1, dtype=np.bool_), np.zeros(spaces[r].size + 1, dtype=np.int64)
-        ctx.hold("triangles", mark, tri, degree)
-        sizes = {r: degree[r][np.searchsorted(spaces[r], wanted[r])] for r in ctx.ranks}  # bounds the oriented rows
+        ctx.hold("triangles", mark, tri, *([] if max_degree is not None else [degree, new]))
         for i, batch in enumerate(_batches(ctx, wanted, sizes, batch_arcs)):
             ghosts = fetch_rows(ctx, up, batch, bounds)
             for r in ctx.ranks:
-                g = _in_space(spaces[r], ghosts[r])
-                kernels.oriented_triangles(up[r].indptr, up[r].indices, first[r], g, mark[r], tri[r], own_heads=i == 0)
+                g = _in_space(spaces[r], ghosts[r], up[r].indices.dtype)
+                if new[r] is not None:
+                    g = _relabelled(*g, new[r])
+                kernels.oriented_triangles(*rows[r], first[r], g, mark[r], tri[r], own_heads=i == 0)
     with ctx.phase("reduce"):
-        found = add_at_owners(ctx, spaces, {r: tri[r][:-1] for r in ctx.ranks}, bounds)
+        at = {r: slice(-1) if new[r] is None else new[r][:-1] for r in ctx.ranks}  # each slot's label
+        found = add_at_owners(ctx, spaces, {r: tri[r][at[r]] for r in ctx.ranks}, bounds)
     return {r: {"arcs": 2 * found[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 
+def _hubs_first(degree, first, size):
+    """A label for every slot of a rank's vertex space, and the extra slot's own: the ghosts
+    below the rank's ``size`` vertices (from slot ``first``), those vertices and the ghosts above
+    each keep their range of labels, in descending degree (ties by slot). Oriented rows end in
+    vertices of higher degree, so the marks and tallies they touch then share cache lines (GAP
+    relabels by degree for the same reason)."""
+    new = np.empty(degree.size + 1, index_type(degree.size + 1))
+    for a, b in ((0, first), (first, first + size), (first + size, degree.size)):
+        new[a + np.argsort(-degree[a:b], kind="stable")] = np.arange(a, b)
+    new[-1] = degree.size
+    return new
+
+
+def _relabelled(ids, ptr, idx, new):
+    """Rows ``ids`` (slots; CSR ``ptr/idx``) in labels ``new``: (their labels ascending, indptr,
+    entries), each row's entries sorted, which walks the marks in order."""
+    labels = new[ids]
+    order = np.argsort(labels)
+    lengths = np.diff(ptr)[order]
+    out = np.zeros(ids.size + 1, np.int64)
+    np.cumsum(lengths, out=out[1:])
+    at = np.repeat(ptr[:-1][order] - out[:-1], lengths) + np.arange(out[-1])
+    entries = new[idx[at]]
+    kernels.order_rows(out, entries, np.empty(0), dedup=False)
+    return labels[order], out, entries
+
+
 def _frame(graph, transform):
-    # orienting costs two more supersteps and an n-long tally; it pays where hubs would have
-    # their long rows scanned once per neighbour (social graphs), not on roads and meshes
-    oriented = not graph.directed and graph.max_degree > ORIENT_ABOVE
-    kernel = oriented_kernel if oriented else neighbourhood_kernel
+    if graph.directed:
+        kernel, params = neighbourhood_kernel, {}
+    else:
+        # by id alone while no row is long: no degree exchange, and a row bounds its heads' work
+        hubs = graph.max_degree > ORIENT_ABOVE
+        kernel, params = oriented_kernel, {"max_degree": None if hubs else graph.max_degree}
     return graph.run_to_frame(
-        kernel, transform=transform, reverse=graph.directed, name="neighbourhoods", batch_arcs=ROW_BATCH_ARCS
+        kernel, transform=transform, reverse=graph.directed, name="neighbourhoods", batch_arcs=ROW_BATCH_ARCS, **params
     )
 
 

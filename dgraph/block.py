@@ -158,10 +158,7 @@ def space_slots(space, ids):
         a = int(np.searchsorted(space, lo))
         if a + hi - lo < space.size and space[a] == lo and space[a + hi - lo] == hi:
             return ids - (lo - a), np.ones(ids.size, dtype=bool)
-    slots = np.searchsorted(space, ids)
-    inside = slots < space.size
-    inside[inside] = space[slots[inside]] == ids[inside]
-    return slots, inside
+    return kernels.positions(space, ids)
 
 
 def placed(block):

@@ -237,7 +237,7 @@ def _nbr_arcs_cases():
 
 def _orient_cases():
     indptr, indices, ptr, idx, _ = _neighbourhood_inputs(19)
-    return [(ptr, idx, np.diff(indptr), LO), (indptr, indices, np.diff(indptr), 0)]
+    return [(ptr, idx, np.diff(indptr), LO), (indptr, indices, np.diff(indptr), 0), (ptr, idx, None, LO)]
 
 
 def _oriented_cases():
@@ -491,6 +491,20 @@ def _order_cases():
     return out
 
 
+def _positions_cases():
+    rng = np.random.default_rng(33)
+    sparse = np.flatnonzero(rng.random(5000) < 0.3) + 70  # ids in and out of it, below and above
+    dense = np.arange(40, 1000)
+    asked = rng.integers(-5, 5200, 20000)
+    return [
+        (sparse, asked),
+        (sparse.astype(np.int32), asked.astype(np.int32)),
+        (dense, asked),
+        (np.array([7]), np.array([6, 7, 8, 70])),  # one word, ids on both sides
+        (sparse, asked[:0]),
+    ]
+
+
 def _kronecker_cases():
     from dgraph.kernels.generate import _seed_key, scrambler
 
@@ -541,6 +555,7 @@ CASES = {
     "search_tree_rules": (_tree_cases, None),
     "search_tree_rules_many": (_tree_many_cases, None),
     "kronecker_edges": (_kronecker_cases, None),
+    "positions": (_positions_cases, None),
     # after an arc found no room the arrays hold whatever was written before it
     "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),
     "order_rows": (_order_cases, None),

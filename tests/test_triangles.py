@@ -10,14 +10,14 @@ from dgraph import kernels
 from dgraph.algorithms import local_clustering_coefficient, total_triangles, triangle_count
 
 
-@pytest.mark.parametrize("method", ["auto", "oriented", "plain"])
+@pytest.mark.parametrize("method", ["auto", "by degree", "by id"])
 @pytest.mark.parametrize("kind", ["kronecker", "er", "grid"])
 def test_undirected_matches_networkx(client, kind, method, monkeypatch):
     from dgraph.algorithms import triangles
 
-    # auto orients the Kronecker graph (hubs) and counts the others plainly; force each way too
+    # auto orients the Kronecker graph (hubs) by degree and the others by id; force each way too
     monkeypatch.setattr(
-        triangles, "ORIENT_ABOVE", {"auto": triangles.ORIENT_ABOVE, "oriented": -1, "plain": 10**9}[method]
+        triangles, "ORIENT_ABOVE", {"auto": triangles.ORIENT_ABOVE, "by degree": -1, "by id": 10**9}[method]
     )
     e = {
         "kronecker": lambda: kron_edges(8, seed=5),
@@ -35,7 +35,7 @@ def test_undirected_matches_networkx(client, kind, method, monkeypatch):
     assert total_triangles(g) == sum(ref_t.values()) // 3
 
 
-@pytest.mark.parametrize("orient_above", [-1, 10**9], ids=["oriented", "plain"])
+@pytest.mark.parametrize("orient_above", [-1, 10**9], ids=["by degree", "by id"])
 def test_ghost_rows_fetched_in_batches_count_the_same(client, monkeypatch, orient_above):
     from dgraph.algorithms import triangles
 

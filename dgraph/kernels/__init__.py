@@ -50,6 +50,7 @@ from .linalg import pagerank_step, power_iterations, spmv
 from .matching import heaviest_free_neighbour
 from .paths import improve, relax_local, rows_leaving, split_rows
 from .sets import union, unique
+from .slots import positions
 from .trees import search_tree_rules, search_tree_rules_many
 from .unionfind import block_forest, component_interface, spanning_forest
 
@@ -82,6 +83,7 @@ __all__ = [
     "neighbour_sets",
     "neighbourhood_arcs",
     "orient_rows",
+    "positions",
     "order_rows",
     "oriented_triangles",
     "pagerank_step",

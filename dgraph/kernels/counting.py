@@ -124,14 +124,14 @@ def _neighbour_sets_numba(ptr_a, idx_a, ptr_b, idx_b, lo):
     nloc = ptr_a.size - 1
     total = idx_a.size + idx_b.size
     ptr = np.zeros(nloc + 1, np.int64)
-    out = np.empty(total, np.int64)
-    buf = np.empty(0, np.int64)
+    out = np.empty(total, idx_a.dtype)
+    buf = np.empty(0, idx_a.dtype)
     c = 0
     for v in range(nloc):
         da = ptr_a[v + 1] - ptr_a[v]
         db = ptr_b[v + 1] - ptr_b[v] if ptr_b.size else 0
         if buf.size < da + db:
-            buf = np.empty(2 * (da + db), np.int64)
+            buf = np.empty(2 * (da + db), idx_a.dtype)
         seg = buf[: da + db]
         seg[:da] = idx_a[ptr_a[v] : ptr_a[v + 1]]
         if db:
@@ -218,15 +218,16 @@ def _rows_are_sets(indptr, indices, lo):
 def neighbour_sets(a, b, lo):
     """Per row: the sorted distinct neighbours in CSR ``a`` and ``b`` (same rows, or None),
     without the row's own vertex (``lo + row``). ``a``'s own arrays when its rows already are
-    that (a simple graph without reordering): one scan instead of a sorted copy."""
-    empty = np.empty(0, np.int64)
+    that (a simple graph without reordering): one scan instead of a sorted copy. The sets hold
+    ``a.indices``'s type."""
+    empty = np.empty(0, a.indices.dtype)
     pb, ib = (b.indptr, b.indices) if b is not None else (empty, empty)
     return _sets(a.indptr, a.indices, pb, ib, int(lo))
 
 
 def _sets_numba(pa, ia, pb, ib, lo):
     if pb.size == 0 and _rows_are_sets(pa, ia, lo):
-        return pa, ia.astype(np.int64, copy=False)  # int64 like the sets built below
+        return pa, ia
     return _neighbour_sets_numba(pa, ia, pb, ib, lo)
 
 
@@ -244,7 +245,7 @@ def _sets_numpy(pa, ia, pb, ib, lo):
     rows, cols = rows[first], cols[first]
     ptr = np.zeros(nlocal + 1, np.int64)
     np.cumsum(np.bincount(rows, minlength=nlocal), out=ptr[1:])
-    return ptr, cols.astype(np.int64, copy=False)
+    return ptr, cols.astype(ia.dtype, copy=False)
 
 
 _sets = twins("neighbour_sets", numba=_sets_numba, numpy=_sets_numpy)
@@ -279,10 +280,12 @@ def _orient_numba(ptr, idx, degree, lo):
     up_idx = np.empty(idx.size, idx.dtype)
     c = 0
     for v in range(nloc):
-        dv, gv = degree[v + lo], v + lo
+        gv = v + lo
+        dv = degree[gv] if degree is not None else 0
         for j in range(ptr[v], ptr[v + 1]):
             u = idx[j]
-            if degree[u] > dv or (degree[u] == dv and u > gv):
+            du = degree[u] if degree is not None else 0
+            if du > dv or (du == dv and u > gv):
                 up_idx[c] = u
                 c += 1
         up_ptr[v + 1] = c
@@ -291,13 +294,17 @@ def _orient_numba(ptr, idx, degree, lo):
 
 def _orient_numpy(ptr, idx, degree, lo):
     tails = np.repeat(np.arange(lo, lo + ptr.size - 1), np.diff(ptr))
-    keep = (degree[idx] > degree[tails]) | ((degree[idx] == degree[tails]) & (idx > tails))
+    if degree is None:
+        keep = idx > tails
+    else:
+        keep = (degree[idx] > degree[tails]) | ((degree[idx] == degree[tails]) & (idx > tails))
     return np.r_[0, np.cumsum(np.bincount(tails[keep] - lo, minlength=ptr.size - 1))], idx[keep]
 
 
 def orient_rows(ptr, idx, degree, lo):
-    """The arcs v -> u of rows ``ptr/idx`` (vertices lo..) with (degree[u], u) > (degree[v], v):
-    every edge kept at one end only. Returns (up_ptr, up_idx), rows in the same order."""
+    """The arcs v -> u of rows ``ptr/idx`` (vertices lo..) with (degree[u], u) > (degree[v], v),
+    or with ``degree`` None u > v: every edge kept at one end only. Returns (up_ptr, up_idx),
+    rows in the same order."""
     return _orient(ptr, idx, degree, int(lo))
 
 

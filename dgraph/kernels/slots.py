@@ -1,0 +1,75 @@
+"""Where ids stand in a vertex space (a sorted set of ids): the lookup every conversion from
+placed ids to a rank's slots goes through."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .engines import twins
+
+
+def positions(space, ids):
+    """(slots, inside): where ``ids`` stand in the sorted set ``space`` (``np.searchsorted``'s
+    left positions, ids outside it included) and which of them are in it.
+
+    The numba twin answers from a rank dictionary of the space: a bit per id of its span and a
+    running count per 64 of them (a quarter of a byte per id of the span, made in one pass), so
+    a lookup is two reads and a popcount where a binary search misses the cache at every step
+    (8M random ids in a space of 700K: 80 ms against 2.6 s). Worth it when the ids outnumber the
+    span's 64-id words; otherwise, and on the numpy engine, it searches.
+
+    >>> slots, inside = positions(np.array([2, 5, 9]), np.array([5, 3, 9, 10]))
+    >>> slots.tolist(), inside.tolist()
+    ([1, 1, 2, 3], [True, False, True, False])
+    """
+    ids = np.asarray(ids)
+    if space.size and ids.size and (int(space[-1]) - int(space[0])) // 64 < ids.size:
+        return _positions(space, ids)
+    return _search(space, ids)
+
+
+def _search(space, ids):
+    slots = np.searchsorted(space, ids)
+    inside = slots < space.size
+    inside[inside] = space[slots[inside]] == ids[inside]
+    return slots, inside
+
+
+@numba.njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@numba.njit(cache=True)
+def _positions_numba(space, ids):
+    base = space[0]
+    words = (space[-1] - base) // 64 + 1
+    bits = np.zeros(words, np.uint64)
+    below = np.empty(words, np.int64)  # space members in the words before
+    for i in range(space.size):
+        p = space[i] - base
+        bits[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+    c = 0
+    for w in range(words):
+        below[w] = c
+        c += _popcount(bits[w])
+    slots = np.empty(ids.size, np.int64)
+    inside = np.zeros(ids.size, np.bool_)
+    for i in range(ids.size):
+        q = ids[i] - base
+        if q < 0:
+            slots[i] = 0
+        elif q >= words * 64:
+            slots[i] = space.size
+        else:
+            word, b = bits[q >> 6], np.uint64(q & 63)
+            slots[i] = below[q >> 6] + _popcount(word & ((np.uint64(1) << b) - np.uint64(1)))
+            inside[i] = (word >> b) & np.uint64(1)
+    return slots, inside
+
+
+_positions = twins("positions", numba=_positions_numba, numpy=_search)
