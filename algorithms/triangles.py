@@ -126,21 +126,29 @@ def oriented_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS, max_degree=None
                 rows[r] = _relabelled(np.arange(first[r], first[r] + size), ptr, heads, new[r])[1:]
                 sizes[r] = degree[r][np.searchsorted(spaces[r], wanted[r])]
     with ctx.phase("count"):
-        tri, mark = {}, {}
-        for r in ctx.ranks:
-            mark[r], tri[r] = np.zeros(spaces[r].size + 1, dtype=np.bool_), np.zeros(spaces[r].size + 1, dtype=np.int64)
-        ctx.hold("triangles", mark, tri, *([] if max_degree is not None else [degree, new]))
+        # by id, rows sorted in the orientation's order are merged; by degree, marked
+        tri = {r: np.zeros(spaces[r].size + 1, dtype=np.int64) for r in ctx.ranks}
+        mark = {r: None if new[r] is None else np.zeros(spaces[r].size + 1, dtype=np.bool_) for r in ctx.ranks}
+        ctx.hold("triangles", tri, *([] if max_degree is not None else [mark, degree, new]))
         for i, batch in enumerate(_batches(ctx, wanted, sizes, batch_arcs)):
             ghosts = fetch_rows(ctx, up, batch, bounds)
             for r in ctx.ranks:
                 g = _in_space(spaces[r], ghosts[r], up[r].indices.dtype)
-                if new[r] is not None:
+                if new[r] is None:
+                    kernels.ordered_triangles(*rows[r], first[r], _inside(*g, spaces[r].size), tri[r], own_heads=i == 0)
+                else:
                     g = _relabelled(*g, new[r])
-                kernels.oriented_triangles(*rows[r], first[r], g, mark[r], tri[r], own_heads=i == 0)
+                    kernels.oriented_triangles(*rows[r], first[r], g, mark[r], tri[r], own_heads=i == 0)
     with ctx.phase("reduce"):
         at = {r: slice(-1) if new[r] is None else new[r][:-1] for r in ctx.ranks}  # each slot's label
         found = add_at_owners(ctx, spaces, {r: tri[r][at[r]] for r in ctx.ranks}, bounds)
     return {r: {"arcs": 2 * found[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
+
+
+def _inside(ids, ptr, idx, size):
+    """Rows without their entries outside the space (slot ``size``): sorted rows stay sorted."""
+    keep = np.r_[0, np.cumsum(idx < size)]
+    return ids, keep[ptr], idx[idx < size]
 
 
 def _hubs_first(degree, first, size):

@@ -82,6 +82,14 @@ class Block:
     def degree(self):
         return np.diff(self.indptr)
 
+    def rows_are_sets(self, lo):
+        """Whether every row already is its sorted distinct neighbours without the row's own
+        vertex (slot ``lo + row``): checked once per ``lo``, as a block does not change."""
+        known = self.__dict__.setdefault("_rows_are_sets", {})
+        if lo not in known:
+            known[lo] = kernels.neighbour_sets_already(self, lo)
+        return known[lo]
+
     def loop_counts(self):
         """Self-loops per row, found a bounded run of rows at a time (a graph without loops,
         as most are, costs nothing)."""

@@ -254,6 +254,22 @@ def _oriented_cases():
     ]
 
 
+def _ordered_cases():
+    indptr, indices, _ = _graph(21)
+    lo, hi = 2, HI  # by id, a triangle counts at its lowest vertex: the hubs (low ids) are here
+    ptr, idx, _ = _rows(indptr, indices, None, lo, hi)
+    ghost_ids = np.r_[0:lo, hi:N].astype(np.int64)
+    with kernels.using("numpy"):
+        up_all = kernels.orient_rows(indptr, indices, None, 0)  # by id: rows stay sorted
+        up_ptr, up_idx = kernels.orient_rows(ptr, idx, None, lo)
+    ghosts = _ghost_rows(up_all[0], up_all[1], ghost_ids)
+    some = _ghost_rows(up_all[0], up_all[1], ghost_ids[1::3])
+    return [
+        (up_ptr, up_idx, lo, True, *ghosts, np.zeros(N, np.int64)),
+        (up_ptr, up_idx, lo, False, *some, np.zeros(N, np.int64)),
+    ]
+
+
 def _moving_cases():
     indptr, indices, w = _graph(31)
     rng = np.random.default_rng(32)
@@ -539,6 +555,7 @@ CASES = {
     "neighbourhood_arcs": (_nbr_arcs_cases, None),
     "orient_rows": (_orient_cases, None),
     "oriented_triangles": (_oriented_cases, None),
+    "ordered_triangles": (_ordered_cases, None),
     "rows_touching": (_touching_cases, None),
     # the scratch (last three) is left zeroed by numba and unused by numpy
     "local_moving": (_moving_cases, lambda r, a: (r, a[5], a[6], a[7])),

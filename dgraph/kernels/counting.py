@@ -217,18 +217,18 @@ def _rows_are_sets(indptr, indices, lo):
 
 def neighbour_sets(a, b, lo):
     """Per row: the sorted distinct neighbours in CSR ``a`` and ``b`` (same rows, or None),
-    without the row's own vertex (``lo + row``). ``a``'s own arrays when its rows already are
-    that (a simple graph without reordering): one scan instead of a sorted copy. The sets hold
-    ``a.indices``'s type."""
+    without the row's own vertex (``lo + row``), in ``a.indices``'s type. ``a``'s own arrays
+    when its rows already are that (a simple graph without reordering; a block remembers)."""
+    if b is None and (a.rows_are_sets(lo) if hasattr(a, "rows_are_sets") else neighbour_sets_already(a, lo)):
+        return a.indptr, a.indices
     empty = np.empty(0, a.indices.dtype)
     pb, ib = (b.indptr, b.indices) if b is not None else (empty, empty)
     return _sets(a.indptr, a.indices, pb, ib, int(lo))
 
 
-def _sets_numba(pa, ia, pb, ib, lo):
-    if pb.size == 0 and _rows_are_sets(pa, ia, lo):
-        return pa, ia
-    return _neighbour_sets_numba(pa, ia, pb, ib, lo)
+def neighbour_sets_already(a, lo):
+    """Whether every row of CSR ``a`` is sorted, without repeats or its own vertex (``lo + row``)."""
+    return bool(_rows_are_sets(a.indptr, a.indices, int(lo)))
 
 
 def _sets_numpy(pa, ia, pb, ib, lo):
@@ -248,7 +248,7 @@ def _sets_numpy(pa, ia, pb, ib, lo):
     return ptr, cols.astype(ia.dtype, copy=False)
 
 
-_sets = twins("neighbour_sets", numba=_sets_numba, numpy=_sets_numpy)
+_sets = twins("neighbour_sets", numba=_neighbour_sets_numba, numpy=_sets_numpy)
 
 
 def neighbourhood_arcs(nb_ptr, nb_idx, lo, own, ghosts, mark):
@@ -400,6 +400,58 @@ def _oriented_split(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, mark, tr
 
 
 _oriented = twins("oriented_triangles", numba=_oriented_split, numpy=_oriented_numpy)
+
+
+@numba.njit(cache=True)
+def _ordered_numba(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
+    hi = lo + up_ptr.size - 1
+    for v in range(up_ptr.size - 1):
+        s, e = up_ptr[v], up_ptr[v + 1]
+        found = 0
+        for i in range(s, e - 1):  # the last head closes nothing: what closes v -> u comes after u
+            u = up_idx[i]
+            if lo <= u < hi:
+                if not own_heads:
+                    continue
+                a, b, row = up_ptr[u - lo], up_ptr[u - lo + 1], up_idx
+            else:
+                k = np.searchsorted(g_ids, u)
+                if k == g_ids.size or g_ids[k] != u:
+                    continue  # its row comes in another batch
+                a, b, row = g_ptr[k], g_ptr[k + 1], g_idx
+            j, here = i + 1, 0
+            while j < e and a < b:  # merge the rest of v's row with u's
+                x, y = up_idx[j], row[a]
+                if x < y:
+                    j += 1
+                elif y < x:
+                    a += 1
+                else:
+                    tri[x] += 1
+                    here += 1
+                    j += 1
+                    a += 1
+            if here:
+                tri[u] += here
+                found += here
+        if found:
+            tri[v + lo] += found
+
+
+def _ordered_numpy(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
+    _oriented_numpy(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, np.zeros(tri.size, bool), tri)
+
+
+def ordered_triangles(up_ptr, up_idx, lo, ghosts, tri, own_heads=True):
+    """``oriented_triangles`` for rows oriented by id alone (u > v), each sorted, ghost rows
+    holding only vertices of the space: what closes v -> u lies after u in v's row, so a merge of
+    the rest of v's row with u's finds it, without marks (on meshes and roads, where rows are
+    short, a third of the marking count's time)."""
+    g_ids, g_ptr, g_idx = ghosts
+    _ordered(up_ptr, up_idx, int(lo), bool(own_heads), g_ids, g_ptr, g_idx, tri)
+
+
+_ordered = twins("ordered_triangles", numba=_ordered_numba, numpy=_ordered_numpy)
 
 
 @numba.njit(cache=True)
