@@ -28,8 +28,10 @@ from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange, reduce_rows
 
+HUB_READS = 64  # reads of one vertex's contribution above which the SpMV gathers in hubs-first labels
 
-def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key, layout):
+
+def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key, layout, hub_reads=HUB_READS):
     n = int(bounds[-1])
     outs = {r: ctx.blocks[r][0] for r in ctx.ranks}
     ins = {r: ctx.blocks[r][1] for r in ctx.ranks}
@@ -66,7 +68,12 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
     with ctx.phase("plan"):
         gather = GhostExchange(ctx, {r: ins[r].parts for r in ctx.ranks}, bounds)
     x = {r: np.zeros(ins[r].space.size) for r in ctx.ranks}  # contributions of what rank r reads
-    ctx.hold("pagerank", pr, teleport, contrib, out_weight, x)
+    new, reads = {}, {}
+    for r in ctx.ranks:  # where hubs are, the SpMV reads x in labels that put them first
+        new[r], reads[r] = _hubs_first(ins[r].parts, ins[r].space.size, hub_reads)
+    relabelled = {r: x[r] if new[r] is None else np.zeros(x[r].size) for r in ctx.ranks}
+    hubs = [a for r in ctx.ranks if new[r] is not None for a in (new[r], relabelled[r])]
+    ctx.hold("pagerank", pr, teleport, contrib, out_weight, x, *hubs)
     row_sums = {r: [np.empty(p.indptr.size - 1) for p in ins[r].parts] for r in ctx.ranks}  # SpMV outputs, reused
     updates, converged = 0, False
     while True:
@@ -79,10 +86,13 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         if updates == max_iter:
             break
         with ctx.phase("compute"):
+            for r in ctx.ranks:
+                if new[r] is not None:
+                    relabelled[r][new[r]] = x[r]
             pulled = {
                 r: [
-                    kernels.spmv(p.indptr, p.indices, p.weights if weighted else None, x[r], out)
-                    for p, out in zip(ins[r].parts, row_sums[r])
+                    kernels.spmv(p.indptr, idx, p.weights if weighted else None, relabelled[r], out)
+                    for p, idx, out in zip(ins[r].parts, reads[r], row_sums[r])
                 ]
                 for r in ctx.ranks
             }
@@ -96,6 +106,23 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
         updates += 1
     ctx.stats.info.update(iterations=updates, converged=converged)
     return {r: {"pagerank": pr[r]} for r in ctx.ranks}
+
+
+def _hubs_first(parts, size, hub_reads):
+    """(labels, indices): when some vertex of a rank's space is read more than ``hub_reads``
+    times by its in-arcs, a label per slot, the most read first (ties by slot), and every part's
+    indices in those labels; else (None, the indices). The SpMV's gather then finds the hubs'
+    contributions, which most arcs read, in a few cache lines (Kronecker 20: a quarter to half
+    of its time); each row keeps its arcs' order, so the sums are the same bits. Meshes and
+    roads, whose slots already carry locality, keep them."""
+    reads = np.zeros(size, np.int64)
+    for p in parts:
+        reads += np.bincount(p.indices, minlength=size)
+    if reads.max(initial=0) <= hub_reads:
+        return None, [p.indices for p in parts]
+    new = np.empty(size, parts[0].indices.dtype)
+    new[np.argsort(-reads, kind="stable")] = np.arange(size)
+    return new, [new[p.indices] for p in parts]
 
 
 def _out_weight(block, weighted):
@@ -197,6 +224,7 @@ def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, we
         tol=float(tol),
         personalization=pers,
         weighted=weight is not None,
+        hub_reads=HUB_READS,
     )
     if tol > 0 and not graph.last_stats.info.get("converged"):
         warnings.warn(

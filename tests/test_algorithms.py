@@ -1,5 +1,7 @@
 """BFS, PageRank and connected components against networkx, on every layout and rank count."""
 
+import importlib
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -187,6 +189,20 @@ def test_pagerank_options_match_networkx(client):
     assert g.last_stats.info["iterations"] == 7
     with pytest.warns(dgraph.ConvergenceWarning):
         pagerank(g, tol=1e-15, max_iter=2)
+
+
+@pytest.mark.parametrize("layout", ["1d", "2d"])
+def test_pagerank_reads_hubs_first_to_the_same_bits(client, monkeypatch, layout):
+    module = importlib.import_module("dgraph.algorithms.pagerank")  # the package's name is the function
+    edges = kron_edges(9, seed=4)
+    g = dgraph.from_edgelist(edges, directed=False, layout=layout, ranks=4)
+    got = {}
+    for reads in (-1, 10**9):  # every rank relabels its gather, then none does
+        monkeypatch.setattr(module, "HUB_READS", reads)
+        got[reads] = pagerank(g, tol=1e-12, max_iter=500).compute().set_index("vertex").pagerank.sort_index()
+    np.testing.assert_array_equal(got[-1].to_numpy(), got[10**9].to_numpy())
+    ref = nx.pagerank(nx_graph(edges, False), tol=1e-12, max_iter=500)
+    assert max(abs(got[-1][v] - x) for v, x in ref.items()) < 1e-8
 
 
 def test_algorithms_on_real_dataset(client):
