@@ -16,8 +16,11 @@ ghost exchange: work is the sum over oriented arcs v -> u of u's out-degree, at 
 each, so a hub's long row is never scanned once per neighbour. Without hubs (roads, meshes) the
 order is the id alone, which needs no exchange and bounds the same sum by the largest degree.
 Each rank orients its vertices' rows, fetches the oriented rows of the heads other ranks own
-(two supersteps), counts with a marker array into a tally over its vertex space (its own
-vertices and the ghosts it reads) and sends the tallies to the owners (one superstep).
+(two supersteps), counts into a tally over its vertex space (its own vertices and the ghosts it
+reads) and sends the tallies to the owners (one superstep). By id, rows sorted in the
+orientation's order are merged (``kernels.ordered_triangles``); by degree, v's heads are marked
+and u's row scanned against the marks, in labels that put the rank's hubs first so that the
+marks and tallies most rows end in share cache lines.
 
 Directed graphs: each rank builds N(v) for its vertices, fetches once the out-rows of the
 vertices of those sets that other ranks own (two supersteps), and counts the arcs among N(v)

@@ -193,7 +193,7 @@ def test_pagerank_options_match_networkx(client):
 
 @pytest.mark.parametrize("layout", ["1d", "2d"])
 def test_pagerank_reads_hubs_first_to_the_same_bits(client, monkeypatch, layout):
-    module = importlib.import_module("dgraph.algorithms.pagerank")  # the package's name is the function
+    module = importlib.import_module("dgraph.algorithms.pagerank")  # dgraph.algorithms.pagerank names the function
     edges = kron_edges(9, seed=4)
     g = dgraph.from_edgelist(edges, directed=False, layout=layout, ranks=4)
     got = {}
