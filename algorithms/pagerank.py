@@ -29,6 +29,7 @@ from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange, reduce_rows
 
 HUB_READS = 64  # reads of one vertex's contribution above which the SpMV gathers in hubs-first labels
+HUBS_AFTER = 5  # iterations before that, in runs allowed at least as many more
 
 
 def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key, layout, hub_reads=HUB_READS):
@@ -68,12 +69,11 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
     with ctx.phase("plan"):
         gather = GhostExchange(ctx, {r: ins[r].parts for r in ctx.ranks}, bounds)
     x = {r: np.zeros(ins[r].space.size) for r in ctx.ranks}  # contributions of what rank r reads
-    new, reads = {}, {}
-    for r in ctx.ranks:  # where hubs are, the SpMV reads x in labels that put them first
-        new[r], reads[r] = _hubs_first(ins[r].parts, ins[r].space.size, hub_reads)
-    relabelled = {r: x[r] if new[r] is None else np.zeros(x[r].size) for r in ctx.ranks}
-    hubs = [a for r in ctx.ranks if new[r] is not None for a in (new[r], relabelled[r])]
-    ctx.hold("pagerank", pr, teleport, contrib, out_weight, x, *hubs)
+    ctx.hold("pagerank", pr, teleport, contrib, out_weight, x)
+    # the SpMV reads x in place until a run shows it will be long (relabelling costs a few
+    # iterations' gain), then, where hubs are, in labels that put them first
+    new = {r: None for r in ctx.ranks}
+    reads, relabelled = {r: [p.indices for p in ins[r].parts] for r in ctx.ranks}, x
     row_sums = {r: [np.empty(p.indptr.size - 1) for p in ins[r].parts] for r in ctx.ranks}  # SpMV outputs, reused
     updates, converged = 0, False
     while True:
@@ -85,6 +85,12 @@ def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds
             break
         if updates == max_iter:
             break
+        if updates == HUBS_AFTER and max_iter - updates >= HUBS_AFTER:
+            for r in ctx.ranks:
+                new[r], reads[r] = _hubs_first(ins[r].parts, ins[r].space.size, hub_reads)
+            relabelled = {r: x[r] if new[r] is None else np.zeros(x[r].size) for r in ctx.ranks}
+            hubs = [a for r in ctx.ranks if new[r] is not None for a in (new[r], relabelled[r])]
+            ctx.hold("pagerank", pr, teleport, contrib, out_weight, x, *hubs)
         with ctx.phase("compute"):
             for r in ctx.ranks:
                 if new[r] is not None:
