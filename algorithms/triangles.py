@@ -150,8 +150,8 @@ def oriented_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS, max_degree=None
 
 def _inside(ids, ptr, idx, size):
     """Rows without their entries outside the space (slot ``size``): sorted rows stay sorted."""
-    keep = np.r_[0, np.cumsum(idx < size)]
-    return ids, keep[ptr], idx[idx < size]
+    inside = idx < size
+    return ids, np.r_[0, np.cumsum(inside)][ptr], idx[inside]
 
 
 def _hubs_first(degree, first, size):
