@@ -52,6 +52,25 @@ def _representatives(v, root, key):
     return members[keep], rep[keep]
 
 
+def _smallest_members(nodes, x, a, key):
+    """(key, member) per node: the smallest-key member among the anchor itself and the ``x``
+    paired with it (``x``, ``a``: a rank's pairs, ``a`` among the sorted ``nodes``); nodes that
+    anchor nothing get the largest int64 key. Works along the pairs, without copies of them
+    joined to the anchors (on a 2D mesh nearly every arc is a pair)."""
+    big = np.iinfo(np.int64).max
+    at = np.searchsorted(nodes, a)
+    x_key = x if key.size == 0 else key[x]
+    best_key = np.full(nodes.size, big)
+    np.minimum.at(best_key, at, x_key)
+    anchors = np.zeros(nodes.size, dtype=bool)
+    anchors[at] = True
+    own_key = np.where(anchors, nodes if key.size == 0 else key[nodes], big)
+    best = nodes.copy()  # an anchor that is its own smallest member (ties: keys are distinct)
+    hit = x_key == best_key[at]
+    best[at[hit]] = x[hit]
+    return np.minimum(best_key, own_key), np.where(own_key <= best_key, nodes, best)
+
+
 def merge_interfaces(ctx, pairs, local, bounds, key):
     """For every rank, its owned range's representatives: ``rep[r][a - lo]`` is the placed id
     of the smallest-key member of anchor a's whole component (other entries are unused).
@@ -75,15 +94,7 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     send = {}
     for r in ctx.ranks:  # each anchor's smallest-key member, sent to the owner of its root
         nodes, root = linked[r]  # every anchor is a node: its tree has a ghost
-        x = np.concatenate(pairs[r])  # the members paired with each anchor, and the anchors
-        a = np.concatenate([pairs[r][1], pairs[r][1]])
-        x_key, at = (x if key.size == 0 else key[x]), np.searchsorted(nodes, a)
-        best_key = np.full(nodes.size, np.iinfo(np.int64).max)
-        np.minimum.at(best_key, at, x_key)
-        best = np.empty(nodes.size, np.int64)
-        hit = x_key == best_key[at]
-        best[at[hit]] = x[hit]
-        send[r] = by_owner(bounds, root, best_key, best)
+        send[r] = by_owner(bounds, root, *_smallest_members(nodes, *pairs[r], key))
     chosen = {}
     for r, messages in ctx.alltoall(send).items():
         empty = [np.empty(0, np.int64)]
@@ -101,6 +112,32 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     return rep
 
 
+def _interface_of_rank(ctx, r, bounds, key):
+    """Rank r's forest summarised for the merge: ((pair members, their anchors), (owned members,
+    their targets, whether in an interface tree)) in placed ids, and the arcs examined. A
+    function of its own so the forest and its scratch (tens of bytes a slot) are freed before
+    the merge, whose peak they would add to."""
+    # (out,) undirected; (out, in) directed, so every cut arc is seen at both ends; all in
+    # one vertex space, where the rank's own vertices are the slots [a, a + hi - lo)
+    blocks = common_space(ctx.blocks[r])
+    space, lo, hi = blocks[0].space, int(bounds[r]), int(bounds[r + 1])
+    a = int(np.searchsorted(space, lo))
+    blocks = [dataclasses.replace(b, lo=a, hi=a + hi - lo) for b in blocks]
+    slot = index_type(space.size)  # slots in int32 while they fit: half the bytes the finds walk
+    parent = np.arange(space.size, dtype=slot)
+    scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
+    scratch += (np.full(space.size, -1, slot), np.full(space.size, -1, slot))
+    ctx.hold(f"wcc rank {r}", parent, *scratch)
+    v, root, leaving = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
+    del parent
+    keyed = key[space] if key.size else key
+    found = kernels.component_interface(leaving, v, root, a, a + hi - lo, keyed, scratch)
+    del v, root, leaving, scratch
+    px, pa, owned, target, interface = (space[x] if i < 4 else x for i, x in enumerate(found))
+    ctx.stats.release_vertex_state(f"wcc rank {r}")
+    return (px, pa), (owned, target, interface), sum(blk.narcs for blk in blocks)
+
+
 def components_kernel(ctx, bounds, key):
     key = np.empty(0, np.int64) if key is None else key
     n, P = int(bounds[-1]), ctx.nranks
@@ -116,24 +153,8 @@ def components_kernel(ctx, bounds, key):
     pairs, local, examined = {}, {}, 0
     with ctx.phase("local"):
         for r in ctx.ranks:
-            # (out,) undirected; (out, in) directed, so every cut arc is seen at both ends; all in
-            # one vertex space, where the rank's own vertices are the slots [a, a + hi - lo)
-            blocks = common_space(ctx.blocks[r])
-            space, lo, hi = blocks[0].space, int(bounds[r]), int(bounds[r + 1])
-            a = int(np.searchsorted(space, lo))
-            blocks = [dataclasses.replace(b, lo=a, hi=a + hi - lo) for b in blocks]
-            slot = index_type(space.size)  # slots in int32 while they fit: half the bytes the finds walk
-            parent = np.arange(space.size, dtype=slot)
-            scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
-            scratch += (np.full(space.size, -1, slot), np.full(space.size, -1, slot))
-            ctx.hold(f"wcc rank {r}", parent, *scratch)
-            v, root, leaving = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
-            examined += sum(blk.narcs for blk in blocks)
-            keyed = key[space] if key.size else key
-            found = kernels.component_interface(leaving, v, root, a, a + hi - lo, keyed, scratch)
-            px, pa, owned, target, interface = (space[x] if i < 4 else x for i, x in enumerate(found))
-            pairs[r], local[r] = (px, pa), (owned, target, interface)
-            ctx.stats.release_vertex_state(f"wcc rank {r}")
+            pairs[r], local[r], arcs = _interface_of_rank(ctx, r, bounds, key)
+            examined += arcs
     ctx.stats.info.update(edges_examined=examined)
     with ctx.phase("merge"):
         rep_of = merge_interfaces(ctx, pairs, local, bounds, key)

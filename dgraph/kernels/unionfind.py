@@ -359,8 +359,9 @@ def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
         vflag[x] = 0
     for x in leaving:
         vflag[x] = 0
-    # copies, so the room sized for every member is freed (the cut is mostly far smaller)
-    return out_x[:c].copy(), out_a[:c].copy(), own_x[:o], own_t[:o], own_i[:o]
+    if 4 * c < out_x.size:  # copies, so the room sized for every member is freed
+        return out_x[:c].copy(), out_a[:c].copy(), own_x[:o], own_t[:o], own_i[:o]
+    return out_x[:c], out_a[:c], own_x[:o], own_t[:o], own_i[:o]  # most members are pairs (2D)
 
 
 def _interface_numpy(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
