@@ -123,12 +123,12 @@ def _hubs_first(parts, size, hub_reads):
     roads, whose slots already carry locality, keep them."""
     reads = np.zeros(size, np.int64)
     for p in parts:
-        reads += np.bincount(p.indices, minlength=size)
+        kernels.count_reads(p.indices, reads)
     if reads.max(initial=0) <= hub_reads:
         return None, [p.indices for p in parts]
     new = np.empty(size, parts[0].indices.dtype)
     new[np.argsort(-reads, kind="stable")] = np.arange(size)
-    return new, [new[p.indices] for p in parts]
+    return new, [kernels.relabel(new, p.indices) for p in parts]
 
 
 def _out_weight(block, weighted):

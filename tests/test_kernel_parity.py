@@ -132,6 +132,18 @@ def _spmv_cases():
     return [(indptr, indices, w, x, np.empty(N)), (indptr, indices, None, x, np.empty(N))]
 
 
+def _reads_cases():
+    indices = _graph()[1]
+    zeros = np.zeros(N, np.int64)
+    return [(indices, zeros), (indices.astype(np.int32), np.arange(N)), (indices[:0], zeros.copy())]
+
+
+def _relabel_cases():
+    indices = _graph()[1]
+    labels = np.random.default_rng(4).permutation(N)
+    return [(labels, indices), (labels.astype(np.int32), indices.astype(np.int32)), (labels, indices[:0])]
+
+
 def _pagerank_inputs(seed=10):
     indptr, indices, _ = _graph(seed)
     outw = np.diff(indptr).astype(np.float64)
@@ -542,6 +554,8 @@ CASES = {
     "push_merge": (_push_cases, lambda r, a: (r, a[-2], a[-1])),
     "merge_by_id": (_merge_cases, lambda r, a: (r, a[-1])),
     "spmv": (_spmv_cases, None),
+    "count_reads": (_reads_cases, None),
+    "relabel": (_relabel_cases, None),
     "pagerank_step": (_step_cases, None),
     "power_iterations": (_iterate_cases, None),
     "spanning_forest": (_forest_cases, lambda r, a: (_pairs(*r), a)),

@@ -48,7 +48,7 @@ from .engines import (
 )
 from .frontier import MERGE_CODES, first_in_frontier, frontier_arcs, merge_by_id, push_merge, settle_level
 from .generate import kronecker_edges
-from .linalg import pagerank_step, power_iterations, spmv
+from .linalg import count_reads, pagerank_step, power_iterations, relabel, spmv
 from .matching import heaviest_free_neighbour
 from .paths import improve, relax_local, rows_leaving, split_rows
 from .sets import union, unique
@@ -67,6 +67,7 @@ __all__ = [
     "build_csr",
     "component_interface",
     "count_loops",
+    "count_reads",
     "csr_from_pieces",
     "device_transfers",
     "engine",
@@ -93,6 +94,7 @@ __all__ = [
     "pagerank_step",
     "power_iterations",
     "push_merge",
+    "relabel",
     "relax_local",
     "row_cuts",
     "rows_leaving",
