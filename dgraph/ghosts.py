@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
+from .block import index_type
+
 
 def reduce_rows(ctx, blocks, partial, layout, bounds):
     """Sum per-row partial values over a layout's block rows into per-owner arrays.
@@ -165,21 +168,29 @@ class Fetch:
     def __init__(self, ctx, wanted, bounds):
         self.ctx, self.bounds = ctx, np.asarray(bounds, dtype=np.int64)
         requests, self.inverse = {}, {}
-        for r in ctx.ranks:
-            ids, self.inverse[r] = np.unique(wanted[r], return_inverse=True)
+        for r in ctx.ranks:  # positions kept in int32 while they fit: the plan lives for every call
+            ids, inverse = np.unique(wanted[r], return_inverse=True)
+            self.inverse[r] = inverse.astype(index_type(ids.size), copy=False)
+            del inverse
             cuts = np.searchsorted(ids, self.bounds)
             requests[r] = {d: [ids[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
         asked = ctx.alltoall(requests)
-        self.serve = {d: [(src, ids - self.bounds[d]) for src, (ids,) in asked[d]] for d in ctx.ranks}
+        self.serve = {}
+        for d in ctx.ranks:
+            span = index_type(int(self.bounds[d + 1] - self.bounds[d]))
+            self.serve[d] = [(src, (ids - self.bounds[d]).astype(span, copy=False)) for src, (ids,) in asked[d]]
 
     def __call__(self, values):
         """``{r: values aligned with wanted[r]}``, ``values[r]``: one per vertex rank r owns."""
-        got = self.ctx.alltoall({d: {src: [values[d][at]] for src, at in self.serve[d]} for d in self.ctx.ranks})
+        # gathers by int32 positions in one pass each (numpy would first copy them to int64)
+        got = self.ctx.alltoall(
+            {d: {src: [kernels.relabel(values[d], at)] for src, at in self.serve[d]} for d in self.ctx.ranks}
+        )
         out = {}
         for r in self.ctx.ranks:
             parts = [a[0] for _, a in got[r]]  # in owner order, as the sorted unique ids
             vals = np.concatenate(parts) if parts else values[r][:0]
-            out[r] = vals[self.inverse[r]]
+            out[r] = kernels.relabel(vals, self.inverse[r])
         return out
 
 

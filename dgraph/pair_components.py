@@ -38,7 +38,6 @@ def pair_components(ctx, u, v, bounds):
     sorted, not held through the rounds. Adds ``pair_rounds`` to the run's stats."""
     bounds = np.asarray(bounds, dtype=np.int64)
     pairs = {r: sorted_pairs(u.pop(r), v.pop(r), int(bounds[-1])) for r in ctx.ranks}
-    far_end = Fetch(ctx, {r: pairs[r][1] for r in ctx.ranks}, bounds)
     nodes, starts, f = {}, {}, {}
     for r in ctx.ranks:
         near = pairs[r][0]
@@ -46,7 +45,11 @@ def pair_components(ctx, u, v, bounds):
         first[1:] = near[1:] != near[:-1]
         starts[r] = np.flatnonzero(first)  # each node's run of pairs
         nodes[r] = near[starts[r]]
+        pairs[r] = pairs[r][1]  # the runs stand for the near ends from here on
         f[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)  # parent of every owned id (only nodes move)
+        del near, first
+    far_end = Fetch(ctx, pairs, bounds)
+    del pairs  # the plan holds what the rounds read of the far ends
     ctx.hold("pair components", f)
     rounds, moved = 0, True
     while moved:
@@ -65,6 +68,7 @@ def pair_components(ctx, u, v, bounds):
             f[r][here] = lowest  # aggressive hooking and shortcutting
             lower = lowest < parent[r]
             hook[r] = by_owner(bounds, parent[r][lower], lowest[lower])  # stochastic hooking: the parent too
+        del far, grand  # not held beside the next round's
         for r, messages in ctx.alltoall(hook).items():
             for _, (ids, values) in messages:
                 np.minimum.at(f[r], ids - bounds[r], values)
