@@ -39,7 +39,7 @@ def cdlp_kernel(ctx, max_iter, bounds, key):
             first, size = gather.first[r], own[r].size
             # labels renumbered among the ones rank r reads (in order, so ties still go to the
             # smallest): the counts then need a slot per vertex of its space, not per label
-            labels, dense = np.unique(seen[r], return_inverse=True) if size < n else (None, seen[r])
+            labels, dense = kernels.dense_ranks(seen[r]) if size < n else (None, seen[r])
             mine = dense[first : first + size].copy()
             a, b = blocks[r][0], blocks[r][1] if len(blocks[r]) > 1 else None
             kernels.label_mode(a, b, dense, mine, counts[r])

@@ -169,7 +169,7 @@ class Fetch:
         self.ctx, self.bounds = ctx, np.asarray(bounds, dtype=np.int64)
         requests, self.inverse = {}, {}
         for r in ctx.ranks:  # positions kept in int32 while they fit: the plan lives for every call
-            ids, inverse = np.unique(wanted[r], return_inverse=True)
+            ids, inverse = kernels.dense_ranks(wanted[r])
             self.inverse[r] = inverse.astype(index_type(ids.size), copy=False)
             del inverse
             cuts = np.searchsorted(ids, self.bounds)

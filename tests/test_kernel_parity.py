@@ -533,6 +533,13 @@ def _positions_cases():
     ]
 
 
+def _dense_ranks_cases():
+    rng = np.random.default_rng(34)
+    spread = rng.integers(-50, 4000, 3000)  # negative and positive, repeats, gaps
+    wide = rng.integers(0, 1 << 40, 50)  # sorted, not marked
+    return [(spread,), (spread.astype(np.int32),), (np.array([9, 9, 9]),), (wide,), (spread[:0],)]
+
+
 def _kronecker_cases():
     from dgraph.kernels.generate import _seed_key, scrambler
 
@@ -587,6 +594,7 @@ CASES = {
     "search_tree_rules_many": (_tree_many_cases, None),
     "kronecker_edges": (_kronecker_cases, None),
     "positions": (_positions_cases, None),
+    "dense_ranks": (_dense_ranks_cases, None),
     # after an arc found no room the arrays hold whatever was written before it
     "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),
     "order_rows": (_order_cases, None),

@@ -52,7 +52,7 @@ from .linalg import count_reads, pagerank_step, power_iterations, relabel, spmv
 from .matching import heaviest_free_neighbour
 from .paths import improve, relax_local, rows_leaving, split_rows
 from .sets import union, unique
-from .slots import positions
+from .slots import dense_ranks, positions
 from .trees import search_tree_rules, search_tree_rules_many
 from .unionfind import block_forest, component_interface, spanning_forest
 
@@ -69,6 +69,7 @@ __all__ = [
     "count_loops",
     "count_reads",
     "csr_from_pieces",
+    "dense_ranks",
     "device_transfers",
     "engine",
     "fill_rows",

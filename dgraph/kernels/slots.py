@@ -1,5 +1,6 @@
 """Where ids stand in a vertex space (a sorted set of ids): the lookup every conversion from
-placed ids to a rank's slots goes through."""
+placed ids to a rank's slots goes through, and the renumbering of ids by their rank among the
+distinct ones."""
 
 from __future__ import annotations
 
@@ -73,3 +74,75 @@ def _positions_numba(space, ids):
 
 
 _positions = twins("positions", numba=_positions_numba, numpy=_search)
+
+
+def dense_ranks(values):
+    """``np.unique(values, return_inverse=True)``: the distinct values, sorted, and each value's
+    rank among them. Where the values outnumber their span's 64-id words, the numba twin marks
+    them in a bitmap of the span and counts the bits per 64 (a quarter of a byte per id of the
+    span, transient) instead of sorting: linear, with no sorted copies of the values (4 M values
+    in a span of 9 M: 62 ms against 360 ms). Otherwise, and on the numpy engine, it sorts.
+
+    >>> distinct, rank = dense_ranks(np.array([7, 3, 7, 12]))
+    >>> distinct.tolist(), rank.tolist()
+    ([3, 7, 12], [1, 0, 1, 2])
+    """
+    return _dense_ranks(np.asarray(values))
+
+
+def _unique_inverse(values):
+    distinct, rank = np.unique(values, return_inverse=True)
+    return distinct, rank.reshape(-1).astype(np.int64, copy=False)
+
+
+@numba.njit(cache=True)
+def _dense_ranks_numba(values):
+    if values.size == 0:
+        return values.copy(), np.empty(0, np.int64)
+    base, top = values[0], values[0]
+    for v in values:
+        base, top = min(base, v), max(top, v)
+    words = (np.int64(top) - np.int64(base)) // 64 + 1
+    if words > values.size:
+        return _sorted_ranks(values)
+    bits = np.zeros(words, np.uint64)
+    for v in values:
+        p = v - base
+        bits[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+    below = np.empty(words, np.int64)  # distinct values in the words before
+    c = 0
+    for w in range(words):
+        below[w] = c
+        c += _popcount(bits[w])
+    distinct = np.empty(c, values.dtype)
+    k = 0
+    for w in range(words):
+        b = bits[w]
+        while b:
+            low = b & (~b + np.uint64(1))
+            distinct[k] = base + w * 64 + _popcount(low - np.uint64(1))
+            k += 1
+            b ^= low
+    rank = np.empty(values.size, np.int64)
+    for i in range(values.size):
+        p = values[i] - base
+        rank[i] = below[p >> 6] + _popcount(bits[p >> 6] & ((np.uint64(1) << np.uint64(p & 63)) - np.uint64(1)))
+    return distinct, rank
+
+
+@numba.njit(cache=True)
+def _sorted_ranks(values):
+    order = np.argsort(values, kind="mergesort")
+    distinct = np.empty(values.size, values.dtype)
+    rank = np.empty(values.size, np.int64)
+    c = -1
+    for j in range(values.size):
+        v = values[order[j]]
+        if c < 0 or v != distinct[c]:
+            c += 1
+            distinct[c] = v
+        rank[order[j]] = c
+    return distinct[: c + 1].copy(), rank
+
+
+_dense_ranks = twins("dense_ranks", numba=_dense_ranks_numba, numpy=_unique_inverse)
