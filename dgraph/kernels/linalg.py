@@ -74,7 +74,8 @@ _count_reads = twins("count_reads", numba=_count_reads_numba, numpy=_count_reads
 
 def count_reads(indices, counts):
     """Add to ``counts[i]`` the times ``i`` occurs in ``indices`` (int32 or int64), in place:
-    one pass, where ``np.bincount`` first copies int32 indices to int64."""
+    one pass, where ``np.bincount`` first copies int32 indices to int64 (15.7 M random int32
+    indices into 800 K counts: 52-58 ms against 103-110 ms)."""
     _count_reads(indices, counts)
 
 
@@ -94,8 +95,9 @@ _relabel = twins("relabel", numba=_relabel_numba, numpy=_relabel_numpy)
 
 
 def relabel(labels, indices):
-    """``labels[indices]`` in one pass (numpy's fancy indexing takes about three times as long
-    on int32 indices)."""
+    """``labels[indices]`` in one pass, without the int64 copy numpy's fancy indexing first
+    makes of int32 indices (15.7 M random int32 indices into 800 K labels: 62-67 ms against
+    77 ms; the gather's cache misses dominate both)."""
     return _relabel(labels, indices)
 
 
