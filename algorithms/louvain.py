@@ -178,7 +178,7 @@ def _move(ctx, level, lb, scale, rngs, start):
         seen = spaces(own)
         ccol = {}
         for r in ctx.ranks:
-            ids[r], ccol[r] = np.unique(seen[r], return_inverse=True)
+            ids[r], ccol[r] = kernels.dense_ranks(seen[r])
         facts = Fetch(ctx, ids, lb)
         t_view, s_view = facts(tot), facts(size)
         t_before, s_before = {r: t_view[r].copy() for r in ctx.ranks}, {r: s_view[r].copy() for r in ctx.ranks}
@@ -220,7 +220,7 @@ def _refine(ctx, level, own, seen, tot, lb, scale, theta, rngs):
     brings a community's refined pieces together on one rank, so the next level can join them)."""
     ids, ccol = {}, {}
     for r in ctx.ranks:
-        ids[r], ccol[r] = np.unique(seen[r], return_inverse=True)
+        ids[r], ccol[r] = kernels.dense_ranks(seen[r])
     totals = Fetch(ctx, ids, lb)(tot)
     parts = {}
     for r, lv in level.items():
