@@ -218,22 +218,14 @@ def block_arcs(block):
     return rows, cols, weights
 
 
-def weight_classes(block, delta):
-    """(light, heavy): copies of a weighted block (or of each of its subgraphs) with only its arcs
-    lighter than ``delta``, and with the others: delta-stepping's two kinds of arc, so a push
-    along one kind does not scan the other."""
-    halves = []
+def light_arcs(block, delta):
+    """A copy of a weighted block (or of each of its subgraphs) with only its arcs lighter than
+    ``delta``: delta-stepping's light arcs, so a bucket's rounds do not scan the heavy ones."""
+    parts = []
     for p in block.parts:
-        light, heavy = kernels.split_rows(p.indptr, p.indices, p.weights, float(delta), p.row_slots())
-        halves.append(
-            tuple(
-                dataclasses.replace(p, indptr=ptr, indices=idx, weights=w, loops=loops)
-                for ptr, idx, w, loops in (light, heavy)
-            )
-        )
-    if isinstance(block, Subgraphs):
-        return tuple(dataclasses.replace(block, parts=[h[i] for h in halves]) for i in (0, 1))
-    return halves[0]
+        ptr, idx, w, loops = kernels.light_rows(p.indptr, p.indices, p.weights, float(delta), p.row_slots())
+        parts.append(dataclasses.replace(p, indptr=ptr, indices=idx, weights=w, loops=loops))
+    return dataclasses.replace(block, parts=parts) if isinstance(block, Subgraphs) else parts[0]
 
 
 def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None, narrow=False):

@@ -197,6 +197,7 @@ class EdgeMap:
         direction="push",
         subgraph=None,
         arcs=None,
+        window=None,
         falling=False,
     ):
         """Apply ``f`` along the arcs leaving ``frontier`` and merge at the heads' owners.
@@ -211,8 +212,9 @@ class EdgeMap:
         ``total(r, heads)`` computed from the heads rank r's results go to (before they merge
         at the owners: an upper bound on how many change). ``subgraph``: only the arcs of that
         subgraph of a layout with subgraphs (1.5D: "EH2EH", "E2L", ...; a pull reads its mirror).
-        ``arcs[r]``: a push along these blocks (of the layout's shape; ``block.weight_classes``)
-        instead of the ranks' own. ``falling`` (a ``"min"`` push of ``f`` = None or
+        ``arcs[r]``: a push along these blocks (of the layout's shape; ``block.light_arcs``)
+        instead of the ranks' own. ``window`` (low, high): a push along only the arcs whose
+        weight (1.0 unweighted) lies in [low, high). ``falling`` (a ``"min"`` push of ``f`` = None or
         ``add_weight``): the values a head is offered only matter when they fall over the run,
         as distances do; each rank drops its offers above one it made before to the same head,
         so they neither merge nor travel (GAP's SSSP skips an arc the same way when it cannot
@@ -238,10 +240,10 @@ class EdgeMap:
         if falling and (direction != "push" or merge != "min" or f not in (_carry, add_weight)):
             raise ValueError("falling= is for min pushes of the carried value or add_weight")
         if direction == "pull":
-            if arcs is not None:
-                raise ValueError("arcs= is for pushes")
+            if arcs is not None or window is not None:
+                raise ValueError("arcs= and window= are for pushes")
             return self._pull(ids, vals, f, merge, total, total_op, skip_dst)
-        return self._push(ids, vals, f, merge, total, total_op, skip_dst, arcs, falling)
+        return self._push(ids, vals, f, merge, total, total_op, skip_dst, arcs, window, falling)
 
     def _parts(self, block, pull):
         if self._subgraph is None:
@@ -413,7 +415,7 @@ class EdgeMap:
             merged[r] = self._merge(local, v, t, merge, self.size(r))
         return merged, totals
 
-    def _push(self, ids, vals, f, merge, total, total_op, skip_dst, arcs=None, falling=False):
+    def _push(self, ids, vals, f, merge, total, total_op, skip_dst, arcs=None, window=None, falling=False):
         rows = self._gather(ids, vals, self._targets(pull=False))[0]
         fused = (f is _carry or f is add_weight) and merge in ("min", "max", "first")
         results = {}
@@ -440,14 +442,17 @@ class EdgeMap:
                         self.key,
                         self.scratch(space.size),
                         self.floor(r, space) if falling else None,
+                        window,
                     )
                     self.edges_examined += examined
                     found.append(tuple(merged))
                     continue
                 pos, dst, w = kernels.frontier_arcs(part.indptr, part.indices, part.weights, loc[sel])
                 self.edges_examined += dst.size
-                if skip is not None:
-                    keep = np.flatnonzero(~skip[dst])
+                if skip is not None or window is not None:
+                    keep = np.ones(dst.size, dtype=bool) if skip is None else ~skip[dst]
+                    if window is not None:
+                        keep &= (w >= window[0]) & (w < window[1])
                     pos, dst, w = pos[keep], dst[keep], w[keep]
                 found.append((dst, np.asarray(f(tails[pos], space[dst], w, tvals[pos])), tails[pos]))
             heads, v, t = found[0] if fused and len(found) == 1 else self._merge(*_join(found), merge, space.size)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .block import block_arcs, index_type, weight_classes
+from .block import block_arcs, index_type, light_arcs
 from .edgemap import add_weight
 
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
@@ -117,12 +117,12 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
     threshold, rounds, scanned = min(delta, limit), 0, 0
     queue = {r: np.flatnonzero(pending[r]) for r in ctx.ranks}  # the pending ids: rounds cost O(pending), not O(n)
     # Meyer and Sanders' split: within a bucket only the light arcs (lighter than delta) can
-    # improve it again, so its rounds push only those, and the heavy ones go once per vertex,
-    # from its final distance, when the bucket is done. (Local closures run their own Dijkstra.)
-    split, light, heavy = split and weighted and not local and np.isfinite(delta), None, None
-    if split:
-        kinds = {r: weight_classes(em.out_block(r), delta) for r in ctx.ranks}
-        light, heavy = ({r: k[i] for r, k in kinds.items()} for i in (0, 1))
+    # improve it again, so its rounds push only those (from a copy of them: rounds expand a
+    # vertex again and again), and the heavy ones go once per vertex, from its final distance,
+    # when the bucket is done (along the whole rows, the light arcs skipped: once, so a scan
+    # costs less than a copy). (Local closures run their own Dijkstra.)
+    split = split and weighted and not local and np.isfinite(delta)
+    light = {r: light_arcs(em.out_block(r), delta) for r in ctx.ranks} if split else None
     settled, busy = {r: [] for r in ctx.ranks}, False  # the vertices a bucket expanded, each once
     expanded = {r: np.zeros(em.size(r), dtype=bool) for r in ctx.ranks} if split else None
     while True:
@@ -172,7 +172,7 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
                 f,
                 "min",
                 direction="push",
-                arcs=heavy,
+                window=(delta, np.inf),
                 falling=f is add_weight,
             )
             rounds += 1

@@ -103,7 +103,7 @@ def _push_cases():
         for dtype, weights, add, key in ((np.float64, w, True, _key()), (np.int64, np.empty(0), False, _key()[:0])):
             values = rng.integers(0, 3, rows.size).astype(dtype)
             arcs = (indptr, indices, weights, rows, values, tails, skip)
-            out.append((*arcs, mode, add, key, *_scratch(dtype), np.empty(0, np.float32)))
+            out.append((*arcs, mode, add, key, *_scratch(dtype), np.empty(0, np.float32), -np.inf, np.inf))
     # a min push with a floor: offers above it dropped (ties kept), the floor lowered to the rest
     # (+inf, whole numbers the integer offers tie with, or values no float64 offer equals)
     u, k = rng.random(N), rng.integers(0, 4, N)
@@ -111,7 +111,12 @@ def _push_cases():
     for dtype, weights, add in ((np.float64, w, True), (np.int64, np.empty(0), False)):
         values = rng.integers(0, 3, rows.size).astype(dtype)
         arcs = (indptr, indices, weights, rows, values, tails, skip)
-        out.append((*arcs, 0, add, _key(), *_scratch(dtype), floor.copy()))
+        out.append((*arcs, 0, add, _key(), *_scratch(dtype), floor.copy(), -np.inf, np.inf))
+    # the arcs of one weight window (unweighted arcs weigh 1: all in, or all out)
+    for weights, window in ((w, (2.0, 4.0)), (np.empty(0), (0.0, 1.0)), (np.empty(0), (1.0, 2.0))):
+        values = rng.integers(0, 3, rows.size).astype(np.float64)
+        arcs = (indptr, indices, weights, rows, values, tails, skip)
+        out.append((*arcs, 0, True, _key(), *_scratch(np.float64), np.empty(0, np.float32), *window))
     return out
 
 
@@ -379,9 +384,10 @@ def _heaviest_cases():
     ]
 
 
-def _split_cases():
+def _light_cases():
     indptr, indices, w = _graph(27)
-    return [(indptr, indices, w, 5.0, np.arange(N, dtype=np.int64))]
+    ids = np.arange(N, dtype=np.int64)
+    return [(indptr, indices, w, delta, ids) for delta in (0.0, 5.0, np.inf)]
 
 
 def _improve_cases():
@@ -558,7 +564,7 @@ CASES = {
     "settle_level": (_settle_cases, None),
     # best and btail are scratch whose content between calls is unspecified; seen must be clear,
     # and the floor as it was (push_merge lowers it after any engine)
-    "push_merge": (_push_cases, lambda r, a: (r, a[-2], a[-1])),
+    "push_merge": (_push_cases, lambda r, a: (r, a[-4], a[-3])),
     "merge_by_id": (_merge_cases, lambda r, a: (r, a[-1])),
     "spmv": (_spmv_cases, None),
     "count_reads": (_reads_cases, None),
@@ -585,7 +591,7 @@ CASES = {
     "sum_pairs": (_sum_pairs_cases, None),
     "h_index": (_hindex_cases, None),
     "heaviest_free_neighbour": (_heaviest_cases, None),
-    "split_rows": (_split_cases, None),
+    "light_rows": (_light_cases, None),
     "improve": (_improve_cases, None),
     "rows_leaving": (_leaving_cases, None),
     "relax_local": (_relax_cases, None),

@@ -287,7 +287,8 @@ def test_merge_by_id_engines_agree(merge):
             assert x.dtype == y.dtype
 
 
-def test_split_rows_keeps_rows_and_order_on_both_engines():
+@pytest.mark.parametrize("delta", [0.3, 0.8])  # light arcs a few (copied out) or most (kept in place)
+def test_light_rows_keep_rows_and_order_on_both_engines(delta):
     rows, cols, w = _random(50, 600, 3)
     rows[:20] = cols[:20]  # some self-loops
     indptr, indices, weights = kernels.build_csr(rows, cols, 50, weights=w, dedup=False)
@@ -296,22 +297,16 @@ def test_split_rows_keeps_rows_and_order_on_both_engines():
     out = {}
     for e in kernels.ENGINES:
         with kernels.using(e):
-            out[e] = kernels.split_rows(indptr, indices, weights, 0.3, ids)
-    for kind in (0, 1):
-        for x, y in zip(out["numba"][kind], out["numpy"][kind]):
-            np.testing.assert_array_equal(x, y)
-    (lp, li, lw, ll), (hp, hi, hw, hl) = out["numba"]
-    assert (lw < 0.3).all() and (hw >= 0.3).all() and lp[-1] + hp[-1] == indices.size
-    for r in range(50):  # each row's arcs, in their order, split between the two
+            out[e] = kernels.light_rows(indptr, indices, weights, delta, ids)
+    for x, y in zip(out["numba"], out["numpy"]):
+        np.testing.assert_array_equal(x, y)
+    lp, li, lw, loops = out["numba"]
+    assert (lw < delta).all() and lp[-1] == np.count_nonzero(weights < delta) == li.size
+    for r in range(50):  # each row's light arcs, in their order
         row = slice(indptr[r], indptr[r + 1])
-        light = weights[row] < 0.3
-        np.testing.assert_array_equal(li[lp[r] : lp[r + 1]], indices[row][light])
-        np.testing.assert_array_equal(hi[hp[r] : hp[r + 1]], indices[row][~light])
-    loops = np.repeat(ids, np.diff(indptr)) == indices
-    assert (ll, hl) == (
-        np.count_nonzero(loops & (weights < 0.3)),
-        np.count_nonzero(loops & (weights >= 0.3)),
-    ) and ll + hl > 0
+        np.testing.assert_array_equal(li[lp[r] : lp[r + 1]], indices[row][weights[row] < delta])
+    self_loops = np.repeat(ids, np.diff(indptr)) == indices
+    assert loops == np.count_nonzero(self_loops & (weights < delta)) > 0
 
 
 def test_rows_leaving_engines_agree_with_a_row_by_row_check():
@@ -361,7 +356,8 @@ def test_improve_engines_agree(ties, keyed):
 
 @pytest.mark.parametrize("merge", ["min", "max", "first"])
 @pytest.mark.parametrize("add", [False, True])
-def test_fused_push_equals_arcs_then_f_then_merge(merge, add):
+@pytest.mark.parametrize("window", [None, (0.5, 1.5)])
+def test_fused_push_equals_arcs_then_f_then_merge(merge, add, window):
     rng = np.random.default_rng(12)
     n = 80
     rows, cols = rng.integers(0, n, 600), rng.integers(0, n, 600)
@@ -373,12 +369,12 @@ def test_fused_push_equals_arcs_then_f_then_merge(merge, add):
     for tvals in (rng.integers(0, 3, frontier.size) / 2, rng.integers(0, 3, frontier.size)):
         scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=bool))
         *fused, examined = kernels.push_merge(
-            indptr, indices, weights, frontier, tvals, tails, skip, merge, add, key, scratch
+            indptr, indices, weights, frontier, tvals, tails, skip, merge, add, key, scratch, window=window
         )
         assert not scratch[3].any()
         pos, dst, w = kernels.frontier_arcs(indptr, indices, weights, frontier)
         assert examined == dst.size
-        keep = ~skip[dst]
+        keep = ~skip[dst] & ((w >= window[0]) & (w < window[1]) if window else True)
         pos, dst, w = pos[keep], dst[keep], w[keep]
         vals = tvals[pos] + w if add else tvals[pos]
         ref = kernels.merge_by_id(dst, vals, tails[pos], merge, key, scratch)

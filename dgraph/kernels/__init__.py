@@ -50,7 +50,7 @@ from .frontier import MERGE_CODES, first_in_frontier, frontier_arcs, merge_by_id
 from .generate import kronecker_edges
 from .linalg import count_reads, pagerank_step, power_iterations, relabel, spmv
 from .matching import heaviest_free_neighbour
-from .paths import improve, relax_local, rows_leaving, split_rows
+from .paths import improve, light_rows, relax_local, rows_leaving
 from .sets import union, unique
 from .slots import dense_ranks, positions
 from .trees import search_tree_rules, search_tree_rules_many
@@ -81,6 +81,7 @@ __all__ = [
     "improve",
     "label_counts",
     "label_mode",
+    "light_rows",
     "local_moving",
     "refine_communities",
     "merge_by_id",
@@ -105,7 +106,6 @@ __all__ = [
     "set_engine",
     "settle_level",
     "spanning_forest",
-    "split_rows",
     "sum_pairs",
     "spmv",
     "threads",

@@ -154,7 +154,7 @@ def _collect(heads, best, btail, seen):
 
 
 @numba.njit(cache=True)
-def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
+def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi):
     keyed = key.size > 0
     total = 0
     for u in rows:
@@ -167,7 +167,10 @@ def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
             v = indices[e]
             if skip.size and skip[v]:
                 continue
-            x = tvals[i] + (weights[e] if weights.size else 1.0) if add else tvals[i]
+            w = weights[e] if weights.size else 1.0
+            if w < wlo or w >= whi:
+                continue
+            x = tvals[i] + w if add else tvals[i]
             if floor.size and x > floor[v]:
                 continue  # above an earlier offer to v: it cannot win at the owner
             if not seen[v]:
@@ -187,20 +190,22 @@ def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
     return first[:c], total  # heads in first-seen order, still marked: _collect finishes
 
 
-def _push_bits(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
+def _push_bits(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi):
     heads, examined = _push_numba(
-        indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor
+        indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi
     )
     return (*_collect(heads, best, btail, seen), examined)
 
 
-def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
+def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi):
     pos, heads, w = _arcs_numpy(indptr, indices, weights, rows)
     examined = heads.size
+    w = w if weights.size else np.ones(heads.size)
+    keep = (w >= wlo) & (w < whi)
     if skip.size:
-        keep = ~skip[heads]
-        pos, heads, w = pos[keep], heads[keep], (w[keep] if weights.size else w)
-    vals = tvals[pos] + (w if weights.size else 1.0) if add else tvals[pos]
+        keep &= ~skip[heads]
+    pos, heads, w = pos[keep], heads[keep], w[keep]
+    vals = tvals[pos] + w if add else tvals[pos]
     if floor.size:
         keep = vals <= floor[heads]
         pos, heads, vals = pos[keep], heads[keep], vals[keep]
@@ -212,7 +217,7 @@ def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
 _push = twins("push_merge", numba=_push_bits, numpy=_push_numpy)
 
 
-def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, key, scratch, floor=None):
+def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, key, scratch, floor=None, window=None):
     """The edge map's push step in one pass: for the arcs leaving local ``rows``
     (tails ``tails``, values ``tvals``), offer ``tvals`` (plus the arc's weight, 1.0 when
     unweighted, with ``add``) to each head not set in ``skip`` and merge per head with
@@ -222,7 +227,9 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
     ``floor`` (float32 per head, a ``"min"`` merge only): the least value offered to each head so
     far, rounded up to a float32; offers above it are dropped, and it is lowered to the merged
     values. Where a head's value only ever falls (shortest paths), an offer above an earlier one
-    cannot win at its owner; rounding up keeps every offer that could (ties included)."""
+    cannot win at its owner; rounding up keeps every offer that could (ties included).
+    ``window`` (low, high): only the arcs whose weight (1.0 unweighted) lies in [low, high) offer;
+    the others are still counted as examined."""
     if floor is not None and merge != "min":
         raise ValueError(f"a floor drops offers a min merge would lose; merge is {merge!r}")
     fbest, ibest, btail, seen = scratch
@@ -244,6 +251,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
         btail,
         seen,
         np.empty(0, np.float32) if floor is None else floor,
+        *(float(x) for x in (window or (-np.inf, np.inf))),
     )
     if floor is not None:  # the engines drop offers above it; it falls to what passed, rounded up
         up = merged[1].astype(np.float32)

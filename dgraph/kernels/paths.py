@@ -1,4 +1,4 @@
-"""Shortest-path kernels: light/heavy arc splits and offer bookkeeping for delta-stepping, and
+"""Shortest-path kernels: the light arcs and offer bookkeeping for delta-stepping, and
 rank-local relaxation (Dijkstra with a 4-ary heap, or a FIFO when every arc costs 1)."""
 
 from __future__ import annotations
@@ -11,60 +11,43 @@ from .frontier import _arcs_numpy
 
 
 @numba.njit(cache=True)
-def _light_rows(indptr, weights, delta, lptr):
+def _light_fill(indptr, indices, weights, delta, ids, lptr, lidx, lw):
+    a, loops = 0, 0
     for r in range(indptr.size - 1):
-        c = 0
         for e in range(indptr[r], indptr[r + 1]):
-            c += weights[e] < delta
-        lptr[r + 1] = lptr[r] + c
-
-
-@numba.njit(cache=True)
-def _split_fill(indptr, indices, weights, delta, ids, lptr, lidx, lw, hidx, hw):
-    lloops, hloops = 0, 0
-    for r in range(indptr.size - 1):
-        a, b = lptr[r], indptr[r] - lptr[r]
-        for e in range(indptr[r], indptr[r + 1]):
-            loop = indices[e] == ids[r]
             if weights[e] < delta:
                 lidx[a], lw[a] = indices[e], weights[e]
                 a += 1
-                lloops += loop
-            else:
-                hidx[b], hw[b] = indices[e], weights[e]
-                b += 1
-                hloops += loop
-    return lloops, hloops
+                loops += indices[e] == ids[r]
+        lptr[r + 1] = a
+    return a, loops
 
 
-def _split_rows_numba(indptr, indices, weights, delta, ids):
-    # the copies come from numpy, which asks the kernel for huge pages; numba's own allocations
-    # fault in 4 KiB pages, which on a large block costs as much as the copying
+def _light_rows_numba(indptr, indices, weights, delta, ids):
+    # one pass into room for every arc, of which only the pages the light arcs reach are ever
+    # touched; copied out to their size when they fill less than half of it
     lptr = np.zeros(indptr.size, np.int64)
-    _light_rows(indptr, weights, delta, lptr)
-    nl = int(lptr[-1])
-    lidx, lw = np.empty(nl, indices.dtype), np.empty(nl, weights.dtype)
-    hidx, hw = np.empty(indices.size - nl, indices.dtype), np.empty(indices.size - nl, weights.dtype)
-    lloops, hloops = _split_fill(indptr, indices, weights, delta, ids, lptr, lidx, lw, hidx, hw)
-    return (lptr, lidx, lw, lloops), (indptr - lptr, hidx, hw, hloops)
+    lidx, lw = np.empty(indices.size, indices.dtype), np.empty(indices.size, weights.dtype)
+    nl, loops = _light_fill(indptr, indices, weights, delta, ids, lptr, lidx, lw)
+    if 2 * nl < indices.size:
+        lidx, lw = lidx[:nl].copy(), lw[:nl].copy()
+    return lptr, lidx[:nl], lw[:nl], loops
 
 
-def split_rows(indptr, indices, weights, delta, ids):
-    """A weighted CSR cut in two, keeping rows and their order: (indptr, indices, weights, self-
-    loops) of the arcs lighter than ``delta``, and of the rest; ``ids``: each row's vertex id."""
-    return _split(indptr, indices, weights, delta, ids)
+def light_rows(indptr, indices, weights, delta, ids):
+    """The arcs of a weighted CSR lighter than ``delta``, rows and their order kept: (indptr,
+    indices, weights, self-loops); ``ids``: each row's vertex id."""
+    return _light(indptr, indices, weights, delta, ids)
 
 
-def _split_rows_numpy(indptr, indices, weights, delta, ids):
+def _light_rows_numpy(indptr, indices, weights, delta, ids):
     rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-    out = []
-    for keep in (weights < delta, weights >= delta):
-        ptr = np.r_[0, np.cumsum(np.bincount(rows[keep], minlength=indptr.size - 1))].astype(np.int64)
-        out.append((ptr, indices[keep], weights[keep], int(np.count_nonzero(indices[keep] == ids[rows[keep]]))))
-    return tuple(out)
+    keep = weights < delta
+    ptr = np.r_[0, np.cumsum(np.bincount(rows[keep], minlength=indptr.size - 1))].astype(np.int64)
+    return ptr, indices[keep], weights[keep], int(np.count_nonzero(indices[keep] == ids[rows[keep]]))
 
 
-_split = twins("split_rows", numba=_split_rows_numba, numpy=_split_rows_numpy)
+_light = twins("light_rows", numba=_light_rows_numba, numpy=_light_rows_numpy)
 
 
 @numba.njit(cache=True)

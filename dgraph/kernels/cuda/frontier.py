@@ -211,19 +211,22 @@ def merge_by_id(ids, vals, tails, mode, key, best, btail, seen):
 
 
 @cuda.jit
-def _offers(pos, dst, w, tvals, tails, skip, add, weighted, floor, heads, vals, by):
+def _offers(pos, dst, w, tvals, tails, skip, add, weighted, floor, wlo, whi, heads, vals, by):
     # an arc's offer: the tail's value (plus the arc's weight, 1 unweighted, with ``add``);
-    # heads set in ``skip``, or offered less before (``floor``), get none (head -1)
+    # heads set in ``skip`` or offered less before (``floor``), and arcs whose weight is outside
+    # [wlo, whi), give none (head -1)
     for j in range(cuda.grid(1), dst.size, cuda.gridsize(1)):
         v = dst[j]
         i = pos[j]
-        x = tvals[i] + (w[j] if weighted else 1.0) if add else tvals[i]
-        heads[j] = -1 if (skip.size and skip[v]) or (floor.size and x > floor[v]) else v
+        a = w[j] if weighted else 1.0
+        x = tvals[i] + a if add else tvals[i]
+        out = a < wlo or a >= whi
+        heads[j] = -1 if out or (skip.size and skip[v]) or (floor.size and x > floor[v]) else v
         vals[j] = x
         by[j] = tails[i]
 
 
-def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor):
+def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi):
     pos, dst, w, total = _arcs_on_device(indptr, indices, weights, rows)
     integer = tvals.dtype == np.int64
     heads, vals, by = device.empty(total, np.int64), device.empty(total, tvals.dtype), device.empty(total, np.int64)
@@ -241,6 +244,8 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, ke
             add,
             weights.size > 0,
             device.mirror(floor) if floor.size else device.empty(0, np.float32),  # the floor at the call's start
+            wlo,
+            whi,
             heads,
             vals,
             by,
