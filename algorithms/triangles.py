@@ -44,7 +44,7 @@ from dgraph.ghosts import GhostExchange, add_at_owners, fetch, fetch_rows
 from dgraph.kernels import unique
 
 ORIENT_ABOVE = 64  # largest degree at which edges are oriented by id alone (undirected)
-ROW_BATCH_ARCS = 1 << 22  # arcs of fetched rows a rank holds at once: ghost rows come in batches
+ROW_BATCH_ARCS = 1 << 21  # arcs of fetched rows a rank holds at once: ghost rows come in batches
 
 
 def _batches(ctx, wanted, sizes, batch_arcs):
@@ -66,7 +66,8 @@ def _in_space(space, ghosts, dtype):
     ``space.size`` (never marked, never counted)."""
     ids, ptr, idx = ghosts
     slots, inside = space_slots(space, idx)
-    return np.searchsorted(space, ids), ptr, np.where(inside, slots, space.size).astype(dtype, copy=False)
+    slots[~inside] = space.size
+    return np.searchsorted(space, ids), ptr, slots.astype(dtype, copy=False)
 
 
 def neighbourhood_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
@@ -98,6 +99,7 @@ def neighbourhood_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
             arcs[r] += kernels.neighbourhood_arcs(
                 ptr, idx, first[r], own, _in_space(views[r][0].space, ghosts[r], idx.dtype), mark[r]
             )
+        del ghosts  # before the next batch comes
     return {r: {"arcs": arcs[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 
@@ -120,6 +122,7 @@ def oriented_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS, max_degree=None
         for r in ctx.ranks:
             size = int(bounds[r + 1] - bounds[r])
             ptr, heads = kernels.orient_rows(*sets[r], degree[r], first[r])  # slots order as placed ids
+            sets[r] = np.diff(sets[r][0])  # only the degrees are read again
             up[r] = SimpleNamespace(lo=int(bounds[r]), indptr=ptr, indices=heads, space=spaces[r])
             wanted[r] = spaces[r][unique(heads[(heads < first[r]) | (heads >= first[r] + size)])]
             if degree[r] is None:
@@ -142,10 +145,12 @@ def oriented_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS, max_degree=None
                 else:
                     g = _relabelled(*g, new[r])
                     kernels.oriented_triangles(*rows[r], first[r], g, mark[r], tri[r], own_heads=i == 0)
+                del g
+            del ghosts  # before the next batch comes
     with ctx.phase("reduce"):
         at = {r: slice(-1) if new[r] is None else new[r][:-1] for r in ctx.ranks}  # each slot's label
         found = add_at_owners(ctx, spaces, {r: tri[r][at[r]] for r in ctx.ranks}, bounds)
-    return {r: {"arcs": 2 * found[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
+    return {r: {"arcs": 2 * found[r], "degree": sets[r]} for r in ctx.ranks}
 
 
 def _inside(ids, ptr, idx, size):

@@ -129,7 +129,8 @@ def fetch_rows(ctx, blocks, wanted, bounds):
     """Rows of other ranks' blocks: ``wanted[r]`` lists (sorted, unique) vertex ids whose row
     of the owner's ``blocks[owner]`` rank r needs. Two supersteps (requests, then rows).
 
-    Returns ``{r: (ids, indptr, indices)}``: a CSR over ``ids`` holding those rows.
+    Returns ``{r: (ids, indptr, indices)}``: a CSR over ``ids`` holding those rows, its entries
+    placed ids (int32 while every placed id fits).
     """
     bounds = np.asarray(bounds, dtype=np.int64)
     requests = {}
@@ -137,23 +138,19 @@ def fetch_rows(ctx, blocks, wanted, bounds):
         cuts = np.searchsorted(wanted[r], bounds)
         requests[r] = {d: [wanted[r][a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a and d != r}
     asked = ctx.alltoall(requests)
-    replies = {}
+    replies, ids_type = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
     for d in ctx.ranks:
         b = blocks[d]
-        replies[d] = {}
-        for src, (ids,) in asked[d]:
-            rows = ids - b.lo
-            starts, ends = b.indptr[rows], b.indptr[rows + 1]
-            counts = ends - starts
-            offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-            replies[d][src] = [counts, b.space[b.indices[offsets]]]
+        replies[d] = {
+            src: list(kernels.take_rows(b.indptr, b.indices, ids - b.lo, b.space, ids_type)) for src, (ids,) in asked[d]
+        }
     got = ctx.alltoall(replies)
     out = {}
     for r in ctx.ranks:
         pieces = got[r]  # in source-rank order, as the requested ids are
         ids = np.concatenate([requests[r][s][0] for s, _ in pieces]) if pieces else np.empty(0, np.int64)
         counts = np.concatenate([p[0] for _, p in pieces]) if pieces else np.empty(0, np.int64)
-        indices = np.concatenate([p[1] for _, p in pieces]) if pieces else np.empty(0, np.int64)
+        indices = np.concatenate([p[1] for _, p in pieces]) if pieces else np.empty(0, ids_type)
         indptr = np.zeros(ids.size + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
         out[r] = (ids, indptr, indices)

@@ -70,6 +70,17 @@ def _csr_cases():
     return out
 
 
+def _take_cases():
+    indptr, indices, _ = _graph(31)
+    space = np.sort(np.random.default_rng(31).choice(10 * N, N, replace=False)).astype(np.int64)
+    rows = np.array([0, 5, 5, 17, N - 1, 3], np.int64)  # repeated, unsorted, empty rows among them
+    return [
+        (indptr, indices, r, space, np.empty(int((indptr[r + 1] - indptr[r]).sum()), dtype))
+        for r in (rows, rows[:0])
+        for dtype in (np.int32, np.int64)
+    ]
+
+
 def _frontier_cases():
     indptr, indices, w = _graph()
     rng = np.random.default_rng(4)
@@ -604,6 +615,7 @@ CASES = {
     # after an arc found no room the arrays hold whatever was written before it
     "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),
     "order_rows": (_order_cases, None),
+    "take_rows": (_take_cases, lambda r, a: a[-1]),
 }
 
 

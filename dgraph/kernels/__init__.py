@@ -31,7 +31,7 @@ from .counting import (
     oriented_triangles,
     rows_touching,
 )
-from .csr import build_csr, count_loops, csr_from_pieces, fill_rows, order_rows
+from .csr import build_csr, count_loops, csr_from_pieces, fill_rows, order_rows, take_rows
 from .engines import (
     COUNT_GRAIN,
     ENGINES,
@@ -107,6 +107,7 @@ __all__ = [
     "settle_level",
     "spanning_forest",
     "sum_pairs",
+    "take_rows",
     "spmv",
     "threads",
     "threads_for",

@@ -239,3 +239,32 @@ _loops = twins("count_loops", numba=_loops_numba, numpy=_loops_numpy)
 def count_loops(indptr, indices, ids):
     """Arcs of a CSR whose head is their row's own id (``ids[row]``): the self-loops."""
     return int(_loops(indptr, indices, np.asarray(ids, np.int64)))
+
+
+@numba.njit(cache=True)
+def _take_rows_numba(indptr, indices, rows, space, out):
+    c = 0
+    for r in rows:
+        for e in range(indptr[r], indptr[r + 1]):
+            out[c] = space[indices[e]]
+            c += 1
+
+
+def _take_rows_numpy(indptr, indices, rows, space, out):
+    counts = indptr[rows + 1] - indptr[rows]
+    at = np.repeat(indptr[rows] - np.cumsum(counts) + counts, counts) + np.arange(out.size)
+    out[:] = space[indices[at]]
+
+
+_take = twins("take_rows", numba=_take_rows_numba, numpy=_take_rows_numpy)
+
+
+def take_rows(indptr, indices, rows, space, dtype=np.int64):
+    """The rows ``rows`` of a CSR, their entries read through ``space`` (a slot's id): (each
+    row's length, the entries one row after another, as ``dtype``). One pass, with no per-entry
+    positions made first (a rank serving other ranks' rows would hold three such arrays)."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    counts = indptr[rows + 1] - indptr[rows]
+    out = np.empty(int(counts.sum()), dtype)
+    _take(indptr, indices, rows, space, out)
+    return counts, out
