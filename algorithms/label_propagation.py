@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import common_space
+from dgraph.block import common_space, index_type
 from dgraph.checks import integer
-from dgraph.ghosts import GhostExchange
-from dgraph.owners import own_canonical, placed_of
+from dgraph.ghosts import GhostExchange, placed_ids
+from dgraph.owners import own_canonical
 
 
 def cdlp_kernel(ctx, max_iter, bounds, key):
@@ -28,9 +28,9 @@ def cdlp_kernel(ctx, max_iter, bounds, key):
     blocks = {r: common_space(ctx.blocks[r]) for r in ctx.ranks}  # out (and in) in one space
     spaces = {r: blocks[r][0].space for r in ctx.ranks}
     gather = GhostExchange(ctx, blocks, bounds)
-    # labels live as canonical ids
-    own = {r: own_canonical(key, bounds[r], bounds[r + 1]) for r in ctx.ranks}
-    seen = {r: np.zeros(spaces[r].size, dtype=np.int64) for r in ctx.ranks}  # the labels rank r reads
+    label = index_type(n)  # labels are canonical ids, int32 while they fit: half the bytes held and sent
+    own = {r: own_canonical(key, bounds[r], bounds[r + 1]).astype(label) for r in ctx.ranks}
+    seen = {r: np.zeros(spaces[r].size, dtype=label) for r in ctx.ranks}  # the labels rank r reads
     counts = {r: kernels.label_counts(spaces[r].size) for r in ctx.ranks}
     ctx.hold("cdlp", own, seen, counts)
     for _ in range(max_iter):
@@ -39,13 +39,15 @@ def cdlp_kernel(ctx, max_iter, bounds, key):
             first, size = gather.first[r], own[r].size
             # labels renumbered among the ones rank r reads (in order, so ties still go to the
             # smallest): the counts then need a slot per vertex of its space, not per label
-            labels, dense = kernels.dense_ranks(seen[r]) if size < n else (None, seen[r])
+            labels, dense = kernels.dense_ranks(seen[r], label) if size < n else (None, seen[r])
             mine = dense[first : first + size].copy()
             a, b = blocks[r][0], blocks[r][1] if len(blocks[r]) > 1 else None
             kernels.label_mode(a, b, dense, mine, counts[r])
             own[r] = mine if labels is None else labels[mine]
+            del labels, dense, mine  # before the next round's labels arrive
     ctx.stats.info.update(iterations=max_iter)
-    return {r: {"label": placed_of(key, own[r])} for r in ctx.ranks}
+    own = {r: o.astype(np.int64) for r, o in own.items()}
+    return {r: {"label": p} for r, p in placed_ids(ctx, own, key, bounds).items()}
 
 
 def label_propagation(graph, max_iter=10):
@@ -65,8 +67,9 @@ def label_propagation(graph, max_iter=10):
 
     Notes
     -----
-    One superstep per round moving 8 bytes per (vertex, rank) pair where the rank holds an arc
-    from or to the vertex. Weights are ignored.
+    One superstep per round moving 4 bytes (8 past 2**31 vertices) per (vertex, rank) pair where
+    the rank holds an arc from or to the vertex, and three at the end to name each label's
+    vertex without an n-long table. Weights are ignored.
 
     References
     ----------

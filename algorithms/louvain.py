@@ -39,9 +39,9 @@ import pandas as pd
 from dgraph import kernels
 from dgraph.block import vertex_space
 from dgraph.errors import DgraphInputError
-from dgraph.ghosts import Fetch, add_at_owners, fetch
+from dgraph.ghosts import Fetch, add_at_owners, fetch, placed_ids
 from dgraph.kernels import unique
-from dgraph.owners import by_owner, own_canonical, placed_of
+from dgraph.owners import by_owner, own_canonical
 from dgraph.pair_components import pair_components, sorted_pairs
 
 MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
@@ -111,7 +111,7 @@ def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, gather
         ctx.stats.info.update(split_communities=split)
     canon = {r: own_canonical(key, bounds[r], bounds[r + 1]) for r in ctx.ranks}
     first = _smallest_member(ctx, community, canon, lb)
-    return {r: {"community": placed_of(key, first[r])} for r in ctx.ranks}
+    return {r: {"community": p} for r, p in placed_ids(ctx, first, key, bounds).items()}
 
 
 class _Run:

@@ -20,7 +20,8 @@ import numpy as np
 
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
-from dgraph.owners import own_canonical, placed_of
+from dgraph.ghosts import placed_ids
+from dgraph.owners import own_canonical
 
 
 def _carry(u, v, w, x):
@@ -90,7 +91,7 @@ def scc_kernel(ctx, bounds, key, layout):
             comp[r][found[r]] = color[r][found[r]]
             active[r] &= ~found[r]
     ctx.stats.info.update(iterations=iterations, edges_examined=forward.edges_examined + backward.edges_examined)
-    return {r: {"component": placed_of(key, comp[r])} for r in ctx.ranks}
+    return {r: {"component": p} for r, p in placed_ids(ctx, comp, key, bounds).items()}
 
 
 def strongly_connected_components(graph):

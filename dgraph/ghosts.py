@@ -13,6 +13,7 @@ import numpy as np
 
 from . import kernels
 from .block import index_type
+from .owners import by_owner
 
 
 def reduce_rows(ctx, blocks, partial, layout, bounds):
@@ -166,7 +167,7 @@ class Fetch:
         self.ctx, self.bounds = ctx, np.asarray(bounds, dtype=np.int64)
         requests, self.inverse = {}, {}
         for r in ctx.ranks:  # positions kept in int32 while they fit: the plan lives for every call
-            ids, inverse = kernels.dense_ranks(wanted[r])
+            ids, inverse = kernels.dense_ranks(wanted[r], index_type(len(wanted[r])))
             self.inverse[r] = inverse.astype(index_type(ids.size), copy=False)
             del inverse
             cuts = np.searchsorted(ids, self.bounds)
@@ -196,6 +197,23 @@ def fetch(ctx, wanted, values, bounds):
     vertex rank r owns. Returns ``{r: values aligned with wanted[r]}`` after two supersteps
     (requests, then replies)."""
     return Fetch(ctx, wanted, bounds)(values)
+
+
+def placed_ids(ctx, canonical, key, bounds):
+    """``{r: the placed ids of canonical ids canonical[r]}`` (any ids, repeats allowed), with no
+    n-long inverse of ``key`` (placed id -> canonical id; None where they are equal): each rank
+    files the (canonical, placed) pairs of its own vertices with the rank owning the canonical
+    id read as a placed id (both number 0..n-1), which answers the fetch. Three supersteps."""
+    if key is None:
+        return canonical
+    own = {r: (int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
+    filed = ctx.alltoall({r: by_owner(bounds, np.asarray(key[a:b]), np.arange(a, b)) for r, (a, b) in own.items()})
+    table = {}
+    for r, messages in filed.items():
+        table[r] = np.empty(int(bounds[r + 1] - bounds[r]), np.int64)
+        for _, (c, p) in messages:
+            table[r][c - bounds[r]] = p
+    return fetch(ctx, canonical, table, bounds)
 
 
 def sum_at_owners(ctx, tally, bounds, dense=False):

@@ -33,12 +33,3 @@ def own_canonical(key, lo, hi):
     """Canonical ids of the placed ids lo..hi-1 (``key``: placed id -> canonical id, None where
     they are equal)."""
     return np.arange(lo, hi, dtype=np.int64) if key is None else np.array(key[lo:hi], dtype=np.int64)
-
-
-def placed_of(key, canonical):
-    """Placed ids of canonical ids: the same ids without a ``key``, else through its inverse."""
-    if key is None:
-        return canonical
-    placed = np.empty(key.size, dtype=np.int64)
-    placed[key] = np.arange(key.size, dtype=np.int64)
-    return placed[canonical]

@@ -554,7 +554,8 @@ def _dense_ranks_cases():
     rng = np.random.default_rng(34)
     spread = rng.integers(-50, 4000, 3000)  # negative and positive, repeats, gaps
     wide = rng.integers(0, 1 << 40, 50)  # sorted, not marked
-    return [(spread,), (spread.astype(np.int32),), (np.array([9, 9, 9]),), (wide,), (spread[:0],)]
+    cases = [spread, spread.astype(np.int32), np.array([9, 9, 9]), wide, spread[:0]]
+    return [(v, np.empty(v.size, dtype)) for v in cases for dtype in (np.int64, np.int32)]
 
 
 def _kronecker_cases():

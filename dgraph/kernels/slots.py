@@ -76,35 +76,38 @@ def _positions_numba(space, ids):
 _positions = twins("positions", numba=_positions_numba, numpy=_search)
 
 
-def dense_ranks(values):
+def dense_ranks(values, dtype=np.int64):
     """``np.unique(values, return_inverse=True)``: the distinct values, sorted, and each value's
-    rank among them. Where the values outnumber their span's 64-id words, the numba twin marks
-    them in a bitmap of the span and counts the bits per 64 (a quarter of a byte per id of the
-    span, transient) instead of sorting: linear, with no sorted copies of the values (4 M values
-    in a span of 9 M: 62 ms against 360 ms). Otherwise, and on the numpy engine, it sorts.
+    rank among them, as ``dtype`` (int32 halves what a caller renumbering every round holds).
+    Where the values outnumber their span's 64-id words, the numba twin marks them in a bitmap
+    of the span and counts the bits per 64 (a quarter of a byte per id of the span, transient)
+    instead of sorting: linear, with no sorted copies of the values (4 M values in a span of
+    9 M: 62 ms against 360 ms). Otherwise, and on the numpy engine, it sorts.
 
     >>> distinct, rank = dense_ranks(np.array([7, 3, 7, 12]))
     >>> distinct.tolist(), rank.tolist()
     ([3, 7, 12], [1, 0, 1, 2])
     """
-    return _dense_ranks(np.asarray(values))
+    values = np.asarray(values)
+    return _dense_ranks(values, np.empty(values.size, dtype))
 
 
-def _unique_inverse(values):
-    distinct, rank = np.unique(values, return_inverse=True)
-    return distinct, rank.reshape(-1).astype(np.int64, copy=False)
+def _unique_inverse(values, rank):
+    distinct, inverse = np.unique(values, return_inverse=True)
+    rank[:] = inverse.reshape(-1)
+    return distinct, rank
 
 
 @numba.njit(cache=True)
-def _dense_ranks_numba(values):
+def _dense_ranks_numba(values, rank):
     if values.size == 0:
-        return values.copy(), np.empty(0, np.int64)
+        return values.copy(), rank
     base, top = values[0], values[0]
     for v in values:
         base, top = min(base, v), max(top, v)
     words = (np.int64(top) - np.int64(base)) // 64 + 1
     if words > values.size:
-        return _sorted_ranks(values)
+        return _sorted_ranks(values, rank)
     bits = np.zeros(words, np.uint64)
     for v in values:
         p = v - base
@@ -123,7 +126,6 @@ def _dense_ranks_numba(values):
             distinct[k] = base + w * 64 + _popcount(low - np.uint64(1))
             k += 1
             b ^= low
-    rank = np.empty(values.size, np.int64)
     for i in range(values.size):
         p = values[i] - base
         rank[i] = below[p >> 6] + _popcount(bits[p >> 6] & ((np.uint64(1) << np.uint64(p & 63)) - np.uint64(1)))
@@ -131,10 +133,9 @@ def _dense_ranks_numba(values):
 
 
 @numba.njit(cache=True)
-def _sorted_ranks(values):
+def _sorted_ranks(values, rank):
     order = np.argsort(values, kind="mergesort")
     distinct = np.empty(values.size, values.dtype)
-    rank = np.empty(values.size, np.int64)
     c = -1
     for j in range(values.size):
         v = values[order[j]]
