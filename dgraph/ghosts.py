@@ -16,6 +16,11 @@ from .block import index_type
 from .owners import by_owner
 
 
+def _take(values, at):
+    """``values[at]`` as a flat array (channels carry flat arrays); one pass for a vector."""
+    return kernels.relabel(values, at) if values.ndim == 1 else values[at].ravel()
+
+
 def reduce_rows(ctx, blocks, partial, layout, bounds):
     """Sum per-row partial values over a layout's block rows into per-owner arrays.
 
@@ -87,11 +92,17 @@ class GhostExchange:
                 read[b.indices] = True
             read[a : a + hi - lo] = False
             slots = np.flatnonzero(read)
+            del read
+            slots = slots.astype(index_type(space.size), copy=False)  # the plan lives for every call
             cuts = np.searchsorted(space[slots], self.bounds)
             self.need[r] = {d: slots[cuts[d] : cuts[d + 1]] for d in range(ctx.nranks) if cuts[d + 1] > cuts[d]}
             requests[r] = {d: [space[v]] for d, v in self.need[r].items()}
         got = ctx.alltoall(requests)
-        self.serve = {d: [(src, a[0] - int(self.bounds[d])) for src, a in got[d]] for d in ctx.ranks}
+        del requests
+        self.serve = {}
+        for d in ctx.ranks:
+            lo, span = int(self.bounds[d]), index_type(int(self.bounds[d + 1] - self.bounds[d]))
+            self.serve[d] = [(src, (a[0] - lo).astype(span, copy=False)) for src, a in got[d]]
 
     def __call__(self, values, out, total=None, op="sum", changed=None):
         """Write every rank's ``values[r]`` (one per owned vertex) and the ghosts it needs into
@@ -110,9 +121,9 @@ class GhostExchange:
                 if changed is not None:
                     pos = np.flatnonzero(changed[r][offsets])
                     if 2 * pos.size < offsets.size:
-                        send[r][dst] = [pos, values[r][offsets[pos]]]
+                        send[r][dst] = [pos, _take(values[r], offsets[pos])]
                         continue
-                send[r][dst] = [values[r][offsets].ravel()]  # channels carry flat arrays
+                send[r][dst] = [_take(values[r], offsets)]
         if total is None:
             got, totals = self.ctx.alltoall(send), None
         else:
@@ -121,7 +132,10 @@ class GhostExchange:
         for r in self.ctx.ranks:
             for src, arrays in got[r]:
                 slots = self.need[r][src] if len(arrays) == 1 else self.need[r][src][arrays[0]]
-                out[r][slots] = arrays[-1].reshape(slots.size, *out[r].shape[1:])
+                if out[r].ndim == 1 and out[r].dtype == arrays[-1].dtype:  # one pass (numpy copies int32 slots)
+                    kernels.assign_at(out[r], slots, arrays[-1])
+                else:
+                    out[r][slots] = arrays[-1].reshape(slots.size, *out[r].shape[1:])
                 self.written[r].append(slots)
         return totals
 

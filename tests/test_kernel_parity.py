@@ -154,6 +154,16 @@ def _reads_cases():
     return [(indices, zeros), (indices.astype(np.int32), np.arange(N)), (indices[:0], zeros.copy())]
 
 
+def _assign_cases():
+    rng = np.random.default_rng(5)
+    at = rng.permutation(N)[: N // 2]  # distinct
+    return [
+        (np.zeros(N), at, rng.random(at.size)),
+        (np.zeros(N, np.int32), at.astype(np.int32), rng.integers(0, 9, at.size).astype(np.int32)),
+        (np.zeros(N), at[:0], np.zeros(0)),
+    ]
+
+
 def _relabel_cases():
     indices = _graph()[1]
     labels = np.random.default_rng(4).permutation(N)
@@ -581,6 +591,7 @@ CASES = {
     "spmv": (_spmv_cases, None),
     "count_reads": (_reads_cases, None),
     "relabel": (_relabel_cases, None),
+    "assign_at": (_assign_cases, None),
     "pagerank_step": (_step_cases, None),
     "power_iterations": (_iterate_cases, None),
     "spanning_forest": (_forest_cases, lambda r, a: (_pairs(*r), a)),

@@ -48,7 +48,7 @@ from .engines import (
 )
 from .frontier import MERGE_CODES, first_in_frontier, frontier_arcs, merge_by_id, push_merge, settle_level
 from .generate import kronecker_edges
-from .linalg import count_reads, pagerank_step, power_iterations, relabel, spmv
+from .linalg import assign_at, count_reads, pagerank_step, power_iterations, relabel, spmv
 from .matching import heaviest_free_neighbour
 from .paths import improve, light_rows, relax_local, rows_leaving
 from .sets import union, unique
@@ -62,6 +62,7 @@ __all__ = [
     "KERNELS",
     "MERGE_CODES",
     "SPMV_GRAIN",
+    "assign_at",
     "block_forest",
     "brandes",
     "build_csr",
