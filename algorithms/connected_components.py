@@ -71,6 +71,19 @@ def _smallest_members(nodes, x, a, key):
     return np.minimum(best_key, own_key), np.where(own_key <= best_key, nodes, best)
 
 
+def _smallest_per_root(root, best_key, best):
+    """(roots, key, member): per distinct root, the smallest-key member among ``best`` (keys are
+    distinct, so one member per root). Merged before they travel: the giant component's root
+    would otherwise receive one triple per anchor of every rank."""
+    roots, at = kernels.dense_ranks(root, index_type(root.size))
+    lowest = np.full(roots.size, np.iinfo(np.int64).max)
+    np.minimum.at(lowest, at, best_key)
+    member = np.empty(roots.size, np.int64)
+    hit = best_key == lowest[at]
+    member[at[hit]] = best[hit]
+    return roots, lowest, member
+
+
 def merge_interfaces(ctx, pairs, local, bounds, key):
     """For every rank, its owned range's representatives: ``rep[r][a - lo]`` is the placed id
     of the smallest-key member of anchor a's whole component (other entries are unused).
@@ -92,9 +105,9 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     del node, ghost
     linked = pair_components(ctx, u, there, bounds)  # frees u and there
     send = {}
-    for r in ctx.ranks:  # each anchor's smallest-key member, sent to the owner of its root
+    for r in ctx.ranks:  # each root's smallest-key member among this rank's anchors, sent to its owner
         nodes, root = linked[r]  # every anchor is a node: its tree has a ghost
-        send[r] = by_owner(bounds, root, *_smallest_members(nodes, *pairs[r], key))
+        send[r] = by_owner(bounds, *_smallest_per_root(root, *_smallest_members(nodes, *pairs[r], key)))
     chosen = {}
     for r, messages in ctx.alltoall(send).items():
         empty = [np.empty(0, np.int64)]

@@ -13,15 +13,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from .block import index_type
 from .ghosts import Fetch, fetch
-from .kernels import unique
 from .owners import by_owner
 
 
 def sorted_pairs(u, v, n):
     """The pairs without repeats, sorted by ``u`` (ids below ``n``)."""
-    if n <= 1 << 31:  # one sort of u * 2**32 + v
-        both = unique((u.astype(np.int64) << 32) | v)
+    if n <= 1 << 31:  # one sort, in place, of u * 2**32 + v
+        both = u.astype(np.int64)
+        both <<= 32
+        both |= v
+        both.sort()
+        keep = np.ones(both.size, dtype=bool)
+        np.not_equal(both[1:], both[:-1], out=keep[1:])
+        both = both[keep]
+        if np.little_endian:  # each pair's halves read in place as int32 (ids are non-negative)
+            halves = both.view(np.int32).reshape(-1, 2)
+            return halves[:, 1], halves[:, 0]
         return both >> 32, both & 0xFFFFFFFF
     order = np.lexsort((v, u))
     u, v = u[order], v[order]
@@ -46,7 +55,9 @@ def pair_components(ctx, u, v, bounds):
         starts[r] = np.flatnonzero(first)  # each node's run of pairs
         nodes[r] = near[starts[r]]
         pairs[r] = pairs[r][1]  # the runs stand for the near ends from here on
-        f[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)  # parent of every owned id (only nodes move)
+        # parent of every owned id (only nodes move), in int32 while ids fit: half what the
+        # rounds hold and send
+        f[r] = np.arange(bounds[r], bounds[r + 1], dtype=index_type(int(bounds[-1])))
         del near, first
     far_end = Fetch(ctx, pairs, bounds)
     del pairs  # the plan holds what the rounds read of the far ends
