@@ -13,7 +13,7 @@ import numpy as np
 
 from . import kernels
 from .block import index_type
-from .owners import by_owner
+from .owners import by_owner, own_canonical
 
 
 def _take(values, at):
@@ -221,7 +221,7 @@ def placed_ids(ctx, canonical, key, bounds):
     if key is None:
         return canonical
     own = {r: (int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
-    filed = ctx.alltoall({r: by_owner(bounds, np.asarray(key[a:b]), np.arange(a, b)) for r, (a, b) in own.items()})
+    filed = ctx.alltoall({r: by_owner(bounds, own_canonical(key, a, b), np.arange(a, b)) for r, (a, b) in own.items()})
     table = {}
     for r, messages in filed.items():
         table[r] = np.empty(int(bounds[r + 1] - bounds[r]), np.int64)

@@ -6,6 +6,7 @@ import numba
 import numpy as np
 
 from .engines import twins
+from .frontier import _arcs_numpy
 
 
 @numba.njit(cache=True)
@@ -251,9 +252,7 @@ def _take_rows_numba(indptr, indices, rows, space, out):
 
 
 def _take_rows_numpy(indptr, indices, rows, space, out):
-    counts = indptr[rows + 1] - indptr[rows]
-    at = np.repeat(indptr[rows] - np.cumsum(counts) + counts, counts) + np.arange(out.size)
-    out[:] = space[indices[at]]
+    out[:] = space[_arcs_numpy(indptr, indices, np.empty(0), rows)[1]]
 
 
 _take = twins("take_rows", numba=_take_rows_numba, numpy=_take_rows_numpy)
