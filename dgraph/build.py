@@ -424,11 +424,11 @@ def _place(
     def cut(part):
         return dask.delayed(_split)(part, inverse, bounds, w, layout, extra)
 
-    def say(done):
-        stages(f"placing arcs: {done}/{len(parts)} partitions")
+    def say(stage, done):
+        stages(f"{stage}: {done}/{len(parts)} partitions")
 
     dedup, weighted = duplicates == "drop", weight is not None
-    if layout.owns_rows():  # rows are the ranks' own vertices: the degree pass sizes every CSR
+    if not layout.subgraphs:  # one CSR per rank: allocated from its rows' counts, then filled
         blocks = stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, say)
     else:
         cuts = [client.compute(cut(p)) for p in parts]

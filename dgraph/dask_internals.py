@@ -64,12 +64,14 @@ async def adopt_futures(client, stored):
     return futures
 
 
-def wait_for(futures, timeout=None):
+def wait_for(futures, timeout=None, return_when="ALL_COMPLETED"):
     """``distributed.wait`` on the futures' own client (``wait`` itself takes the default client,
-    which may be another one, or none); ``TimeoutError`` after ``timeout`` seconds."""
+    which may be another one, or none); ``TimeoutError`` after ``timeout`` seconds. Returns
+    (done, not_done) sets."""
     futures = list(futures)
-    if futures:
-        futures[0].client.sync(_wait, futures, timeout=timeout)
+    if not futures:
+        return set(), set()
+    return futures[0].client.sync(_wait, futures, timeout=timeout, return_when=return_when)
 
 
 async def settled(future):

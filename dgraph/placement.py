@@ -2,12 +2,13 @@
 
 Two ways. ``build_blocks`` routes each rank's pieces of every cut to the worker that builds its
 block, with one selection per (cut, worker) rather than per (cut, rank), and builds once all
-pieces are there: the general case, for blocks rebuilt from blocks and layouts whose rows are
-not their own vertices. ``stream_blocks`` builds a row-owning (1D) layout's blocks from an input
-too large to hold twice: every rank's CSR is allocated from the degree pass, and the input's
-partitions are cut and poured into it a few at a time, each piece freed once written. A
-worker then holds its CSR plus a few partitions in flight, not every piece of the input
-beside the CSR.
+pieces are there: the general case, for blocks rebuilt from blocks and layouts whose blocks are
+several subgraphs. ``stream_blocks`` builds the blocks of a layout with one CSR per rank (1D,
+2D) from an input too large to hold twice: every rank's CSR is allocated from its rows' arc
+counts (the degree pass's, when the rows are the rank's own vertices; else a counting pass
+of their own), and the input's partitions are cut and poured into it a few at a time, each
+piece freed once written. A worker then holds its CSR plus a few partitions in flight, not
+every piece of the input beside the CSR.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import uuid
 
 import dask
 import numpy as np
-from distributed import get_worker, wait, worker_client
+from distributed import get_worker, worker_client
 
 from . import kernels
 from .block import build_block, csr_block, degree_pieces, index_type, with_owned_degree
@@ -73,22 +74,28 @@ def build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, where
         for r, groups in enumerate(route(client, cuts, where))
     ]
     if not layout.owns_rows():
-        degrees = [client.submit(degree_pieces, b, bounds, pure=False) for b in blocks]
-        blocks = [
-            client.submit(
-                _with_pieces,
-                with_owned_degree,
-                r,
-                (b, int(bounds[r + 1] - bounds[r])),
-                *groups,
-                workers=[where[r]],
-                allow_other_workers=True,
-                pure=False,
-            )
-            for r, (b, groups) in enumerate(zip(blocks, route(client, degrees, where)))
-        ]
+        blocks = _with_owned_degrees(client, blocks, bounds, where)
     wait_for(blocks)
     return blocks
+
+
+def _with_owned_degrees(client, blocks, bounds, where):
+    """Blocks whose rows are not their ranks' own vertices, each given the whole degree of the
+    vertices its rank owns (summed over the blocks that hold their rows)."""
+    degrees = [client.submit(degree_pieces, b, bounds, pure=False) for b in blocks]
+    return [
+        client.submit(
+            _with_pieces,
+            with_owned_degree,
+            r,
+            (b, int(bounds[r + 1] - bounds[r])),
+            *groups,
+            workers=[where[r]],
+            allow_other_workers=True,
+            pure=False,
+        )
+        for r, (b, groups) in enumerate(zip(blocks, route(client, degrees, where)))
+    ]
 
 
 # ----------------------------------------------------------------------------- streaming
@@ -97,24 +104,37 @@ _BUILT = {}  # (build token, rank) -> its Block, between the streaming and the b
 
 
 class _Filling:
-    """A rank's CSR while the input streams in: its rows' arc counts are known, so each arc
-    goes straight to its slot (``fill``: each row's next free slot)."""
+    """A rank's CSR while the input streams in. First its rows' arc counts (``counts``: given by
+    the degree pass, or added up by a counting pass, ``_count``), then, once ``allocate``d,
+    each arc goes straight to its slot (``fill``: each row's next free slot)."""
 
-    def __init__(self, counts, weighted, n):
-        self.indptr = np.zeros(counts.size + 1, np.int64)
-        np.cumsum(counts, out=self.indptr[1:])
+    def __init__(self, rows):
+        self.counts = np.zeros(rows, np.int64)
+        self.lock = threading.Lock()  # a worker with several threads may handle two cuts at once
+
+    def allocate(self, weighted, n):
+        self.indptr = np.zeros(self.counts.size + 1, np.int64)
+        np.cumsum(self.counts, out=self.indptr[1:])
+        del self.counts
         m = int(self.indptr[-1])
         self.indices = np.empty(m, index_type(n))
         self.weighted = weighted
         self.weights = np.empty(m if weighted else 0)
         self.fill = self.indptr[:-1].copy()
-        self.lock = threading.Lock()  # a worker with several threads may write two cuts at once
 
 
 def _start(token, r, degree, order, lo, hi, weighted, n):
-    counts = degree[lo:hi] if order is None else degree[order[lo:hi]]
-    _FILLING[token, r] = _Filling(np.asarray(counts, np.int64), weighted, n)
+    """Rank r's CSR of rows lo..hi-1, allocated from ``degree`` (arcs per canonical id; None:
+    counted first by ``_count``, then ``_allocate``)."""
+    state = _FILLING[token, r] = _Filling(hi - lo)
+    if degree is not None:
+        state.counts[:] = degree[lo:hi] if order is None else degree[order[lo:hi]]
+        state.allocate(weighted, n)
     return get_worker().address
+
+
+def _allocate(token, r, weighted, n):
+    _filling(token, r).allocate(weighted, n)
 
 
 def _filling(token, r):
@@ -132,6 +152,14 @@ def _unsteady(more):
         f"the edge list gave {more} arcs when read to place them than when read to count them: its partitions "
         "are not deterministic (random values, a source that changed); persist it first (df = df.persist())"
     )
+
+
+def _count(token, ranks, offsets, cut):
+    for r in ranks:
+        state = _filling(token, r)
+        rows = cut[r][0] - offsets[r]
+        with state.lock:
+            kernels.count_reads(rows, state.counts)
 
 
 def _fill(token, ranks, offsets, cut):
@@ -197,7 +225,7 @@ def _wait_alive(client, futures, at, each=None):
     pending = set(futures)
     while pending:
         try:
-            finished, pending = wait(pending, timeout=LIVENESS_SECONDS, return_when="FIRST_COMPLETED")
+            finished, pending = wait_for(pending, timeout=LIVENESS_SECONDS, return_when="FIRST_COMPLETED")
         except TimeoutError:
             gone = sorted(set(at) - set(workers(client)))
             if gone:
@@ -215,19 +243,22 @@ def _done(*_):
 
 
 def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, say=None):
-    """Rank r's block (``layout``'s rows r, a 1D layout) on worker ``where[r]``, from the input
-    partitions ``parts`` (dask Delayed): ``cut(part)`` (a Delayed) cuts one into a piece per
-    rank, and ``degree`` (a future: arcs per canonical id; ``order``: placed to canonical)
-    sizes every rank's CSR beforehand. ``say(done, total)`` hears of each partition written."""
+    """Rank r's block (``layout``'s rows r, one CSR per rank) on worker ``where[r]``, from the
+    input partitions ``parts`` (dask Delayed): ``cut(part)`` (a Delayed) cuts one into a piece
+    per rank. Where the rows are the ranks' own vertices, ``degree`` (a future: arcs per
+    canonical id; ``order``: placed to canonical) sizes every rank's CSR beforehand; else a
+    first pass over the input counts each rank's rows. ``say(stage, done)`` hears of each
+    partition handled."""
     token, recipe = uuid.uuid4().hex, _Recipe(list(parts), cut)
     ranges = [layout.row_range(r, bounds) for r in range(layout.ranks)]
+    sized = layout.owns_rows()
     try:
         started = [
             client.submit(
                 _start,
                 token,
                 r,
-                degree,
+                degree if sized else None,
                 order,
                 lo,
                 hi,
@@ -245,24 +276,35 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
             ranks_of.setdefault(address, []).append(r)
         offsets = [lo for lo, _ in ranges]
 
-        def pour(part):
-            piece = client.compute(cut(part))
-            fills = [
-                client.submit(_fill, token, ranks, offsets, piece, workers=[w], pure=False)
-                for w, ranks in ranks_of.items()
+        def pour(action, stage):
+            """``action`` on every rank's piece of every partition, a few partitions in flight."""
+
+            def one(part):
+                piece = client.compute(cut(part))
+                acts = [
+                    client.submit(action, token, ranks, offsets, piece, workers=[w], pure=False)
+                    for w, ranks in ranks_of.items()
+                ]
+                return client.submit(_done, *acts, pure=False)
+
+            todo, done = iter(recipe.parts), itertools.count(1)
+
+            def more(_):
+                if say:
+                    say(stage, next(done))
+                part = next(todo, None)
+                return [] if part is None else [one(part)]
+
+            window = max(1, IN_FLIGHT_PER_WORKER * len(ranks_of))
+            _wait_alive(client, [one(p) for p in itertools.islice(todo, window)], at, more)
+
+        if not sized:
+            pour(_count, "counting arcs")
+            allocated = [
+                client.submit(_allocate, token, r, weighted, n, workers=[at[r]], pure=False) for r in range(len(at))
             ]
-            return client.submit(_done, *fills, pure=False)
-
-        parts, poured = iter(recipe.parts), itertools.count(1)
-
-        def more(_):
-            if say:
-                say(next(poured))
-            part = next(parts, None)
-            return [] if part is None else [pour(part)]
-
-        window = max(1, IN_FLIGHT_PER_WORKER * len(ranks_of))
-        _wait_alive(client, [pour(p) for p in itertools.islice(parts, window)], at, more)
+            _wait_alive(client, allocated, at)
+        pour(_fill, "placing arcs")
         args = [
             (lo, hi, n, "out", order, dedup, (int(bounds[r]), int(bounds[r + 1]))) for r, (lo, hi) in enumerate(ranges)
         ]
@@ -273,6 +315,8 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
             client.submit(_take, token, r, *args[r], recipe, workers=[at[r]], allow_other_workers=True, pure=False)
             for r in range(len(at))
         ]
+        if not sized:
+            blocks = _with_owned_degrees(client, blocks, bounds, at)
         wait_for(blocks)
         client.run(_forget, token)  # a block built twice (its task moved) leaves no copy behind
     except BaseException:

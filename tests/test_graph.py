@@ -13,6 +13,7 @@ from graphs import nx_graph
 import dgraph
 from dgraph.algorithms import bfs, connected_components
 from dgraph.generators import erdos_renyi, grid_2d, kronecker
+from dgraph.partitioners import OneD, TwoD
 
 
 def test_from_dask_frame_counts_and_degrees(client):
@@ -118,7 +119,8 @@ def _random_part(i):
     return pd.DataFrame({"src": rng.integers(0, 50, 400), "dst": rng.integers(0, 50, 400)})
 
 
-def test_an_edge_list_that_changes_between_reads_is_refused(client):
+@pytest.mark.parametrize("layout", [OneD(ranks=2), TwoD(rows=2, cols=2)])  # sized by the degrees; by a count
+def test_an_edge_list_that_changes_between_reads_is_refused(client, layout):
     import dask
 
     from dgraph import placement
@@ -126,10 +128,14 @@ def test_an_edge_list_that_changes_between_reads_is_refused(client):
     meta = pd.DataFrame({"src": pd.Series([], dtype="int64"), "dst": pd.Series([], dtype="int64")})
     edges = dd.from_delayed([dask.delayed(_random_part, pure=False)(i) for i in range(6)], meta=meta)
     with pytest.raises(dgraph.DgraphInputError, match="not deterministic.*persist"):
-        dgraph.from_edgelist(edges, vertices=np.arange(50), renumber=False, ranks=2)
+        dgraph.from_edgelist(edges, vertices=np.arange(50), renumber=False, layout=layout)
     assert set(client.run(lambda: len(placement._FILLING)).values()) == {0}  # no half-built block stays behind
-    g = dgraph.from_edgelist(edges.persist(), vertices=np.arange(50), renumber=False, ranks=2)
-    assert g.num_vertices == 50
+    edges = edges.persist()
+    g = dgraph.from_edgelist(edges, vertices=np.arange(50), renumber=False, layout=layout)
+    G = nx.DiGraph(list(edges.compute().itertuples(index=False)))
+    assert g.num_vertices == 50 and g.num_arcs == G.number_of_edges()
+    got = g.degrees().compute().set_index("vertex")
+    assert got["out_degree"].to_dict() == {v: G.out_degree(v) if v in G else 0 for v in range(50)}
 
 
 @pytest.mark.parametrize(

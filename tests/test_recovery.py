@@ -28,10 +28,11 @@ def _holders(c, g):
     return {who[b.key][0] for b in g._blocks if who.get(b.key)}
 
 
-def test_ranks_spread_back_over_a_replaced_worker(own_client, monkeypatch):
+@pytest.mark.parametrize("layout", ["1d", "2d"])  # blocks streamed from the degrees; from a count of their own
+def test_ranks_spread_back_over_a_replaced_worker(own_client, monkeypatch, layout):
     c = own_client
     monkeypatch.setattr(graph_module, "SPREAD_EVERY", 0.0)
-    g = grid_graph(20, 20, ranks=4, client=c)
+    g = grid_graph(20, 20, ranks=4, layout=layout, client=c)
     expected = c.compute(alg.pagerank(g, max_iter=20, tol=0)).result().sort_values("vertex", ignore_index=True)
     assert len(_holders(c, g)) == 2
     victim = workers(c)[1]
