@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import kernels
-from .owners import owner_of
+from .owners import grouped_by_owner, owner_of
 
 INPLACE_CHUNK = 1 << 22  # arcs re-indexed at a time in place (the temporary is this long, not the block)
 CONTIGUOUS_CHECK = 1024  # space_slots looks for a whole stretch from this many ids (below, a search is as cheap)
@@ -233,7 +233,7 @@ def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None, narrow=
     rank that stores the arc (``layout.arc_ranks``). ``narrow``: the pieces hold the ids as
     int32 when every placed id fits (a graph's construction holds all its pieces at once)."""
     owner = owner_of(rows, bounds) if layout is None else layout.arc_ranks(rows, cols, bounds, extra)
-    order = np.argsort(owner, kind="stable")
+    order = grouped_by_owner(owner, bounds.size - 1)
     cuts = np.searchsorted(owner[order], np.arange(bounds.size), side="left")
     if narrow and bounds[-1] <= np.iinfo(np.int32).max:
         rows, cols = rows.astype(np.int32), cols.astype(np.int32)
