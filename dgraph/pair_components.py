@@ -15,6 +15,7 @@ import numpy as np
 
 from .block import index_type
 from .ghosts import Fetch, fetch
+from .kernels import unique
 from .owners import by_owner
 
 
@@ -24,10 +25,7 @@ def sorted_pairs(u, v, n):
         both = u.astype(np.int64)
         both <<= 32
         both |= v
-        both.sort()
-        keep = np.ones(both.size, dtype=bool)
-        np.not_equal(both[1:], both[:-1], out=keep[1:])
-        both = both[keep]
+        both = unique(both, inplace=True)
         if np.little_endian:  # each pair's halves read in place as int32 (ids are non-negative)
             halves = both.view(np.int32).reshape(-1, 2)
             return halves[:, 1], halves[:, 0]

@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 
-def unique(values):
+def unique(values, inplace=False):
     """The sorted distinct ``values`` of a 1-d array: integers in a range not much wider than
-    their count are marked in a table (linear time), other integers sorted once, anything else
-    as ``np.unique`` does.
+    their count are marked in a table (linear time), other integers sorted once (``inplace``:
+    ``values`` itself, a temporary its caller gives up, is sorted), anything else as
+    ``np.unique`` does.
 
     >>> unique(np.array([5, 3, 5, 2**40, 3])).tolist()
     [3, 5, 1099511627776]
@@ -29,7 +30,9 @@ def unique(values):
         seen = np.zeros(int(hi) + 1, dtype=bool)
         seen[values] = True
         return np.flatnonzero(seen).astype(values.dtype)
-    ordered = np.sort(values)
+    ordered = values if inplace else np.sort(values)
+    if inplace:
+        ordered.sort()
     keep = np.empty(ordered.size, dtype=bool)
     keep[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
