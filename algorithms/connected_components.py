@@ -52,29 +52,27 @@ def _representatives(v, root, key):
     return members[keep], rep[keep]
 
 
-def _smallest_members(nodes, x, a, key):
-    """(key, member) per node: the smallest-key member among the anchor itself and the ``x``
-    paired with it (``x``, ``a``: a rank's pairs, ``a`` among the sorted ``nodes``); nodes that
-    anchor nothing get the largest int64 key. Works along the pairs, without copies of them
-    joined to the anchors (on a 2D mesh nearly every arc is a pair)."""
+def _smallest_members(nodes, anchors, anchor_key, anchor_best, key):
+    """(key, member) per node: the smallest-key member of the node's tree here when the node is
+    an anchor (``anchors``, sorted, with their smallest paired member's key and id, from
+    ``_smallest_per_root``), compared with the anchor itself; nodes that anchor nothing get
+    the largest int64 key. Every anchor is a node (its tree has a ghost)."""
     big = np.iinfo(np.int64).max
-    at = np.searchsorted(nodes, a)
-    x_key = x if key.size == 0 else key[x]
+    at = np.searchsorted(nodes, anchors)
     best_key = np.full(nodes.size, big)
-    np.minimum.at(best_key, at, x_key)
-    anchors = np.zeros(nodes.size, dtype=bool)
-    anchors[at] = True
-    own_key = np.where(anchors, nodes if key.size == 0 else key[nodes], big)
-    best = nodes.copy()  # an anchor that is its own smallest member (ties: keys are distinct)
-    hit = x_key == best_key[at]
-    best[at[hit]] = x[hit]
+    best_key[at] = anchor_key
+    is_anchor = np.zeros(nodes.size, dtype=bool)
+    is_anchor[at] = True
+    own_key = np.where(is_anchor, nodes if key.size == 0 else key[nodes], big)
+    best = nodes.copy()
+    best[at] = anchor_best
     return np.minimum(best_key, own_key), np.where(own_key <= best_key, nodes, best)
 
 
 def _smallest_per_root(root, best_key, best):
-    """(roots, key, member): per distinct root, the smallest-key member among ``best`` (keys are
-    distinct, so one member per root). Merged before they travel: the giant component's root
-    would otherwise receive one triple per anchor of every rank."""
+    """(roots, key, member): per distinct root, sorted, the smallest-key member among ``best``
+    (keys are distinct, so one member per root). Merged before they travel: the giant
+    component's root would otherwise receive one triple per anchor of every rank."""
     roots, at = kernels.dense_ranks(root, index_type(root.size))
     lowest = np.full(roots.size, np.iinfo(np.int64).max)
     np.minimum.at(lowest, at, best_key)
@@ -99,15 +97,20 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
         owned, target, interface = local[r]
         node[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
         node[r][owned[interface] - bounds[r]] = target[interface]
-    ghost = {r: owner_of(pairs[r][0], bounds) != r for r in ctx.ranks}
-    there = fetch(ctx, {r: pairs[r][0][ghost[r]] for r in ctx.ranks}, node, bounds)
-    u = {r: pairs[r][1][ghost[r]] for r in ctx.ranks}
-    del node, ghost
+    smallest, ghosts, u = {}, {}, {}
+    for r in ctx.ranks:  # the pairs reduced to what the rounds need, and freed
+        x, a = pairs.pop(r)
+        smallest[r] = _smallest_per_root(a, x if key.size == 0 else key[x], x)  # per anchor
+        ghost = owner_of(x, bounds) != r
+        ghosts[r], u[r] = x[ghost], a[ghost]
+        del x, a, ghost
+    there = fetch(ctx, ghosts, node, bounds)
+    del node, ghosts
     linked = pair_components(ctx, u, there, bounds)  # frees u and there
     send = {}
     for r in ctx.ranks:  # each root's smallest-key member among this rank's anchors, sent to its owner
-        nodes, root = linked[r]  # every anchor is a node: its tree has a ghost
-        send[r] = by_owner(bounds, *_smallest_per_root(root, *_smallest_members(nodes, *pairs[r], key)))
+        nodes, root = linked[r]
+        send[r] = by_owner(bounds, *_smallest_per_root(root, *_smallest_members(nodes, *smallest.pop(r), key)))
     chosen = {}
     for r, messages in ctx.alltoall(send).items():
         empty = [np.empty(0, np.int64)]
@@ -123,6 +126,13 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
         rep[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
         rep[r][linked[r][0] - bounds[r]] = got[r]
     return rep
+
+
+def _slots_to_ids(space, slots, chunk=1 << 20):
+    """``slots[:] = space[slots]`` a chunk at a time: on a 2D mesh nearly every slot is in a
+    pair, and a whole mapped copy would sit beside the slots at the local phase's peak."""
+    for s in range(0, slots.size, chunk):
+        slots[s : s + chunk] = space[slots[s : s + chunk]]
 
 
 def _interface_of_rank(ctx, r, bounds, key):
@@ -144,9 +154,10 @@ def _interface_of_rank(ctx, r, bounds, key):
     v, root, leaving = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
     del parent
     keyed = key[space] if key.size else key
-    found = kernels.component_interface(leaving, v, root, a, a + hi - lo, keyed, scratch)
+    px, pa, owned, target, interface = kernels.component_interface(leaving, v, root, a, a + hi - lo, keyed, scratch)
     del v, root, leaving, scratch
-    px, pa, owned, target, interface = (space[x] if i < 4 else x for i, x in enumerate(found))
+    for slots in (px, pa, owned, target):
+        _slots_to_ids(space, slots)
     ctx.stats.release_vertex_state(f"wcc rank {r}")
     return (px, pa), (owned, target, interface), sum(blk.narcs for blk in blocks)
 

@@ -74,8 +74,8 @@ def _roots(parent, tails, heads):
     for arr in (tails, heads):  # every endpoint points at its root, then emit each non-root once
         for i in range(arr.size):
             _find(parent, arr[i])
-    out_v = np.empty(tails.size + heads.size, dtype=np.int64)
-    out_r = np.empty(tails.size + heads.size, dtype=np.int64)
+    out_v = np.empty(tails.size + heads.size, dtype=parent.dtype)  # slots, int32 while they fit
+    out_r = np.empty(tails.size + heads.size, dtype=parent.dtype)
     c = 0
     for arr in (tails, heads):
         for i in range(arr.size):
@@ -164,7 +164,7 @@ def _afforest_rows_numba(indptr, indices, lo, hi, parent, leaves, links, samples
             if j < indptr[r + 1] and lo <= indices[j] < hi:
                 _union_owned(parent, _find(parent, lo + r), indices[j], lo, hi)
     if nrows == 0:
-        return np.empty(0, np.int64)
+        return np.empty(0, parent.dtype)
     step = max(nrows // samples, 1)
     sampled = np.empty((nrows + step - 1) // step, np.int64)
     for i in range(sampled.size):
@@ -207,7 +207,7 @@ def _afforest_rows_numba(indptr, indices, lo, hi, parent, leaves, links, samples
         leaves[r] = leaving > 0
     # the space outside the rows is exactly the heads there (a symmetric block's space is its
     # rows and its heads): no second pass over the arcs to list them
-    heads = np.empty(parent.size - nrows if outside else 0, np.int64)
+    heads = np.empty(parent.size - nrows if outside else 0, parent.dtype)
     if outside:
         heads[:lo] = np.arange(lo)
         heads[lo:] = np.arange(hi, parent.size)
@@ -223,7 +223,8 @@ def block_forest(blocks, parent, symmetric=False):
     place: the passes after the unions walk the rows and the heads outside them, not both ends
     of every arc. Each tree is rooted at its smallest row (not its smallest id). ``symmetric``:
     every arc inside the range comes with its twin (an undirected out-block). Returns (vertex,
-    root, leaving): ``leaving`` lists the rows with an arc to a vertex outside the range. With
+    root, leaving), the pairs in ``parent``'s type on the numba engine: ``leaving`` lists the
+    rows with an arc to a vertex outside the range. With
     ``symmetric``, ``parent`` spans the block's vertex space, whose ids outside the rows are all
     heads of its arcs (as ``Block.space`` is: its rows, its heads and its own range)."""
     return _block_forest(blocks, parent, bool(symmetric))
@@ -249,7 +250,7 @@ def _block_forest_numba(blocks, parent, symmetric):
         ]
     else:
         heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent, leaves) for blk in blocks]
-    v, root = _roots(parent, np.arange(lo, hi, dtype=np.int64), np.concatenate(heads))
+    v, root = _roots(parent, np.arange(lo, hi, dtype=parent.dtype), np.concatenate(heads).astype(parent.dtype))
     return v, root, lo + np.flatnonzero(leaves)
 
 
@@ -305,11 +306,19 @@ _forest = twins("spanning_forest", numba=_forest_numba, numpy=_forest_numpy)
 
 
 @numba.njit(cache=True)
+def _grown(a, used):
+    out = np.empty(2 * a.size + 2, a.dtype)
+    out[:used] = a[:used]
+    return out
+
+
+@numba.njit(cache=True)
 def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
     keyed = key.size > 0
     for x in leaving:  # owned endpoints of arcs that leave the rank
         vflag[x] |= 1
     m = v.size
+    trees = 0
     for i in range(2 * m):  # members: every non-root, then every root (repeated)
         x = v[i] if i < m else root[i - m]
         t = root[i] if i < m else x
@@ -317,10 +326,16 @@ def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
             tflag[t] |= 1
         elif anchor[t] == -1 or x < anchor[t]:
             anchor[t] = x
-        if best[t] == -1 or (key[x] < key[best[t]] if keyed else x < best[t]):
+        if best[t] == -1:
+            trees += 1
             best[t] = x
-    out_x = np.empty(2 * m + 1, np.int64)
-    out_a = np.empty(2 * m + 1, np.int64)
+        elif key[x] < key[best[t]] if keyed else x < best[t]:
+            best[t] = x
+    # a pair per member but the anchor, plus one per tree: at most m + trees when every
+    # interface tree has an owned member to anchor it; grown otherwise. Two spare slots: a
+    # member checks for room for two pairs before it writes either.
+    out_x = np.empty(m + trees + 2, np.int64)
+    out_a = np.empty(m + trees + 2, np.int64)
     own_x = np.empty(hi - lo, np.int64)  # each owned vertex once at most
     own_t = np.empty(hi - lo, np.int64)
     own_i = np.empty(hi - lo, np.bool_)
@@ -335,6 +350,8 @@ def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
         interface = (tflag[t] & 1) != 0
         owned = lo <= x < hi
         if interface:
+            if c + 2 > out_x.size:
+                out_x, out_a = _grown(out_x, c), _grown(out_a, c)
             if (not owned or vflag[x] & 1) and x != anchor[t]:
                 out_x[c] = x
                 out_a[c] = anchor[t]
@@ -365,6 +382,7 @@ def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
 
 
 def _interface_numpy(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
+    v, root = v.astype(np.int64), root.astype(np.int64)  # the members returned are int64
     roots = unique(root)
     members = np.concatenate([v, roots])
     tree = np.concatenate([root, roots])
@@ -407,7 +425,9 @@ def component_interface(leaving, v, root, lo, hi, key, scratch):
     particular order (the two engines return the same sets).
     """
     tflag, vflag, anchor, best = scratch
-    args = [np.ascontiguousarray(x, dtype=np.int64) for x in (leaving, v, root)]
+    # the forest's pairs keep their slot type (int32 while the slots fit: half their bytes)
+    kept = (np.int32, np.int64)
+    args = [np.ascontiguousarray(x, dtype=x.dtype if x.dtype in kept else np.int64) for x in (leaving, v, root)]
     return _interface(*args, lo, hi, key, tflag, vflag, anchor, best)
 
 
