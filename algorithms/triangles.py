@@ -177,11 +177,9 @@ def _relabelled(ids, ptr, idx, new):
     entries), each row's entries sorted, which walks the marks in order."""
     labels = new[ids]
     order = np.argsort(labels)
-    lengths = np.diff(ptr)[order]
+    lengths, entries = kernels.take_rows(ptr, idx, order, new, dtype=new.dtype)  # no per-entry positions
     out = np.zeros(ids.size + 1, np.int64)
     np.cumsum(lengths, out=out[1:])
-    at = np.repeat(ptr[:-1][order] - out[:-1], lengths) + np.arange(out[-1])
-    entries = new[idx[at]]
     kernels.order_rows(out, entries, np.empty(0), dedup=False)
     return labels[order], out, entries
 

@@ -289,6 +289,8 @@ def _orient_numba(ptr, idx, degree, lo):
                 up_idx[c] = u
                 c += 1
         up_ptr[v + 1] = c
+    if 2 * c < up_idx.size + 2:  # a copy, so the room sized for every arc is freed
+        return up_ptr, up_idx[:c].copy()
     return up_ptr, up_idx[:c]
 
 
