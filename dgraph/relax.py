@@ -47,20 +47,21 @@ def local_share(ctx, em):
 
 
 def _own_arcs(part, lo, hi):
-    """How many arcs of a CSR part have both ends in [lo, hi), a bounded run of arcs at a time:
-    a 2D block's arcs listed as placed ids would be 24 bytes an arc beside the block."""
+    """How many arcs of a CSR part have both ends in [lo, hi), counted in slots a bounded run of
+    arcs at a time: a 2D block's arcs listed as placed ids would be 24 bytes an arc."""
     first, last = np.searchsorted(part.space, [lo, hi])  # own vertices are a run of slots
-    rows = part.rows()
-    own_row = (rows >= lo) & (rows < hi)
-    if not own_row.any():
-        return 0
+    if part.row_ids is None:  # contiguous rows: the own ones are one run of arcs
+        a, b = part.indptr[np.clip([lo - part.lo, hi - part.lo], 0, part.nlocal)]
+        return sum(
+            int(np.count_nonzero((cols >= first) & (cols < last)))
+            for cols in (part.indices[s : min(s + INPLACE_CHUNK, b)] for s in range(a, b, INPLACE_CHUNK))
+        )
+    own_row = (part.row_ids >= lo) & (part.row_ids < hi)
     count = 0
-    for a in range(0, part.narcs, INPLACE_CHUNK):
-        cols = part.indices[a : a + INPLACE_CHUNK]
-        heads = np.flatnonzero((cols >= first) & (cols < last)) + a
-        if not own_row.all():
-            heads = heads[own_row[np.searchsorted(part.indptr, heads, side="right") - 1]]
-        count += heads.size
+    for s in range(0, part.narcs, INPLACE_CHUNK):
+        cols = part.indices[s : s + INPLACE_CHUNK]
+        heads = np.flatnonzero((cols >= first) & (cols < last)) + s
+        count += int(np.count_nonzero(own_row[np.searchsorted(part.indptr, heads, side="right") - 1]))
     return count
 
 
