@@ -151,11 +151,11 @@ def _interface_of_rank(ctx, r, bounds, key):
     scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
     scratch += (np.full(space.size, -1, slot), np.full(space.size, -1, slot))
     ctx.hold(f"wcc rank {r}", parent, *scratch)
-    v, root, leaving = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
+    v, root, _ = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
     del parent
     keyed = key[space] if key.size else key
-    px, pa, owned, target, interface = kernels.component_interface(leaving, v, root, a, a + hi - lo, keyed, scratch)
-    del v, root, leaving, scratch
+    px, pa, owned, target, interface = kernels.component_interface(v, root, a, a + hi - lo, keyed, scratch)
+    del v, root, scratch
     for slots in (px, pa, owned, target):
         _slots_to_ids(space, slots)
     ctx.stats.release_vertex_state(f"wcc rank {r}")

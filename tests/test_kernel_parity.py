@@ -218,11 +218,11 @@ def _interface_cases():
     indptr, indices, _ = _graph(14, m=300)
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
     with kernels.using("numpy"):
-        v, root, leaving = kernels.block_forest([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True)
+        v, root, _ = kernels.block_forest([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True)
     out = []
     for slot in (np.int64, np.int32):
         scratch = (np.zeros(N, np.uint8), np.zeros(N, np.uint8), np.full(N, -1, slot), np.full(N, -1, slot))
-        out += [(leaving, v, root, LO, HI, key, *copy.deepcopy(scratch)) for key in (_key(), np.empty(0, np.int64))]
+        out += [(v, root, LO, HI, key, *copy.deepcopy(scratch)) for key in (_key(), np.empty(0, np.int64))]
     return out
 
 
@@ -598,7 +598,7 @@ CASES = {
     "block_forest": (_block_forest_cases, lambda r, a: (_pairs(r[0], r[1]), np.sort(r[2]), a[1])),
     "component_interface": (
         _interface_cases,
-        lambda r, a: (_pairs(r[0], r[1]), _pairs(r[2], r[3], r[4].astype(np.int64)), a[6:]),
+        lambda r, a: (_pairs(r[0], r[1]), _pairs(r[2], r[3], r[4].astype(np.int64)), a[5:]),
     ),
     "label_mode": (_mode_cases, None),
     "neighbour_sets": (_sets_cases, None),

@@ -313,10 +313,8 @@ def _grown(a, used):
 
 
 @numba.njit(cache=True)
-def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
+def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
     keyed = key.size > 0
-    for x in leaving:  # owned endpoints of arcs that leave the rank
-        vflag[x] |= 1
     m = v.size
     trees = 0
     for i in range(2 * m):  # members: every non-root, then every root (repeated)
@@ -344,15 +342,15 @@ def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
     for i in range(2 * m):
         x = v[i] if i < m else root[i - m]
         t = root[i] if i < m else x
-        if vflag[x] & 2:
+        if vflag[x]:
             continue  # a root seen before
-        vflag[x] |= 2
+        vflag[x] = 1
         interface = (tflag[t] & 1) != 0
         owned = lo <= x < hi
         if interface:
             if c + 2 > out_x.size:
                 out_x, out_a = _grown(out_x, c), _grown(out_a, c)
-            if (not owned or vflag[x] & 1) and x != anchor[t]:
+            if not owned:
                 out_x[c] = x
                 out_a[c] = anchor[t]
                 c += 1
@@ -374,21 +372,17 @@ def _interface_numba(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
         anchor[t] = -1
         best[t] = -1
         vflag[x] = 0
-    for x in leaving:
-        vflag[x] = 0
     if 4 * c < out_x.size:  # copies, so the room sized for every member is freed
         return out_x[:c].copy(), out_a[:c].copy(), own_x[:o], own_t[:o], own_i[:o]
     return out_x[:c], out_a[:c], own_x[:o], own_t[:o], own_i[:o]  # most members are pairs (2D)
 
 
-def _interface_numpy(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
+def _interface_numpy(v, root, lo, hi, key, tflag, vflag, anchor, best):
     v, root = v.astype(np.int64), root.astype(np.int64)  # the members returned are int64
     roots = unique(root)
     members = np.concatenate([v, roots])
     tree = np.concatenate([root, roots])
     ghost = (members < lo) | (members >= hi)
-    leaves = np.zeros(vflag.size, dtype=bool)
-    leaves[leaving] = True
     order = np.argsort(tree, kind="stable")
     members, tree, ghost = members[order], tree[order], ghost[order]
     starts = np.flatnonzero(np.r_[True, tree[1:] != tree[:-1]])
@@ -399,7 +393,7 @@ def _interface_numpy(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
     k = members if key.size == 0 else key[members]
     by_key = np.lexsort((k, tree))
     best_of = np.repeat(members[by_key][starts], sizes)
-    send = interface & (ghost | leaves[members]) & (members != anchor_of)
+    send = interface & ghost
     first = np.zeros(tree.size, dtype=bool)
     first[starts] = True
     send_best = interface & first & (best_of != anchor_of)
@@ -409,15 +403,15 @@ def _interface_numpy(leaving, v, root, lo, hi, key, tflag, vflag, anchor, best):
     return out_x, out_a, members[owned], np.where(interface, anchor_of, best_of)[owned], interface[owned]
 
 
-def component_interface(leaving, v, root, lo, hi, key, scratch):
-    """Summarise a rank's spanning forest (pairs (v, root) of its arcs) for merging; ``leaving``:
-    its owned vertices with arcs to vertices owned elsewhere.
+def component_interface(v, root, lo, hi, key, scratch):
+    """Summarise a rank's spanning forest (pairs (v, root) of its arcs) for merging.
 
     A tree is an *interface* tree when it holds a vertex owned elsewhere. For each interface
     tree: anchor = its smallest owned vertex; pairs (x, anchor) are returned for every member x
-    that is owned elsewhere or is an owned endpoint of an arc leaving the rank, and for the
-    tree's smallest-key member. For every owned member: its anchor (interface trees: its final
-    label is the anchor's) or its tree's smallest-key member (the final label). ``scratch`` is
+    owned elsewhere and for the tree's smallest-key member. For every owned member: its anchor
+    (interface trees: its final label is the anchor's) or its tree's smallest-key member (the
+    final label). An owned member's arcs to other ranks need no pair: each is in the other
+    rank's forest too, where this end is the ghost. ``scratch`` is
     four n-long arrays: two of uint8 flags, all zero, and two of int32 or int64 ids, all -1, on
     entry and on return.
 
@@ -427,7 +421,7 @@ def component_interface(leaving, v, root, lo, hi, key, scratch):
     tflag, vflag, anchor, best = scratch
     # the forest's pairs keep their slot type (int32 while the slots fit: half their bytes)
     kept = (np.int32, np.int64)
-    args = [np.ascontiguousarray(x, dtype=x.dtype if x.dtype in kept else np.int64) for x in (leaving, v, root)]
+    args = [np.ascontiguousarray(x, dtype=x.dtype if x.dtype in kept else np.int64) for x in (v, root)]
     return _interface(*args, lo, hi, key, tflag, vflag, anchor, best)
 
 
