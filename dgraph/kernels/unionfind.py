@@ -306,34 +306,28 @@ _forest = twins("spanning_forest", numba=_forest_numba, numpy=_forest_numpy)
 
 
 @numba.njit(cache=True)
-def _grown(a, used):
-    out = np.empty(2 * a.size + 2, a.dtype)
-    out[:used] = a[:used]
-    return out
-
-
-@numba.njit(cache=True)
 def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
     keyed = key.size > 0
     m = v.size
-    trees = 0
+    trees, ghosts = 0, 0
     for i in range(2 * m):  # members: every non-root, then every root (repeated)
         x = v[i] if i < m else root[i - m]
         t = root[i] if i < m else x
         if x < lo or x >= hi:
             tflag[t] |= 1
+            ghosts += i < m
         elif anchor[t] == -1 or x < anchor[t]:
             anchor[t] = x
-        if best[t] == -1:
+        if best[t] == -1:  # a tree first seen (from a non-root): its root counted once
             trees += 1
+            ghosts += t < lo or t >= hi
             best[t] = x
         elif key[x] < key[best[t]] if keyed else x < best[t]:
             best[t] = x
-    # a pair per member but the anchor, plus one per tree: at most m + trees when every
-    # interface tree has an owned member to anchor it; grown otherwise. Two spare slots: a
-    # member checks for room for two pairs before it writes either.
-    out_x = np.empty(m + trees + 2, np.int64)
-    out_a = np.empty(m + trees + 2, np.int64)
+    # a pair per ghost and one per tree at most: sized exactly so, since a check for room
+    # in the loop below would make it several times slower
+    out_x = np.empty(ghosts + trees + 1, np.int64)
+    out_a = np.empty(ghosts + trees + 1, np.int64)
     own_x = np.empty(hi - lo, np.int64)  # each owned vertex once at most
     own_t = np.empty(hi - lo, np.int64)
     own_i = np.empty(hi - lo, np.bool_)
@@ -348,8 +342,6 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
         interface = (tflag[t] & 1) != 0
         owned = lo <= x < hi
         if interface:
-            if c + 2 > out_x.size:
-                out_x, out_a = _grown(out_x, c), _grown(out_a, c)
             if not owned:
                 out_x[c] = x
                 out_a[c] = anchor[t]
