@@ -223,10 +223,10 @@ def block_forest(blocks, parent, symmetric=False):
     place: the passes after the unions walk the rows and the heads outside them, not both ends
     of every arc. Each tree is rooted at its smallest row (not its smallest id). ``symmetric``:
     every arc inside the range comes with its twin (an undirected out-block). Returns (vertex,
-    root, leaving), the pairs in ``parent``'s type on the numba engine: ``leaving`` lists the
-    rows with an arc to a vertex outside the range. With
-    ``symmetric``, ``parent`` spans the block's vertex space, whose ids outside the rows are all
-    heads of its arcs (as ``Block.space`` is: its rows, its heads and its own range)."""
+    root, leaving), vertex and root in ``parent``'s type on the numba engine; ``leaving`` lists
+    the rows with an arc to a vertex outside the range. With ``symmetric``, ``parent`` spans the
+    block's vertex space, whose ids outside the rows are all heads of its arcs (as
+    ``Block.space`` is: its rows, its heads and its own range)."""
     return _block_forest(blocks, parent, bool(symmetric))
 
 
@@ -364,7 +364,7 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
         anchor[t] = -1
         best[t] = -1
         vflag[x] = 0
-    if 4 * c < out_x.size:  # copies, so the room sized for every member is freed
+    if 4 * c < out_x.size:  # copies, so the room sized for every tree's pair is freed
         return out_x[:c].copy(), out_a[:c].copy(), own_x[:o], own_t[:o], own_i[:o]
     return out_x[:c], out_a[:c], own_x[:o], own_t[:o], own_i[:o]  # most members are pairs (2D)
 
