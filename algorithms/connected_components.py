@@ -151,7 +151,7 @@ def _interface_of_rank(ctx, r, bounds, key):
     scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
     scratch += (np.full(space.size, -1, slot), np.full(space.size, -1, slot))
     ctx.hold(f"wcc rank {r}", parent, *scratch)
-    v, root, _ = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
+    v, root = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
     del parent
     keyed = key[space] if key.size else key
     px, pa, owned, target, interface = kernels.component_interface(v, root, a, a + hi - lo, keyed, scratch)
@@ -169,7 +169,7 @@ def components_kernel(ctx, bounds, key):
         (r,) = ctx.ranks
         parent = np.arange(n, dtype=index_type(n))
         blocks = ctx.blocks[r]
-        v, rep = _representatives(*kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)[:2], key)
+        v, rep = _representatives(*kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1), key)
         comp = np.arange(n, dtype=np.int64)
         comp[v] = rep
         ctx.stats.info.update(edges_examined=sum(blk.narcs for blk in blocks))

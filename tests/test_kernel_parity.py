@@ -218,7 +218,7 @@ def _interface_cases():
     indptr, indices, _ = _graph(14, m=300)
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
     with kernels.using("numpy"):
-        v, root, _ = kernels.block_forest([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True)
+        v, root = kernels.block_forest([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True)
     out = []
     for slot in (np.int64, np.int32):
         scratch = (np.zeros(N, np.uint8), np.zeros(N, np.uint8), np.full(N, -1, slot), np.full(N, -1, slot))
@@ -595,7 +595,7 @@ CASES = {
     "pagerank_step": (_step_cases, None),
     "power_iterations": (_iterate_cases, None),
     "spanning_forest": (_forest_cases, lambda r, a: (_pairs(*r), a)),
-    "block_forest": (_block_forest_cases, lambda r, a: (_pairs(r[0], r[1]), np.sort(r[2]), a[1])),
+    "block_forest": (_block_forest_cases, lambda r, a: (_pairs(r[0], r[1]), a[1])),
     "component_interface": (
         _interface_cases,
         lambda r, a: (_pairs(r[0], r[1]), _pairs(r[2], r[3], r[4].astype(np.int64)), a[5:]),

@@ -105,21 +105,17 @@ def _outside(w, lo, span):
 
 
 @numba.njit(cache=True)
-def _union_rows_numba(indptr, indices, lo, hi, parent, leaves):
-    """Union the arcs of a CSR over rows lo..hi-1; mark the rows with arcs leaving the range and
-    return those arcs' distinct heads."""
+def _union_rows_numba(indptr, indices, lo, hi, parent):
+    """Union the arcs of a CSR over rows lo..hi-1; return the distinct heads outside them."""
     outside, span = 0, np.uint64(hi - lo)
     for r in range(hi - lo):
         if indptr[r] == indptr[r + 1]:
             continue
         x = _find(parent, lo + r)  # a row keeps its root in hand
-        leaving = 0
         for j in range(indptr[r], indptr[r + 1]):
             w = indices[j]
-            leaving += _outside(w, lo, span)
+            outside += _outside(w, lo, span)
             x = _union_owned(parent, x, w, lo, hi)
-        outside += leaving
-        leaves[r] = leaving > 0
     return _heads_outside(indices, lo, hi, outside, np.zeros(parent.size, np.bool_))
 
 
@@ -149,7 +145,7 @@ AFFOREST_SAMPLES = 1024
 
 
 @numba.njit(cache=True)
-def _afforest_rows_numba(indptr, indices, lo, hi, parent, leaves, links, samples):
+def _afforest_rows_numba(indptr, indices, lo, hi, parent, links, samples):
     """``_union_rows_numba`` for a symmetric block, skipping most of the work the way Afforest
     does (Sutton, Ben-Nun, Barak, IPDPS 2018): link every row to its first few neighbours in
     the range, sample which tree is largest, and then let the rows already in that tree skip
@@ -204,7 +200,6 @@ def _afforest_rows_numba(indptr, indices, lo, hi, parent, leaves, links, samples
                 if o or w >= u or in_giant[w - lo]:  # else an earlier row outside the tree united the twin
                     x = _union_owned(parent, x, w, lo, hi)
         outside += leaving
-        leaves[r] = leaving > 0
     # the space outside the rows is exactly the heads there (a symmetric block's space is its
     # rows and its heads): no second pass over the arcs to list them
     heads = np.empty(parent.size - nrows if outside else 0, parent.dtype)
@@ -223,8 +218,7 @@ def block_forest(blocks, parent, symmetric=False):
     place: the passes after the unions walk the rows and the heads outside them, not both ends
     of every arc. Each tree is rooted at its smallest row (not its smallest id). ``symmetric``:
     every arc inside the range comes with its twin (an undirected out-block). Returns (vertex,
-    root, leaving), vertex and root in ``parent``'s type on the numba engine; ``leaving`` lists
-    the rows with an arc to a vertex outside the range. With ``symmetric``, ``parent`` spans the
+    root), in ``parent``'s type on the numba engine. With ``symmetric``, ``parent`` spans the
     block's vertex space, whose ids outside the rows are all heads of its arcs (as
     ``Block.space`` is: its rows, its heads and its own range)."""
     return _block_forest(blocks, parent, bool(symmetric))
@@ -234,24 +228,18 @@ def _block_forest_numpy(blocks, parent, symmetric):
     lo, hi = blocks[0].lo, blocks[0].hi
     a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), blk.degree()) for blk in blocks])
     b = np.concatenate([blk.indices for blk in blocks]).astype(np.int64)
-    out = (b < lo) | (b >= hi)
-    v, root = _owned_roots(*_forest_numpy(a, b, parent, *((lo, hi) if symmetric else (0, 0))), lo, hi, parent.size)
-    return v, root, unique(a[out])
+    return _owned_roots(*_forest_numpy(a, b, parent, *((lo, hi) if symmetric else (0, 0))), lo, hi, parent.size)
 
 
 def _block_forest_numba(blocks, parent, symmetric):
     lo, hi = blocks[0].lo, blocks[0].hi
-    leaves = np.zeros(hi - lo, np.bool_)
     if symmetric:
         heads = [
-            _afforest_rows_numba(
-                blocks[0].indptr, blocks[0].indices, lo, hi, parent, leaves, AFFOREST_LINKS, AFFOREST_SAMPLES
-            )
+            _afforest_rows_numba(blocks[0].indptr, blocks[0].indices, lo, hi, parent, AFFOREST_LINKS, AFFOREST_SAMPLES)
         ]
     else:
-        heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent, leaves) for blk in blocks]
-    v, root = _roots(parent, np.arange(lo, hi, dtype=parent.dtype), np.concatenate(heads).astype(parent.dtype))
-    return v, root, lo + np.flatnonzero(leaves)
+        heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent) for blk in blocks]
+    return _roots(parent, np.arange(lo, hi, dtype=parent.dtype), np.concatenate(heads).astype(parent.dtype))
 
 
 _block_forest = twins("block_forest", numba=_block_forest_numba, numpy=_block_forest_numpy)

@@ -98,23 +98,20 @@ def _owned_roots(comp, lo, hi, root_of):
 
 
 @cuda.jit
-def _rows_leaving(pos, dst, lo, hi, flags, leaves):
+def _touch(dst, flags):
     for j in range(cuda.grid(1), dst.size, cuda.gridsize(1)):
-        w = dst[j]
-        flags[w] = 1
-        if w < lo or w >= hi:
-            leaves[pos[j]] = 1
+        flags[dst[j]] = 1
 
 
 def block_forest(blocks, parent, symmetric):
     lo, hi = blocks[0].lo, blocks[0].hi
     size, rows = parent.size, np.arange(hi - lo, dtype=np.int64)
-    flags, leaves = device.full(size, 0, np.int8), device.full(hi - lo, 0, np.int8)
+    flags = device.full(size, 0, np.int8)
     tails, heads = [], []
     for blk in blocks:
         pos, dst, _, total = _arcs_on_device(blk.indptr, blk.indices, np.empty(0), rows)
         if total:
-            device.launch(_rows_leaving, total, pos, dst, lo, hi, flags, leaves)
+            device.launch(_touch, total, dst, flags)
             tails.append(pos)
             heads.append(dst)
     a = _concat(tails, lo)
@@ -125,8 +122,7 @@ def block_forest(blocks, parent, symmetric):
     root_of = device.full(size, np.iinfo(np.int64).max, np.int64)
     if hi > lo:  # every tree holds a row (each arc's tail is one): its smallest becomes the root
         device.launch(_owned_roots, hi - lo, comp, lo, hi, root_of)
-    v, root = _pairs(comp, flags, root_of)
-    return v, root, lo + np.flatnonzero(device.download(leaves))
+    return _pairs(comp, flags, root_of)
 
 
 @cuda.jit
