@@ -22,6 +22,14 @@ def grouped_by_owner(owner, ranks):
     return np.argsort(owner.astype(np.int16) if ranks <= np.iinfo(np.int16).max else owner, kind="stable")
 
 
+def dealt(owner, ranks):
+    """A placement from each vertex's rank: (order, bounds), the vertices grouped by rank, each
+    rank's in id order, and where each rank's contiguous range of placed ids starts."""
+    bounds = np.zeros(ranks + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=ranks), out=bounds[1:])
+    return grouped_by_owner(owner, ranks), bounds
+
+
 def by_owner(bounds, ids, *columns):
     """``{owner: [ids, *columns]}``: the ids (sorted) each rank owns, with the columns along them;
     ranks that own none are left out.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph.layout import Layout
-from dgraph.owners import grouped_by_owner
+from dgraph.owners import dealt
 
 from ..errors import DgraphInputError
 
@@ -91,9 +91,7 @@ class OneD(Layout):
         else:
             x = np.arange(n, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
             owner = ((x ^ (x >> np.uint64(29))) % np.uint64(P)).astype(np.int64)
-        order = grouped_by_owner(owner, P)
-        bounds = np.zeros(P + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner, minlength=P), out=bounds[1:])
+        order, bounds = dealt(owner, P)
         return order, bounds
 
     def __repr__(self):

@@ -29,7 +29,7 @@ import numpy as np
 
 from dgraph.checks import integer
 from dgraph.layout import Layout, Subgraph
-from dgraph.owners import grouped_by_owner, owner_of
+from dgraph.owners import dealt, owner_of
 
 from ..errors import DgraphInputError
 from .twod import TwoD
@@ -134,9 +134,7 @@ class OnePointFiveD(Layout):
         k = np.arange(n)
         owner = np.empty(n, np.int64)
         owner[by_degree] = diagonal[np.where((k // P) % 2 == 0, k % P, P - 1 - k % P)]
-        order = grouped_by_owner(owner, P)
-        bounds = np.zeros(P + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner, minlength=P), out=bounds[1:])
+        order, bounds = dealt(owner, P)
         placed = np.empty(n, np.int64)
         placed[order] = np.arange(n)
         heavy = by_degree[: int(np.count_nonzero(out_degree >= h))]

@@ -30,9 +30,8 @@ def unique(values, inplace=False):
         seen = np.zeros(int(hi) + 1, dtype=bool)
         seen[values] = True
         return np.flatnonzero(seen).astype(values.dtype)
-    ordered = values if inplace else np.sort(values)
-    if inplace:
-        ordered.sort()
+    ordered = values if inplace else values.copy()
+    ordered.sort()
     keep = np.empty(ordered.size, dtype=bool)
     keep[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
