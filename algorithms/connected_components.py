@@ -29,7 +29,7 @@ from dgraph.block import common_space, index_type
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import fetch
 from dgraph.kernels import unique
-from dgraph.owners import by_owner, owner_of
+from dgraph.owners import by_owner
 from dgraph.pair_components import pair_components
 
 from .strongly_connected_components import strongly_connected_components
@@ -76,7 +76,7 @@ def _smallest_per_root(root, best_key, best):
     roots, at = kernels.dense_ranks(root, index_type(root.size))
     lowest = np.full(roots.size, np.iinfo(np.int64).max)
     np.minimum.at(lowest, at, best_key)
-    member = np.empty(roots.size, np.int64)
+    member = np.empty(roots.size, best.dtype)
     hit = best_key == lowest[at]
     member[at[hit]] = best[hit]
     return roots, lowest, member
@@ -92,16 +92,16 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     owned here, x by s, is in both ranks' blocks, so x is a ghost of y's tree here and y one of
     x's tree at s, and each side sends the pair of the two anchors. Each component's
     smallest-key member is then found at its root's owner and read back by every anchor."""
-    node = {}
+    node, ids = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
     for r in ctx.ranks:  # an owned vertex's anchor, or itself when in no interface tree
         owned, target, interface = local[r]
-        node[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
+        node[r] = np.arange(bounds[r], bounds[r + 1], dtype=ids)
         node[r][owned[interface] - bounds[r]] = target[interface]
     smallest, ghosts, u = {}, {}, {}
     for r in ctx.ranks:  # the pairs reduced to what the rounds need, and freed
         x, a = pairs.pop(r)
         smallest[r] = _smallest_per_root(a, x if key.size == 0 else key[x], x)  # per anchor
-        ghost = owner_of(x, bounds) != r
+        ghost = (x < bounds[r]) | (x >= bounds[r + 1])
         ghosts[r], u[r] = x[ghost], a[ghost]
         del x, a, ghost
     there = fetch(ctx, ghosts, node, bounds)
@@ -128,11 +128,16 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     return rep
 
 
-def _slots_to_ids(space, slots, chunk=1 << 20):
-    """``slots[:] = space[slots]`` a chunk at a time: on a 2D mesh nearly every slot is in a
-    pair, and a whole mapped copy would sit beside the slots at the local phase's peak."""
+def _slots_to_ids(space, slots, n, chunk=1 << 20):
+    """``space[slots]`` as placed ids among ``n``, written over the slots a chunk at a time
+    where their type holds the ids (on a 2D mesh nearly every slot is in a pair, and a whole
+    mapped copy would sit beside them at the local phase's peak); a rank's slots fit int32
+    sooner than the graph's ids do."""
+    if np.iinfo(slots.dtype).max < n - 1:
+        return space[slots]
     for s in range(0, slots.size, chunk):
         slots[s : s + chunk] = space[slots[s : s + chunk]]
+    return slots
 
 
 def _interface_of_rank(ctx, r, bounds, key):
@@ -156,8 +161,8 @@ def _interface_of_rank(ctx, r, bounds, key):
     keyed = key[space] if key.size else key
     px, pa, owned, target, interface = kernels.component_interface(v, root, a, a + hi - lo, keyed, scratch)
     del v, root, scratch
-    for slots in (px, pa, owned, target):
-        _slots_to_ids(space, slots)
+    n = int(bounds[-1])
+    px, pa, owned, target = (_slots_to_ids(space, slots, n) for slots in (px, pa, owned, target))
     ctx.stats.release_vertex_state(f"wcc rank {r}")
     return (px, pa), (owned, target, interface), sum(blk.narcs for blk in blocks)
 

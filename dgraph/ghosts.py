@@ -190,7 +190,8 @@ class Fetch:
         self.serve = {}
         for d in ctx.ranks:
             span = index_type(int(self.bounds[d + 1] - self.bounds[d]))
-            self.serve[d] = [(src, (ids - self.bounds[d]).astype(span, copy=False)) for src, (ids,) in asked[d]]
+            first = [ids.dtype.type(self.bounds[d]) for _, (ids,) in asked[d]]  # no int64 copy of int32 ids
+            self.serve[d] = [(src, (ids - f).astype(span, copy=False)) for (src, (ids,)), f in zip(asked[d], first)]
 
     def __call__(self, values):
         """``{r: values aligned with wanted[r]}``, ``values[r]``: one per vertex rank r owns."""

@@ -222,7 +222,8 @@ def _interface_cases():
     out = []
     for slot in (np.int64, np.int32):
         scratch = (np.zeros(N, np.uint8), np.zeros(N, np.uint8), np.full(N, -1, slot), np.full(N, -1, slot))
-        out += [(v, root, LO, HI, key, *copy.deepcopy(scratch)) for key in (_key(), np.empty(0, np.int64))]
+        forest = (v.astype(slot), root.astype(slot))  # the members come back in the forest's type
+        out += [(*forest, LO, HI, key, *copy.deepcopy(scratch)) for key in (_key(), np.empty(0, np.int64))]
     return out
 
 
@@ -598,7 +599,7 @@ CASES = {
     "block_forest": (_block_forest_cases, lambda r, a: (_pairs(r[0], r[1]), a[1])),
     "component_interface": (
         _interface_cases,
-        lambda r, a: (_pairs(r[0], r[1]), _pairs(r[2], r[3], r[4].astype(np.int64)), a[5:]),
+        lambda r, a: (_pairs(r[0], r[1]), _pairs(r[2], r[3], r[4].astype(np.int64)), a[5:], r[0].dtype, r[2].dtype),
     ),
     "label_mode": (_mode_cases, None),
     "neighbour_sets": (_sets_cases, None),

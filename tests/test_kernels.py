@@ -223,6 +223,18 @@ def test_bad_engine_is_named():
         kernels.set_engine("opencl")
 
 
+def test_wcc_slots_become_placed_ids_of_any_width():
+    """A rank's slots fit int32 sooner than the graph's ids: then the ids come in int64."""
+    from dgraph.algorithms.connected_components import _slots_to_ids
+
+    space = np.array([5, 2**31 + 7, 2**33], np.int64)
+    slots = np.array([2, 0, 1], np.int32)
+    wide = _slots_to_ids(space, slots.copy(), 2**34)
+    assert wide.dtype == np.int64 and wide.tolist() == [2**33, 5, 2**31 + 7]
+    small = np.array([3, 9, 4], np.int64)
+    assert _slots_to_ids(small, slots, 10) is slots and slots.tolist() == [4, 3, 9]  # in place
+
+
 def test_component_interface_engines_agree_and_components_are_right():
     """Two ranks' forests summarised by component_interface and merged give scipy's components."""
     n, half = 400, 200

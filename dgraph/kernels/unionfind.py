@@ -314,10 +314,10 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
             best[t] = x
     # a pair per ghost and one per tree at most: sized exactly so, since a check for room
     # in the loop below would make it several times slower
-    out_x = np.empty(ghosts + trees + 1, np.int64)
-    out_a = np.empty(ghosts + trees + 1, np.int64)
-    own_x = np.empty(hi - lo, np.int64)  # each owned vertex once at most
-    own_t = np.empty(hi - lo, np.int64)
+    out_x = np.empty(ghosts + trees + 1, v.dtype)
+    out_a = np.empty(ghosts + trees + 1, v.dtype)
+    own_x = np.empty(hi - lo, v.dtype)  # each owned vertex once at most
+    own_t = np.empty(hi - lo, v.dtype)
     own_i = np.empty(hi - lo, np.bool_)
     c = 0
     o = 0
@@ -358,7 +358,8 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
 
 
 def _interface_numpy(v, root, lo, hi, key, tflag, vflag, anchor, best):
-    v, root = v.astype(np.int64), root.astype(np.int64)  # the members returned are int64
+    kind = v.dtype  # the members returned keep the forest's type
+    v, root = v.astype(np.int64), root.astype(np.int64)
     roots = unique(root)
     members = np.concatenate([v, roots])
     tree = np.concatenate([root, roots])
@@ -377,10 +378,11 @@ def _interface_numpy(v, root, lo, hi, key, tflag, vflag, anchor, best):
     first = np.zeros(tree.size, dtype=bool)
     first[starts] = True
     send_best = interface & first & (best_of != anchor_of)
-    out_x = np.concatenate([members[send], best_of[send_best]])
-    out_a = np.concatenate([anchor_of[send], anchor_of[send_best]])
+    out_x = np.concatenate([members[send], best_of[send_best]]).astype(kind)
+    out_a = np.concatenate([anchor_of[send], anchor_of[send_best]]).astype(kind)
     owned = ~ghost
-    return out_x, out_a, members[owned], np.where(interface, anchor_of, best_of)[owned], interface[owned]
+    target = np.where(interface, anchor_of, best_of)[owned]
+    return out_x, out_a, members[owned].astype(kind), target.astype(kind), interface[owned]
 
 
 def component_interface(v, root, lo, hi, key, scratch):
@@ -396,7 +398,7 @@ def component_interface(v, root, lo, hi, key, scratch):
     entry and on return.
 
     Returns (pair_x, pair_anchor, owned_x, owned_target, owned_is_interface), each in no
-    particular order (the two engines return the same sets).
+    particular order (the two engines return the same sets), the ids in the forest's type.
     """
     tflag, vflag, anchor, best = scratch
     # the forest's pairs keep their slot type (int32 while the slots fit: half their bytes)
