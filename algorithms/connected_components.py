@@ -31,6 +31,7 @@ from dgraph.ghosts import fetch
 from dgraph.kernels import unique
 from dgraph.owners import by_owner
 from dgraph.pair_components import pair_components
+from dgraph.runtime.plugin import trim_allocator
 
 from .strongly_connected_components import strongly_connected_components
 
@@ -52,21 +53,16 @@ def _representatives(v, root, key):
     return members[keep], rep[keep]
 
 
-def _smallest_members(nodes, anchors, anchor_key, anchor_best, key):
-    """(key, member) per node: the smallest-key member of the node's tree here when the node is
-    an anchor (``anchors``, sorted, with their smallest paired member's key and id, from
-    ``_smallest_per_root``), compared with the anchor itself; nodes that anchor nothing get
-    the largest int64 key. Every anchor is a node (its tree has a ghost)."""
-    big = np.iinfo(np.int64).max
+def _smallest_members(nodes, anchors, anchor_key, anchor_best):
+    """(key, member) per node: the smallest-key member of the tree the node anchors here
+    (``anchors``, sorted, with their tree's smallest-key member's key and id). Every anchor
+    is a node (its tree has a ghost); nodes that anchor nothing get the largest int64 key."""
     at = np.searchsorted(nodes, anchors)
-    best_key = np.full(nodes.size, big)
+    best_key = np.full(nodes.size, np.iinfo(np.int64).max)
     best_key[at] = anchor_key
-    is_anchor = np.zeros(nodes.size, dtype=bool)
-    is_anchor[at] = True
-    own_key = np.where(is_anchor, nodes if key.size == 0 else key[nodes], big)
     best = nodes.copy()
     best[at] = anchor_best
-    return np.minimum(best_key, own_key), np.where(own_key <= best_key, nodes, best)
+    return best_key, best
 
 
 def _smallest_per_root(root, best_key, best):
@@ -98,19 +94,19 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
         node[r] = np.arange(bounds[r], bounds[r + 1], dtype=ids)
         node[r][owned[interface] - bounds[r]] = target[interface]
     smallest, ghosts, u = {}, {}, {}
-    for r in ctx.ranks:  # the pairs reduced to what the rounds need, and freed
-        x, a = pairs.pop(r)
-        smallest[r] = _smallest_per_root(a, x if key.size == 0 else key[x], x)  # per anchor
-        ghost = (x < bounds[r]) | (x >= bounds[r + 1])
-        ghosts[r], u[r] = x[ghost], a[ghost]
-        del x, a, ghost
+    for r in ctx.ranks:
+        (ghosts[r], u[r]), (anchors, best) = pairs.pop(r)
+        order = np.argsort(anchors)  # each anchor once, with its tree's smallest-key member
+        anchors, best = anchors[order], best[order]
+        smallest[r] = (anchors, best if key.size == 0 else key[best], best)
+        del order, anchors, best
     there = fetch(ctx, ghosts, node, bounds)
     del node, ghosts
     linked = pair_components(ctx, u, there, bounds)  # frees u and there
     send = {}
     for r in ctx.ranks:  # each root's smallest-key member among this rank's anchors, sent to its owner
         nodes, root = linked[r]
-        send[r] = by_owner(bounds, *_smallest_per_root(root, *_smallest_members(nodes, *smallest.pop(r), key)))
+        send[r] = by_owner(bounds, *_smallest_per_root(root, *_smallest_members(nodes, *smallest.pop(r))))
     chosen = {}
     for r, messages in ctx.alltoall(send).items():
         empty = [np.empty(0, np.int64)]
@@ -141,8 +137,9 @@ def _slots_to_ids(space, slots, n, chunk=1 << 20):
 
 
 def _interface_of_rank(ctx, r, bounds, key):
-    """Rank r's forest summarised for the merge: ((pair members, their anchors), (owned members,
-    their targets, whether in an interface tree)) in placed ids, and the arcs examined. A
+    """Rank r's forest summarised for the merge (``component_interface``'s groups in placed ids):
+    ((ghosts and their anchors, anchors and their trees' smallest-key members), (owned members,
+    their targets, whether in an interface tree)), and the arcs examined. A
     function of its own so the forest and its scratch (tens of bytes a slot) are freed before
     the merge, whose peak they would add to."""
     # (out,) undirected; (out, in) directed, so every cut arc is seen at both ends; all in
@@ -159,12 +156,13 @@ def _interface_of_rank(ctx, r, bounds, key):
     v, root = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
     del parent
     keyed = key[space] if key.size else key
-    px, pa, owned, target, interface = kernels.component_interface(v, root, a, a + hi - lo, keyed, scratch)
+    ghosts, trees, (owned, target, interface) = kernels.component_interface(v, root, a, a + hi - lo, keyed, scratch)
     del v, root, scratch
     n = int(bounds[-1])
-    px, pa, owned, target = (_slots_to_ids(space, slots, n) for slots in (px, pa, owned, target))
+    ghosts, trees = ([_slots_to_ids(space, slots, n) for slots in pair] for pair in (ghosts, trees))
+    owned, target = (_slots_to_ids(space, slots, n) for slots in (owned, target))
     ctx.stats.release_vertex_state(f"wcc rank {r}")
-    return (px, pa), (owned, target, interface), sum(blk.narcs for blk in blocks)
+    return (ghosts, trees), (owned, target, interface), sum(blk.narcs for blk in blocks)
 
 
 def components_kernel(ctx, bounds, key):
@@ -185,6 +183,9 @@ def components_kernel(ctx, bounds, key):
             pairs[r], local[r], arcs = _interface_of_rank(ctx, r, bounds, key)
             examined += arcs
     ctx.stats.info.update(edges_examined=examined)
+    # the forests and their scratch (tens of bytes a slot) are freed: give the heap back, or
+    # the merge's arrays of other sizes would grow the worker around the holes they leave
+    trim_allocator()
     with ctx.phase("merge"):
         rep_of = merge_interfaces(ctx, pairs, local, bounds, key)
     out = {}

@@ -76,14 +76,35 @@ def pair_components(ctx, u, v, bounds):
                 lowest = np.minimum(lowest, np.minimum.reduceat(far[r], starts[r]))
             f[r][here] = lowest  # aggressive hooking and shortcutting
             lower = lowest < parent[r]
-            hook[r] = by_owner(bounds, parent[r][lower], lowest[lower])  # stochastic hooking: the parent too
+            # stochastic hooking: the parent too, once per parent (as stars form, most nodes
+            # of a rank share a few parents, whose owners would receive a hook from each)
+            hook[r] = by_owner(bounds, *_least_per_id(parent[r][lower], lowest[lower]))
         del far, grand  # not held beside the next round's
-        for r, messages in ctx.alltoall(hook).items():
-            for _, (ids, values) in messages:
-                np.minimum.at(f[r], ids - bounds[r], values)
+        got = ctx.alltoall(hook)
+        del hook
+        for r in ctx.ranks:
+            _hook(f[r], bounds[r], got.pop(r))
         changed = {r: [int(np.count_nonzero(f[r][nodes[r] - bounds[r]] != parent[r]))] for r in ctx.ranks}
         moved = bool(ctx.allreduce(changed)[0])
         rounds += 1
     ctx.stats.info.update(pair_rounds=rounds)
     ctx.stats.release_vertex_state("pair components")
     return {r: (nodes[r], f[r][nodes[r] - bounds[r]]) for r in ctx.ranks}
+
+
+def _least_per_id(ids, values):
+    """The distinct ids (sorted) and the smallest of their values."""
+    if ids.size == 0:
+        return ids, values
+    order = np.argsort(ids)
+    ids, values = ids[order], values[order]
+    first = np.ones(ids.size, dtype=bool)
+    first[1:] = ids[1:] != ids[:-1]
+    starts = np.flatnonzero(first)
+    return ids[starts], np.minimum.reduceat(values, starts)
+
+
+def _hook(f, lo, messages):
+    """Lower the parents ``f`` (ids from ``lo``) to the hooks received, then let them go."""
+    for _, (ids, values) in messages:
+        np.minimum.at(f, ids - lo, values)

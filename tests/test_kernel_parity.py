@@ -599,7 +599,13 @@ CASES = {
     "block_forest": (_block_forest_cases, lambda r, a: (_pairs(r[0], r[1]), a[1])),
     "component_interface": (
         _interface_cases,
-        lambda r, a: (_pairs(r[0], r[1]), _pairs(r[2], r[3], r[4].astype(np.int64)), a[5:], r[0].dtype, r[2].dtype),
+        lambda r, a: (
+            _pairs(*r[0]),
+            _pairs(*r[1]),
+            _pairs(r[2][0], r[2][1], r[2][2].astype(np.int64)),
+            a[5:],
+            [x.dtype for group in r for x in group],
+        ),
     ),
     "label_mode": (_mode_cases, None),
     "neighbour_sets": (_sets_cases, None),

@@ -252,11 +252,13 @@ def test_component_interface_engines_agree_and_components_are_right():
             for lo, hi in ((0, half), (half, n)):
                 m = (u >= lo) & (u < hi)
                 v, root = kernels.spanning_forest(u[m], w[m], parent)
-                px, pa, *own = kernels.component_interface(v, root, lo, hi, key, scratch)
-                pairs.append((px, pa))
+                (gx, ga), (anchors, best), own = kernels.component_interface(v, root, lo, hi, key, scratch)
+                assert np.unique(anchors).size == anchors.size  # each interface tree once
+                pairs.append((np.r_[gx, best], np.r_[ga, anchors]))
                 local.append(own)
             assert (scratch[0] == 0).all() and (scratch[2] == -1).all()  # scratch left clean
-            # a ghost's owner links it to its anchor there (what the merge fetches)
+            # a ghost's owner links it to its anchor there (what the merge fetches); each tree's
+            # smallest-key member is linked to its anchor too
             x = np.concatenate([p[0] for p in pairs] + [o[0][o[2]] for o in local])
             y = np.concatenate([p[1] for p in pairs] + [o[1][o[2]] for o in local])
             mv, mroot = kernels.spanning_forest(x, y, parent)

@@ -312,15 +312,16 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
             best[t] = x
         elif key[x] < key[best[t]] if keyed else x < best[t]:
             best[t] = x
-    # a pair per ghost and one per tree at most: sized exactly so, since a check for room
-    # in the loop below would make it several times slower
-    out_x = np.empty(ghosts + trees + 1, v.dtype)
-    out_a = np.empty(ghosts + trees + 1, v.dtype)
+    # sized exactly from the counts, since a check for room in the loop below would make it
+    # several times slower: a pair per ghost, one per tree at most
+    ghost_x = np.empty(ghosts, v.dtype)
+    ghost_a = np.empty(ghosts, v.dtype)
+    tree_a = np.empty(trees, v.dtype)
+    tree_b = np.empty(trees, v.dtype)
     own_x = np.empty(hi - lo, v.dtype)  # each owned vertex once at most
     own_t = np.empty(hi - lo, v.dtype)
     own_i = np.empty(hi - lo, np.bool_)
-    c = 0
-    o = 0
+    c, k, o = 0, 0, 0
     for i in range(2 * m):
         x = v[i] if i < m else root[i - m]
         t = root[i] if i < m else x
@@ -331,15 +332,14 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
         owned = lo <= x < hi
         if interface:
             if not owned:
-                out_x[c] = x
-                out_a[c] = anchor[t]
+                ghost_x[c] = x
+                ghost_a[c] = anchor[t]
                 c += 1
             if not tflag[t] & 2:
                 tflag[t] |= 2
-                if best[t] != anchor[t]:
-                    out_x[c] = best[t]
-                    out_a[c] = anchor[t]
-                    c += 1
+                tree_a[k] = anchor[t]
+                tree_b[k] = best[t]
+                k += 1
         if owned:
             own_x[o] = x
             own_t[o] = anchor[t] if interface else best[t]
@@ -352,9 +352,9 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
         anchor[t] = -1
         best[t] = -1
         vflag[x] = 0
-    if 4 * c < out_x.size:  # copies, so the room sized for every tree's pair is freed
-        return out_x[:c].copy(), out_a[:c].copy(), own_x[:o], own_t[:o], own_i[:o]
-    return out_x[:c], out_a[:c], own_x[:o], own_t[:o], own_i[:o]  # most members are pairs (2D)
+    if 4 * k < trees:  # copies, so the room sized for every tree is freed (1D: most are local)
+        tree_a, tree_b = tree_a[:k].copy(), tree_b[:k].copy()
+    return (ghost_x, ghost_a), (tree_a[:k], tree_b[:k]), (own_x[:o], own_t[:o], own_i[:o])
 
 
 def _interface_numpy(v, root, lo, hi, key, tflag, vflag, anchor, best):
@@ -377,28 +377,32 @@ def _interface_numpy(v, root, lo, hi, key, tflag, vflag, anchor, best):
     send = interface & ghost
     first = np.zeros(tree.size, dtype=bool)
     first[starts] = True
-    send_best = interface & first & (best_of != anchor_of)
-    out_x = np.concatenate([members[send], best_of[send_best]]).astype(kind)
-    out_a = np.concatenate([anchor_of[send], anchor_of[send_best]]).astype(kind)
+    linked = interface & first
     owned = ~ghost
     target = np.where(interface, anchor_of, best_of)[owned]
-    return out_x, out_a, members[owned].astype(kind), target.astype(kind), interface[owned]
+    return (
+        (members[send].astype(kind), anchor_of[send].astype(kind)),
+        (anchor_of[linked].astype(kind), best_of[linked].astype(kind)),
+        (members[owned].astype(kind), target.astype(kind), interface[owned]),
+    )
 
 
 def component_interface(v, root, lo, hi, key, scratch):
     """Summarise a rank's spanning forest (pairs (v, root) of its arcs) for merging.
 
-    A tree is an *interface* tree when it holds a vertex owned elsewhere. For each interface
-    tree: anchor = its smallest owned vertex; pairs (x, anchor) are returned for every member x
-    owned elsewhere and for the tree's smallest-key member. For every owned member: its anchor
-    (interface trees: its final label is the anchor's) or its tree's smallest-key member (the
-    final label). An owned member's arcs to other ranks need no pair: each is in the other
-    rank's forest too, where this end is the ghost. ``scratch`` is
-    four n-long arrays: two of uint8 flags, all zero, and two of int32 or int64 ids, all -1, on
-    entry and on return.
+    A tree is an *interface* tree when it holds a vertex owned elsewhere; its anchor is its
+    smallest owned vertex. Returns three groups, the ids in the forest's type:
 
-    Returns (pair_x, pair_anchor, owned_x, owned_target, owned_is_interface), each in no
-    particular order (the two engines return the same sets), the ids in the forest's type.
+    - ghosts ``(x, anchor)``: every member of an interface tree owned elsewhere, with its
+      tree's anchor. An owned member's arcs to other ranks need no pair: each is in the other
+      rank's forest too, where this end is the ghost.
+    - trees ``(anchor, best)``: every interface tree once, with its smallest-key member.
+    - owned ``(x, target, interface)``: every owned member with its anchor (interface trees:
+      its final label is the anchor's) or its tree's smallest-key member (the final label).
+
+    Each in no particular order (the two engines return the same sets). ``scratch`` is four
+    n-long arrays: two of uint8 flags, all zero, and two of int32 or int64 ids, all -1, on
+    entry and on return.
     """
     tflag, vflag, anchor, best = scratch
     # the forest's pairs keep their slot type (int32 while the slots fit: half their bytes)
