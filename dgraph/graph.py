@@ -49,8 +49,6 @@ def _placed_id(sorted_labels, table, label, what, dtype):
 
 
 def _placed_labels(index, order):
-    if index is None:
-        return order
     return index[order] if order is not None else index
 
 
@@ -157,7 +155,12 @@ class Graph:
 
     # ------------------------------------------------------------------ placement helpers
     def _placed_labels_future(self):
-        if self._placed is None and (self.labels.index is not None or self._order is not None):
+        """The labels of the placed ids (None: they are their own), for every run's finish.
+        Where the labels are the canonical ids, that is the key itself: one future, so a worker
+        holds one n-long copy for both."""
+        if self._placed is None and self.labels.index is None:
+            return self._order
+        if self._placed is None:
             self._placed = self.client.submit(_placed_labels, self.labels.index, self._order)
         return self._placed
 
