@@ -26,7 +26,6 @@ from .layout import by_owner
 from .placement import build_blocks
 from .results import block_edges, edges_frame, part_name, rank_frames, ranks_frame, rows_frames, to_dask
 from .runtime import RankResults, launch
-from .runtime.params import Deferred
 
 SPREAD_EVERY = 5.0  # seconds between looks at whether rank blocks still cover the live workers
 SPREAD_WITHIN = 60.0  # seconds moving blocks to a worker may take before they stay where they are
@@ -226,15 +225,15 @@ class Graph:
 
     def vertex_param(self, label, what="vertex"):
         """The placed id of one user label, as a run's param: the int itself when the client can
-        tell (labels 0..n-1 placed in their order), else a ``Deferred`` that each worker looks up
-        in the tables it holds, so the run starts without a round trip first (an unknown label
-        then fails the run as a DgraphInputError)."""
+        tell (labels 0..n-1 placed in their order), else a future of it, looked up where the
+        label tables are, so only the id reaches the run's workers, not tables of every vertex
+        (an unknown label fails the call as a DgraphInputError before the run starts)."""
         labels, table = self.labels, self._lookup_table()
         if labels.sorted is None:
             position = int(labels.positions([label], what)[0])
             if table is None:
                 return position
-        return Deferred(_placed_id, labels.sorted, table, label, what, labels.dtype)
+        return self.client.submit(_placed_id, labels.sorted, table, label, what, labels.dtype)
 
     def _lookup_table(self):
         """A future of each label position's placed id, or None where that is the position."""

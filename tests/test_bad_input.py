@@ -309,6 +309,22 @@ CASES = [
     # ------------------------------------------------------------------ algorithm parameters
     ("unknown source", lambda t: frame(alg.bfs(graph(), 9)), (DgraphInputError, "source 9 is not a vertex")),
     ("source of the wrong type", lambda t: frame(alg.bfs(graph(), "0")), (DgraphInputError, "not a vertex")),
+    # labels the client cannot place by itself: looked up on the cluster before the run starts
+    (
+        "unknown source among string labels",
+        lambda t: frame(alg.bfs(dgraph.from_edgelist(E.astype(str)), "9")),
+        (DgraphInputError, "source '9' is not a vertex"),
+    ),
+    (
+        "unknown SSSP source of a reordered graph",
+        lambda t: frame(alg.sssp(graph(vertex_order="degree"), 9)),
+        (DgraphInputError, "source 9 is not a vertex"),
+    ),
+    (
+        "a known string source",
+        lambda t: int(frame(alg.bfs(dgraph.from_edgelist(E.astype(str)), "2")).distance.max()),
+        equals(3),
+    ),
     (
         "negative depth limit",
         lambda t: alg.bfs(graph(), 0, depth_limit=-1),

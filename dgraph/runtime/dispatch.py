@@ -24,7 +24,7 @@ from distributed.comm import get_address_host
 
 from ..cluster import live_workers, workers
 from ..dask_internals import adopt_futures, call_on_comm, settled, to_pickle
-from ..errors import DgraphInputError, DgraphRunError
+from ..errors import DgraphRunError
 from ..progress import progress_after
 from .params import hold
 from .plugin import drive_task
@@ -129,7 +129,7 @@ async def _drive_all(client, state, worker_addrs, run_id, secret, op, addresses,
             moved.append(i)
         elif not isinstance(reply, dict):
             return DgraphRunError(f"run {run_id}: worker {worker_addrs[i]} left or failed: {reply!r}"), True
-        return (DgraphInputError if reply.get("input") else DgraphRunError)(reply["message"])
+        return DgraphRunError(reply["message"])
 
     calls = {}
     errors, gone = [], set()
@@ -292,9 +292,6 @@ def broadcast(client, targets, check=False, **msg):
 
 def _root_cause(errors):
     """Of the errors the drivers raised, the one that started the failure."""
-    for e in errors:
-        if isinstance(e, DgraphInputError):
-            return e
     for marker in ("failed at superstep", "lost peer", ""):
         for e in errors:
             if marker in str(e):

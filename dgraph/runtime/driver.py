@@ -4,8 +4,7 @@
 ``kernel(ctx, **params)`` for all of the worker's ranks; what the kernel returns (or what the
 run's finish makes of it) is the worker's result, and its counters are the run's outcome. Any
 error closes the worker's channels, so every peer blocked on it wakes at once, and is raised as
-a ``DgraphRunError`` naming the rank, worker and superstep (or as the ``DgraphInputError`` of a
-``Deferred`` param: an unknown vertex).
+a ``DgraphRunError`` naming the rank, worker and superstep.
 """
 
 from __future__ import annotations
@@ -17,12 +16,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import kernels
-from ..errors import DgraphInputError, DgraphRunError
+from ..errors import DgraphRunError
 from .channels import PeerLost, RunAborted, connect_mesh
 from .exchange import DirectTransport
 from .grouped import GroupedTransport
 from .metrics import RunStats
-from .params import evaluate
 from .pipelined import PipelinedTransport
 
 TRANSPORTS = ("direct", "grouped", "pipelined")
@@ -118,13 +116,8 @@ class DriverSpec(NamedTuple):
 def drive(worker, run, spec, blocks):
     """Run this worker's ranks of ``run``: connect the peer channels, call the kernel, and leave
     the outcome (stats) on ``run``. Returns ``{rank: result}`` (through the spec's finish, if
-    any); raises ``DgraphRunError``, or the ``DgraphInputError`` of a Deferred param."""
+    any); raises ``DgraphRunError``."""
     index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route, finish = spec
-    try:
-        params = evaluate(params)
-    except DgraphInputError as exc:  # every worker computes the same: none of them connects
-        run.fail(str(exc))
-        raise
     rank_map = {
         r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)
     }

@@ -153,6 +153,7 @@ def launch(
     ensure_plugin(client)
     state = client_state(client)
     _ready([f for b in blocks for f in b])
+    _ready(hold((params, finish))[1], raise_errors=True)  # a param's own error (an unknown vertex) is the call's
     flush_bytes = int(flush_bytes or dask.config.get("dgraph.flush-bytes", DEFAULT_FLUSH_BYTES))
 
     def plan(fresh=False):
@@ -211,10 +212,14 @@ def launch(
     return RankResults(client, futures, driven), stats
 
 
-def _ready(futures):
-    """Wait for ``futures`` unless the client already knows them finished (no round trip then)."""
+def _ready(futures, raise_errors=False):
+    """Wait for ``futures`` unless the client already knows them finished (no round trip then);
+    with ``raise_errors``, raise the error of the first that failed."""
     if any(f.status != "finished" for f in futures):
         wait_for(futures)
+    for f in futures if raise_errors else ():
+        if f.status == "error":
+            f.result()
 
 
 def _holders(client, state, firsts, fresh=False):

@@ -1,8 +1,7 @@
-"""A run's parameters as they travel: futures held by key, and values each worker computes.
+"""A run's parameters as they travel: futures held by key.
 
 The client replaces every future in a run's params by a ``Held`` (its key): a worker puts the
-value back from its own memory or a peer's, so no value passes through the client. A
-``Deferred`` is computed by each worker just before the kernel runs.
+value back from its own memory or a peer's, so no value passes through the client.
 """
 
 from __future__ import annotations
@@ -19,27 +18,13 @@ class Held:
         self.key = key
 
 
-class Deferred:
-    """A param each worker computes just before the kernel runs, as ``fn(*args)`` (futures in
-    ``args`` passed as their values): a lookup in tables the workers hold, with no round trip from
-    the client first (the source vertex of a search in a graph with labels). A
-    ``DgraphInputError`` it raises fails the run as that error."""
-
-    __slots__ = ("fn", "args")
-
-    def __init__(self, fn, *args):
-        self.fn, self.args = fn, args
-
-
 def _swap(obj, leaf):
     """``obj`` with ``leaf`` applied inside dicts, lists and tuples (where dask finds futures in a
-    task's arguments) and to the arguments of a Deferred."""
+    task's arguments)."""
     if type(obj) is dict:
         return {k: _swap(v, leaf) for k, v in obj.items()}
     if type(obj) in (list, tuple):
         return type(obj)(_swap(v, leaf) for v in obj)
-    if type(obj) is Deferred:
-        return leaf(Deferred(obj.fn, *_swap(obj.args, leaf)))
     return leaf(obj)
 
 
@@ -59,8 +44,3 @@ def hold(params):
 def resolve(params, values):
     """``params`` with each Held replaced by its value from ``values`` (key -> value)."""
     return _swap(params, lambda x: values[x.key] if isinstance(x, Held) else x)
-
-
-def evaluate(params):
-    """``params`` with each Deferred replaced by what it computes."""
-    return _swap(params, lambda x: x.fn(*x.args) if type(x) is Deferred else x)

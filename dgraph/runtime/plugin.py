@@ -29,7 +29,7 @@ from distributed import WorkerPlugin, get_worker, secede
 from distributed.comm.addressing import get_address_host
 
 from ..dask_internals import as_key, fetch_from_worker, store_on_worker
-from ..errors import DgraphInputError, DgraphRunError
+from ..errors import DgraphRunError
 from .driver import DriverSpec, drive
 from .params import resolve
 
@@ -280,8 +280,6 @@ class ExchangePlugin(WorkerPlugin):
             )
         except DgraphRunError as err:
             return {"status": "error", "message": str(err)}
-        except DgraphInputError as err:  # a Deferred param (an unknown vertex): the client raises it as such
-            return {"status": "error", "message": str(err), "input": True}
         if run.closed:  # the client gave up on the run meanwhile: nobody would release the results
             return {"status": "error", "message": str(self._gone(run_id))}
         del self.runs[run_id]
@@ -373,7 +371,7 @@ def _malformed(run_id, secret, timeout, keys, needs):
 def drive_task(run_id, spec, values, *blocks):
     """The driver task (when the client dispatches through the scheduler). ``values``: the
     futures the spec's held params and finish stand for, key -> value (dask puts their values
-    in a dict, not inside a NamedTuple or a Deferred)."""
+    in a dict, not inside a NamedTuple)."""
     worker = get_worker()
     # Leave the worker's thread pool: the run may block for long, and the worker must stay
     # free to run other tasks (even with one thread) while its ranks exchange.
