@@ -190,8 +190,10 @@ class Fetch:
         self.serve = {}
         for d in ctx.ranks:
             span = index_type(int(self.bounds[d + 1] - self.bounds[d]))
-            first = [ids.dtype.type(self.bounds[d]) for _, (ids,) in asked[d]]  # no int64 copy of int32 ids
-            self.serve[d] = [(src, (ids - f).astype(span, copy=False)) for (src, (ids,)), f in zip(asked[d], first)]
+            # offset in the ids' own type: int32 ids less an int64 bound would be copied to int64
+            self.serve[d] = [
+                (src, (ids - ids.dtype.type(self.bounds[d])).astype(span, copy=False)) for src, (ids,) in asked[d]
+            ]
 
     def __call__(self, values):
         """``{r: values aligned with wanted[r]}``, ``values[r]``: one per vertex rank r owns."""
