@@ -157,7 +157,7 @@ class Graph:
         """The labels of the placed ids (None: they are their own), for every run's finish.
         Where the labels are the canonical ids, that is the key itself: one future, so a worker
         holds one n-long copy for both."""
-        if self._placed is None and self.labels.index is None:
+        if self.labels.index is None:
             return self._order
         if self._placed is None:
             self._placed = self.client.submit(_placed_labels, self.labels.index, self._order)

@@ -153,7 +153,8 @@ def launch(
     ensure_plugin(client)
     state = client_state(client)
     _ready([f for b in blocks for f in b])
-    _ready(hold((params, finish))[1], raise_errors=True)  # a param's own error (an unknown vertex) is the call's
+    (held_params, held_finish), param_futures = hold((params, finish))
+    _ready(param_futures, raise_errors=True)  # a param's own error (an unknown vertex) is the call's
     flush_bytes = int(flush_bytes or dask.config.get("dgraph.flush-bytes", DEFAULT_FLUSH_BYTES))
 
     def plan(fresh=False):
@@ -192,9 +193,7 @@ def launch(
     run = None
     if dask.config.get("dgraph.dispatch", "auto") != "tasks" and state.direct:
         # the workers find the values of the params' futures themselves
-        (held_params, held_finish), futures = hold((params, finish))
-        _ready(futures)
-        needs = dict(zip([f.key for f in futures], _holders(client, state, futures)))
+        needs = dict(zip([f.key for f in param_futures], _holders(client, state, param_futures)))
         specs = [spec._replace(params=held_params, finish=held_finish) for spec in specs]
         keys = [[f.key for f in h] for h in held]
         run = run_direct(client, state, worker_addrs, specs, keys, needs, timeout, name, line)
