@@ -1,15 +1,20 @@
 """Connected components (weakly connected for directed graphs).
 
 Method: every rank builds a spanning forest of its own arcs with union-find (out-arcs; in-arcs
-too for directed graphs, so every arc between ranks is seen at both ends); on undirected graphs
-with Afforest's sampling (Sutton et al., IPDPS 2018), so the rows already in the largest tree
-skip their arcs inside the rank. Trees made only of the rank's own vertices are finished there.
-Of the others (interface trees) only the vertices at the cut, plus each tree's smallest-label
-member, are linked to an owned anchor. A ghost's owner knows its anchor there, so those pairs
-become anchor-to-anchor pairs spread over the ranks, whose components FastSV finds without a
-root rank (``dgraph.pair_components``: pointers hooked and shortcut, grandparents fetched from
-their owners); each component is then named by its smallest-label member, chosen at its root's
-owner. Communication and each rank's memory follow its share of the cut, not n. Unlike label
+too for directed graphs, so every arc between ranks is seen at both ends). On undirected graphs
+it is Afforest (Sutton et al., IPDPS 2018) across ranks: each rank links its rows to their first
+neighbours, samples its largest tree, and the rows already in it skip all their arcs. An arc
+from such a row to another rank's vertex that did not skip is united at that end; arcs between
+two ranks' largest trees are redundant once one of them is united, so the ranks exchange which
+vertices skipped (a bitmap each) and each joins its largest tree to every other rank's once.
+Trees made only of the rank's own vertices are finished there. Of the others (interface trees)
+only the vertices at the cut, plus each tree's smallest-label member, are linked to an owned
+anchor. A ghost's owner knows what stands for its tree there, so those links become pairs
+between such vertices, spread over the ranks and made symmetric at the ghost's owner (a cut arc
+may be united at one end only), whose components FastSV finds without a root rank
+(``dgraph.pair_components``: pointers hooked and shortcut, grandparents fetched from their
+owners); each component is then named by its smallest-label member, chosen at its root's owner.
+Communication and each rank's memory follow its share of the cut, not n. Unlike label
 propagation the rounds grow with the logarithm of the trees' depth, not with the diameter, so
 road networks cost a few rounds as social graphs do.
 
@@ -53,14 +58,15 @@ def _representatives(v, root, key):
     return members[keep], rep[keep]
 
 
-def _smallest_members(nodes, anchors, anchor_key, anchor_best):
-    """(key, member) per node: the smallest-key member of the tree the node anchors here
-    (``anchors``, sorted, with their tree's smallest-key member's key and id). Every anchor
-    is a node (its tree has a ghost); nodes that anchor nothing get the largest int64 key."""
-    at = np.searchsorted(nodes, anchors)
-    best_key = np.full(nodes.size, np.iinfo(np.int64).max)
-    best_key[at] = anchor_key
+def _smallest_members(nodes, anchors, anchor_key, anchor_best, key):
+    """(key, member) per node: the smallest-key member of its tree here. A node anchors an
+    interface tree (``anchors``, sorted, with their tree's smallest-key member's key and id;
+    every anchor is a node) or is itself the smallest-key member of a tree without ghosts that
+    a cut arc seen only at its other end reaches."""
+    best_key = nodes.astype(np.int64) if key.size == 0 else key[nodes]
     best = nodes.copy()
+    at = np.searchsorted(nodes, anchors)
+    best_key[at] = anchor_key
     best[at] = anchor_best
     return best_key, best
 
@@ -79,34 +85,44 @@ def _smallest_per_root(root, best_key, best):
 
 
 def merge_interfaces(ctx, pairs, local, bounds, key):
-    """For every rank, its owned range's representatives: ``rep[r][a - lo]`` is the placed id
-    of the smallest-key member of anchor a's whole component (other entries are unused).
+    """For every rank, the component of each vertex it owns: the placed id of the smallest-key
+    member of its whole component.
 
-    Each rank's pairs link its interface trees' anchors to their ghost members; a ghost's owner
-    knows its anchor there, so the pairs become anchor-to-anchor pairs, whose components
-    (``pair_components``) join the trees across ranks. They come symmetric: a cut arc (y, x), y
-    owned here, x by s, is in both ranks' blocks, so x is a ghost of y's tree here and y one of
-    x's tree at s, and each side sends the pair of the two anchors. Each component's
-    smallest-key member is then found at its root's owner and read back by every anchor."""
+    An owned vertex stands for its tree here by its target (an interface tree's anchor, another
+    tree's smallest-key member; itself when in no tree). Each ghost x of an interface tree links
+    the tree's anchor to x's target at x's owner, which answers with it and keeps the reverse
+    link: a cut arc may be united at one end only (rows in a rank's largest tree skip theirs),
+    so the trees at the other end need not hold a ghost of their own. The links, symmetric,
+    become pairs whose components (``pair_components``) join the trees across ranks; each
+    component's smallest-key member is then found at its root's owner and read back."""
     node, ids = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
-    for r in ctx.ranks:  # an owned vertex's anchor, or itself when in no interface tree
-        owned, target, interface = local[r]
-        node[r] = np.arange(bounds[r], bounds[r + 1], dtype=ids)
-        node[r][owned[interface] - bounds[r]] = target[interface]
-    smallest, ghosts, u = {}, {}, {}
     for r in ctx.ranks:
-        (ghosts[r], u[r]), (anchors, best) = pairs.pop(r)
+        owned, target = local.pop(r)
+        node[r] = np.arange(bounds[r], bounds[r + 1], dtype=ids)
+        node[r][owned - bounds[r]] = target
+    smallest, asked = {}, {}
+    for r in ctx.ranks:
+        (ghosts, anchor), (anchors, best) = pairs.pop(r)
         order = np.argsort(anchors)  # each anchor once, with its tree's smallest-key member
         anchors, best = anchors[order], best[order]
         smallest[r] = (anchors, best if key.size == 0 else key[best], best)
-        del order, anchors, best
-    there = fetch(ctx, ghosts, node, bounds)
-    del node, ghosts
-    linked = pair_components(ctx, u, there, bounds)  # frees u and there
+        asked[r] = by_owner(bounds, ghosts, anchor)
+        del order, anchors, best, ghosts, anchor
+    u, v, answers = {}, {}, {}
+    for d, messages in ctx.alltoall(asked).items():  # at each ghost's owner: its target, both ways
+        answers[d] = {src: [node[d][x - bounds[d]]] for src, (x, _) in messages}
+        u[d] = [answers[d][src][0] for src, _ in messages]
+        v[d] = [a for _, (_, a) in messages]
+    for r, messages in ctx.alltoall(answers).items():
+        u[r] += [asked[r][d][1] for d, _ in messages]
+        v[r] += [t for _, (t,) in messages]
+        u[r], v[r] = (np.concatenate(x).astype(ids, copy=False) if x else np.empty(0, ids) for x in (u[r], v[r]))
+    del asked, answers
+    linked = pair_components(ctx, u, v, bounds)  # frees u and v
     send = {}
-    for r in ctx.ranks:  # each root's smallest-key member among this rank's anchors, sent to its owner
+    for r in ctx.ranks:  # each root's smallest-key member among this rank's nodes, sent to its owner
         nodes, root = linked[r]
-        send[r] = by_owner(bounds, *_smallest_per_root(root, *_smallest_members(nodes, *smallest.pop(r))))
+        send[r] = by_owner(bounds, *_smallest_per_root(root, *_smallest_members(nodes, *smallest.pop(r), key)))
     chosen = {}
     for r, messages in ctx.alltoall(send).items():
         empty = [np.empty(0, np.int64)]
@@ -117,11 +133,12 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
         chosen[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
         chosen[r][root[hit] - bounds[r]] = best[hit]
     got = fetch(ctx, {r: linked[r][1] for r in ctx.ranks}, chosen, bounds)
-    rep = {}
+    comp = {}
     for r in ctx.ranks:
-        rep[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
-        rep[r][linked[r][0] - bounds[r]] = got[r]
-    return rep
+        rep = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
+        rep[linked[r][0] - bounds[r]] = got[r]
+        comp[r] = rep[node.pop(r) - bounds[r]]
+    return comp
 
 
 def _slots_to_ids(space, slots, n, chunk=1 << 20):
@@ -136,36 +153,79 @@ def _slots_to_ids(space, slots, n, chunk=1 << 20):
     return slots
 
 
-def _interface_of_rank(ctx, r, bounds, key):
+def _rank_space(ctx, r, bounds):
+    """Rank r's blocks in one vertex space, where its own vertices are the slots [a, a + hi - lo):
+    (out,) undirected; (out, in) directed, so every cut arc is seen at both ends."""
+    blocks = common_space(ctx.blocks[r])
+    space = blocks[0].space
+    a = int(np.searchsorted(space, bounds[r]))
+    return [dataclasses.replace(b, lo=a, hi=a + int(bounds[r + 1] - bounds[r])) for b in blocks], space
+
+
+def _forest(space):
+    """An empty union-find forest over a rank's space: slots in int32 while they fit, half the
+    bytes the finds walk."""
+    return np.arange(space.size, dtype=index_type(space.size))
+
+
+def _far_skips(ctx, spaces, skipped, bounds):
+    """For every rank, per slot of its space, whether the vertex's owner skipped its arcs
+    (``afforest_rows``; zero on the rank's own slots). Each rank's skipped rows reach every
+    rank as a bitmap (one superstep, n/8 bytes received in all): fewer bytes than asking for
+    the ghosts one id each, since on a well-connected graph most vertices are some rank's ghost."""
+    bits = ctx.allgather({r: [np.packbits(s, bitorder="little")] for r, s in skipped.items()})
+    far = {}
+    for r, (_, space) in spaces.items():
+        far[r] = np.zeros(space.size, np.uint8)
+        cuts = np.searchsorted(space, bounds)
+        for d, ((bitmap,), a, b) in enumerate(zip(bits, cuts[:-1], cuts[1:])):
+            if d != r and b > a:
+                at = space[a:b] - bounds[d]
+                far[r][a:b] = (bitmap[at >> 3] >> (at & 7).astype(np.uint8)) & 1
+    return far
+
+
+def _local_forests(ctx, bounds, directed):
+    """Yield (rank, blocks, space, (vertex, root)): each rank's spanning forest of its arcs, in
+    slots of its space, one rank at a time (each forest's pairs are summarised before the next
+    is made). Undirected blocks go through Afforest: the ranks tell each other which rows
+    skipped (a bitmap each), and each rank then joins its largest tree to each other rank's once."""
+    spaces = {r: _rank_space(ctx, r, bounds) for r in ctx.ranks}
+    if directed:
+        for r, (blocks, space) in spaces.items():
+            yield r, blocks, space, kernels.block_forest(blocks, _forest(space))
+        return
+    parents, skipped = {}, {}
+    for r, (blocks, space) in spaces.items():
+        parents[r] = _forest(space)
+        ctx.hold(f"wcc forest {r}", parents[r])
+        skipped[r] = kernels.afforest_rows(blocks[0], parents[r])
+    far = _far_skips(ctx, spaces, skipped, bounds)
+    for r, (blocks, space) in spaces.items():
+        cuts = np.searchsorted(space, bounds)
+        pairs = kernels.afforest_bridges(blocks[0], parents.pop(r), skipped.pop(r), far.pop(r), cuts)
+        ctx.stats.release_vertex_state(f"wcc forest {r}")
+        yield r, blocks, space, pairs
+
+
+def _interface_of_rank(ctx, r, blocks, space, forest, key, n):
     """Rank r's forest summarised for the merge (``component_interface``'s groups in placed ids):
     ((ghosts and their anchors, anchors and their trees' smallest-key members), (owned members,
-    their targets, whether in an interface tree)), and the arcs examined. A
-    function of its own so the forest and its scratch (tens of bytes a slot) are freed before
-    the merge, whose peak they would add to."""
-    # (out,) undirected; (out, in) directed, so every cut arc is seen at both ends; all in
-    # one vertex space, where the rank's own vertices are the slots [a, a + hi - lo)
-    blocks = common_space(ctx.blocks[r])
-    space, lo, hi = blocks[0].space, int(bounds[r]), int(bounds[r + 1])
-    a = int(np.searchsorted(space, lo))
-    blocks = [dataclasses.replace(b, lo=a, hi=a + hi - lo) for b in blocks]
-    slot = index_type(space.size)  # slots in int32 while they fit: half the bytes the finds walk
-    parent = np.arange(space.size, dtype=slot)
+    their targets))."""
+    a, b = blocks[0].lo, blocks[0].hi
+    slot = index_type(space.size)
     scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
     scratch += (np.full(space.size, -1, slot), np.full(space.size, -1, slot))
-    ctx.hold(f"wcc rank {r}", parent, *scratch)
-    v, root = kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1)
-    del parent
+    ctx.hold(f"wcc rank {r}", *scratch)
     keyed = key[space] if key.size else key
-    ghosts, trees, (owned, target, interface) = kernels.component_interface(v, root, a, a + hi - lo, keyed, scratch)
-    del v, root, scratch
-    n = int(bounds[-1])
-    ghosts, trees = ([_slots_to_ids(space, slots, n) for slots in pair] for pair in (ghosts, trees))
-    owned, target = (_slots_to_ids(space, slots, n) for slots in (owned, target))
+    ghosts, trees, owned = kernels.component_interface(*forest, a, b, keyed, scratch)
+    del forest, scratch
+    ghosts, trees, owned = ([_slots_to_ids(space, slots, n) for slots in group] for group in (ghosts, trees, owned))
     ctx.stats.release_vertex_state(f"wcc rank {r}")
-    return (ghosts, trees), (owned, target, interface), sum(blk.narcs for blk in blocks)
+    return (ghosts, trees), owned
 
 
-def components_kernel(ctx, bounds, key):
+def components_kernel(ctx, directed, bounds, key):
     key = np.empty(0, np.int64) if key is None else key
     n, P = int(bounds[-1]), ctx.nranks
     if P == 1:  # no cut: the rank's forest is the answer (its space is every vertex)
@@ -179,23 +239,17 @@ def components_kernel(ctx, bounds, key):
         return {r: {"component": comp}}
     pairs, local, examined = {}, {}, 0
     with ctx.phase("local"):
-        for r in ctx.ranks:
-            pairs[r], local[r], arcs = _interface_of_rank(ctx, r, bounds, key)
-            examined += arcs
+        for r, blocks, space, forest in _local_forests(ctx, bounds, directed):
+            pairs[r], local[r] = _interface_of_rank(ctx, r, blocks, space, forest, key, n)
+            examined += sum(blk.narcs for blk in blocks)
+            del forest
     ctx.stats.info.update(edges_examined=examined)
     # the forests and their scratch (tens of bytes a slot) are freed: give the heap back, or
     # the merge's arrays of other sizes would grow the worker around the holes they leave
     trim_allocator()
     with ctx.phase("merge"):
-        rep_of = merge_interfaces(ctx, pairs, local, bounds, key)
-    out = {}
-    for r in ctx.ranks:
-        lo, hi = int(bounds[r]), int(bounds[r + 1])
-        owned, target, interface = local[r]
-        comp = np.arange(lo, hi, dtype=np.int64)
-        comp[owned - lo] = np.where(interface, rep_of[r][np.where(interface, target, lo) - lo], target)
-        out[r] = {"component": comp}
-    return out
+        comp = merge_interfaces(ctx, pairs, local, bounds, key)
+    return {r: {"component": c} for r, c in comp.items()}
 
 
 def connected_components(graph, connection=None):
@@ -218,9 +272,11 @@ def connected_components(graph, connection=None):
 
     Notes
     -----
-    The merge moves one 16-byte pair per vertex at the cut (plus one per interface tree) to
-    the ghosts' owners once, then five supersteps per FastSV round (``pair_rounds`` in
-    ``graph.last_stats.info``); each rank holds only its own pairs.
+    The ranks exchange one bit per vertex (which skipped their arcs), then the merge moves one
+    16-byte pair per ghost of an interface tree (plus one per interface tree) to the ghosts'
+    owners once, then five supersteps per FastSV round (``pair_rounds`` in
+    ``graph.last_stats.info``); each rank holds only its own pairs. On a well-connected graph
+    most cut arcs join two ranks' largest trees and cost no pair.
 
     Examples
     --------
@@ -239,7 +295,9 @@ def connected_components(graph, connection=None):
         )
     if graph.directed and connection == "strong":
         return strongly_connected_components(graph)
-    return graph.run_to_frame(components_kernel, label_columns=("component",), reverse=graph.directed, name="wcc")
+    return graph.run_to_frame(
+        components_kernel, label_columns=("component",), reverse=graph.directed, name="wcc", directed=graph.directed
+    )
 
 
 def weakly_connected_components(graph):

@@ -214,6 +214,56 @@ def _block_forest_cases():
     ]
 
 
+HUBS = 150  # a rank owning the hubs (placed ids 0..HUBS-1): most of its rows skip
+
+
+def _afforest_cases():
+    out = []
+    for m in (300, 2400):  # sparse: rows in and out of the largest tree; dense: most rows in it
+        indptr, indices, _ = _graph(17, m=m)
+        for lo, hi, dtype in ((LO, HI, np.int64), (0, HUBS, np.int64), (0, N, np.int32)):  # (0, N): no arc leaves
+            out.append((*_rows(indptr, indices, None, lo, hi)[:2], lo, hi, np.arange(N, dtype=dtype)))
+    return out
+
+
+def _afforest_closure(skipped, args):
+    """What ``afforest_rows`` leaves its caller: the components that the forest in ``parent`` and
+    the skipped rows' arcs make together (scipy labels them by smallest member, so equal
+    partitions compare equal), and whether the skipped rows share one tree."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    indptr, indices, lo, hi, parent = args
+    rows = np.arange(lo, hi)[skipped]
+    tails = np.repeat(rows, np.diff(indptr)[skipped])
+    heads = np.concatenate([indices[indptr[r - lo] : indptr[r - lo + 1]] for r in rows] or [np.empty(0, np.int64)])
+    a, b = np.r_[np.arange(parent.size), tails], np.r_[parent, heads]
+    _, label = connected_components(coo_matrix((np.ones(a.size), (a, b)), shape=(N, N)), directed=False)
+    roots = {_root(parent, r) for r in rows}
+    return label, len(roots) <= 1
+
+
+def _root(parent, x):
+    while parent[x] != x:
+        x = parent[x]
+    return x
+
+
+def _bridges_cases():
+    rng = np.random.default_rng(18)
+    indptr, indices, _ = _graph(19, m=500)
+    ptr, idx, _ = _rows(indptr, indices, None, 0, HUBS)
+    cuts = np.array([0, HUBS, 200, 250, N])  # ranks 1, 2, 3 after this one's rows
+    out = []
+    for dtype in (np.int64, np.int32):
+        parent = np.arange(N, dtype=dtype)
+        skipped = kernels.KERNELS["afforest_rows"].impls["numba"](ptr, idx, 0, HUBS, parent)
+        far = (rng.random(N) < 0.5).astype(np.uint8)
+        far[:HUBS] = 0
+        out += [(ptr, idx, 0, HUBS, parent, skipped, f, cuts) for f in (far, np.zeros(N, np.uint8))]
+    return out
+
+
 def _interface_cases():
     indptr, indices, _ = _graph(14, m=300)
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
@@ -597,12 +647,15 @@ CASES = {
     "power_iterations": (_iterate_cases, None),
     "spanning_forest": (_forest_cases, lambda r, a: (_pairs(*r), a)),
     "block_forest": (_block_forest_cases, lambda r, a: (_pairs(r[0], r[1]), a[1])),
+    # the twins skip different rows (numpy none): what they leave unjoined must join the same
+    "afforest_rows": (_afforest_cases, _afforest_closure),
+    "afforest_bridges": (_bridges_cases, lambda r, a: (_pairs(r[0], r[1]), a[4])),
     "component_interface": (
         _interface_cases,
         lambda r, a: (
             _pairs(*r[0]),
             _pairs(*r[1]),
-            _pairs(r[2][0], r[2][1], r[2][2].astype(np.int64)),
+            _pairs(*r[2]),
             a[5:],
             [x.dtype for group in r for x in group],
         ),

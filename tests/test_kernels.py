@@ -257,10 +257,10 @@ def test_component_interface_engines_agree_and_components_are_right():
                 pairs.append((np.r_[gx, best], np.r_[ga, anchors]))
                 local.append(own)
             assert (scratch[0] == 0).all() and (scratch[2] == -1).all()  # scratch left clean
-            # a ghost's owner links it to its anchor there (what the merge fetches); each tree's
-            # smallest-key member is linked to its anchor too
-            x = np.concatenate([p[0] for p in pairs] + [o[0][o[2]] for o in local])
-            y = np.concatenate([p[1] for p in pairs] + [o[1][o[2]] for o in local])
+            # a ghost's owner links it to its target there (what the merge fetches); each tree's
+            # smallest-key member is linked to its anchor, and every owned member to its target
+            x = np.concatenate([p[0] for p in pairs] + [o[0] for o in local])
+            y = np.concatenate([p[1] for p in pairs] + [o[1] for o in local])
             mv, mroot = kernels.spanning_forest(x, y, parent)
             final = np.arange(n)
             final[mv] = mroot
@@ -270,8 +270,8 @@ def test_component_interface_engines_agree_and_components_are_right():
                 group = members[final[members] == t]
                 rep[t] = group[np.argmin(key[group])]
             comp = np.arange(n)
-            for owned, target, interface in local:
-                comp[owned] = [rep[final[t]] if i else t for t, i in zip(target, interface)]
+            for owned, target in local:
+                comp[owned] = [rep.get(final[t], t) for t in target]
             results[e] = (comp, {(int(a), int(b)) for p in pairs for a, b in zip(*p)})
             for c in np.unique(ref):
                 group = np.flatnonzero(ref == c)

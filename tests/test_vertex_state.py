@@ -5,7 +5,9 @@ spaces, not over the graph's n vertices."""
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from graphs import grid_edges
+from scipy.sparse.csgraph import connected_components
 
 import dgraph
 from dgraph import algorithms as alg
@@ -94,3 +96,29 @@ def test_components_across_ranks_merge_in_log_rounds_not_diameter(client):
     assert g.last_stats.info["pair_rounds"] <= 2 * np.log2(n)
     assert (cc.loc[np.arange(n)] == 0).all()  # the smallest label names a component
     assert cc.loc[[n, n + 1]].tolist() == [n, n] and cc.loc[[n + 2, n + 3]].tolist() == [n + 2, n + 2]
+
+
+@pytest.mark.parametrize("ranks", [2, 5])
+def test_components_when_cut_arcs_are_united_at_one_end(client, ranks):
+    # dense blocks of vertices, one per rank, so each rank's rows mostly sit in one largest tree
+    # and skip their arcs (Afforest); the blocks meet by a few arcs between those trees, and
+    # pendant paths, stars and pairs hang off them across ranks, so many cut arcs are united only
+    # at their end outside the largest tree
+    rng = np.random.default_rng(ranks)
+    n, per = 3000, 3000 // ranks
+    block = rng.integers(0, per, (4 * n, 2)) + per * rng.integers(0, ranks, 4 * n)[:, None]
+    joins = rng.integers(0, n - n % ranks, (ranks, 2))
+    hang = np.arange(n, n + 400)
+    pendant = np.c_[hang, np.where(hang % 3 == 0, rng.integers(0, n, hang.size), hang + 1)]  # paths and stars
+    pairs = np.c_[np.arange(n + 500, n + 600, 2), np.arange(n + 501, n + 601, 2)]  # components of their own
+    arcs = np.vstack([block, joins, pendant[:-1], pairs])
+    edges = pd.DataFrame({"src": arcs[:, 0], "dst": arcs[:, 1]})
+    vertices = np.arange(n + 601)
+    m = vertices.size
+    _, ref = connected_components(sp.coo_matrix((np.ones(len(arcs)), (arcs[:, 0], arcs[:, 1])), shape=(m, m)))
+    for order in ("labels", "degree"):
+        g = dgraph.from_edgelist(edges, directed=False, vertices=vertices, ranks=ranks, vertex_order=order)
+        cc = alg.connected_components(g).compute().set_index("vertex").component.sort_index()
+        assert (ref[cc.to_numpy()] == ref).all()  # each vertex named by a member of its component
+        assert pd.crosstab(cc.to_numpy(), ref).astype(bool).sum(axis=1).max() == 1  # no two components merged
+        assert cc.nunique() == np.unique(ref).size  # none split

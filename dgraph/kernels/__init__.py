@@ -54,7 +54,7 @@ from .paths import improve, light_rows, relax_local, rows_leaving
 from .sets import union, unique
 from .slots import dense_ranks, positions
 from .trees import search_tree_rules, search_tree_rules_many
-from .unionfind import block_forest, component_interface, spanning_forest
+from .unionfind import afforest_bridges, afforest_rows, block_forest, component_interface, spanning_forest
 
 __all__ = [
     "COUNT_GRAIN",
@@ -62,6 +62,8 @@ __all__ = [
     "KERNELS",
     "MERGE_CODES",
     "SPMV_GRAIN",
+    "afforest_bridges",
+    "afforest_rows",
     "assign_at",
     "block_forest",
     "brandes",

@@ -145,22 +145,24 @@ AFFOREST_SAMPLES = 1024
 
 
 @numba.njit(cache=True)
-def _afforest_rows_numba(indptr, indices, lo, hi, parent, links, samples):
-    """``_union_rows_numba`` for a symmetric block, skipping most of the work the way Afforest
-    does (Sutton, Ben-Nun, Barak, IPDPS 2018): link every row to its first few neighbours in
-    the range, sample which tree is largest, and then let the rows already in that tree skip
-    their arcs inside the range (each comes again in the row of its other end, which links it
-    unless that row is in the tree too) and only mark their heads outside it, which join the
-    tree at the end. Other rows union all their arcs, except those whose twin an earlier row
-    outside the tree has united."""
+def _afforest_skips(indptr, indices, lo, hi, parent, links, samples):
+    """Afforest's passes over a symmetric block (Sutton, Ben-Nun, Barak, IPDPS 2018): link every
+    row to its first few neighbours in the range, sample which tree is largest, and then let the
+    rows already in that tree skip their arcs. Other rows union all theirs, except those whose
+    twin an earlier row outside the tree has united. Returns which rows skipped.
+
+    A skipped row's arcs inside the range are redundant (each comes again in the row of its other
+    end, which links it unless that row is in the tree too); those leaving the range are the
+    caller's (``block_forest`` joins their heads to the tree, ``afforest_bridges`` one per rank)."""
     nrows = hi - lo
-    for k in range(links):
-        for r in range(nrows):
-            j = indptr[r] + k
-            if j < indptr[r + 1] and lo <= indices[j] < hi:
-                _union_owned(parent, _find(parent, lo + r), indices[j], lo, hi)
+    skipped = np.zeros(nrows, np.bool_)
     if nrows == 0:
-        return np.empty(0, parent.dtype)
+        return skipped
+    for r in range(nrows):  # a row's first neighbours at once: one cache miss for the lot
+        x = -1
+        for j in range(indptr[r], min(indptr[r] + links, indptr[r + 1])):
+            if lo <= indices[j] < hi:
+                x = _union_owned(parent, _find(parent, lo + r) if x < 0 else x, indices[j], lo, hi)
     step = max(nrows // samples, 1)
     sampled = np.empty((nrows + step - 1) // step, np.int64)
     for i in range(sampled.size):
@@ -171,45 +173,48 @@ def _afforest_rows_numba(indptr, indices, lo, hi, parent, links, samples):
         run = run + 1 if i > 0 and sampled[i] == sampled[i - 1] else 1
         if run > most:
             giant, most = sampled[i], run
-    in_giant = np.zeros(nrows, np.bool_)  # rows that skipped their arcs inside the range
-    # heads outside the range of such rows, a bit each: an eighth of the bytes stays in cache
-    mark = np.zeros((parent.size + 7) >> 3, np.uint8)
-    outside = 0
-    alone = lo == 0 and hi == parent.size  # the range is every vertex: no arc leaves it
     span = np.uint64(nrows)
     for r in range(nrows):
         u = lo + r
         x = _find(parent, u)
-        g = _find(parent, giant)
-        in_giant[r] = x == g
-        if alone and in_giant[r]:
-            continue  # nothing of this row to union or to mark
-        leaving = 0
-        if in_giant[r]:  # most rows: count and mark the heads outside, without a branch per arc
-            for j in range(indptr[r], indptr[r + 1]):
+        skipped[r] = x == _find(parent, giant)
+        if skipped[r]:
+            continue
+        for j in range(indptr[r], indptr[r + 1]):
+            w = indices[j]
+            if _outside(w, lo, span) or w >= u or skipped[w - lo]:
+                x = _union_owned(parent, x, w, lo, hi)
+    return skipped
+
+
+@numba.njit(cache=True)
+def _afforest_block_numba(indptr, indices, lo, hi, parent, links, samples):
+    """``_union_rows_numba`` for a symmetric block through ``_afforest_skips``: the skipped rows
+    then only mark their heads outside the range, which join the largest tree at the end."""
+    skipped = _afforest_skips(indptr, indices, lo, hi, parent, links, samples)
+    # the space outside the rows is exactly the heads there (a symmetric block's space is its
+    # rows and its heads): no pass over the arcs to list them
+    heads = np.empty(parent.size - (hi - lo), parent.dtype)
+    heads[:lo] = np.arange(lo)
+    heads[lo:] = np.arange(hi, parent.size)
+    if heads.size == 0:
+        return heads
+    # heads outside the range of skipped rows, a bit each: an eighth of the bytes stays in cache
+    mark = np.zeros((parent.size + 7) >> 3, np.uint8)
+    span, tree = np.uint64(hi - lo), -1
+    for r in range(hi - lo):
+        if skipped[r]:
+            tree = r
+            for j in range(indptr[r], indptr[r + 1]):  # without a branch per arc
                 w = indices[j]
                 o = _outside(w, lo, span)
-                leaving += o
                 at = w * o  # heads inside touch bit 0, which this leaves as it was
                 mark[at >> 3] |= np.uint8(o) << np.uint8(at & 7)
-        else:
-            for j in range(indptr[r], indptr[r + 1]):
-                w = indices[j]
-                o = _outside(w, lo, span)
-                leaving += o
-                if o or w >= u or in_giant[w - lo]:  # else an earlier row outside the tree united the twin
-                    x = _union_owned(parent, x, w, lo, hi)
-        outside += leaving
-    # the space outside the rows is exactly the heads there (a symmetric block's space is its
-    # rows and its heads): no second pass over the arcs to list them
-    heads = np.empty(parent.size - nrows if outside else 0, parent.dtype)
-    if outside:
-        heads[:lo] = np.arange(lo)
-        heads[lo:] = np.arange(hi, parent.size)
-    g = _find(parent, giant)
-    for w in heads:
-        if mark[w >> 3] >> (w & 7) & 1:
-            g = _union_owned(parent, g, w, lo, hi)
+    if tree >= 0:
+        g = _find(parent, lo + tree)
+        for w in heads:
+            if mark[w >> 3] >> (w & 7) & 1:
+                g = _union_owned(parent, g, w, lo, hi)
     return heads
 
 
@@ -228,14 +233,19 @@ def _block_forest_numpy(blocks, parent, symmetric):
     lo, hi = blocks[0].lo, blocks[0].hi
     a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), blk.degree()) for blk in blocks])
     b = np.concatenate([blk.indices for blk in blocks]).astype(np.int64)
-    return _owned_roots(*_forest_numpy(a, b, parent, *((lo, hi) if symmetric else (0, 0))), lo, hi, parent.size)
+    return _rooted_forest_numpy(a, b, lo, hi, parent.size)
+
+
+def _rooted_forest_numpy(a, b, lo, hi, n):
+    """(vertex, root) of the arcs (a[i], b[i]), each tree rooted at its smallest row in lo..hi-1."""
+    return _owned_roots(*_forest_numpy(a, b, None, 0, 0), lo, hi, n)
 
 
 def _block_forest_numba(blocks, parent, symmetric):
     lo, hi = blocks[0].lo, blocks[0].hi
     if symmetric:
         heads = [
-            _afforest_rows_numba(blocks[0].indptr, blocks[0].indices, lo, hi, parent, AFFOREST_LINKS, AFFOREST_SAMPLES)
+            _afforest_block_numba(blocks[0].indptr, blocks[0].indices, lo, hi, parent, AFFOREST_LINKS, AFFOREST_SAMPLES)
         ]
     else:
         heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent) for blk in blocks]
@@ -243,6 +253,89 @@ def _block_forest_numba(blocks, parent, symmetric):
 
 
 _block_forest = twins("block_forest", numba=_block_forest_numba, numpy=_block_forest_numpy)
+
+
+def afforest_rows(block, parent):
+    """Afforest's passes over a symmetric block (its rows lo..hi-1 hold every arc of theirs, as
+    an undirected out-block does): unites into ``parent`` (a forest over the block's space,
+    ``parent[v] == v`` on entry, roots the smallest row of their tree) every arc but those of
+    the rows in the largest tree, which skip theirs. Returns which rows skipped (bool per row).
+    Their arcs inside the range are redundant; those leaving it are redundant where the head's
+    owner skipped it too and both largest trees are joined once (``afforest_bridges``), and are
+    united at the head's owner where it did not."""
+    return _afforest_rows(block.indptr, block.indices, block.lo, block.hi, parent)
+
+
+def _afforest_rows_numpy(indptr, indices, lo, hi, parent):
+    """Every arc united, none skipped."""
+    tails = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(indptr))
+    v, root = _rooted_forest_numpy(tails, indices.astype(np.int64), lo, hi, parent.size)
+    parent[v] = root
+    return np.zeros(hi - lo, np.bool_)
+
+
+def _afforest_rows_numba(indptr, indices, lo, hi, parent):
+    return _afforest_skips(indptr, indices, lo, hi, parent, AFFOREST_LINKS, AFFOREST_SAMPLES)
+
+
+_afforest_rows = twins("afforest_rows", numba=_afforest_rows_numba, numpy=_afforest_rows_numpy)
+
+
+def afforest_bridges(block, parent, skipped, far, cuts):
+    """The forest of ``afforest_rows`` completed for a rank whose peers ran it too: ``far[w]``
+    (uint8 per slot of the block's space) says whether head w's owner skipped w's arcs, and
+    ``cuts[d]`` is the first slot of rank d's vertices. The skipped rows' largest tree is joined
+    to one such head of each rank that has one it reaches (the first in row order): all of a
+    rank's skipped vertices are in its own largest tree, so one arc joins the two trees and the
+    others between them are redundant. Returns (vertex, root) for every non-root of the space,
+    as ``block_forest`` does, with ``parent`` back to ``parent[v] == v``."""
+    cuts = np.asarray(cuts, dtype=np.int64)
+    return _bridges(block.indptr, block.indices, block.lo, block.hi, parent, skipped, far, cuts)
+
+
+@numba.njit(cache=True)
+def _bridges_numba(indptr, indices, lo, hi, parent, skipped, far, cuts):
+    wanted = np.zeros(cuts.size - 1, np.bool_)  # ranks with a skipped vertex in this space
+    for d in range(cuts.size - 1):
+        for w in range(cuts[d], cuts[d + 1]):
+            if far[w]:
+                wanted[d] = True
+                break
+    left = wanted.sum()
+    for r in range(hi - lo):
+        if left == 0:
+            break
+        if not skipped[r]:
+            continue
+        for j in range(indptr[r], indptr[r + 1]):
+            w = indices[j]
+            if far[w]:  # zero inside the range
+                d = np.searchsorted(cuts, w, "right") - 1
+                if wanted[d]:
+                    wanted[d] = False
+                    left -= 1
+                    _union_owned(parent, _find(parent, lo + r), w, lo, hi)
+    heads = np.empty(parent.size - (hi - lo), parent.dtype)
+    heads[:lo] = np.arange(lo)
+    heads[lo:] = np.arange(hi, parent.size)
+    return _roots(parent, np.arange(lo, hi, dtype=parent.dtype), heads)
+
+
+def _bridges_numpy(indptr, indices, lo, hi, parent, skipped, far, cuts):
+    degree, starts = np.diff(indptr)[skipped], indptr[:-1][skipped]
+    tails = np.repeat(np.arange(lo, hi, dtype=np.int64)[skipped], degree)
+    at = np.arange(tails.size) + np.repeat(starts - (np.cumsum(degree) - degree), degree)  # the rows' arcs
+    heads = indices[at].astype(np.int64)
+    joins = far[heads] != 0
+    tails, heads = tails[joins], heads[joins]
+    _, first = np.unique(np.searchsorted(cuts, heads, "right"), return_index=True)  # row order
+    v = np.flatnonzero(parent != np.arange(parent.size))
+    a, b = np.concatenate([v, tails[first]]), np.concatenate([parent[v].astype(np.int64), heads[first]])
+    parent[:] = np.arange(parent.size)
+    return tuple(x.astype(parent.dtype) for x in _rooted_forest_numpy(a, b, lo, hi, parent.size))
+
+
+_bridges = twins("afforest_bridges", numba=_bridges_numba, numpy=_bridges_numpy)
 
 
 def _owned_roots(v, root, lo, hi, n):
@@ -320,7 +413,6 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
     tree_b = np.empty(trees, v.dtype)
     own_x = np.empty(hi - lo, v.dtype)  # each owned vertex once at most
     own_t = np.empty(hi - lo, v.dtype)
-    own_i = np.empty(hi - lo, np.bool_)
     c, k, o = 0, 0, 0
     for i in range(2 * m):
         x = v[i] if i < m else root[i - m]
@@ -343,7 +435,6 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
         if owned:
             own_x[o] = x
             own_t[o] = anchor[t] if interface else best[t]
-            own_i[o] = interface
             o += 1
     for i in range(2 * m):
         x = v[i] if i < m else root[i - m]
@@ -354,7 +445,7 @@ def _interface_numba(v, root, lo, hi, key, tflag, vflag, anchor, best):
         vflag[x] = 0
     if 4 * k < trees:  # copies, so the room sized for every tree is freed (1D: most are local)
         tree_a, tree_b = tree_a[:k].copy(), tree_b[:k].copy()
-    return (ghost_x, ghost_a), (tree_a[:k], tree_b[:k]), (own_x[:o], own_t[:o], own_i[:o])
+    return (ghost_x, ghost_a), (tree_a[:k], tree_b[:k]), (own_x[:o], own_t[:o])
 
 
 def _interface_numpy(v, root, lo, hi, key, tflag, vflag, anchor, best):
@@ -383,7 +474,7 @@ def _interface_numpy(v, root, lo, hi, key, tflag, vflag, anchor, best):
     return (
         (members[send].astype(kind), anchor_of[send].astype(kind)),
         (anchor_of[linked].astype(kind), best_of[linked].astype(kind)),
-        (members[owned].astype(kind), target.astype(kind), interface[owned]),
+        (members[owned].astype(kind), target.astype(kind)),
     )
 
 
@@ -397,8 +488,8 @@ def component_interface(v, root, lo, hi, key, scratch):
       tree's anchor. An owned member's arcs to other ranks need no pair: each is in the other
       rank's forest too, where this end is the ghost.
     - trees ``(anchor, best)``: every interface tree once, with its smallest-key member.
-    - owned ``(x, target, interface)``: every owned member with its anchor (interface trees:
-      its final label is the anchor's) or its tree's smallest-key member (the final label).
+    - owned ``(x, target)``: every owned member with its tree's anchor (interface trees) or
+      smallest-key member (the others): one vertex that stands for the tree.
 
     Each in no particular order (the two engines return the same sets). ``scratch`` is four
     n-long arrays: two of uint8 flags, all zero, and two of int32 or int64 ids, all -1, on

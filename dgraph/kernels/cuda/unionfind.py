@@ -7,6 +7,8 @@ block)."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import cuda
 
@@ -141,5 +143,21 @@ def _concat(parts, offset):
     return out
 
 
+def afforest_rows(indptr, indices, lo, hi, parent):
+    """Every arc united on the device, none skipped: the forest written into ``parent``."""
+    v, root = block_forest([_Rows(indptr, indices, lo, hi)], parent, True)
+    parent[v] = root
+    return np.zeros(hi - lo, np.bool_)
+
+
+class _Rows(NamedTuple):
+    """The parts of a block ``block_forest`` reads."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    lo: int
+    hi: int
+
+
 # kernel name -> device twin (dgraph.kernels.engines adds them to their kernels)
-TWINS = {"spanning_forest": spanning_forest, "block_forest": block_forest}
+TWINS = {"spanning_forest": spanning_forest, "block_forest": block_forest, "afforest_rows": afforest_rows}
