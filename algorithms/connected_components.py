@@ -98,8 +98,10 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     node, ids = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
     for r in ctx.ranks:
         owned, target = local.pop(r)
+        owned -= owned.dtype.type(bounds[r])  # in place: offsets in the ids' own type
         node[r] = np.arange(bounds[r], bounds[r + 1], dtype=ids)
-        node[r][owned - bounds[r]] = target
+        node[r][owned] = target
+        del owned, target
     smallest, asked = {}, {}
     for r in ctx.ranks:
         (ghosts, anchor), (anchors, best) = pairs.pop(r)
@@ -133,11 +135,15 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
         chosen[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
         chosen[r][root[hit] - bounds[r]] = best[hit]
     got = fetch(ctx, {r: linked[r][1] for r in ctx.ranks}, chosen, bounds)
+    del chosen
     comp = {}
     for r in ctx.ranks:
         rep = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
-        rep[linked[r][0] - bounds[r]] = got[r]
-        comp[r] = rep[node.pop(r) - bounds[r]]
+        rep[linked.pop(r)[0] - bounds[r]] = got.pop(r)
+        at = node.pop(r)
+        at -= at.dtype.type(bounds[r])  # in place, as above
+        comp[r] = rep[at]
+        del rep, at
     return comp
 
 
@@ -202,6 +208,7 @@ def _local_forests(ctx, bounds, directed):
         skipped[r] = kernels.afforest_rows(blocks[0], parents[r])
     far = _far_skips(ctx, spaces, skipped, bounds)
     for r, (blocks, space) in spaces.items():
+        ctx.hold(f"wcc forest {r}", parents[r], far[r])
         cuts = np.searchsorted(space, bounds)
         pairs = kernels.afforest_bridges(blocks[0], parents.pop(r), skipped.pop(r), far.pop(r), cuts)
         ctx.stats.release_vertex_state(f"wcc forest {r}")
@@ -229,10 +236,8 @@ def components_kernel(ctx, directed, bounds, key):
     key = np.empty(0, np.int64) if key is None else key
     n, P = int(bounds[-1]), ctx.nranks
     if P == 1:  # no cut: the rank's forest is the answer (its space is every vertex)
-        (r,) = ctx.ranks
-        parent = np.arange(n, dtype=index_type(n))
-        blocks = ctx.blocks[r]
-        v, rep = _representatives(*kernels.block_forest(blocks, parent, symmetric=len(blocks) == 1), key)
+        ((r, blocks, space, (v, root)),) = _local_forests(ctx, bounds, directed)
+        v, rep = _representatives(space[v], space[root], key)
         comp = np.arange(n, dtype=np.int64)
         comp[v] = rep
         ctx.stats.info.update(edges_examined=sum(blk.narcs for blk in blocks))

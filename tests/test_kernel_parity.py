@@ -207,10 +207,10 @@ def _block_forest_cases():
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
     whole = _block(indptr, indices, 0, N)
     return [
-        ([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True),
-        ([_block(ptr, idx, LO, HI), _block(ptr, idx[::-1].copy(), LO, HI)], np.arange(N, dtype=np.int64), False),
-        ([whole], np.arange(N, dtype=np.int64), True),
-        ([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int32), True),  # WCC's slots while they fit
+        ([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64)),
+        ([_block(ptr, idx, LO, HI), _block(ptr, idx[::-1].copy(), LO, HI)], np.arange(N, dtype=np.int64)),
+        ([whole], np.arange(N, dtype=np.int64)),
+        ([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int32)),  # WCC's slots while they fit
     ]
 
 
@@ -268,7 +268,7 @@ def _interface_cases():
     indptr, indices, _ = _graph(14, m=300)
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
     with kernels.using("numpy"):
-        v, root = kernels.block_forest([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64), True)
+        v, root = kernels.block_forest([_block(ptr, idx, LO, HI)], np.arange(N, dtype=np.int64))
     out = []
     for slot in (np.int64, np.int32):
         scratch = (np.zeros(N, np.uint8), np.zeros(N, np.uint8), np.full(N, -1, slot), np.full(N, -1, slot))

@@ -170,15 +170,16 @@ def _trees(n, v, root):
 
 
 @pytest.mark.parametrize("arcs", [3000, 150])  # one giant tree (Afforest skips), many small ones
-@pytest.mark.parametrize("symmetric", [False, True])
+@pytest.mark.parametrize("afforest", [False, True])
 @pytest.mark.parametrize("lo, hi", [(100, 300), (0, 500)])  # a rank's rows; every row (one rank)
-def test_block_forest_equals_the_forest_of_its_arcs(engine, symmetric, arcs, lo, hi):
-    # a rank's CSR over rows lo..hi-1, heads anywhere, int32 as blocks hold them
+def test_block_forest_equals_the_forest_of_its_arcs(engine, afforest, arcs, lo, hi):
+    # a rank's CSR over rows lo..hi-1, heads anywhere, int32 as blocks hold them; Afforest's
+    # symmetric blocks alone (one rank: the whole range) or with no other rank skipping
     from types import SimpleNamespace
 
     n = 500
     a, b, _ = _random(n, arcs, 11)
-    if symmetric:
+    if afforest:
         a, b = np.r_[a, b], np.r_[b, a]
     own = (a >= lo) & (a < hi)
     indptr, indices, _ = kernels.build_csr(a[own] - lo, b[own], hi - lo, dedup=False)
@@ -192,13 +193,26 @@ def test_block_forest_equals_the_forest_of_its_arcs(engine, symmetric, arcs, lo,
     )
     scratch = np.arange(n, dtype=np.int64)
     plain = kernels.spanning_forest(a[own], b[own], scratch)
-    v, root = kernels.block_forest([block], scratch, symmetric=symmetric)
+    if not afforest:
+        v, root = kernels.block_forest([block], scratch)
+    else:
+        skipped = kernels.afforest_rows(block, scratch)
+        if hi - lo < n:  # a skipping row's arcs to other ranks are theirs to unite
+            kept = own & ~np.isin(a, np.arange(lo, hi)[skipped])
+            plain = _joined(n, kernels.spanning_forest(a[kept], b[kept], np.arange(n)), np.arange(lo, hi)[skipped])
+        v, root = kernels.afforest_bridges(block, scratch, skipped, np.zeros(n, np.uint8), [0, lo, hi, n])
     assert (scratch == np.arange(n)).all() and plain[0].size > 50
     np.testing.assert_array_equal(_trees(n, v, root), _trees(n, *plain))  # the same trees,
     tree = _trees(n, v, root)
     first_row = {t: m for m, t in sorted(zip(range(lo, hi), tree[lo:hi]), reverse=True)}
     assert all(r == first_row[t] for r, t in zip(root, tree[v]))  # each rooted at its smallest row
     assert np.isin(np.r_[plain[0], plain[1]], np.r_[v, root]).all() and np.unique(v).size == v.size
+
+
+def _joined(n, forest, members):
+    """``forest``'s pairs with ``members`` joined into one tree (the rows that skipped are one)."""
+    v, root = forest
+    return kernels.spanning_forest(np.r_[v, members[:-1]], np.r_[root, members[1:]], np.arange(n, dtype=np.int64))
 
 
 def test_engines_agree_exactly():

@@ -1,5 +1,5 @@
-"""Union-find: spanning forests of a rank's arcs (Afforest on symmetric blocks) and the summary
-of a forest's trees that touch other ranks, which connected components merge across ranks."""
+"""Union-find: spanning forests of a rank's arcs (Afforest across ranks on symmetric blocks) and
+the summary of a forest's trees that touch other ranks, which connected components merge."""
 
 from __future__ import annotations
 
@@ -145,15 +145,12 @@ AFFOREST_SAMPLES = 1024
 
 
 @numba.njit(cache=True)
-def _afforest_skips(indptr, indices, lo, hi, parent, links, samples):
-    """Afforest's passes over a symmetric block (Sutton, Ben-Nun, Barak, IPDPS 2018): link every
-    row to its first few neighbours in the range, sample which tree is largest, and then let the
-    rows already in that tree skip their arcs. Other rows union all theirs, except those whose
-    twin an earlier row outside the tree has united. Returns which rows skipped.
-
-    A skipped row's arcs inside the range are redundant (each comes again in the row of its other
-    end, which links it unless that row is in the tree too); those leaving the range are the
-    caller's (``block_forest`` joins their heads to the tree, ``afforest_bridges`` one per rank)."""
+def _afforest_rows_numba(indptr, indices, lo, hi, parent):
+    """Afforest (Sutton, Ben-Nun, Barak, IPDPS 2018): link every row to its first few
+    neighbours in the range, sample which tree is largest, and then let the rows already in
+    that tree skip their arcs. Other rows union all theirs, except those whose twin an earlier
+    row outside the tree has united."""
+    links, samples = AFFOREST_LINKS, AFFOREST_SAMPLES
     nrows = hi - lo
     skipped = np.zeros(nrows, np.bool_)
     if nrows == 0:
@@ -187,49 +184,16 @@ def _afforest_skips(indptr, indices, lo, hi, parent, links, samples):
     return skipped
 
 
-@numba.njit(cache=True)
-def _afforest_block_numba(indptr, indices, lo, hi, parent, links, samples):
-    """``_union_rows_numba`` for a symmetric block through ``_afforest_skips``: the skipped rows
-    then only mark their heads outside the range, which join the largest tree at the end."""
-    skipped = _afforest_skips(indptr, indices, lo, hi, parent, links, samples)
-    # the space outside the rows is exactly the heads there (a symmetric block's space is its
-    # rows and its heads): no pass over the arcs to list them
-    heads = np.empty(parent.size - (hi - lo), parent.dtype)
-    heads[:lo] = np.arange(lo)
-    heads[lo:] = np.arange(hi, parent.size)
-    if heads.size == 0:
-        return heads
-    # heads outside the range of skipped rows, a bit each: an eighth of the bytes stays in cache
-    mark = np.zeros((parent.size + 7) >> 3, np.uint8)
-    span, tree = np.uint64(hi - lo), -1
-    for r in range(hi - lo):
-        if skipped[r]:
-            tree = r
-            for j in range(indptr[r], indptr[r + 1]):  # without a branch per arc
-                w = indices[j]
-                o = _outside(w, lo, span)
-                at = w * o  # heads inside touch bit 0, which this leaves as it was
-                mark[at >> 3] |= np.uint8(o) << np.uint8(at & 7)
-    if tree >= 0:
-        g = _find(parent, lo + tree)
-        for w in heads:
-            if mark[w >> 3] >> (w & 7) & 1:
-                g = _union_owned(parent, g, w, lo, hi)
-    return heads
-
-
-def block_forest(blocks, parent, symmetric=False):
+def block_forest(blocks, parent):
     """``spanning_forest`` of the arcs of CSR blocks over one rank's rows (lo..hi-1), read in
     place: the passes after the unions walk the rows and the heads outside them, not both ends
-    of every arc. Each tree is rooted at its smallest row (not its smallest id). ``symmetric``:
-    every arc inside the range comes with its twin (an undirected out-block). Returns (vertex,
-    root), in ``parent``'s type on the numba engine. With ``symmetric``, ``parent`` spans the
-    block's vertex space, whose ids outside the rows are all heads of its arcs (as
-    ``Block.space`` is: its rows, its heads and its own range)."""
-    return _block_forest(blocks, parent, bool(symmetric))
+    of every arc. Each tree is rooted at its smallest row (not its smallest id). Returns
+    (vertex, root), in ``parent``'s type on the numba engine. For a symmetric block,
+    ``afforest_rows`` and ``afforest_bridges`` skip most of this work."""
+    return _block_forest(blocks, parent)
 
 
-def _block_forest_numpy(blocks, parent, symmetric):
+def _block_forest_numpy(blocks, parent):
     lo, hi = blocks[0].lo, blocks[0].hi
     a = np.concatenate([np.repeat(np.arange(lo, hi, dtype=np.int64), blk.degree()) for blk in blocks])
     b = np.concatenate([blk.indices for blk in blocks]).astype(np.int64)
@@ -241,14 +205,9 @@ def _rooted_forest_numpy(a, b, lo, hi, n):
     return _owned_roots(*_forest_numpy(a, b, None, 0, 0), lo, hi, n)
 
 
-def _block_forest_numba(blocks, parent, symmetric):
+def _block_forest_numba(blocks, parent):
     lo, hi = blocks[0].lo, blocks[0].hi
-    if symmetric:
-        heads = [
-            _afforest_block_numba(blocks[0].indptr, blocks[0].indices, lo, hi, parent, AFFOREST_LINKS, AFFOREST_SAMPLES)
-        ]
-    else:
-        heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent) for blk in blocks]
+    heads = [_union_rows_numba(blk.indptr, blk.indices, lo, hi, parent) for blk in blocks]
     return _roots(parent, np.arange(lo, hi, dtype=parent.dtype), np.concatenate(heads).astype(parent.dtype))
 
 
@@ -272,10 +231,6 @@ def _afforest_rows_numpy(indptr, indices, lo, hi, parent):
     v, root = _rooted_forest_numpy(tails, indices.astype(np.int64), lo, hi, parent.size)
     parent[v] = root
     return np.zeros(hi - lo, np.bool_)
-
-
-def _afforest_rows_numba(indptr, indices, lo, hi, parent):
-    return _afforest_skips(indptr, indices, lo, hi, parent, AFFOREST_LINKS, AFFOREST_SAMPLES)
 
 
 _afforest_rows = twins("afforest_rows", numba=_afforest_rows_numba, numpy=_afforest_rows_numpy)

@@ -105,7 +105,7 @@ def _touch(dst, flags):
         flags[dst[j]] = 1
 
 
-def block_forest(blocks, parent, symmetric):
+def block_forest(blocks, parent):
     lo, hi = blocks[0].lo, blocks[0].hi
     size, rows = parent.size, np.arange(hi - lo, dtype=np.int64)
     flags = device.full(size, 0, np.int8)
@@ -145,7 +145,7 @@ def _concat(parts, offset):
 
 def afforest_rows(indptr, indices, lo, hi, parent):
     """Every arc united on the device, none skipped: the forest written into ``parent``."""
-    v, root = block_forest([_Rows(indptr, indices, lo, hi)], parent, True)
+    v, root = block_forest([_Rows(indptr, indices, lo, hi)], parent)
     parent[v] = root
     return np.zeros(hi - lo, np.bool_)
 
