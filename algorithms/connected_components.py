@@ -84,17 +84,18 @@ def _smallest_per_root(root, best_key, best):
     return roots, lowest, member
 
 
-def merge_interfaces(ctx, pairs, local, bounds, key):
+def merge_interfaces(ctx, pairs, local, skipped, bounds, key):
     """For every rank, the component of each vertex it owns: the placed id of the smallest-key
     member of its whole component.
 
     An owned vertex stands for its tree here by its target (an interface tree's anchor, another
     tree's smallest-key member; itself when in no tree). Each ghost x of an interface tree links
-    the tree's anchor to x's target at x's owner, which answers with it and keeps the reverse
-    link: a cut arc may be united at one end only (rows in a rank's largest tree skip theirs),
-    so the trees at the other end need not hold a ghost of their own. The links, symmetric,
-    become pairs whose components (``pair_components``) join the trees across ranks; each
-    component's smallest-key member is then found at its root's owner and read back."""
+    the tree's anchor to x's target at x's owner, which answers with it. A cut arc is united at
+    both ends, so the owner links back through its own ghost, unless x skipped its arcs there
+    (``skipped[r]``, per owned vertex, or None): then the owner keeps the reverse link itself.
+    The links, symmetric, become pairs whose components (``pair_components``) join the trees
+    across ranks; each component's smallest-key member is then found at its root's owner and
+    read back."""
     node, ids = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
     for r in ctx.ranks:
         owned, target = local.pop(r)
@@ -111,10 +112,13 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
         asked[r] = by_owner(bounds, ghosts, anchor)
         del order, anchors, best, ghosts, anchor
     u, v, answers = {}, {}, {}
-    for d, messages in ctx.alltoall(asked).items():  # at each ghost's owner: its target, both ways
+    for d, messages in ctx.alltoall(asked).items():  # at each ghost's owner: its target
         answers[d] = {src: [node[d][x - bounds[d]]] for src, (x, _) in messages}
-        u[d] = [answers[d][src][0] for src, _ in messages]
-        v[d] = [a for _, (_, a) in messages]
+        u[d], v[d] = [], []
+        for src, (x, a) in messages if skipped[d] is not None else ():  # and the links back
+            one_sided = skipped[d][x - bounds[d]]
+            u[d].append(answers[d][src][0][one_sided])
+            v[d].append(a[one_sided])
     for r, messages in ctx.alltoall(answers).items():
         u[r] += [asked[r][d][1] for d, _ in messages]
         v[r] += [t for _, (t,) in messages]
@@ -192,14 +196,15 @@ def _far_skips(ctx, spaces, skipped, bounds):
 
 
 def _local_forests(ctx, bounds, directed):
-    """Yield (rank, blocks, space, (vertex, root)): each rank's spanning forest of its arcs, in
-    slots of its space, one rank at a time (each forest's pairs are summarised before the next
-    is made). Undirected blocks go through Afforest: the ranks tell each other which rows
-    skipped (a bitmap each), and each rank then joins its largest tree to each other rank's once."""
+    """Yield (rank, blocks, space, (vertex, root), skipped): each rank's spanning forest of its
+    arcs, in slots of its space, and which of its vertices skipped their arcs (None: none can),
+    one rank at a time (each forest's pairs are summarised before the next is made). Undirected
+    blocks go through Afforest: the ranks tell each other which rows skipped (a bitmap each),
+    and each rank then joins its largest tree to each other rank's once."""
     spaces = {r: _rank_space(ctx, r, bounds) for r in ctx.ranks}
     if directed:
         for r, (blocks, space) in spaces.items():
-            yield r, blocks, space, kernels.block_forest(blocks, _forest(space))
+            yield r, blocks, space, kernels.block_forest(blocks, _forest(space)), None
         return
     parents, skipped = {}, {}
     for r, (blocks, space) in spaces.items():
@@ -210,9 +215,9 @@ def _local_forests(ctx, bounds, directed):
     for r, (blocks, space) in spaces.items():
         ctx.hold(f"wcc forest {r}", parents[r], far[r])
         cuts = np.searchsorted(space, bounds)
-        pairs = kernels.afforest_bridges(blocks[0], parents.pop(r), skipped.pop(r), far.pop(r), cuts)
+        pairs = kernels.afforest_bridges(blocks[0], parents.pop(r), skipped[r], far.pop(r), cuts)
         ctx.stats.release_vertex_state(f"wcc forest {r}")
-        yield r, blocks, space, pairs
+        yield r, blocks, space, pairs, skipped.pop(r)
 
 
 def _interface_of_rank(ctx, r, blocks, space, forest, key, n):
@@ -236,15 +241,15 @@ def components_kernel(ctx, directed, bounds, key):
     key = np.empty(0, np.int64) if key is None else key
     n, P = int(bounds[-1]), ctx.nranks
     if P == 1:  # no cut: the rank's forest is the answer (its space is every vertex)
-        ((r, blocks, space, (v, root)),) = _local_forests(ctx, bounds, directed)
+        ((r, blocks, space, (v, root), _),) = _local_forests(ctx, bounds, directed)
         v, rep = _representatives(space[v], space[root], key)
         comp = np.arange(n, dtype=np.int64)
         comp[v] = rep
         ctx.stats.info.update(edges_examined=sum(blk.narcs for blk in blocks))
         return {r: {"component": comp}}
-    pairs, local, examined = {}, {}, 0
+    pairs, local, skipped, examined = {}, {}, {}, 0
     with ctx.phase("local"):
-        for r, blocks, space, forest in _local_forests(ctx, bounds, directed):
+        for r, blocks, space, forest, skipped[r] in _local_forests(ctx, bounds, directed):
             pairs[r], local[r] = _interface_of_rank(ctx, r, blocks, space, forest, key, n)
             examined += sum(blk.narcs for blk in blocks)
             del forest
@@ -253,7 +258,7 @@ def components_kernel(ctx, directed, bounds, key):
     # the merge's arrays of other sizes would grow the worker around the holes they leave
     trim_allocator()
     with ctx.phase("merge"):
-        comp = merge_interfaces(ctx, pairs, local, bounds, key)
+        comp = merge_interfaces(ctx, pairs, local, skipped, bounds, key)
     return {r: {"component": c} for r, c in comp.items()}
 
 
