@@ -84,18 +84,17 @@ def _smallest_per_root(root, best_key, best):
     return roots, lowest, member
 
 
-def merge_interfaces(ctx, pairs, local, skipped, bounds, key):
+def merge_interfaces(ctx, pairs, local, bounds, key):
     """For every rank, the component of each vertex it owns: the placed id of the smallest-key
     member of its whole component.
 
     An owned vertex stands for its tree here by its target (an interface tree's anchor, another
     tree's smallest-key member; itself when in no tree). Each ghost x of an interface tree links
-    the tree's anchor to x's target at x's owner, which answers with it. A cut arc is united at
-    both ends, so the owner links back through its own ghost, unless x skipped its arcs there
-    (``skipped[r]``, per owned vertex, or None): then the owner keeps the reverse link itself.
-    The links, symmetric, become pairs whose components (``pair_components``) join the trees
-    across ranks; each component's smallest-key member is then found at its root's owner and
-    read back."""
+    the tree's anchor to x's target, read from x's owner. A cut arc is united at both ends, so
+    the owner links back through its own ghost, unless x skipped its arcs there (Afforest's
+    largest tree): those ghosts' links are also sent back to the targets' owners. The links,
+    symmetric, become pairs whose components (``pair_components``) join the trees across ranks;
+    each component's smallest-key member is then found at its root's owner and read back."""
     node, ids = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
     for r in ctx.ranks:
         owned, target = local.pop(r)
@@ -103,27 +102,22 @@ def merge_interfaces(ctx, pairs, local, skipped, bounds, key):
         node[r] = np.arange(bounds[r], bounds[r + 1], dtype=ids)
         node[r][owned] = target
         del owned, target
-    smallest, asked = {}, {}
+    smallest, ghosts, u, one_sided = {}, {}, {}, {}
     for r in ctx.ranks:
-        (ghosts, anchor), (anchors, best) = pairs.pop(r)
+        (ghosts[r], u[r], one_sided[r]), (anchors, best) = pairs.pop(r)
         order = np.argsort(anchors)  # each anchor once, with its tree's smallest-key member
         anchors, best = anchors[order], best[order]
         smallest[r] = (anchors, best if key.size == 0 else key[best], best)
-        asked[r] = by_owner(bounds, ghosts, anchor)
-        del order, anchors, best, ghosts, anchor
-    u, v, answers = {}, {}, {}
-    for d, messages in ctx.alltoall(asked).items():  # at each ghost's owner: its target
-        answers[d] = {src: [node[d][x - bounds[d]]] for src, (x, _) in messages}
-        u[d], v[d] = [], []
-        for src, (x, a) in messages if skipped[d] is not None else ():  # and the links back
-            one_sided = skipped[d][x - bounds[d]]
-            u[d].append(answers[d][src][0][one_sided])
-            v[d].append(a[one_sided])
-    for r, messages in ctx.alltoall(answers).items():
-        u[r] += [asked[r][d][1] for d, _ in messages]
-        v[r] += [t for _, (t,) in messages]
-        u[r], v[r] = (np.concatenate(x).astype(ids, copy=False) if x else np.empty(0, ids) for x in (u[r], v[r]))
-    del asked, answers
+        del order, anchors, best
+    v = fetch(ctx, ghosts, node, bounds)
+    del ghosts
+    back = ctx.alltoall({r: by_owner(bounds, v[r][one_sided[r]], u[r][one_sided[r]]) for r in ctx.ranks})
+    del one_sided
+    for r, messages in back.items():  # at the targets' owners: the links back
+        if messages:
+            u[r] = np.concatenate([x.astype(ids, copy=False) for x in [u[r]] + [t for _, (t, _) in messages]])
+            v[r] = np.concatenate([x.astype(ids, copy=False) for x in [v[r]] + [a for _, (_, a) in messages]])
+    del back
     linked = pair_components(ctx, u, v, bounds)  # frees u and v
     send = {}
     for r in ctx.ranks:  # each root's smallest-key member among this rank's nodes, sent to its owner
@@ -196,8 +190,8 @@ def _far_skips(ctx, spaces, skipped, bounds):
 
 
 def _local_forests(ctx, bounds, directed):
-    """Yield (rank, blocks, space, (vertex, root), skipped): each rank's spanning forest of its
-    arcs, in slots of its space, and which of its vertices skipped their arcs (None: none can),
+    """Yield (rank, blocks, space, (vertex, root), far): each rank's spanning forest of its
+    arcs, in slots of its space, and per slot whether its owner skipped its arcs (None: none can),
     one rank at a time (each forest's pairs are summarised before the next is made). Undirected
     blocks go through Afforest: the ranks tell each other which rows skipped (a bitmap each),
     and each rank then joins its largest tree to each other rank's once."""
@@ -215,15 +209,15 @@ def _local_forests(ctx, bounds, directed):
     for r, (blocks, space) in spaces.items():
         ctx.hold(f"wcc forest {r}", parents[r], far[r])
         cuts = np.searchsorted(space, bounds)
-        pairs = kernels.afforest_bridges(blocks[0], parents.pop(r), skipped[r], far.pop(r), cuts)
+        pairs = kernels.afforest_bridges(blocks[0], parents.pop(r), skipped.pop(r), far[r], cuts)
         ctx.stats.release_vertex_state(f"wcc forest {r}")
-        yield r, blocks, space, pairs, skipped.pop(r)
+        yield r, blocks, space, pairs, far.pop(r)
 
 
-def _interface_of_rank(ctx, r, blocks, space, forest, key, n):
+def _interface_of_rank(ctx, r, blocks, space, forest, far, key, n):
     """Rank r's forest summarised for the merge (``component_interface``'s groups in placed ids):
-    ((ghosts and their anchors, anchors and their trees' smallest-key members), (owned members,
-    their targets))."""
+    ((ghosts, their anchors and whether their owner skipped them; anchors and their trees'
+    smallest-key members), (owned members, their targets))."""
     a, b = blocks[0].lo, blocks[0].hi
     slot = index_type(space.size)
     scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
@@ -232,9 +226,10 @@ def _interface_of_rank(ctx, r, blocks, space, forest, key, n):
     keyed = key[space] if key.size else key
     ghosts, trees, owned = kernels.component_interface(*forest, a, b, keyed, scratch)
     del forest, scratch
+    one_sided = np.zeros(ghosts[0].size, bool) if far is None else far[ghosts[0]].view(bool)
     ghosts, trees, owned = ([_slots_to_ids(space, slots, n) for slots in group] for group in (ghosts, trees, owned))
     ctx.stats.release_vertex_state(f"wcc rank {r}")
-    return (ghosts, trees), owned
+    return ((*ghosts, one_sided), trees), owned
 
 
 def components_kernel(ctx, directed, bounds, key):
@@ -247,18 +242,18 @@ def components_kernel(ctx, directed, bounds, key):
         comp[v] = rep
         ctx.stats.info.update(edges_examined=sum(blk.narcs for blk in blocks))
         return {r: {"component": comp}}
-    pairs, local, skipped, examined = {}, {}, {}, 0
+    pairs, local, examined = {}, {}, 0
     with ctx.phase("local"):
-        for r, blocks, space, forest, skipped[r] in _local_forests(ctx, bounds, directed):
-            pairs[r], local[r] = _interface_of_rank(ctx, r, blocks, space, forest, key, n)
+        for r, blocks, space, forest, far in _local_forests(ctx, bounds, directed):
+            pairs[r], local[r] = _interface_of_rank(ctx, r, blocks, space, forest, far, key, n)
             examined += sum(blk.narcs for blk in blocks)
-            del forest
+            del forest, far
     ctx.stats.info.update(edges_examined=examined)
     # the forests and their scratch (tens of bytes a slot) are freed: give the heap back, or
     # the merge's arrays of other sizes would grow the worker around the holes they leave
     trim_allocator()
     with ctx.phase("merge"):
-        comp = merge_interfaces(ctx, pairs, local, skipped, bounds, key)
+        comp = merge_interfaces(ctx, pairs, local, bounds, key)
     return {r: {"component": c} for r, c in comp.items()}
 
 
