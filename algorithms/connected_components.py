@@ -10,8 +10,9 @@ vertices skipped (a bitmap each) and each joins its largest tree to every other 
 Trees made only of the rank's own vertices are finished there. Of the others (interface trees)
 only the vertices at the cut, plus each tree's smallest-label member, are linked to an owned
 anchor. A ghost's owner knows what stands for its tree there, so those links become pairs
-between such vertices, spread over the ranks and made symmetric at the ghost's owner (a cut arc
-may be united at one end only), whose components FastSV finds without a root rank
+between such vertices, spread over the ranks; where a cut arc was united at one end only (the
+other end skipped it), its pair is sent back to the other end's owner too, so the pairs are
+symmetric. Their components FastSV finds without a root rank
 (``dgraph.pair_components``: pointers hooked and shortcut, grandparents fetched from their
 owners); each component is then named by its smallest-label member, chosen at its root's owner.
 Communication and each rank's memory follow its share of the cut, not n. Unlike label
