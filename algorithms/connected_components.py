@@ -159,12 +159,13 @@ def _slots_to_ids(space, slots, n, chunk=1 << 20):
 
 
 def _rank_space(ctx, r, bounds):
-    """Rank r's blocks in one vertex space, where its own vertices are the slots [a, a + hi - lo):
-    (out,) undirected; (out, in) directed, so every cut arc is seen at both ends."""
+    """Rank r's blocks in one vertex space, (out,) undirected, (out, in) directed (so every cut
+    arc is seen at both ends), with the space and ``cuts``: rank d's vertices are its slots
+    cuts[d]..cuts[d+1]-1, so the blocks' rows are the slots cuts[r]..cuts[r+1]-1."""
     blocks = common_space(ctx.blocks[r])
     space = blocks[0].space
-    a = int(np.searchsorted(space, bounds[r]))
-    return [dataclasses.replace(b, lo=a, hi=a + int(bounds[r + 1] - bounds[r])) for b in blocks], space
+    cuts = np.searchsorted(space, bounds)
+    return [dataclasses.replace(b, lo=int(cuts[r]), hi=int(cuts[r + 1])) for b in blocks], space, cuts
 
 
 def _forest(space):
@@ -180,9 +181,8 @@ def _far_skips(ctx, spaces, skipped, bounds):
     the ghosts one id each, since on a well-connected graph most vertices are some rank's ghost."""
     bits = ctx.allgather({r: [np.packbits(s, bitorder="little")] for r, s in skipped.items()})
     far = {}
-    for r, (_, space) in spaces.items():
+    for r, (_, space, cuts) in spaces.items():
         far[r] = np.zeros(space.size, np.uint8)
-        cuts = np.searchsorted(space, bounds)
         for d, ((bitmap,), a, b) in enumerate(zip(bits, cuts[:-1], cuts[1:])):
             if d != r and b > a:
                 at = space[a:b] - bounds[d]
@@ -198,18 +198,17 @@ def _local_forests(ctx, bounds, directed):
     and each rank then joins its largest tree to each other rank's once."""
     spaces = {r: _rank_space(ctx, r, bounds) for r in ctx.ranks}
     if directed:
-        for r, (blocks, space) in spaces.items():
+        for r, (blocks, space, _) in spaces.items():
             yield r, blocks, space, kernels.block_forest(blocks, _forest(space)), None
         return
     parents, skipped = {}, {}
-    for r, (blocks, space) in spaces.items():
+    for r, (blocks, space, _) in spaces.items():
         parents[r] = _forest(space)
         ctx.hold(f"wcc forest {r}", parents[r])
         skipped[r] = kernels.afforest_rows(blocks[0], parents[r])
     far = _far_skips(ctx, spaces, skipped, bounds)
-    for r, (blocks, space) in spaces.items():
+    for r, (blocks, space, cuts) in spaces.items():
         ctx.hold(f"wcc forest {r}", parents[r], far[r])
-        cuts = np.searchsorted(space, bounds)
         pairs = kernels.afforest_bridges(blocks[0], parents.pop(r), skipped.pop(r), far[r], cuts)
         ctx.stats.release_vertex_state(f"wcc forest {r}")
         yield r, blocks, space, pairs, far.pop(r)

@@ -222,7 +222,7 @@ def _afforest_cases():
     for m in (300, 2400):  # sparse: rows in and out of the largest tree; dense: most rows in it
         indptr, indices, _ = _graph(17, m=m)
         for lo, hi, dtype in ((LO, HI, np.int64), (0, HUBS, np.int64), (0, N, np.int32)):  # (0, N): no arc leaves
-            out.append((*_rows(indptr, indices, None, lo, hi)[:2], lo, hi, np.arange(N, dtype=dtype)))
+            out.append((_block(*_rows(indptr, indices, None, lo, hi)[:2], lo, hi), np.arange(N, dtype=dtype)))
     return out
 
 
@@ -233,7 +233,8 @@ def _afforest_closure(skipped, args):
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
-    indptr, indices, lo, hi, parent = args
+    block, parent = args
+    indptr, indices, lo, hi = block.indptr, block.indices, block.lo, block.hi
     rows = np.arange(lo, hi)[skipped]
     tails = np.repeat(rows, np.diff(indptr)[skipped])
     heads = np.concatenate([indices[indptr[r - lo] : indptr[r - lo + 1]] for r in rows] or [np.empty(0, np.int64)])
@@ -257,7 +258,7 @@ def _bridges_cases():
     out = []
     for dtype in (np.int64, np.int32):
         parent = np.arange(N, dtype=dtype)
-        skipped = kernels.KERNELS["afforest_rows"].impls["numba"](ptr, idx, 0, HUBS, parent)
+        skipped = kernels.KERNELS["afforest_rows"].impls["numba"](_block(ptr, idx, 0, HUBS), parent)
         far = (rng.random(N) < 0.5).astype(np.uint8)
         far[:HUBS] = 0
         out += [(ptr, idx, 0, HUBS, parent, skipped, f, cuts) for f in (far, np.zeros(N, np.uint8))]

@@ -145,7 +145,7 @@ AFFOREST_SAMPLES = 1024
 
 
 @numba.njit(cache=True)
-def _afforest_rows_numba(indptr, indices, lo, hi, parent):
+def _afforest_numba(indptr, indices, lo, hi, parent):
     """Afforest (Sutton, Ben-Nun, Barak, IPDPS 2018): link every row to its first few
     neighbours in the range, sample which tree is largest, and then let the rows already in
     that tree skip their arcs. Other rows union all theirs, except those whose twin an earlier
@@ -222,15 +222,18 @@ def afforest_rows(block, parent):
     Their arcs inside the range are redundant; those leaving it are redundant where the head's
     owner skipped it too and both largest trees are joined once (``afforest_bridges``), and are
     united at the head's owner where it did not."""
-    return _afforest_rows(block.indptr, block.indices, block.lo, block.hi, parent)
+    return _afforest_rows(block, parent)
 
 
-def _afforest_rows_numpy(indptr, indices, lo, hi, parent):
+def _afforest_rows_numba(block, parent):
+    return _afforest_numba(block.indptr, block.indices, block.lo, block.hi, parent)
+
+
+def _afforest_rows_numpy(block, parent):
     """Every arc united, none skipped."""
-    tails = np.repeat(np.arange(lo, hi, dtype=np.int64), np.diff(indptr))
-    v, root = _rooted_forest_numpy(tails, indices.astype(np.int64), lo, hi, parent.size)
+    v, root = _block_forest_numpy([block], parent)
     parent[v] = root
-    return np.zeros(hi - lo, np.bool_)
+    return np.zeros(block.hi - block.lo, np.bool_)
 
 
 _afforest_rows = twins("afforest_rows", numba=_afforest_rows_numba, numpy=_afforest_rows_numpy)

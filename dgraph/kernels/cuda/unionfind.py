@@ -7,8 +7,6 @@ block)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import cuda
 
@@ -143,20 +141,11 @@ def _concat(parts, offset):
     return out
 
 
-def afforest_rows(indptr, indices, lo, hi, parent):
+def afforest_rows(block, parent):
     """Every arc united on the device, none skipped: the forest written into ``parent``."""
-    v, root = block_forest([_Rows(indptr, indices, lo, hi)], parent)
+    v, root = block_forest([block], parent)
     parent[v] = root
-    return np.zeros(hi - lo, np.bool_)
-
-
-class _Rows(NamedTuple):
-    """The parts of a block ``block_forest`` reads."""
-
-    indptr: np.ndarray
-    indices: np.ndarray
-    lo: int
-    hi: int
+    return np.zeros(block.hi - block.lo, np.bool_)
 
 
 # kernel name -> device twin (dgraph.kernels.engines adds them to their kernels)
