@@ -30,7 +30,8 @@ def pointer_jumping_kernel(ctx, bounds, key):
         p[has] = out.space[out.indices[out.indptr[:-1][has]]]
         parent[r], orig[r] = p, p.copy()
     if int(ctx.allreduce(extra)[0]):
-        return {r: {"root": np.full(parent[r].size, TWO_PARENTS)} for r in ctx.ranks}
+        ctx.stats.info.update(problem=TWO_PARENTS)
+        return {r: {"root": np.zeros(parent[r].size, np.int64)} for r in ctx.ranks}
     rounds, moved = 0, 1
     while moved and rounds <= math.log2(max(n, 2)) + 2:  # a forest of n vertices is done by then
         grand = fetch(ctx, parent, parent, bounds)
@@ -38,20 +39,16 @@ def pointer_jumping_kernel(ctx, bounds, key):
         parent = grand
         rounds += 1
     ctx.stats.info.update(rounds=rounds)
-    out = {}
-    for r in ctx.ranks:
-        own = np.arange(bounds[r], bounds[r + 1])
-        fake_root = (parent[r] == own) & (orig[r] != own)  # settled on itself without being a root: a cycle
-        out[r] = {"root": np.full(own.size, CYCLE) if moved or fake_root.any() else parent[r]}
-    return out
+    # settled on itself without being a root: a cycle
+    fake = {
+        r: [int(((parent[r] == np.arange(bounds[r], bounds[r + 1])) & (orig[r] != parent[r])).sum())] for r in ctx.ranks
+    }
+    if moved or int(ctx.allreduce(fake)[0]):
+        ctx.stats.info.update(problem=CYCLE)
+    return {r: {"root": parent[r]} for r in ctx.ranks}
 
 
-TWO_PARENTS, CYCLE = -2, -3
-
-
-def _check(res):
-    codes = set(np.unique(res["root"][res["root"] < 0]).tolist())
-    return codes
+TWO_PARENTS, CYCLE = "two parents", "cycle"
 
 
 def pointer_jumping(graph):
@@ -82,10 +79,10 @@ def pointer_jumping(graph):
     """
     if not graph.directed:
         raise DgraphInputError("pointer_jumping needs a directed graph whose arcs point from child to parent")
-    results, _ = graph.run(pointer_jumping_kernel, name="pointer_jumping")
-    codes = set().union(*results.map(_check).gather())
-    if TWO_PARENTS in codes:
+    frame = graph.run_to_frame(pointer_jumping_kernel, label_columns=("root",), name="pointer_jumping")
+    problem = graph.last_stats.info.get("problem")
+    if problem == TWO_PARENTS:
         raise DgraphInputError("a vertex has more than one out-arc: parent pointers allow one parent per vertex")
-    if CYCLE in codes:
+    if problem == CYCLE:
         raise DgraphInputError("the parent pointers contain a cycle (other than a self-loop at a root)")
-    return graph.to_frame(results, label_columns=("root",))
+    return frame

@@ -24,7 +24,7 @@ from .errors import DgraphError, DgraphInputError
 from .labels import lookup
 from .layout import by_owner
 from .placement import build_blocks
-from .results import block_edges, edges_frame, part_name, rank_frames, ranks_frame, rows_frames, to_dask
+from .results import RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
 
 SPREAD_EVERY = 5.0  # seconds between looks at whether rank blocks still cover the live workers
@@ -49,6 +49,11 @@ def _placed_id(sorted_labels, table, label, what, dtype):
 
 def _placed_labels(index, order):
     return index[order] if order is not None else index
+
+
+def _label_piece(index, order, lo, hi):
+    """The labels of the placed ids lo..hi-1."""
+    return index[lo:hi] if order is None else index[np.asarray(order[lo:hi])]
 
 
 class Snapshot(NamedTuple):
@@ -92,7 +97,7 @@ class Graph:
         self._blocks = blocks
         self._rblocks = None if directed else blocks
         self._dedup = duplicates == "drop"
-        self._placed = None
+        self._pieces = None  # per rank: a future of its own vertices' labels (results.RankLabels)
         self._table = None
         self._owned = {}  # reverse? -> 1D owner blocks
         self._facts = {}  # block_facts: function -> its value per block
@@ -153,15 +158,25 @@ class Graph:
         return f"<dgraph.Graph {kind} n={self.num_vertices} m={self.num_edges} layout={self.layout!r}>"
 
     # ------------------------------------------------------------------ placement helpers
-    def _placed_labels_future(self):
-        """The labels of the placed ids (None: they are their own), for every run's finish.
-        Where the labels are the canonical ids, that is the key itself: one future, so a worker
-        holds one n-long copy for both."""
+    def _finish_labels(self):
+        """``(placed, pieces)``: how a result frame names placed ids (``results.RankLabels``).
+        Where the labels are the canonical ids they are the key itself, which every run's
+        workers hold (``placed``, a future; None when ids are labels); otherwise each rank keeps
+        the labels of its own vertices with its blocks (``pieces``) and asks owners for others."""
         if self.labels.index is None:
-            return self._order
-        if self._placed is None:
-            self._placed = self.client.submit(_placed_labels, self.labels.index, self._order)
-        return self._placed
+            return self._order, None
+        if self._pieces is None:
+            c, index = self.client, self.labels.index
+            maker = list(c.who_has([index]).get(index.key, ())) or None
+            made = [
+                c.submit(_label_piece, index, self._order, int(lo), int(hi), workers=maker, pure=False)
+                for lo, hi in zip(self.bounds[:-1], self.bounds[1:])
+            ]  # made where the index is, so only the pieces travel
+            self._pieces = [
+                c.submit(_same, m, workers=[w], allow_other_workers=False, pure=False)
+                for m, w in zip(made, self._where(self._blocks))
+            ]
+        return None, self._pieces
 
     def _where(self, blocks):
         who = self.client.who_has(blocks)
@@ -248,7 +263,7 @@ class Graph:
         return np.asarray(canonical, dtype=np.int64)
 
     # ------------------------------------------------------------------ running
-    def run(self, kernel, reverse=False, name="run", placement="owner", finish=None, **params):
+    def run(self, kernel, reverse=False, name="run", placement="owner", finish=None, finish_blocks=None, **params):
         """Run ``kernel(ctx, **params)`` on every worker holding ranks (see dgraph.runtime).
 
         ``ctx.blocks[r]`` is ``(out_block,)``, or ``(out_block, in_block)`` with ``reverse``.
@@ -256,8 +271,8 @@ class Graph:
         layout); ``"layout"``: the layout's own blocks, and the kernel also gets ``layout=``
         (algorithms on ``EdgeMap`` run this way).
         Returns ``(results, stats)``: a ``RankResults`` of what the kernel returned for each
-        rank (``results.gather()`` fetches them) and the run's ``RunStats``. ``finish``: see
-        ``dgraph.runtime.launch``.
+        rank (``results.gather()`` fetches them) and the run's ``RunStats``. ``finish`` and
+        ``finish_blocks``: see ``dgraph.runtime.launch``.
         """
         self._check_blocks()
         self._spread_blocks()
@@ -279,6 +294,7 @@ class Graph:
             domains=self.domains,
             weights=self._monitor_weights(),
             finish=finish,
+            finish_blocks=finish_blocks,
         )
         # weakly: a result the caller dropped must not stay on the workers until the next run
         self.last_stats, self._last_results = stats, weakref.ref(results)
@@ -286,7 +302,7 @@ class Graph:
 
     def _block_lists(self):
         """Every list of rank blocks this graph holds (layout, reverse, owner), each once."""
-        lists = [self._blocks, self._rblocks, *self._owned.values()]
+        lists = [self._blocks, self._rblocks, *self._owned.values(), self._pieces]
         return [b for i, b in enumerate(lists) if b is not None and all(b is not c for c in lists[:i])]
 
     def _check_blocks(self):
@@ -352,43 +368,46 @@ class Graph:
     def run_to_frame(self, kernel, label_columns=(), nullable=(), transform=None, **run_args):
         """``run(kernel, **run_args)`` with its results as a dask DataFrame [vertex, ...], each worker
         making its partition from its ranks' results before it keeps them: no task after the run
-        (``to_frame`` describes the columns)."""
+        (``results.vertex_frames`` describes the columns)."""
         columns = (tuple(label_columns), tuple(nullable), transform)
-        labels = self._placed_labels_future()
-        results, stats = self.run(kernel, finish=(rank_frames, self.bounds, labels, *columns), **run_args)
+        placed, pieces = self._finish_labels()
+        finish = (rank_frames, self.bounds, placed, *columns)
+        results, stats = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
         return to_dask(self.client, results.futures, self._frame_meta(stats.result_dtypes, columns))
 
     def run_to_rows(self, kernel, label_columns=(), nullable=(), list_columns=(), **run_args):
         """``run(kernel, **run_args)`` whose ranks return free-standing rows (any number per rank,
         see ``results.rows_frames``), as a dask DataFrame."""
-        labels = self._placed_labels_future()
-        columns = tuple(label_columns), tuple(nullable), tuple(list_columns)
-        results, _ = self.run(kernel, finish=(rows_frames, labels, *columns), **run_args)
+        placed, pieces = self._finish_labels()
+        finish = (rows_frames, self.bounds, placed, tuple(label_columns), tuple(nullable), tuple(list_columns))
+        results, _ = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
         return to_dask(self.client, results.futures)
 
-    def to_frame(self, results, label_columns=(), nullable=(), transform=None):
-        """A dask DataFrame [vertex, ...] from a ``RankResults`` of per-rank dicts of arrays
-        (``transform(dict) -> dict`` applied first; placed-id columns in ``label_columns``
-        decoded; ``nullable`` columns null where negative (integers) or not finite (floats)).
-        One partition per run of consecutive ranks on one worker: with ranks placed in blocks,
-        one per worker."""
-        labels = self._placed_labels_future()
-        columns = (tuple(label_columns), tuple(nullable), transform)
+    def to_frame(self, results, nullable=(), transform=None):
+        """A dask DataFrame [vertex, ...] from a ``RankResults`` of per-rank dicts of arrays, one
+        value per vertex (``transform(dict) -> dict`` applied first; ``nullable`` columns null
+        where negative (integers) or not finite (floats)). One partition per run of consecutive
+        ranks on one worker: with ranks placed in blocks, one per worker. Columns of placed ids
+        are decoded by a run's finish instead (``run_to_frame``)."""
+        placed, pieces = self._finish_labels()
         name = part_name("vertices")
         parts = [
             self.client.submit(
-                ranks_frame,
+                _part_frame,
                 f,
-                [(r, int(self.bounds[r]), int(self.bounds[r + 1])) for r in ranks],
-                labels,
-                *columns,
+                ranks,
+                self.bounds,
+                placed,
+                None if pieces is None else [pieces[r] for r in ranks],
+                tuple(nullable),
+                transform,
                 key=(name, i),
             )
             for i, (f, ranks) in enumerate(results.runs())
         ]
         last = self._last_results and self._last_results()
         dtypes = self.last_stats.result_dtypes if results is last else None
-        return to_dask(self.client, parts, self._frame_meta(dtypes, columns))
+        return to_dask(self.client, parts, self._frame_meta(dtypes, ((), tuple(nullable), transform)))
 
     def _frame_meta(self, dtypes, columns):
         """The empty result frame for results of these ``dtypes`` (a run reports them, so no
@@ -399,8 +418,9 @@ class Graph:
         key = (tuple(dtypes.items()), columns)
         meta = self._metas.get(key)
         if meta is None:
-            empty = None if self._placed_labels_future() is None else pd.Index([], dtype=self.labels.dtype)
-            meta = ranks_frame({0: {k: np.empty(0, dt) for k, dt in dtypes.items()}}, [(0, 0, 0)], empty, *columns)
+            ids_are_labels = self.labels.index is None and self._order is None
+            empty = RankLabels(None, [0, 0], None if ids_are_labels else pd.Index([], dtype=self.labels.dtype))
+            meta = vertex_frames(empty, {0: {k: np.empty(0, dt) for k, dt in dtypes.items()}}, *columns)
             if columns[2] is None:  # a transform may be a fresh closure each call
                 self._metas[key] = meta
         return meta
@@ -430,11 +450,13 @@ class Graph:
     def edges(self):
         """Dask DataFrame [src, dst(, weight)] of the stored arcs in the user's labels (both arcs of
         an undirected edge); the weight column keeps the name the graph was built with."""
-        labels = self._placed_labels_future()
-        arrays = [self.client.submit(block_edges, b, pure=False) for b in self._blocks]
-        name = part_name("edges")
-        parts = [self.client.submit(edges_frame, a, labels, self.weight, key=(name, i)) for i, a in enumerate(arrays)]
-        return to_dask(self.client, parts)
+        last = self.last_stats, self._last_results  # a view of the graph: the last algorithm's stats stay
+        try:
+            return self.run_to_rows(
+                _edges_kernel, label_columns=("src", "dst"), name="edges", placement="layout", weight=self.weight
+            )
+        finally:
+            self.last_stats, self._last_results = last
 
     def subgraph(self, vertices):
         """The graph induced by ``vertices`` (labels): those vertices, isolated ones included, and
@@ -505,7 +527,8 @@ class Graph:
         analyses): a ``Snapshot`` of placed ids. Memory: about 24 bytes per stored arc."""
         c = self.client
         arcs = c.gather([c.submit(block_arcs, b, pure=False) for b in self._blocks])
-        labels, order = c.gather([self._placed_labels_future(), self._order])
+        placed = self._order if self.labels.index is None else c.submit(_placed_labels, self.labels.index, self._order)
+        labels, order = c.gather([placed, self._order])
         n = self.num_vertices
         src = np.concatenate([a[0] for a in arcs]).astype(np.int64)
         dst = np.concatenate([a[1] for a in arcs]).astype(np.int64)
@@ -536,6 +559,24 @@ class Graph:
 
 def _same(block):
     return block
+
+
+def _each(pieces):
+    """Per-rank pieces as a run's ``finish_blocks`` (None: there are none)."""
+    return None if pieces is None else [[p] for p in pieces]
+
+
+def _part_frame(held, ranks, bounds, placed, pieces, nullable, transform):
+    labels = RankLabels(None, bounds, placed, None if pieces is None else dict(zip(ranks, pieces)))
+    return vertex_frames(labels, {r: held[r] for r in ranks}, (), nullable, transform)
+
+
+def _edges_kernel(ctx, weight, bounds, key, layout):
+    out = {}
+    for r in ctx.ranks:
+        src, dst, w = block_arcs(ctx.blocks[r][0])
+        out[r] = {"src": src, "dst": dst, **({weight: w} if weight is not None else {})}
+    return out
 
 
 def _heaviest(block):

@@ -152,7 +152,7 @@ class Labels:
         n, identity = _facts(index)
         if identity:
             return cls(n), None
-        return cls(n, client.scatter(index, broadcast=True), index.dtype), index
+        return cls(n, client.scatter(index), index.dtype), index
 
     def encode(self, ddf, columns):
         """Replace the label columns of ``ddf`` by canonical int64 ids (nulls are an error)."""

@@ -9,20 +9,100 @@ import pandas as pd
 import pyarrow as pa
 
 from .dask_internals import held_frame
+from .frames import pack, schema_of, unpack
+from .ghosts import Fetch
 
 
-def decode(ids, labels, nullable):
-    """Placed ids -> labels (``labels`` in placed order, or None for ids that are their own
-    labels); with ``nullable``, negative ids become nulls of the labels' nullable dtype."""
-    ids = np.asarray(ids, dtype=np.int64)
-    if labels is None:
-        return masked(ids, ids < 0) if nullable else ids
-    vals = pd.Series(labels.take(np.maximum(ids, 0)), copy=False)  # labels: an Index or an array
+class RankLabels:
+    """The user's labels of placed ids where a result frame is made (a run's finish, or a task
+    on the worker holding a rank's results). ``placed``: the labels in placed order where every
+    worker holds them anyway (the graph's key, when the labels are the canonical ids), or None
+    when the ids are their own labels; otherwise ``pieces[r]``, the labels of rank r's own
+    vertices, and any other id's label is fetched from its owner through ``ctx`` (one request
+    and one reply superstep for all of a frame's columns), so no worker holds every label."""
+
+    def __init__(self, ctx, bounds, placed=None, pieces=None):
+        self.ctx, self.bounds, self.placed, self.pieces = ctx, np.asarray(bounds, dtype=np.int64), placed, pieces
+
+    def own(self, r):
+        """The labels of rank r's vertices, a run of placed ids (a copy)."""
+        lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
+        if self.pieces is not None:
+            return pd.Series(self.pieces[r], copy=True).array
+        return np.arange(lo, hi) if self.placed is None else pd.Series(self.placed[lo:hi], copy=True).array
+
+    def lookup(self, wanted):
+        """``{r: labels}`` of ``wanted[r]`` (placed ids >= 0, any order and repeats), in the
+        labels' own dtype; with pieces, collective: every worker of the run calls it."""
+        if self.pieces is None:
+            return {r: ids if self.placed is None else self.placed.take(ids) for r, ids in wanted.items()}
+        plan = Fetch(self.ctx, wanted, self.bounds)
+        sample = pd.Series(self.pieces[self.ctx.ranks[0]][:0])
+        schema = schema_of(sample.to_frame("label"), "vertex label")
+        replies = {
+            d: {src: pack(pd.DataFrame({"label": self.pieces[d].take(at)}), schema) for src, at in plan.serve[d]}
+            for d in self.ctx.ranks
+        }
+        got = self.ctx.alltoall(replies)
+        out = {}
+        for r in self.ctx.ranks:  # the replies come in owner order, as the sorted unique ids
+            parts = [unpack(arrays, schema).label for _, arrays in got[r]]
+            values = pd.concat(parts, ignore_index=True) if parts else sample
+            out[r] = values.array.take(plan.inverse[r])
+        return out
+
+
+def decoded(labels, results, label_columns, nullable=(), list_columns=()):
+    """``{r: {column: values}}``: the ranks' ``results`` (``{r: {column: array}}``) with their
+    ``label_columns`` (placed ids, null where negative if also ``nullable``) and the flat ids of
+    their ``list_columns`` (see ``rows_frames``) in the user's labels through ``labels`` (a
+    ``RankLabels``; one lookup for all), and the other ``nullable`` columns null where negative
+    (integers) or not finite (floats)."""
+    named = {r: [c for c in res if c in label_columns or c in list_columns] for r, res in results.items()}
+    ids = {
+        r: [np.asarray(res[c][0] if c in list_columns else res[c], np.int64) for c in named[r]]
+        for r, res in results.items()
+    }
+    wanted = {r: np.maximum(np.concatenate(i), 0) if i else np.empty(0, np.int64) for r, i in ids.items()}
+    if label_columns or list_columns:  # by the columns asked for, the same on every worker: collective
+        found = labels.lookup(wanted)
+    out = {}
+    for r, res in results.items():
+        cols, at = {}, 0
+        for c, values in res.items():
+            if c in named[r]:
+                k = ids[r][named[r].index(c)]
+                cols[c] = _labelled(k, found[r][at : at + k.size], c in nullable and c not in list_columns)
+                at += k.size
+                if c in list_columns:
+                    cols[c] = _lists(cols[c], *values[1:])
+            elif c in nullable:
+                values = np.asarray(values)
+                cols[c] = masked(values, ~np.isfinite(values) if values.dtype.kind == "f" else values < 0)
+            else:
+                cols[c] = values
+        out[r] = cols
+    return out
+
+
+def _labelled(ids, labels, nullable):
+    """The labels looked up for ``ids`` (for the negative ones: any), as a frame column: the
+    labels' own dtype (string labels stay strings, not objects), or with ``nullable`` null where
+    the id is negative."""
+    labels = pd.Series(labels, copy=False)
     if not nullable:
-        return vals.array  # the labels' own dtype (string labels stay strings, not objects)
-    if vals.dtype.kind in "iu":
-        return masked(vals.to_numpy(), ids < 0)
-    return vals.mask(ids < 0).array
+        return labels.array
+    if labels.dtype.kind in "iu":
+        return masked(labels.to_numpy(), ids < 0)
+    return labels.mask(ids < 0).array
+
+
+def _lists(items, starts, lengths):
+    """Flat labels with each row's span of them as an arrow list column (null where the length
+    is -1; dask keeps an arrow list column, where an object column of lists would become strings)."""
+    offsets = pa.array(np.r_[starts, len(items)].astype(np.int64), type=pa.int64())
+    lists = pa.LargeListArray.from_arrays(offsets, pa.array(items), mask=pa.array(lengths < 0))
+    return pd.Series(lists, dtype=pd.ArrowDtype(lists.type), copy=False).array
 
 
 def masked(values, mask):
@@ -34,85 +114,39 @@ def masked(values, mask):
     return pd.arrays.IntegerArray(values.astype(np.uint64 if values.dtype.kind == "u" else np.int64, copy=False), mask)
 
 
-def rank_frame(result, lo, hi, labels, label_columns, nullable):
-    """One rank's ``{column: array}`` as a pandas frame with a leading ``vertex`` column.
-
-    Columns in ``label_columns`` hold placed ids and are decoded to labels; columns in
-    ``nullable`` get a nullable dtype with nulls for negative integers and non-finite floats.
-    """
-    # a rank's vertices are a run of placed ids: a slice of the labels (a copy), not a gather
-    cols = {"vertex": np.arange(lo, hi) if labels is None else pd.Series(labels[lo:hi], copy=True).array}
-    for name, values in result.items():
-        cols[name] = _column(name, values, labels, label_columns, nullable)
-    return pd.DataFrame(cols, copy=False)
-
-
-def _column(name, values, labels, label_columns, nullable):
-    """A result column as its frame holds it: placed ids decoded to labels, and nulls where
-    ``nullable`` says (negative integers, non-finite floats)."""
-    if name in label_columns:
-        return decode(values, labels, name in nullable)
-    if name in nullable:
-        values = np.asarray(values)
-        return masked(values, ~np.isfinite(values) if values.dtype.kind == "f" else values < 0)
-    return values
-
-
-def ranks_frame(held, spans, labels, label_columns, nullable, transform=None):
-    """The frames of the ranks in ``spans`` (``(rank, lo, hi)``, in rank order) from ``held``
-    (``{rank: {column: array}}``), each through ``transform`` first, as one pandas frame."""
-    frames = [
-        rank_frame(transform(held[r]) if transform else held[r], lo, hi, labels, label_columns, nullable)
-        for r, lo, hi in spans
-    ]
+def vertex_frames(labels, results, label_columns=(), nullable=(), transform=None):
+    """The ranks' ``{r: {column: array}}``, in rank order, each through ``transform`` first, as
+    one pandas frame with a leading ``vertex`` column: a rank's results are one value per vertex
+    it owns. Columns in ``label_columns`` hold placed ids and become labels; ``nullable``
+    columns get a nullable dtype with nulls for negative integers and non-finite floats."""
+    results = {r: transform(results[r]) if transform else results[r] for r in sorted(results)}
+    cols = decoded(labels, results, label_columns, nullable)
+    frames = [pd.DataFrame({"vertex": labels.own(r), **cols[r]}, copy=False) for r in results]
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
-def rank_frames(held, bounds, labels, label_columns, nullable, transform=None):
-    """One worker's ``{rank: {column: array}}`` as its partition of a result frame, its ranks in
-    order (``bounds``: each rank's first placed id)."""
-    spans = [(r, int(bounds[r]), int(bounds[r + 1])) for r in sorted(held)]
-    return ranks_frame(held, spans, labels, label_columns, nullable, transform)
+def rank_frames(ctx, held, pieces, bounds, placed, label_columns, nullable, transform=None):
+    """A run's finish: one worker's ``{rank: {column: array}}`` as its partition of a result
+    frame (``vertex_frames``); ``pieces[r]`` is ``(rank r's own labels,)`` or empty when
+    ``placed`` names the ids (see ``RankLabels``)."""
+    return vertex_frames(_rank_labels(ctx, bounds, placed, pieces), held, label_columns, nullable, transform)
 
 
-def rows_frames(held, labels, label_columns, nullable=(), list_columns=()):
-    """One worker's ``{rank: {column: array}}`` of free-standing rows (no vertex column implied),
-    its ranks in order, as its partition of a result frame. ``label_columns`` hold placed ids
-    (negative: null); ``nullable`` columns are null where negative (integers) or not finite
-    (floats); each of ``list_columns`` is (flat placed ids, starts, lengths), the rows' spans of
-    ids in order, and becomes a list of labels per row (null where the length is -1), as an
-    arrow list column (dask keeps it; an object column of lists would become strings)."""
-    frames = []
-    for r in sorted(held):
-        cols = {}
-        for name, values in held[r].items():
-            if name in list_columns:
-                flat, starts, lengths = values
-                offsets = pa.array(np.r_[starts, flat.size].astype(np.int64), type=pa.int64())
-                items = pa.array(decode(flat, labels, False))
-                lists = pa.LargeListArray.from_arrays(offsets, items, mask=pa.array(lengths < 0))
-                cols[name] = pd.Series(lists, dtype=pd.ArrowDtype(lists.type), copy=False).array
-            else:
-                cols[name] = _column(name, values, labels, label_columns, nullable)
-        frames.append(pd.DataFrame(cols))
+def _rank_labels(ctx, bounds, placed, pieces):
+    return RankLabels(ctx, bounds, placed, {r: p[0] for r, p in pieces.items()} if any(pieces.values()) else None)
+
+
+def rows_frames(ctx, held, pieces, bounds, placed, label_columns, nullable=(), list_columns=()):
+    """A run's finish: one worker's ``{rank: {column: array}}`` of free-standing rows (no vertex
+    column implied), its ranks in order, as its partition of a result frame. ``label_columns``
+    hold placed ids (negative: null); ``nullable`` columns are null where negative (integers) or
+    not finite (floats); each of ``list_columns`` is (flat placed ids, starts, lengths), the
+    rows' spans of ids in order, and becomes a list of labels per row (null where the length is
+    -1). ``pieces`` and ``placed`` as for ``rank_frames``."""
+    labels = _rank_labels(ctx, bounds, placed, pieces)
+    cols = decoded(labels, {r: held[r] for r in sorted(held)}, label_columns, nullable, list_columns)
+    frames = [pd.DataFrame(c) for c in cols.values()]
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-
-
-def block_edges(block):
-    from .block import block_arcs
-
-    src, dst, w = block_arcs(block)
-    return {"src": src, "dst": dst, **({"weight": w} if w is not None else {})}
-
-
-def edges_frame(arrays, labels, weight=None):
-    """The arcs in user labels; the ``weight`` array is named ``weight`` (the graph's weight column)."""
-    return pd.DataFrame(
-        {
-            (weight if k == "weight" else k): (decode(v, labels, False) if k in ("src", "dst") else v)
-            for k, v in arrays.items()
-        }
-    )
 
 
 def part_name(prefix):

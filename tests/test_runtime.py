@@ -264,7 +264,7 @@ def test_a_run_fetches_a_param_from_wherever_the_scheduler_keeps_it_now(client):
     e = pd.DataFrame({"src": [f"v{i}" for i in range(60)], "dst": [f"v{(i * 7 + 1) % 60}" for i in range(60)]})
     g = dgraph.from_edgelist(e, directed=False, ranks=2, vertex_order="degree")
     expected = bfs(g, "v3").compute().sort_values("vertex", ignore_index=True)
-    labels = g._placed_labels_future()  # every run's finish needs it (placed ids -> labels)
+    labels = g._order  # every run's kernel gets it (placed ids -> canonical ids, for ties)
     holder = client.who_has([labels])[labels.key][0]
     client.replicate([labels])
     client.run_on_scheduler(_drop_replica, labels.key, holder)

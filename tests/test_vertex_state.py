@@ -122,3 +122,47 @@ def test_components_when_cut_arcs_are_united_at_one_end(client, ranks):
         assert (ref[cc.to_numpy()] == ref).all()  # each vertex named by a member of its component
         assert pd.crosstab(cc.to_numpy(), ref).astype(bool).sum(axis=1).max() == 1  # no two components merged
         assert cc.nunique() == np.unique(ref).size  # none split
+
+
+def _label_holdings(n, dtype, dask_worker):
+    """How many n-long arrays of labels this worker holds: its data and its runs' fetched params."""
+    plugin = dask_worker.plugins["dgraph-exchange"]
+    held = [*dask_worker.data.values(), *plugin.fetched.values()]
+    return sum(isinstance(v, (pd.Index, np.ndarray)) and len(v) == n and v.dtype == dtype for v in held)
+
+
+@pytest.mark.parametrize("order", ["labels", "degree"])
+def test_result_frames_name_vertices_without_every_label_on_every_worker(client, order):
+    """Each rank keeps its own vertices' labels; a parent, component or neighbour it names is
+    looked up at that vertex's owner, so only the worker that built the label index holds all."""
+    import networkx as nx
+
+    edges = grid_edges(20, 30).astype(str).map(lambda v: f"v{v}")
+    g = dgraph.from_edgelist(edges, directed=False, layout=OneD(ranks=4), vertex_order=order)
+    G = nx.from_pandas_edgelist(edges, "src", "dst")
+    n = g.num_vertices
+    bfs = alg.bfs(g, "v0").compute().set_index("vertex")
+    depth = nx.single_source_shortest_path_length(G, "v0")
+    assert bfs.distance.to_dict() == depth
+    assert pd.isna(bfs.predecessor["v0"])
+    assert all(G.has_edge(v, p) and depth[p] == depth[v] - 1 for v, p in bfs.predecessor.dropna().items())
+    comp = alg.connected_components(g).compute()
+    assert comp.component.nunique() == 1 and comp.component.iloc[0] in depth
+    near = alg.k_hop(g, ["v0", "v599"], 2).compute()
+    for seed in ("v0", "v599"):
+        ball = nx.single_source_shortest_path_length(G, seed, cutoff=2)
+        assert dict(zip(near.vertex[near.seed == seed], near.hops[near.seed == seed])) == ball
+    arcs = g.edges().compute()
+    assert set(zip(arcs.src, arcs.dst)) == set(G.edges) | {(b, a) for a, b in G.edges}
+    assert set(g.degrees().compute().vertex) == set(G)
+    if order == "labels":  # no key: the pieces are the only labels a run brings
+        holdings = client.run(_label_holdings, n, g.labels.dtype)
+        assert sorted(holdings.values()) == [0, 1], holdings
+
+
+def test_pointer_jumping_names_roots_held_by_other_ranks(client):
+    parents = {f"c{i}": f"c{i // 2}" for i in range(1, 200)}
+    e = pd.DataFrame({"src": list(parents), "dst": list(parents.values())})
+    g = dgraph.from_edgelist(e, directed=True, vertices=[f"c{i}" for i in range(200)], layout=OneD(ranks=4))
+    roots = alg.pointer_jumping(g).compute()
+    assert set(roots.root) == {"c0"} and len(roots) == 200

@@ -38,7 +38,8 @@ WOULD_BLOCK = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
 HANDSHAKE_WITHIN = 2.0  # seconds an accepted connection has to present a run's id and secret
 
 DTYPES = [
-    np.dtype(t) for t in ("bool", "uint8", "int32", "int64", "uint32", "uint64", "float32", "float64", "int8", "int16")
+    np.dtype(t)
+    for t in ("bool", "uint8", "int32", "int64", "uint32", "uint64", "float32", "float64", "int8", "int16", "uint16")
 ]
 CODE_OF = {dt: i for i, dt in enumerate(DTYPES)}
 

@@ -110,14 +110,15 @@ class DriverSpec(NamedTuple):
     engine: str
     threads: int
     route: tuple  # (transport, domains, flush bytes, pipeline block bytes or None)
-    finish: tuple = None  # (fn, *args): the worker keeps fn({rank: result}, *args) instead
+    finish: tuple = None  # (fn, *args): the worker keeps fn(ctx, {rank: result}, {rank: finish blocks}, *args)
+    finish_blocks: int = 0  # how many of each rank's blocks (the last) are for finish, not the kernel
 
 
 def drive(worker, run, spec, blocks):
     """Run this worker's ranks of ``run``: connect the peer channels, call the kernel, and leave
     the outcome (stats) on ``run``. Returns ``{rank: result}`` (through the spec's finish, if
     any); raises ``DgraphRunError``."""
-    index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route, finish = spec
+    index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route, finish, extra = spec
     rank_map = {
         r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)
     }
@@ -133,7 +134,8 @@ def drive(worker, run, spec, blocks):
         run.mesh = mesh
         transport = _transport(*route[:1], mesh, worker_of_rank, index, ranks, stats, *route[1:])
         k = len(blocks) // max(len(ranks), 1)
-        per_rank = {r: tuple(blocks[i * k : (i + 1) * k]) for i, r in enumerate(ranks)}
+        per_rank = {r: tuple(blocks[i * k : (i + 1) * k - extra]) for i, r in enumerate(ranks)}
+        for_finish = {r: tuple(blocks[(i + 1) * k - extra : (i + 1) * k]) for i, r in enumerate(ranks)}
         ctx = RankContext(len(worker_of_rank), ranks, per_rank, transport, stats)
         run.ctx = ctx
         with stats.phase("kernel"), kernels.using(engine, threads), kernels.device_transfers(stats.info):
@@ -142,7 +144,7 @@ def drive(worker, run, spec, blocks):
         kept = results
         if finish is not None:
             with stats.phase("finish"):
-                kept = finish[0](results, *finish[1:])
+                kept = finish[0](ctx, results, for_finish, *finish[1:])
         run.outcome = outcome(results, stats)  # the client reads it from the close (or drive) reply
         return kept
     except PeerLost as exc:

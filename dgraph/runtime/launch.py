@@ -124,6 +124,7 @@ def launch(
     weights=None,
     flush_bytes=None,
     finish=None,
+    finish_blocks=None,
 ):
     """Run ``kernel`` SPMD over ranks; ``blocks[r]`` is the list of rank r's block futures
     (the same number for every rank; the kernel sees them as the tuple ``ctx.blocks[r]``).
@@ -136,8 +137,10 @@ def launch(
     vertex a rank holds); ``flush_bytes``: the grouped transport's buffer threshold (default: the
     ``dgraph.flush-bytes`` dask config value, 4 MiB; the pipelined transport's block size is the
     ``dgraph.pipeline-block-bytes`` value when set, else its model's choice); ``finish``:
-    ``(fn, *args)``, each worker keeps ``fn({rank: result}, *args)`` instead of what its kernel
-    returned (futures in ``args`` are passed as their values, as in ``params``).
+    ``(fn, *args)``, each worker keeps ``fn(ctx, {rank: result}, {rank: finish blocks}, *args)``
+    instead of what its kernel returned (futures in ``args`` are passed as their values, as in
+    ``params``; ``ctx`` still exchanges); ``finish_blocks[r]``: futures only rank r's finish
+    reads (a tuple of their values; held with its blocks, so kept where rank r runs).
 
     Dispatch: the client tells each worker directly to open the run and drive its ranks (plugin
     handlers: one round trip, none through the scheduler, whose batched streams add 2-10 ms
@@ -152,6 +155,9 @@ def launch(
     """
     ensure_plugin(client)
     state = client_state(client)
+    extra = len(finish_blocks[0]) if finish_blocks else 0
+    if extra:
+        blocks = [list(b) + list(f) for b, f in zip(blocks, finish_blocks)]
     _ready([f for b in blocks for f in b])
     (held_params, held_finish), param_futures = hold((params, finish))
     _ready(param_futures, raise_errors=True)  # a param's own error (an unknown vertex) is the call's
@@ -183,6 +189,7 @@ def launch(
                 threads[i],
                 route,
                 finish,
+                extra,
             )
             for i in range(len(worker_addrs))
         ]
