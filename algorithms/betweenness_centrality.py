@@ -7,15 +7,16 @@ owners. Sources are independent, so this is the coarse-grained parallelism of Ba
 Madduri (ICPP 2006) and of cuGraph's batched multi-GPU betweenness: no superstep per level,
 which on a road network (a thousand levels per source) is what a level-synchronous pass pays.
 
-``"levels"`` (the graph is too big to copy): for every source, a level-synchronous forward
-pass counts shortest paths (edge_map pushes each frontier vertex's path count along its
-out-arcs, merged by sum; vertices reached for the first time take the sum), then a backward
-pass walks the levels from the deepest up, pushing
-(1 + delta(w)) / sigma(w) along in-arcs, merged by sum, into the vertices one level closer
-(TDO-GP's BC, Appendix D). Path counts are stored scaled by level (divided by the largest
-count of the level above, reduced with the frontier's size in the same superstep), so they do
-not overflow where they exceed 1e308 (a 1000 x 1000 grid has about 1e600 corner-to-corner
-shortest paths). Scores are rescaled exactly as networkx does.
+``"levels"`` (the graph is too big to copy, or fewer sources than workers on a small-world
+graph): for every source, a level-synchronous forward pass counts shortest paths (edge_map
+pushes each frontier vertex's path count along its out-arcs, merged by sum, skipping heads the
+rank knows were reached before; vertices reached for the first time take the sum), then a
+backward pass walks the levels from the deepest up, pushing (1 + delta(w)) / sigma(w) along
+in-arcs, merged by sum, into the vertices one level closer (TDO-GP's BC, Appendix D). Path
+counts are stored scaled by level (divided by the largest count of the level above, reduced
+with the frontier's size in the same superstep), so they do not overflow where they exceed
+1e308 (a 1000 x 1000 grid has about 1e600 corner-to-corner shortest paths). Scores are
+rescaled exactly as networkx does.
 
 Output encoding: ``betweenness`` (float64).
 """
@@ -38,6 +39,10 @@ METHODS = ("auto", "replicated", "levels")
 # 40 bytes per arc at the peak) takes at most this share of the smallest worker's memory limit
 REPLICA_SHARE = 0.25
 REPLICA_BYTES_PER_ARC, REPLICA_BYTES_PER_VERTEX = 40, 64
+# Average degree from which "auto" runs fewer sources than workers level by level: small-world
+# graphs take few levels (Kronecker 20, one source on 2 workers: 0.50-0.76 s against 1.2-1.4 s
+# replicated, where one worker searches alone), a road or mesh a thousand (two supersteps each)
+LEVELS_DEGREE = 8
 ROUND_ARCS = 50_000_000  # arcs a worker scans between two progress reports (one allreduce)
 
 
@@ -48,6 +53,7 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, key, layout):
     lo = {r: forward.lo(r) for r in ctx.ranks}
     bc = {r: np.zeros(nl[r]) for r in ctx.ranks}
     for s in sources:
+        visited = forward.marks()  # heads known to be reached earlier: their counts are final
         level = {r: np.full(nl[r], -1, np.int64) for r in ctx.ranks}
         sigma = {r: np.zeros(nl[r]) for r in ctx.ranks}
         frontier = {r: np.empty(0, np.int64) for r in ctx.ranks}
@@ -62,11 +68,13 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, key, layout):
             merged, (size, top) = forward(
                 frontier,
                 pushed,
-                _push,
+                None,
                 "sum",
                 total_op="max",
                 total={r: [frontier[r].size, pushed[r].max(initial=0.0)] for r in ctx.ranks},
+                skip_dst=visited,
             )
+            forward.mark_seen(visited)
             if size == 0:
                 break
             depth += 1
@@ -77,12 +85,13 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, key, layout):
                 new = level[r][ids] == -1
                 ids = ids[new]
                 level[r][ids], sigma[r][ids] = depth, paths[new] / top
+                visited.mark_own(r, ids)
                 frontier[r] = ids
             levels.append(frontier)
         delta = {r: np.zeros(nl[r]) for r in ctx.ranks}
         for d in range(len(levels) - 1, 0, -1):
             at = levels[d]
-            merged, _ = backward(at, {r: (1 + delta[r][at[r]]) / sigma[r][at[r]] for r in ctx.ranks}, _push, "sum")
+            merged, _ = backward(at, {r: (1 + delta[r][at[r]]) / sigma[r][at[r]] for r in ctx.ranks}, None, "sum")
             for r in ctx.ranks:
                 ids, share, _ = merged[r]
                 up = level[r][ids] == d - 1
@@ -136,10 +145,6 @@ def _whole_graph(ctx, n, owns_rows):
     return kernels.build_csr(first, second, n, dedup=False, order=False, index_dtype=small)[:2]
 
 
-def _push(u, v, w, x):
-    return x
-
-
 def _scales(n, normalized, directed, sampled):
     """(the factor for a sampled source, for any other vertex) that turns raw Brandes sums into
     networkx's betweenness (endpoints excluded), as networkx rescales: by the ordered pairs of
@@ -178,6 +183,14 @@ def _replica_fits(graph):
     return need <= REPLICA_SHARE * limit
 
 
+def _few_sources(graph, k):
+    """Whether ``k`` sources would leave workers of the replicated method idle on a graph whose
+    searches take few levels (average degree at least ``LEVELS_DEGREE``): then each source
+    runs level by level on every worker."""
+    workers = len(graph.client.scheduler_info(n_workers=-1)["workers"])
+    return k < min(graph.nranks, workers) and graph.num_arcs >= LEVELS_DEGREE * graph.num_vertices
+
+
 def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=None, method="auto"):
     """Betweenness centrality of every vertex (shortest paths by hop count).
 
@@ -197,8 +210,10 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
     method : {"auto", "replicated", "levels"}
         ``"replicated"``: every worker copies the whole graph and runs Brandes from its share of
         the sources (one exchange in all); ``"levels"``: level-synchronous passes on the layout
-        (two supersteps per level per source, memory of the graph's share only); ``"auto"``:
-        replicated when the copy takes at most a quarter of a worker's memory limit.
+        (two supersteps per level per source, memory of the graph's share only, every worker on
+        every source); ``"auto"``: levels for fewer sources than workers on a graph of average
+        degree at least 8 (few levels), else replicated when the copy takes at most a quarter
+        of a worker's memory limit.
 
     Returns
     -------
@@ -237,7 +252,9 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
     else:
         ids = graph.placed_ids(np.arange(n))
     ids = [int(s) for s in ids]
-    if method == "replicated" or (method == "auto" and _replica_fits(graph)):
+    if method == "auto":
+        method = "levels" if _few_sources(graph, len(ids)) or not _replica_fits(graph) else "replicated"
+    if method == "replicated":
         kernel, args = replicated_kernel, {}
     else:
         kernel, args = brandes_kernel, {"reverse": graph.directed, "directed": graph.directed}

@@ -41,7 +41,7 @@ RELAX_AFTER = 16  # levels before a search whose frontier stays thin may finish 
 METHODS = ("auto", "levels", "relax")
 
 
-def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, layout):
+def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, bounds, key, layout):
     em = EdgeMap(ctx, bounds, key, layout=layout)
     n = em.n
     level = {r: np.full(em.size(r), -1, np.int64) for r in ctx.ranks}
@@ -58,7 +58,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, la
     if sub_iterations:
         return _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited)
     # one rank: the local closure (a FIFO over each arc once) is the whole search, in one step
-    relax, share = method == "relax" or (method == "auto" and ctx.nranks == 1), None
+    relax = method == "relax" or (method == "auto" and ctx.nranks == 1)
     if not relax:  # (a search relaxed from the start needs no degrees)
         degree = em.out_degree()
         arcs = int(ctx.allreduce({r: [em.out_block(r).narcs] for r in ctx.ranks})[0])
@@ -67,7 +67,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, bounds, key, la
     mode, depth, explored, prev_nf, modes, skip = "push", 0, 0, 0, [], False
     while not relax and (depth_limit is None or depth < depth_limit):
         if method == "auto" and depth >= RELAX_AFTER and mode == "push":
-            share = local_share(ctx, em) if share is None else share
+            share = local_share(ctx, em, share)
             if share >= LOCAL_SHARE:  # many levels, a thin frontier, ranks own most arcs' both ends
                 relax = True
                 break
@@ -258,4 +258,5 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
         depth_limit=depth_limit,
         sub_iterations=bool(sub_iterations),
         method=method,
+        share=graph.local_share,
     )

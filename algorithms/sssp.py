@@ -35,10 +35,10 @@ from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tr
 METHODS = ("auto", "delta-stepping", "relax")
 
 
-def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, bounds, key, layout):
+def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, share, bounds, key, layout):
     em = EdgeMap(ctx, bounds, key, layout=layout)
     if method == "auto":
-        method = "relax" if ctx.nranks == 1 or local_share(ctx, em) >= LOCAL_SHARE else "delta-stepping"
+        method = "relax" if ctx.nranks == 1 or local_share(ctx, em, share) >= LOCAL_SHARE else "delta-stepping"
     relax = method == "relax"
     if delta is None:
         delta = mean_weight * (BUCKET_ARCS if relax else light_share(arcs / ctx.nranks))
@@ -162,4 +162,5 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
         method=method,
         ties=ties,
         weighted=weight is not None,
+        share=graph.local_share,
     )

@@ -24,10 +24,6 @@ from dgraph.ghosts import placed_ids
 from dgraph.owners import own_canonical
 
 
-def _carry(u, v, w, x):
-    return x
-
-
 def _propagate(ctx, edge_map, merge, frontier, value, accept):
     """Push ``value`` from the frontier until no owner accepts anything new; ``accept(r, ids,
     merged)`` updates rank r and returns the local ids that changed."""
@@ -35,7 +31,7 @@ def _propagate(ctx, edge_map, merge, frontier, value, accept):
         merged, size = edge_map(
             frontier,
             {r: value[r][frontier[r]] for r in ctx.ranks},
-            _carry,
+            None,
             merge,
             total={r: [frontier[r].size] for r in ctx.ranks},
         )
@@ -57,7 +53,7 @@ def scc_kernel(ctx, bounds, key, layout):
         alive = {r: np.flatnonzero(active[r]) for r in ctx.ranks}
         linked = {}
         for edge_map in (forward, backward):
-            merged, _ = edge_map(alive, {r: np.ones(alive[r].size) for r in ctx.ranks}, _carry, "sum")
+            merged, _ = edge_map(alive, {r: np.ones(alive[r].size) for r in ctx.ranks}, None, "sum")
             for r in ctx.ranks:
                 reached = np.zeros(own[r].size, dtype=bool)
                 reached[merged[r][0]] = True

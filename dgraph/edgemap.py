@@ -94,7 +94,7 @@ def _pack(local_ids, arrays, size):
 
 def _unpack(message, size):
     head = message[0]
-    ids = np.flatnonzero(np.unpackbits(head, count=size)) if head.dtype == np.uint8 else head
+    ids = kernels.set_bits(head, size) if head.dtype == np.uint8 else head
     return ids, message[1:]
 
 
@@ -417,7 +417,7 @@ class EdgeMap:
 
     def _push(self, ids, vals, f, merge, total, total_op, skip_dst, arcs=None, window=None, falling=False):
         rows = self._gather(ids, vals, self._targets(pull=False))[0]
-        fused = (f is _carry or f is add_weight) and merge in ("min", "max", "first")
+        fused = (f is _carry or f is add_weight) and merge in ("min", "max", "sum", "first")
         results = {}
         for r in self.ctx.ranks:
             found = []

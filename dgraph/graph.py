@@ -102,6 +102,7 @@ class Graph:
         self._owned = {}  # reverse? -> 1D owner blocks
         self._facts = {}  # block_facts: function -> its value per block
         self._weights = None
+        self.local_share = None  # the share of arcs whose two ends one rank owns, once a run counted it
         self.transport, self.domains = "direct", None
         self.last_stats, self._last_results = None, None
         self._metas = {}  # (result dtypes, columns) -> the empty frame describing such results
@@ -298,6 +299,7 @@ class Graph:
         )
         # weakly: a result the caller dropped must not stay on the workers until the next run
         self.last_stats, self._last_results = stats, weakref.ref(results)
+        self.local_share = stats.info.get("local_share", self.local_share)
         return results, stats
 
     def _block_lists(self):

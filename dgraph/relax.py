@@ -34,15 +34,20 @@ LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (ro
 BUCKET_ARCS = 256
 
 
-def local_share(ctx, em):
+def local_share(ctx, em, known=None):
     """The share of all arcs whose tail and head one rank owns (one reduction): nearly all in a
-    1D layout of a spatially numbered graph, few in 2D, where such arcs sit on the mesh diagonal."""
+    1D layout of a spatially numbered graph, few in 2D, where such arcs sit on the mesh diagonal.
+    ``known``: the graph's from an earlier run (``Graph.local_share``), else counted and left in
+    the run's info for the graph to keep."""
+    if known is not None:
+        return known
     counts = {}
     for r in ctx.ranks:
         lo, hi = em.lo(r), em.lo(r) + em.size(r)
         block = em.out_block(r)
         counts[r] = [sum(_own_arcs(p, lo, hi) for p in block.parts), block.narcs]
     own, arcs = ctx.allreduce(counts)
+    ctx.stats.info["local_share"] = own / max(arcs, 1)
     return own / max(arcs, 1)
 
 

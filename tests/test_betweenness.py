@@ -89,6 +89,21 @@ def test_auto_copies_the_graph_only_when_it_fits(client, monkeypatch):
     assert levels.betweenness.max() > 0.4  # karate's vertex 1
 
 
+def test_auto_runs_fewer_sources_than_workers_level_by_level_on_small_world_graphs(client):
+    g = dgraph.from_edgelist(kron_edges(8, seed=2), directed=False, ranks=2)
+    assert g.num_arcs >= 8 * g.num_vertices
+    source = int(g.degrees().compute().sort_values("degree").vertex.iloc[-1])
+    one = betweenness_centrality(g, sources=[source]).compute().sort_values("vertex")
+    assert g.last_stats.info["method"] == "levels"  # two workers, one source: both search it
+    ref = betweenness_centrality(g, sources=[source], method="replicated").compute().sort_values("vertex")
+    np.testing.assert_allclose(one.betweenness, ref.betweenness, rtol=1e-9, atol=1e-12)
+    betweenness_centrality(g, sources=[source, source + 1]).compute()
+    assert g.last_stats.info["method"] == "replicated"  # a source per worker
+    road = dgraph.from_edgelist(grid_edges(10, 10), directed=False, ranks=2)
+    betweenness_centrality(road, sources=[0]).compute()
+    assert road.last_stats.info["method"] == "replicated"  # many levels: one worker alone is faster
+
+
 @pytest.mark.parametrize("method", ["levels", "replicated"])
 def test_path_counts_beyond_float64_do_not_overflow(client, method):
     # a chain of 1100 diamonds: 2**1100 (about 1e331) shortest paths from one end to the other

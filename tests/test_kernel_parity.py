@@ -110,7 +110,7 @@ def _push_cases():
     tails = rows[::-1].copy()
     skip = rng.random(N) < 0.2
     out = []
-    for mode in (0, 1, 3):  # min, max, first; few values, so tails tie often
+    for mode in (0, 1, 2, 3):  # min, max, sum, first; few values, so tails tie often
         for dtype, weights, add, key in ((np.float64, w, True, _key()), (np.int64, np.empty(0), False, _key()[:0])):
             values = rng.integers(0, 3, rows.size).astype(dtype)
             arcs = (indptr, indices, weights, rows, values, tails, skip)
@@ -620,6 +620,16 @@ def _dense_ranks_cases():
     return [(v, np.empty(v.size, dtype)) for v in cases for dtype in (np.int64, np.int32)]
 
 
+def _set_bits_cases():
+    rng = np.random.default_rng(35)
+    cases = []
+    for size, density in ((1000, 0.01), (1003, 0.5), (64, 1.0), (9, 0.0), (0, 0.0)):
+        bits = rng.random(size) < density
+        cases.append((np.packbits(bits), size))
+    cases.append((np.packbits(np.ones(16, bool)), 13))  # bits past size in the last byte
+    return cases
+
+
 def _kronecker_cases():
     from dgraph.kernels.generate import _seed_key, scrambler
 
@@ -685,6 +695,7 @@ CASES = {
     "kronecker_edges": (_kronecker_cases, None),
     "positions": (_positions_cases, None),
     "dense_ranks": (_dense_ranks_cases, None),
+    "set_bits": (_set_bits_cases, None),
     # after an arc found no room the arrays hold whatever was written before it
     "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),
     "order_rows": (_order_cases, None),

@@ -52,7 +52,7 @@ from .linalg import assign_at, count_reads, pagerank_step, power_iterations, rel
 from .matching import heaviest_free_neighbour
 from .paths import improve, light_rows, relax_local, rows_leaving
 from .sets import union, unique
-from .slots import dense_ranks, positions
+from .slots import dense_ranks, positions, set_bits
 from .trees import search_tree_rules, search_tree_rules_many
 from .unionfind import afforest_bridges, afforest_rows, block_forest, component_interface, spanning_forest
 
@@ -93,6 +93,7 @@ __all__ = [
     "neighbourhood_arcs",
     "orient_rows",
     "positions",
+    "set_bits",
     "order_rows",
     "ordered_triangles",
     "oriented_triangles",

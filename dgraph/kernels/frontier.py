@@ -180,6 +180,9 @@ def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
                 first[c] = v
                 c += 1
                 continue
+            if mode == 2:
+                best[v] += x
+                continue
             better = False if mode == 3 else (x < best[v] if mode == 0 else x > best[v])
             if not better and (mode == 3 or x == best[v]):
                 b = btail[v]
@@ -221,7 +224,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
     """The edge map's push step in one pass: for the arcs leaving local ``rows``
     (tails ``tails``, values ``tvals``), offer ``tvals`` (plus the arc's weight, 1.0 when
     unweighted, with ``add``) to each head not set in ``skip`` and merge per head with
-    ``"min"``, ``"max"`` or ``"first"`` as ``merge_by_id`` does. Returns (sorted heads, merged
+    ``"min"``, ``"max"``, ``"sum"`` or ``"first"`` as ``merge_by_id`` does. Returns (sorted heads, merged
     values, winning tails, arcs examined), what frontier_arcs, ``f`` and merge_by_id give.
 
     ``floor`` (float32 per head, a ``"min"`` merge only): the least value offered to each head so
