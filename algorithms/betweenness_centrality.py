@@ -89,9 +89,15 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, key, layout):
                 frontier[r] = ids
             levels.append(frontier)
         delta = {r: np.zeros(nl[r]) for r in ctx.ranks}
+        elsewhere = backward.marks()  # own heads not one level closer: nothing to add there
         for d in range(len(levels) - 1, 0, -1):
             at = levels[d]
-            merged, _ = backward(at, {r: (1 + delta[r][at[r]]) / sigma[r][at[r]] for r in ctx.ranks}, None, "sum")
+            for r in ctx.ranks:
+                for space in backward.spaces(r):
+                    first = int(np.searchsorted(space, lo[r]))
+                    np.not_equal(level[r], d - 1, out=elsewhere.of(r, space)[first : first + nl[r]])
+            values = {r: (1 + delta[r][at[r]]) / sigma[r][at[r]] for r in ctx.ranks}
+            merged, _ = backward(at, values, None, "sum", skip_dst=elsewhere)
             for r in ctx.ranks:
                 ids, share, _ = merged[r]
                 up = level[r][ids] == d - 1
