@@ -110,8 +110,10 @@ def held_frame(name, futures, meta):
 
     frame = _held_parts_class()(name, list(futures), make_meta(meta))
     if pyarrow_strings_enabled() and any(pd.api.types.is_object_dtype(t) for t in frame._meta.dtypes):
-        frame = ArrowStringConversion(frame)  # as dd.from_delayed does: object columns become strings
-    return new_collection(frame)
+        return new_collection(ArrowStringConversion(frame))  # as dd.from_delayed does: object columns become strings
+    collection = new_collection(frame)
+    collection.__class__ = _held_frame_class()
+    return collection
 
 
 @functools.cache
@@ -150,7 +152,31 @@ def _held_parts_class():
     return HeldParts
 
 
+@functools.cache
+def _held_frame_class():
+    """The collection class of a frame of held parts, published as this module's ``HeldFrame``."""
+    from dask.dataframe.core import _concat
+    from dask.dataframe.dask_expr._collection import DataFrame
+
+    class HeldFrame(DataFrame):
+        """A dask DataFrame of held parts whose ``compute()`` gathers them to the client and joins
+        them there, as dask's finalize would join them on a worker after moving every part to it
+        (Kronecker 20's BFS result, 1 M rows from 2 workers: 50-60 ms against 117-140 ms)."""
+
+        def compute(self, **kwargs):
+            parts = self.expr.operand("futures") if isinstance(self.expr, _held_parts_class()) else None
+            if kwargs or not parts:  # a frame changed in place (``df[c] = ...``), or a scheduler asked for
+                return super().compute(**kwargs)
+            return _concat(parts[0].client.gather(parts))
+
+    HeldFrame.__module__, HeldFrame.__qualname__ = __name__, "HeldFrame"
+    globals()["HeldFrame"] = HeldFrame
+    return HeldFrame
+
+
 def __getattr__(name):
     if name == "HeldParts":  # unpickling a frame's expression in a process that never made one
         return _held_parts_class()
+    if name == "HeldFrame":
+        return _held_frame_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,6 +5,7 @@ CI runs this module on the oldest dask the project supports as well as the newes
 
 import pickle
 
+import dask
 import numpy as np
 import pandas as pd
 
@@ -31,8 +32,15 @@ def test_values_stored_by_a_worker_become_futures_without_a_task(client):
     frame = di.held_frame("dgraph-test-held", futures, parts[0].iloc[:0])
     assert frame.npartitions == 2
     pd.testing.assert_frame_equal(frame.compute(), pd.concat(parts))
-    # the expression pickles by reference, as the scheduler reads it
+    # joined on the client as dask joins the parts on a worker; derived frames compute as dask's
+    (by_dask,) = dask.compute(frame)
+    pd.testing.assert_frame_equal(frame.compute(), by_dask)
+    pd.testing.assert_frame_equal(frame[frame.value > 0.2].compute(), by_dask[by_dask.value > 0.2])
+    # the expression and the collection pickle by reference, as the scheduler reads them
     assert pickle.loads(pickle.dumps(type(frame.expr))) is type(frame.expr)
+    assert pickle.loads(pickle.dumps(type(frame))) is type(frame)
+    frame["twice"] = frame.value * 2  # changed in place: no longer the held parts alone
+    pd.testing.assert_frame_equal(frame.compute(), by_dask.assign(twice=by_dask.value * 2))
     del frame
     for f in futures:
         f.release()
