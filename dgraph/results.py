@@ -26,9 +26,9 @@ class RankLabels:
 
     def own(self, r):
         """The labels of rank r's vertices, a run of placed ids (a copy)."""
-        lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
         if self.pieces is not None:
             return pd.Series(self.pieces[r], copy=True).array
+        lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
         return np.arange(lo, hi) if self.placed is None else pd.Series(self.placed[lo:hi], copy=True).array
 
     def lookup(self, wanted):
