@@ -94,8 +94,7 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, key, layout):
             at = levels[d]
             for r in ctx.ranks:
                 for space in backward.spaces(r):
-                    first = int(np.searchsorted(space, lo[r]))
-                    np.not_equal(level[r], d - 1, out=elsewhere.of(r, space)[first : first + nl[r]])
+                    np.not_equal(level[r], d - 1, out=elsewhere.own(r, space))
             values = {r: (1 + delta[r][at[r]]) / sigma[r][at[r]] for r in ctx.ranks}
             merged, _ = backward(at, values, None, "sum", skip_dst=elsewhere)
             for r in ctx.ranks:
@@ -178,22 +177,21 @@ def _rescale(res, rank, bounds, sources, scales):
     return {"betweenness": res["betweenness"] * factor}
 
 
-def _replica_fits(graph):
+def _replica_fits(graph, info):
     """Whether a copy of the whole graph per worker takes at most REPLICA_SHARE of the smallest
-    worker memory limit (the machine's memory where workers have none)."""
+    worker memory limit (the machine's memory where workers have none); ``info``: the workers'
+    entries of the scheduler's info."""
     from distributed.system import MEMORY_LIMIT
 
-    info = graph.client.scheduler_info(n_workers=-1)["workers"].values()
     limit = min((w.get("memory_limit") or MEMORY_LIMIT for w in info), default=MEMORY_LIMIT)
     need = REPLICA_BYTES_PER_ARC * graph.num_arcs + REPLICA_BYTES_PER_VERTEX * graph.num_vertices
     return need <= REPLICA_SHARE * limit
 
 
-def _few_sources(graph, k):
-    """Whether ``k`` sources would leave workers of the replicated method idle on a graph whose
-    searches take few levels (average degree at least ``LEVELS_DEGREE``): then each source
-    runs level by level on every worker."""
-    workers = len(graph.client.scheduler_info(n_workers=-1)["workers"])
+def _few_sources(graph, k, workers):
+    """Whether ``k`` sources would leave some of the ``workers`` of the replicated method idle on
+    a graph whose searches take few levels (average degree at least ``LEVELS_DEGREE``): then
+    each source runs level by level on every worker."""
     return k < min(graph.nranks, workers) and graph.num_arcs >= LEVELS_DEGREE * graph.num_vertices
 
 
@@ -259,7 +257,9 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
         ids = graph.placed_ids(np.arange(n))
     ids = [int(s) for s in ids]
     if method == "auto":
-        method = "levels" if _few_sources(graph, len(ids)) or not _replica_fits(graph) else "replicated"
+        info = list(graph.client.scheduler_info(n_workers=-1)["workers"].values())
+        few = _few_sources(graph, len(ids), len(info))
+        method = "levels" if few or not _replica_fits(graph, info) else "replicated"
     if method == "replicated":
         kernel, args = replicated_kernel, {}
     else:

@@ -592,10 +592,15 @@ class VertexMarks:
         for space in self.em.spaces(r):
             _mark(space, self.of(r, space), parts, value)
 
+    def own(self, r, space):
+        """Rank r's flags of its own vertices in ``space``, a view (they are a run of slots)."""
+        first = int(np.searchsorted(space, self.em.lo(r)))
+        return self.of(r, space)[first : first + self.em.size(r)]
+
     def mark_own(self, r, local):
         """Set the flags of rank r's own vertices ``local`` (ids minus the rank's first)."""
         for space in self.em.spaces(r):
-            self.of(r, space)[int(np.searchsorted(space, self.em.lo(r))) + local] = True
+            self.own(r, space)[local] = True
 
 
 def _carry(src, dst, w, value):

@@ -47,10 +47,6 @@ def _placed_id(sorted_labels, table, label, what, dtype):
     return int(position if table is None else table[position])
 
 
-def _placed_labels(index, order):
-    return index[order] if order is not None else index
-
-
 def _label_piece(index, order, lo, hi):
     """The labels of the placed ids lo..hi-1."""
     return index[lo:hi] if order is None else index[np.asarray(order[lo:hi])]
@@ -529,7 +525,8 @@ class Graph:
         analyses): a ``Snapshot`` of placed ids. Memory: about 24 bytes per stored arc."""
         c = self.client
         arcs = c.gather([c.submit(block_arcs, b, pure=False) for b in self._blocks])
-        placed = self._order if self.labels.index is None else c.submit(_placed_labels, self.labels.index, self._order)
+        index, n = self.labels.index, self.num_vertices
+        placed = self._order if index is None else c.submit(_label_piece, index, self._order, 0, n)
         labels, order = c.gather([placed, self._order])
         n = self.num_vertices
         src = np.concatenate([a[0] for a in arcs]).astype(np.int64)

@@ -47,8 +47,8 @@ def local_share(ctx, em, known=None):
         block = em.out_block(r)
         counts[r] = [sum(_own_arcs(p, lo, hi) for p in block.parts), block.narcs]
     own, arcs = ctx.allreduce(counts)
-    ctx.stats.info["local_share"] = own / max(arcs, 1)
-    return own / max(arcs, 1)
+    share = ctx.stats.info["local_share"] = own / max(arcs, 1)
+    return share
 
 
 def _own_arcs(part, lo, hi):

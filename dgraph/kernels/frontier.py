@@ -224,8 +224,9 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
     """The edge map's push step in one pass: for the arcs leaving local ``rows``
     (tails ``tails``, values ``tvals``), offer ``tvals`` (plus the arc's weight, 1.0 when
     unweighted, with ``add``) to each head not set in ``skip`` and merge per head with
-    ``"min"``, ``"max"``, ``"sum"`` or ``"first"`` as ``merge_by_id`` does. Returns (sorted heads, merged
-    values, winning tails, arcs examined), what frontier_arcs, ``f`` and merge_by_id give.
+    ``"min"``, ``"max"``, ``"sum"`` or ``"first"`` as ``merge_by_id`` does. Returns (sorted
+    heads, merged values, winning tails, arcs examined), what frontier_arcs, ``f`` and
+    merge_by_id give.
 
     ``floor`` (float32 per head, a ``"min"`` merge only): the least value offered to each head so
     far, rounded up to a float32; offers above it are dropped, and it is lowered to the merged
