@@ -46,9 +46,9 @@ LEVELS_DEGREE = 8
 ROUND_ARCS = 50_000_000  # arcs a worker scans between two progress reports (one allreduce)
 
 
-def brandes_kernel(ctx, sources, scales, directed, bounds, key, layout):
-    forward = EdgeMap(ctx, bounds, key, block=0, layout=layout)
-    backward = EdgeMap(ctx, bounds, key, block=1 if directed else 0, layout=layout)
+def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
+    forward = EdgeMap(ctx, bounds, block=0, layout=layout)
+    backward = EdgeMap(ctx, bounds, block=1 if directed else 0, layout=layout)
     nl = {r: forward.size(r) for r in ctx.ranks}
     lo = {r: forward.lo(r) for r in ctx.ranks}
     bc = {r: np.zeros(nl[r]) for r in ctx.ranks}
@@ -112,7 +112,7 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, key, layout):
     return {r: _rescale({"betweenness": bc[r]}, r, bounds, ids, scales) for r in ctx.ranks}
 
 
-def replicated_kernel(ctx, sources, scales, bounds, key, layout):
+def replicated_kernel(ctx, sources, scales, bounds, layout):
     n = int(bounds[-1])
     with ctx.phase("replicate"):
         indptr, indices = _whole_graph(ctx, n, layout.owns_rows())

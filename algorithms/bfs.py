@@ -41,8 +41,8 @@ RELAX_AFTER = 16  # levels before a search whose frontier stays thin may finish 
 METHODS = ("auto", "levels", "relax")
 
 
-def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, bounds, key, layout):
-    em = EdgeMap(ctx, bounds, key, layout=layout)
+def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, bounds, layout):
+    em = EdgeMap(ctx, bounds, layout=layout)
     n = em.n
     level = {r: np.full(em.size(r), -1, np.int64) for r in ctx.ranks}
     parent = {r: np.full(em.size(r), -1, np.int64) for r in ctx.ranks}
@@ -103,7 +103,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, bounds, 
         ctx.stats.info.update(relaxed_from_level=depth)
         depth = _relax_rest(ctx, em, depth_limit, level, parent, frontier)
     ctx.stats.info.update(levels=depth, edges_examined=em.edges_examined, bottom_up_levels=modes.count("pull"))
-    return {r: {"distance": level[r], "predecessor": parent[r]} for r in ctx.ranks}
+    return {r: {"distance": level[r], "predecessor": em.placed(parent[r])} for r in ctx.ranks}
 
 
 def _relax_rest(ctx, em, depth_limit, level, parent, frontier):
@@ -184,7 +184,7 @@ def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
                 found[r].append(ids)
         frontier = {r: np.sort(np.concatenate(found[r])) for r in ctx.ranks}
     ctx.stats.info.update(levels=depth, edges_examined=em.edges_examined, sub_iterations=modes)
-    return {r: {"distance": level[r], "predecessor": parent[r]} for r in ctx.ranks}
+    return {r: {"distance": level[r], "predecessor": em.placed(parent[r])} for r in ctx.ranks}
 
 
 def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):

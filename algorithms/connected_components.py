@@ -31,25 +31,26 @@ import dataclasses
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import common_space, index_type
+from dgraph.block import common_space, index_type, keyed_ids, own_canonical
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import fetch
 from dgraph.kernels import unique
-from dgraph.owners import by_owner
+from dgraph.owners import by_owner, placed_of
 from dgraph.pair_components import pair_components
 from dgraph.runtime.plugin import trim_allocator
 
 from .strongly_connected_components import strongly_connected_components
 
 
-def _representatives(v, root, key):
-    """For pairs (v, root) covering all non-root members, the smallest-key member of each tree."""
-    if key.size == 0:
+def _representatives(v, root, keyed):
+    """For pairs (v, root) covering all non-root members (keyed ids, ``owners.keyed``, where
+    ``keyed``), the smallest member of each tree."""
+    if not keyed:
         return v, root  # roots already are the smallest placed (= canonical) id
     roots = unique(root)
     members = np.concatenate([v, roots])
     trees = np.concatenate([root, roots])
-    order = np.lexsort((key[members], trees))
+    order = np.lexsort((members, trees))
     members, trees = members[order], trees[order]
     first = np.ones(trees.size, dtype=bool)
     first[1:] = trees[1:] != trees[:-1]
@@ -59,12 +60,13 @@ def _representatives(v, root, key):
     return members[keep], rep[keep]
 
 
-def _smallest_members(nodes, anchors, anchor_key, anchor_best, key):
+def _smallest_members(nodes, anchors, anchor_key, anchor_best, own_key, lo):
     """(key, member) per node: the smallest-key member of its tree here. A node anchors an
     interface tree (``anchors``, sorted, with their tree's smallest-key member's key and id;
     every anchor is a node) or is itself the smallest-key member of a tree without ghosts that
-    a cut arc seen only at its other end reaches."""
-    best_key = nodes.astype(np.int64) if key.size == 0 else key[nodes]
+    a cut arc seen only at its other end reaches. ``own_key``: the canonical ids of the rank's
+    own vertices from ``lo`` (None: placed ids are canonical)."""
+    best_key = nodes.astype(np.int64) if own_key is None else own_key[nodes - lo]
     best = nodes.copy()
     at = np.searchsorted(nodes, anchors)
     best_key[at] = anchor_key
@@ -85,7 +87,7 @@ def _smallest_per_root(root, best_key, best):
     return roots, lowest, member
 
 
-def merge_interfaces(ctx, pairs, local, bounds, key):
+def merge_interfaces(ctx, pairs, local, bounds, own_key=None):
     """For every rank, the component of each vertex it owns: the placed id of the smallest-key
     member of its whole component.
 
@@ -95,7 +97,8 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     the owner links back through its own ghost, unless x skipped its arcs there (Afforest's
     largest tree): those ghosts' links are also sent back to the targets' owners. The links,
     symmetric, become pairs whose components (``pair_components``) join the trees across ranks;
-    each component's smallest-key member is then found at its root's owner and read back."""
+    each component's smallest-key member is then found at its root's owner and read back.
+    ``own_key[r]``: the canonical ids of rank r's own vertices (None: placed ids are)."""
     node, ids = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
     for r in ctx.ranks:
         owned, target = local.pop(r)
@@ -105,11 +108,10 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
         del owned, target
     smallest, ghosts, u, one_sided = {}, {}, {}, {}
     for r in ctx.ranks:
-        (ghosts[r], u[r], one_sided[r]), (anchors, best) = pairs.pop(r)
+        (ghosts[r], u[r], one_sided[r]), (anchors, best, best_key) = pairs.pop(r)
         order = np.argsort(anchors)  # each anchor once, with its tree's smallest-key member
-        anchors, best = anchors[order], best[order]
-        smallest[r] = (anchors, best if key.size == 0 else key[best], best)
-        del order, anchors, best
+        smallest[r] = (anchors[order], best_key[order], best[order])
+        del order, anchors, best, best_key
     v = fetch(ctx, ghosts, node, bounds)
     del ghosts
     back = ctx.alltoall({r: by_owner(bounds, v[r][one_sided[r]], u[r][one_sided[r]]) for r in ctx.ranks})
@@ -123,7 +125,8 @@ def merge_interfaces(ctx, pairs, local, bounds, key):
     send = {}
     for r in ctx.ranks:  # each root's smallest-key member among this rank's nodes, sent to its owner
         nodes, root = linked[r]
-        send[r] = by_owner(bounds, *_smallest_per_root(root, *_smallest_members(nodes, *smallest.pop(r), key)))
+        mine = _smallest_members(nodes, *smallest.pop(r), None if own_key is None else own_key[r], int(bounds[r]))
+        send[r] = by_owner(bounds, *_smallest_per_root(root, *mine))
     chosen = {}
     for r, messages in ctx.alltoall(send).items():
         empty = [np.empty(0, np.int64)]
@@ -214,38 +217,41 @@ def _local_forests(ctx, bounds, directed):
         yield r, blocks, space, pairs, far.pop(r)
 
 
-def _interface_of_rank(ctx, r, blocks, space, forest, far, key, n):
+def _interface_of_rank(ctx, r, blocks, space, forest, far, n):
     """Rank r's forest summarised for the merge (``component_interface``'s groups in placed ids):
-    ((ghosts, their anchors and whether their owner skipped them; anchors and their trees'
-    smallest-key members), (owned members, their targets))."""
+    ((ghosts, their anchors and whether their owner skipped them; anchors, their trees'
+    smallest-key members and those members' keys), (owned members, their targets))."""
     a, b = blocks[0].lo, blocks[0].hi
     slot = index_type(space.size)
     scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
     scratch += (np.full(space.size, -1, slot), np.full(space.size, -1, slot))
     ctx.hold(f"wcc rank {r}", *scratch)
-    keyed = key[space] if key.size else key
-    ghosts, trees, owned = kernels.component_interface(*forest, a, b, keyed, scratch)
+    space_key = blocks[0].space_key
+    key = np.empty(0, np.int64) if space_key is None else space_key
+    ghosts, trees, owned = kernels.component_interface(*forest, a, b, key, scratch)
     del forest, scratch
     one_sided = np.zeros(ghosts[0].size, bool) if far is None else far[ghosts[0]].view(bool)
+    best_key = space_key[trees[1]] if space_key is not None else None  # before the slots become ids
     ghosts, trees, owned = ([_slots_to_ids(space, slots, n) for slots in group] for group in (ghosts, trees, owned))
+    trees.append(trees[1].astype(np.int64) if best_key is None else best_key)
     ctx.stats.release_vertex_state(f"wcc rank {r}")
     return ((*ghosts, one_sided), trees), owned
 
 
-def components_kernel(ctx, directed, bounds, key):
-    key = np.empty(0, np.int64) if key is None else key
+def components_kernel(ctx, directed, bounds):
     n, P = int(bounds[-1]), ctx.nranks
+    keyed = ctx.blocks[ctx.ranks[0]][0].space_key is not None
     if P == 1:  # no cut: the rank's forest is the answer (its space is every vertex)
         ((r, blocks, space, (v, root), _),) = _local_forests(ctx, bounds, directed)
-        v, rep = _representatives(space[v], space[root], key)
+        v, rep = _representatives(keyed_ids(blocks[0], v), keyed_ids(blocks[0], root), keyed)
         comp = np.arange(n, dtype=np.int64)
-        comp[v] = rep
+        comp[placed_of(v) if keyed else v] = placed_of(rep) if keyed else rep
         ctx.stats.info.update(edges_examined=sum(blk.narcs for blk in blocks))
         return {r: {"component": comp}}
     pairs, local, examined = {}, {}, 0
     with ctx.phase("local"):
         for r, blocks, space, forest, far in _local_forests(ctx, bounds, directed):
-            pairs[r], local[r] = _interface_of_rank(ctx, r, blocks, space, forest, far, key, n)
+            pairs[r], local[r] = _interface_of_rank(ctx, r, blocks, space, forest, far, n)
             examined += sum(blk.narcs for blk in blocks)
             del forest, far
     ctx.stats.info.update(edges_examined=examined)
@@ -253,7 +259,8 @@ def components_kernel(ctx, directed, bounds, key):
     # the merge's arrays of other sizes would grow the worker around the holes they leave
     trim_allocator()
     with ctx.phase("merge"):
-        comp = merge_interfaces(ctx, pairs, local, bounds, key)
+        own_key = {r: own_canonical(ctx.blocks[r][0], int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
+        comp = merge_interfaces(ctx, pairs, local, bounds, own_key if keyed else None)
     return {r: {"component": c} for r, c in comp.items()}
 
 

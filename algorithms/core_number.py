@@ -21,7 +21,7 @@ from dgraph.ghosts import GhostExchange
 from dgraph.kernels import unique
 
 
-def core_kernel(ctx, bounds, key):
+def core_kernel(ctx, bounds):
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
     gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     core = {r: blocks[r].degree().astype(np.int64) for r in ctx.ranks}

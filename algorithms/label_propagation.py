@@ -17,19 +17,18 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import common_space, index_type
+from dgraph.block import common_space, index_type, own_canonical
 from dgraph.checks import integer
 from dgraph.ghosts import GhostExchange, placed_ids
-from dgraph.owners import own_canonical
 
 
-def cdlp_kernel(ctx, max_iter, bounds, key):
+def cdlp_kernel(ctx, max_iter, bounds):
     n = int(bounds[-1])
     blocks = {r: common_space(ctx.blocks[r]) for r in ctx.ranks}  # out (and in) in one space
     spaces = {r: blocks[r][0].space for r in ctx.ranks}
     gather = GhostExchange(ctx, blocks, bounds)
     label = index_type(n)  # labels are canonical ids, int32 while they fit: half the bytes held and sent
-    own = {r: own_canonical(key, bounds[r], bounds[r + 1]).astype(label) for r in ctx.ranks}
+    own = {r: own_canonical(ctx.blocks[r][0], int(bounds[r]), int(bounds[r + 1])).astype(label) for r in ctx.ranks}
     seen = {r: np.zeros(spaces[r].size, dtype=label) for r in ctx.ranks}  # the labels rank r reads
     counts = {r: kernels.label_counts(spaces[r].size) for r in ctx.ranks}
     ctx.hold("cdlp", own, seen, counts)
@@ -47,7 +46,7 @@ def cdlp_kernel(ctx, max_iter, bounds, key):
             del labels, dense, mine  # before the next round's labels arrive
     ctx.stats.info.update(iterations=max_iter)
     own = {r: o.astype(np.int64) for r, o in own.items()}
-    return {r: {"label": p} for r, p in placed_ids(ctx, own, key, bounds).items()}
+    return {r: {"label": p} for r, p in placed_ids(ctx, own, bounds).items()}
 
 
 def label_propagation(graph, max_iter=10):

@@ -37,11 +37,11 @@ import numpy as np
 import pandas as pd
 
 from dgraph import kernels
-from dgraph.block import vertex_space
+from dgraph.block import own_canonical, vertex_space
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch, add_at_owners, fetch, placed_ids
 from dgraph.kernels import unique
-from dgraph.owners import by_owner, own_canonical
+from dgraph.owners import by_owner
 from dgraph.pair_components import pair_components, sorted_pairs
 
 MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
@@ -79,7 +79,7 @@ def _first_level(block, weighted):
     return _Level(lo, hi, block.indptr, w, space, cols.astype(np.int64))
 
 
-def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, gather, iterations, bounds, key, theta=None):
+def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, gather, iterations, bounds, theta=None):
     """Louvain; with ``theta`` (not None) Leiden: each level's communities are refined before
     aggregation, the next level starts from them, and disconnected communities are split.
     Each iteration after the first starts from the partition the last one found."""
@@ -109,9 +109,9 @@ def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, gather
     )
     if theta is not None:
         ctx.stats.info.update(split_communities=split)
-    canon = {r: own_canonical(key, bounds[r], bounds[r + 1]) for r in ctx.ranks}
+    canon = {r: own_canonical(ctx.blocks[r][0], int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
     first = _smallest_member(ctx, community, canon, lb)
-    return {r: {"community": p} for r, p in placed_ids(ctx, first, key, bounds).items()}
+    return {r: {"community": p} for r, p in placed_ids(ctx, first, bounds).items()}
 
 
 class _Run:
@@ -532,7 +532,7 @@ def _weighted(graph, weight):
     return weight is not None
 
 
-def modularity_kernel(ctx, communities, weighted, resolution, bounds, key):
+def modularity_kernel(ctx, communities, weighted, resolution, bounds):
     level = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
     own = {r: np.asarray(communities[level[r].lo : level[r].hi], dtype=np.int64) for r in ctx.ranks}
     two_m = float(ctx.allreduce({r: [level[r].k.sum()] for r in ctx.ranks})[0])

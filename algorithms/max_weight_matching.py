@@ -21,14 +21,13 @@ from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange
 
 
-def matching_kernel(ctx, weighted, bounds, key):
-    key = np.empty(0, np.int64) if key is None else key
+def matching_kernel(ctx, weighted, bounds):
     blocks, spaces, keys = {}, {}, {}
     for r in ctx.ranks:
         b = ctx.blocks[r][0]
         first = int(np.searchsorted(b.space, b.lo))
         blocks[r] = dataclasses.replace(b, lo=first, hi=first + b.nlocal)  # rows and heads as slots
-        spaces[r], keys[r] = b.space, key[b.space] if key.size else key
+        spaces[r], keys[r] = b.space, np.empty(0, np.int64) if b.space_key is None else b.space_key
     gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     mate = {r: np.full(blocks[r].nlocal, -1, np.int64) for r in ctx.ranks}
     matched = {r: np.zeros(spaces[r].size, dtype=bool) for r in ctx.ranks}

@@ -86,7 +86,7 @@ def _balls(ctx, seeds, k, bounds):
     return seen, found
 
 
-def k_hop_kernel(ctx, seeds, k, bounds, key):
+def k_hop_kernel(ctx, seeds, k, bounds):
     _, found = _balls(ctx, seeds, k, bounds)
     out = {}
     for r in ctx.ranks:
@@ -95,7 +95,7 @@ def k_hop_kernel(ctx, seeds, k, bounds, key):
     return out
 
 
-def ego_kernel(ctx, seeds, radius, directed, weighted, bounds, key):
+def ego_kernel(ctx, seeds, radius, directed, weighted, bounds):
     seen, _ = _balls(ctx, seeds, radius, bounds)
     heads, tails, weights = {}, {}, {}
     for r in ctx.ranks:

@@ -32,7 +32,7 @@ HUB_READS = 64  # reads of one vertex's contribution above which the SpMV gather
 HUBS_AFTER = 5  # iterations before that, in runs allowed at least as many more
 
 
-def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, key, layout, hub_reads=HUB_READS):
+def pagerank_kernel(ctx, alpha, max_iter, tol, personalization, weighted, bounds, layout, hub_reads=HUB_READS):
     n = int(bounds[-1])
     outs = {r: ctx.blocks[r][0] for r in ctx.ranks}
     ins = {r: ctx.blocks[r][1] for r in ctx.ranks}

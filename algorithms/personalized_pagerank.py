@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from dgraph.block import own_canonical
 from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange
@@ -36,7 +37,7 @@ def _matrix(block, weighted):
     return sp.csr_matrix((data, block.indices, block.indptr), shape=(block.nlocal, block.space.size))
 
 
-def ppr_kernel(ctx, alpha, max_iter, tol, seeds, query_of, share, groups, top, weighted, bounds, key):
+def ppr_kernel(ctx, alpha, max_iter, tol, seeds, query_of, share, groups, top, weighted, bounds):
     n = int(bounds[-1])
     outs = {r: ctx.blocks[r][0] for r in ctx.ranks}
     ins = {r: ctx.blocks[r][-1] for r in ctx.ranks}
@@ -76,7 +77,7 @@ def ppr_kernel(ctx, alpha, max_iter, tol, seeds, query_of, share, groups, top, w
                 break
         iterations.append(step)
         unconverged += int(active.sum())
-        picked = _top(ctx, pr, top, bounds, key) if top is not None else None
+        picked = _top(ctx, pr, top, bounds) if top is not None else None
         for r in ctx.ranks:
             vertex, query = np.nonzero(np.ones_like(pr[r], dtype=bool)) if top is None else picked[r]
             rows[r].append((query + q0, vertex + int(bounds[r]), pr[r][vertex, query]))
@@ -85,7 +86,7 @@ def ppr_kernel(ctx, alpha, max_iter, tol, seeds, query_of, share, groups, top, w
     return {r: {c: np.concatenate([part[i] for part in rows[r]]) for i, c in enumerate(columns)} for r in ctx.ranks}
 
 
-def _top(ctx, pr, top, bounds, key):
+def _top(ctx, pr, top, bounds):
     """Each rank's (vertex row, query) among the best ``top`` of each query over all ranks: the
     highest pagerank, ties first in the graph's vertex order. Each rank offers its own best
     ``top`` per query; every rank sees every offer and keeps its vertices that rank no lower
@@ -93,7 +94,7 @@ def _top(ctx, pr, top, bounds, key):
     picks, offers = {}, {}
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
-        order = np.arange(lo, hi) if key is None else np.asarray(key)[lo:hi]
+        order = own_canonical(ctx.blocks[r][0], lo, hi)
         Q = pr[r].shape[1]
         best = [np.lexsort((order, -pr[r][:, j]))[:top] for j in range(Q)]
         vertex = np.concatenate(best) if best else np.empty(0, np.int64)

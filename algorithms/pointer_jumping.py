@@ -18,7 +18,7 @@ from dgraph.errors import DgraphInputError
 from dgraph.ghosts import fetch
 
 
-def pointer_jumping_kernel(ctx, bounds, key):
+def pointer_jumping_kernel(ctx, bounds):
     n = int(bounds[-1])
     parent, orig, extra = {}, {}, {}
     for r in ctx.ranks:

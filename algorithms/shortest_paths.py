@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
+from dgraph.block import keyed_ids
 from dgraph.errors import DgraphInputError
 from dgraph.kernels import unique
-from dgraph.owners import by_owner
+from dgraph.owners import by_owner, placed_of
 
 from .neighbourhood import seed_ids
 from .sssp import _weight_facts
@@ -31,17 +32,10 @@ GROUP_BYTES = 256 << 20  # per rank, for one group's distances, predecessors and
 LAST = np.iinfo(np.int64).max
 
 
-def _order_of(key, ids):
-    """Each id's place in the graph's vertex order; -1 (no predecessor) comes last."""
-    ids = np.asarray(ids, dtype=np.int64)
-    at = ids if key is None else key[np.maximum(ids, 0)]
-    return np.where(ids < 0, LAST, at)
-
-
-def _best(key, head, src, d, pred):
+def _best(head, src, d, pred):
     """One offer per (head, source): the smallest distance, then the predecessor first in the
-    vertex order; sorted by head."""
-    order = np.lexsort((_order_of(key, pred), d, src, head))
+    vertex order (keyed ids, ``owners.keyed``; -1, none, last); sorted by head."""
+    order = np.lexsort((np.where(pred < 0, LAST, pred), d, src, head))
     head, src, d, pred = head[order], src[order], d[order], pred[order]
     first = np.ones(head.size, dtype=bool)
     first[1:] = (head[1:] != head[:-1]) | (src[1:] != src[:-1])
@@ -54,26 +48,27 @@ def _offers(blk, lo, dist, frontier, weighted, strict=False):
     rows, src = np.nonzero(frontier)
     at, slots, cost = kernels.frontier_arcs(blk.indptr, blk.indices, blk.weights if weighted else None, rows)
     near = dist[rows, src][at]
-    offers = blk.space[slots].astype(np.int64), src[at], near + cost, rows[at] + lo
+    tails = keyed_ids(blk, int(np.searchsorted(blk.space, lo)) + rows[at])  # own rows: a run of slots
+    offers = blk.space[slots].astype(np.int64), src[at], near + cost, tails
     if strict:  # a zero weight, or one the sum absorbs, ties the tail with its head
         keep = near < offers[2]
         offers = tuple(x[keep] for x in offers)
     return offers
 
 
-def _exchange(ctx, offers, bounds, key):
+def _exchange(ctx, offers, bounds):
     """Each rank's offers, the best per (head, source), at the heads' owners: (owned row,
     source, distance, tail), again the best per pair."""
     send = {}
     for r in ctx.ranks:
-        head, src, d, tail = _best(key, *offers[r])
+        head, src, d, tail = _best(*offers[r])
         cuts = np.searchsorted(head, bounds)
         spans = enumerate(zip(cuts[:-1], cuts[1:]))
         send[r] = {o: [head[a:b] - bounds[o], src[a:b], d[a:b], tail[a:b]] for o, (a, b) in spans if b > a}
     got = {}
     for r, messages in ctx.alltoall(send).items():
         cols = [np.concatenate([m[i] for _, m in messages]) if messages else np.empty(0) for i in range(4)]
-        got[r] = _best(key, *(c.astype(t) for c, t in zip(cols, (np.int64, np.int64, np.float64, np.int64))))
+        got[r] = _best(*(c.astype(t) for c, t in zip(cols, (np.int64, np.int64, np.float64, np.int64))))
     return got
 
 
@@ -83,7 +78,7 @@ def _sources(batch, lo, hi):
     return batch[mine] - lo, mine
 
 
-def _search(ctx, batch, weighted, bounds, key):
+def _search(ctx, batch, weighted, bounds):
     """The group's distances at every rank (owned vertices x sources), and the rounds run."""
     dist, frontier = {}, {}
     for r in ctx.ranks:
@@ -98,7 +93,7 @@ def _search(ctx, batch, weighted, bounds, key):
     while ctx.allreduce({r: [int(frontier[r].sum())] for r in ctx.ranks})[0]:
         rounds += 1
         offers = {r: _offers(ctx.blocks[r][0], int(bounds[r]), dist[r], frontier[r], weighted) for r in ctx.ranks}
-        for r, (at, src, d, _) in _exchange(ctx, offers, bounds, key).items():
+        for r, (at, src, d, _) in _exchange(ctx, offers, bounds).items():
             closer = d < dist[r][at, src]
             dist[r][at[closer], src[closer]] = d[closer]
             frontier[r][:] = False
@@ -106,7 +101,7 @@ def _search(ctx, batch, weighted, bounds, key):
     return dist, rounds
 
 
-def _tree(ctx, dist, batch, weighted, bounds, key):
+def _tree(ctx, dist, batch, weighted, bounds):
     """Each reached pair's predecessor, as ``relax.shortest_path_tree`` picks it: the tail first
     in the vertex order among the strictly closer tails that give its distance; pairs reached
     only along zero-weight ties at their own distance take theirs by a breadth-first pass over
@@ -122,7 +117,7 @@ def _tree(ctx, dist, batch, weighted, bounds, key):
         offers = {
             r: _offers(ctx.blocks[r][0], int(bounds[r]), dist[r], frontier[r], weighted, strict) for r in ctx.ranks
         }
-        for r, (at, src, d, tail) in _exchange(ctx, offers, bounds, key).items():
+        for r, (at, src, d, tail) in _exchange(ctx, offers, bounds).items():
             ok = unset[r][at, src] & (d == dist[r][at, src])
             pred[r][at[ok], src[ok]] = tail[ok]
             unset[r][at[ok], src[ok]] = False
@@ -134,7 +129,8 @@ def _tree(ctx, dist, batch, weighted, bounds, key):
         strict = False
         left = ctx.allreduce({r: [int(unset[r].sum())] for r in ctx.ranks})[0]
         if not left:
-            return pred
+            keyed = any(ctx.blocks[r][0].space_key is not None for r in ctx.ranks)
+            return {r: placed_of(p) for r, p in pred.items()} if keyed else pred
         if left == before:
             raise RuntimeError(f"{left} pairs have a distance but no tail reaching it: a search bug")
         before = left
@@ -185,14 +181,13 @@ def _walk(ctx, start, pred, bounds):
     }, moves
 
 
-def paths_kernel(ctx, sources, targets, group, weighted, bounds, key):
-    key = None if key is None else np.asarray(key)
+def paths_kernel(ctx, sources, targets, group, weighted, bounds):
     rows = {r: [] for r in ctx.ranks}
     rounds = moves = 0
     for g0 in range(0, sources.size, group):
         batch = sources[g0 : g0 + group]
-        dist, searched = _search(ctx, batch, weighted, bounds, key)
-        pred = _tree(ctx, dist, batch, weighted, bounds, key)
+        dist, searched = _search(ctx, batch, weighted, bounds)
+        pred = _tree(ctx, dist, batch, weighted, bounds)
         rounds += searched
         start, asked = {}, {}
         for r in ctx.ranks:

@@ -35,8 +35,8 @@ from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tr
 METHODS = ("auto", "delta-stepping", "relax")
 
 
-def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, share, bounds, key, layout):
-    em = EdgeMap(ctx, bounds, key, layout=layout)
+def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, share, bounds, layout):
+    em = EdgeMap(ctx, bounds, layout=layout)
     if method == "auto":
         method = "relax" if ctx.nranks == 1 or local_share(ctx, em, share) >= LOCAL_SHARE else "delta-stepping"
     relax = method == "relax"
@@ -60,7 +60,7 @@ def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, s
     ctx.stats.info.update(
         method=method, rounds=rounds, local_arcs_examined=scanned, edges_examined=em.edges_examined + scanned
     )
-    return {r: {"distance": dist[r], "predecessor": pred[r]} for r in ctx.ranks}
+    return {r: {"distance": dist[r], "predecessor": em.placed(pred[r])} for r in ctx.ranks}
 
 
 def light_share(arcs_per_rank):

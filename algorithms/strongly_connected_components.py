@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph.block import own_canonical
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import placed_ids
-from dgraph.owners import own_canonical
 
 
 def _propagate(ctx, edge_map, merge, frontier, value, accept):
@@ -40,11 +40,11 @@ def _propagate(ctx, edge_map, merge, frontier, value, accept):
         frontier = {r: accept(r, *merged[r][:2]) for r in ctx.ranks}
 
 
-def scc_kernel(ctx, bounds, key, layout):
-    forward = EdgeMap(ctx, bounds, key, block=0, layout=layout)
-    backward = EdgeMap(ctx, bounds, key, block=1, layout=layout)
+def scc_kernel(ctx, bounds, layout):
+    forward = EdgeMap(ctx, bounds, block=0, layout=layout)
+    backward = EdgeMap(ctx, bounds, block=1, layout=layout)
     n = int(bounds[-1])
-    own = {r: own_canonical(key, bounds[r], bounds[r + 1]) for r in ctx.ranks}
+    own = {r: own_canonical(ctx.blocks[r][0], int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
     active = {r: np.ones(own[r].size, dtype=bool) for r in ctx.ranks}
     comp = {r: np.full(own[r].size, -1, np.int64) for r in ctx.ranks}
     iterations = 0
@@ -87,7 +87,7 @@ def scc_kernel(ctx, bounds, key, layout):
             comp[r][found[r]] = color[r][found[r]]
             active[r] &= ~found[r]
     ctx.stats.info.update(iterations=iterations, edges_examined=forward.edges_examined + backward.edges_examined)
-    return {r: {"component": p} for r, p in placed_ids(ctx, comp, key, bounds).items()}
+    return {r: {"component": p} for r, p in placed_ids(ctx, comp, bounds).items()}
 
 
 def strongly_connected_components(graph):

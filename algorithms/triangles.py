@@ -70,7 +70,7 @@ def _in_space(space, ghosts, dtype):
     return np.searchsorted(space, ids), ptr, slots.astype(dtype, copy=False)
 
 
-def neighbourhood_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
+def neighbourhood_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS):
     sets, wanted, views, first = {}, {}, {}, {}
     for r in ctx.ranks:
         views[r] = common_space(ctx.blocks[r])  # out (and in) blocks in one space
@@ -103,7 +103,7 @@ def neighbourhood_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS):
     return {r: {"arcs": arcs[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 
-def oriented_kernel(ctx, bounds, key, batch_arcs=ROW_BATCH_ARCS, max_degree=None):
+def oriented_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None):
     """``max_degree``: orient by id alone, which bounds an oriented row by it; None: by (degree, id)."""
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
     spaces = {r: blocks[r].space for r in ctx.ranks}

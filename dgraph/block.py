@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import kernels
-from .owners import grouped_by_owner, owner_of
+from .owners import grouped_by_owner, keyed, owner_of
 
 INPLACE_CHUNK = 1 << 22  # arcs re-indexed at a time in place (the temporary is this long, not the block)
 CONTIGUOUS_CHECK = 1024  # space_slots looks for a whole stretch from this many ids (below, a search is as cheap)
@@ -33,6 +32,8 @@ class Block:
     of the graph, and kernels index it with ``indices`` directly; ``space[indices]`` are the
     placed ids. Since ``space`` is sorted, positions order vertices as placed ids do, and the
     rank's own vertices (a contiguous range of placed ids) are a contiguous range of slots.
+    ``space_key`` is the canonical id of each slot where the placement reorders vertices (None
+    where placed ids are canonical): what ties are broken by, for the vertices the rank reads.
     """
 
     rank: int
@@ -48,6 +49,7 @@ class Block:
     name: str = ""
     owned_degree: np.ndarray | None = None  # degree of each vertex the rank owns, when rows aren't those
     space: np.ndarray | None = None  # see above; None only for a block made by hand with placed ids
+    space_key: np.ndarray | None = None
 
     @property
     def nlocal(self):
@@ -133,6 +135,10 @@ class Subgraphs:
         """The vertex space every part shares (``share_space``)."""
         return self.parts[0].space
 
+    @property
+    def space_key(self):
+        return self.parts[0].space_key
+
 
 def vertex_space(n, indices, *ids, ranges=(), inplace=False):
     """(space, positions): the sorted distinct placed ids of ``indices``, of the arrays ``ids``
@@ -169,44 +175,53 @@ def space_slots(space, ids):
     return kernels.positions(space, ids)
 
 
-def placed(block):
-    """The block with placed ids as its ``indices`` (its space: all n vertices), for code that
-    keeps arrays over the whole graph (a copy of the indices; the CSR arrays are shared)."""
-    if isinstance(block, Subgraphs):
-        return dataclasses.replace(block, parts=[placed(p) for p in block.parts])
-    return dataclasses.replace(block, indices=block.columns(), space=_every_vertex(block.n))
-
-
-@functools.lru_cache(maxsize=2)
-def _every_vertex(n):
-    ids = np.arange(n, dtype=np.int64)
-    ids.flags.writeable = False
-    return ids
-
-
 def common_space(blocks):
     """``blocks`` (one rank's: out and in) re-indexed into one space, the union of theirs: the
     blocks themselves when they share one already, else copies of their indices."""
-    spaces = {id(b.space): b.space for b in blocks}
+    spaces = {id(b.space): b for b in blocks}
     if len(spaces) == 1:
         return list(blocks)
-    space = kernels.union(*spaces.values())
-    return [_into(b, space) for b in blocks]
+    space = kernels.union(*[b.space for b in spaces.values()])
+    space_key = None
+    if blocks[0].space_key is not None:
+        space_key = np.empty(space.size, np.int64)
+        for b in spaces.values():
+            space_key[np.searchsorted(space, b.space)] = b.space_key
+    return [_into(b, space, space_key) for b in blocks]
 
 
-def _into(block, space):
+def _into(block, space, space_key):
     if isinstance(block, Subgraphs):
-        return dataclasses.replace(block, parts=[_into(p, space) for p in block.parts])
+        return dataclasses.replace(block, parts=[_into(p, space, space_key) for p in block.parts])
     slots = np.searchsorted(space, block.space).astype(index_type(space.size))
-    return dataclasses.replace(block, space=space, indices=slots[block.indices])
+    return dataclasses.replace(block, space=space, space_key=space_key, indices=slots[block.indices])
 
 
-def share_space(parts, own):
+def share_space(parts, own, key=None):
     """The parts of one rank's Subgraphs re-indexed into one space (the union of theirs and of
-    the owned range ``own``), so one array per vertex serves every part."""
+    the owned range ``own``), so one array per vertex serves every part (``key``: the graph's
+    placed id -> canonical id, None where they are equal)."""
     lo, hi = own
     space = kernels.union(*[p.space for p in parts], np.arange(lo, hi, dtype=np.int64))
-    return [_into(p, space) for p in parts]
+    return [_into(p, space, _space_key(key, space)) for p in parts]
+
+
+def _space_key(key, space):
+    return None if key is None else np.asarray(key, dtype=np.int64)[space]
+
+
+def keyed_ids(block, slots):
+    """The ids of the vertices at ``slots`` of a block's space as ties are broken by: placed ids
+    that sort as canonical ids do (``owners.keyed``)."""
+    return keyed(block.space[slots], None if block.space_key is None else block.space_key[slots])
+
+
+def own_canonical(block, lo, hi):
+    """Canonical ids of the placed ids lo..hi-1, which the block's rank owns."""
+    if block.space_key is None:
+        return np.arange(lo, hi, dtype=np.int64)
+    first = int(np.searchsorted(block.space, lo))
+    return block.space_key[first : first + hi - lo].copy()
 
 
 def block_arcs(block):
@@ -258,7 +273,7 @@ def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, n
         hi, offset = lo + row_ids.size, 0
         pieces = [(_position(row_ids, rows), cols, w) for rows, cols, w in pieces]
     indptr, indices, weights = kernels.csr_from_pieces(pieces, hi - lo, offset, key, dedup, index_dtype=index_type(n))
-    return csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids, name, own)
+    return csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids, name, own, key)
 
 
 def index_type(n):
@@ -266,15 +281,18 @@ def index_type(n):
     return np.int32 if n <= np.iinfo(np.int32).max else np.int64
 
 
-def csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids=None, name="", own=None):
+def csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids=None, name="", own=None, key=None):
     """The Block of a built CSR whose ``indices`` are placed ids (turned into positions in the
-    block's vertex space, in place)."""
+    block's vertex space, in place); ``key``: placed id -> canonical id, None where equal."""
     ids = row_ids if row_ids is not None else np.arange(lo, hi, dtype=np.int64)
     ranges = ([own] if own is not None else []) + ([] if row_ids is not None else [(lo, hi)])
     space, indices = vertex_space(n, indices, *([] if row_ids is None else [row_ids]), ranges=ranges, inplace=True)
     rows = np.searchsorted(space, ids)
     loops = kernels.count_loops(indptr, indices, rows)
-    return Block(rank, lo, hi, n, direction, indptr, indices, weights, loops, row_ids, name, space=space)
+    space_key = _space_key(key, space)
+    return Block(
+        rank, lo, hi, n, direction, indptr, indices, weights, loops, row_ids, name, space=space, space_key=space_key
+    )
 
 
 def _position(row_ids, rows):

@@ -22,6 +22,7 @@ from .errors import DgraphInputError
 from .graph import Graph
 from .labels import Labels, encode_part, inverse_permutation
 from .layout import layout_named, resolve_layout
+from .owners import KEYED_LIMIT
 from .placement import build_blocks, stream_blocks
 from .progress import Stages
 from .runtime.driver import TRANSPORTS
@@ -417,6 +418,11 @@ def _place(
     if client.submit(lambda o: o is None, order).result():
         order.release()
         order = None
+    elif n > KEYED_LIMIT:
+        raise DgraphInputError(
+            f"layout {layout!r} reorders vertices, which dgraph does for up to {KEYED_LIMIT:,} of them (keyed ids); "
+            f"this graph has {n:,}: use a layout that keeps the vertex order (layout='1d' or '2d')"
+        )
     inverse = client.submit(inverse_permutation, order) if order is not None else None
     w = "weight" if weight else None
     stages("placing arcs")

@@ -22,6 +22,9 @@ is smaller than its sparse form (ids), the HPCGraph cut-off expressed in bytes.
 Merges: ``"min"``, ``"max"``, ``"sum"``, ``"first"`` (the arc whose tail has the smallest
 canonical id) or a numpy ufunc (``np.maximum``, ``np.bitwise_or``, ...). Min, max and first also
 return the tail of the winning arc (smallest canonical id on ties), so algorithms get paths.
+Where the placement reorders vertices the tails are keyed ids (``owners.keyed``: the canonical
+id above the placed id), so every merge breaks ties by comparing them and no worker holds a
+table of every vertex's canonical id; ``EdgeMap.placed`` reads their placed ids.
 What to do with the merged values (the paper's write_back) stays with the algorithm, which owns
 its vertex arrays.
 
@@ -38,9 +41,10 @@ from typing import NamedTuple
 import numpy as np
 
 from . import kernels
-from .block import space_slots
+from .block import keyed_ids, own_canonical, space_slots
 from .ghosts import reduce_rows
 from .layout import by_owner
+from .owners import placed_of
 
 MERGES = ("min", "max", "sum", "first")
 DIRECTIONS = ("auto", "push", "pull")
@@ -111,10 +115,12 @@ class EdgeMap:
     layout's ``HeavyIndex`` (1.5D: ``classes[ids]`` is 0 L, 1 H, 2 E), or None.
     """
 
-    def __init__(self, ctx, bounds, key, block=0, layout=None):
+    def __init__(self, ctx, bounds, block=0, layout=None):
         self.ctx = ctx
         self.bounds = np.asarray(bounds, dtype=np.int64)
-        self.key = np.empty(0, np.int64) if key is None else key
+        # tails are keyed ids (``owners.keyed``) where the placement reorders vertices
+        self.keyed = any(ctx.blocks[r][0].space_key is not None for r in ctx.ranks)
+        self._row_keys, self._own_keys = {}, {}
         self.block = block
         self.layout = layout if layout is not None else by_owner(ctx.nranks)
         self.local_rows = all(self.layout.push_peers(r) == [r] for r in range(ctx.nranks))
@@ -165,6 +171,27 @@ class EdgeMap:
         """Set ``marks`` (a ``VertexMarks``) to ``value`` at every frontier vertex of the last call."""
         for r in self.ctx.ranks:
             marks.mark(r, self.seen.get(r, ()), value)
+
+    def placed(self, tails):
+        """The placed ids of tails the edge map returned (-1 stays -1)."""
+        return placed_of(tails) if self.keyed else tails
+
+    def own_key(self, r):
+        """The canonical id of each of rank r's own vertices where placed ids are not (empty
+        where they are): what ``kernels.relax_local`` keys the tails it writes by."""
+        if not self.keyed:
+            return np.empty(0, np.int64)
+        if r not in self._own_keys:
+            self._own_keys[r] = own_canonical(self.out_block(r), self.lo(r), self.lo(r) + self.size(r))
+        return self._own_keys[r]
+
+    def _row_tails(self, part, loc, tails):
+        """The tails of rows ``loc`` of a part (placed ids ``tails``) as keyed ids."""
+        if not self.keyed:
+            return tails
+        if id(part) not in self._row_keys:
+            self._row_keys[id(part)] = (part, keyed_ids(part, part.row_slots()))  # the part: its id stays its own
+        return self._row_keys[id(part)][1][loc]
 
     def lo(self, r):
         return int(self.bounds[r])
@@ -382,7 +409,7 @@ class EdgeMap:
             dst, vals, tails = dst[order], vals[order], tails[order]
             starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]]) if dst.size else dst
             return dst[starts], merge.reduceat(vals, starts) if dst.size else vals, tails[starts]
-        return kernels.merge_by_id(dst, vals, tails, merge, self.key, self.scratch(size))
+        return kernels.merge_by_id(dst, vals, tails, merge, self.scratch(size))
 
     def _scatter(self, results, merge, total, total_op):
         """Send each rank's merged (heads, values, tails) to the heads' owners and merge there."""
@@ -428,6 +455,7 @@ class EdgeMap:
                 loc, ok = self._local(part, rows[r][0])
                 sel = np.flatnonzero(ok)
                 tails, tvals = rows[r][0][sel], rows[r][1][sel]
+                keyed = self._row_tails(part, loc[sel], tails)
                 if fused:  # arcs, f and the merge in one pass
                     *merged, examined = kernels.push_merge(
                         part.indptr,
@@ -435,11 +463,10 @@ class EdgeMap:
                         part.weights,
                         loc[sel],
                         tvals,
-                        tails,
+                        keyed,
                         skip,
                         merge,
                         f is add_weight,
-                        self.key,
                         self.scratch(space.size),
                         self.floor(r, space) if falling else None,
                         window,
@@ -454,7 +481,7 @@ class EdgeMap:
                     if window is not None:
                         keep &= (w >= window[0]) & (w < window[1])
                     pos, dst, w = pos[keep], dst[keep], w[keep]
-                found.append((dst, np.asarray(f(tails[pos], space[dst], w, tvals[pos])), tails[pos]))
+                found.append((dst, np.asarray(f(tails[pos], space[dst], w, tvals[pos])), keyed[pos]))
             heads, v, t = found[0] if fused and len(found) == 1 else self._merge(*_join(found), merge, space.size)
             results[r] = (space[heads], v, t)  # slots ascending: placed ids ascending
         return self._scatter(results, merge, total, total_op)
@@ -492,13 +519,13 @@ class EdgeMap:
                     keep = np.flatnonzero(front[src])
                     pos, src, w = pos[keep], src[keep], w[keep]
                 self.edges_examined += scanned
-                dst, tails = heads[pos], space[src]
+                dst = heads[pos]
                 value = (
                     np.zeros(src.size, fval.dtype)
                     if self._valueless
-                    else np.asarray(f(tails, space[dst], w, fval[src]))
+                    else np.asarray(f(space[src], space[dst], w, fval[src]))
                 )
-                found.append((dst, value, tails))
+                found.append((dst, value, keyed_ids(part, src)))
             if merge == "first" and len(parts) == 1 and parts[0].row_ids is None:  # one arc per head, in order
                 dst, v, src = found[0]
                 v = v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .block import index_type
-from .owners import by_owner, own_canonical
+from .block import index_type, own_canonical
+from .owners import by_owner
 
 
 def _take(values, at):
@@ -216,15 +216,17 @@ def fetch(ctx, wanted, values, bounds):
     return Fetch(ctx, wanted, bounds)(values)
 
 
-def placed_ids(ctx, canonical, key, bounds):
+def placed_ids(ctx, canonical, bounds):
     """``{r: the placed ids of canonical ids canonical[r]}`` (any ids, repeats allowed), with no
-    n-long inverse of ``key`` (placed id -> canonical id; None where they are equal): each rank
-    files the (canonical, placed) pairs of its own vertices with the rank owning the canonical
-    id read as a placed id (both number 0..n-1), which answers the fetch. Three supersteps."""
-    if key is None:
+    n-long table: each rank files the (canonical, placed) pairs of its own vertices (its blocks'
+    ``space_key``) with the rank owning the canonical id read as a placed id (both number
+    0..n-1), which answers the fetch. Three supersteps; none where placed ids are canonical."""
+    if all(ctx.blocks[r][0].space_key is None for r in ctx.ranks):
         return canonical
     own = {r: (int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
-    filed = ctx.alltoall({r: by_owner(bounds, own_canonical(key, a, b), np.arange(a, b)) for r, (a, b) in own.items()})
+    filed = ctx.alltoall(
+        {r: by_owner(bounds, own_canonical(ctx.blocks[r][0], a, b), np.arange(a, b)) for r, (a, b) in own.items()}
+    )
     table = {}
     for r, messages in filed.items():
         table[r] = np.empty(int(bounds[r + 1] - bounds[r]), np.int64)

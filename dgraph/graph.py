@@ -17,7 +17,7 @@ import dask
 import numpy as np
 import pandas as pd
 
-from .block import block_arcs, owner_pieces, reverse_pieces
+from .block import block_arcs, own_canonical, owner_pieces, reverse_pieces
 from .cluster import workers
 from .dask_internals import wait_for
 from .errors import DgraphError, DgraphInputError
@@ -156,23 +156,28 @@ class Graph:
 
     # ------------------------------------------------------------------ placement helpers
     def _finish_labels(self):
-        """``(placed, pieces)``: how a result frame names placed ids (``results.RankLabels``).
-        Where the labels are the canonical ids they are the key itself, which every run's
-        workers hold (``placed``, a future; None when ids are labels); otherwise each rank keeps
-        the labels of its own vertices with its blocks (``pieces``) and asks owners for others."""
-        if self.labels.index is None:
-            return self._order, None
+        """``(placed, pieces)``: how a result frame names placed ids (``results.RankLabels``):
+        ``(None, None)`` where placed ids are the labels; otherwise each rank keeps the labels of
+        its own vertices with its blocks (``pieces``) and asks owners for others. Where the
+        labels are the canonical ids the blocks know them (``Block.space_key``)."""
+        if self.labels.index is None and self._order is None:
+            return None, None
         if self._pieces is None:
-            c, index = self.client, self.labels.index
+            # beside the blocks, and remade wherever dask can when a worker is lost (the next
+            # run puts them back beside the blocks: _spread_blocks)
+            c, index, loose = self.client, self.labels.index, dict(allow_other_workers=True, pure=False)
+            spans, where = list(zip(self.bounds[:-1], self.bounds[1:])), self._where(self._blocks)
+            if index is None:
+                self._pieces = [
+                    c.submit(own_canonical, b, int(lo), int(hi), workers=[w], **loose)
+                    for b, (lo, hi), w in zip(self._blocks, spans, where)
+                ]
+                return None, self._pieces
             maker = list(c.who_has([index]).get(index.key, ())) or None
             made = [
-                c.submit(_label_piece, index, self._order, int(lo), int(hi), workers=maker, pure=False)
-                for lo, hi in zip(self.bounds[:-1], self.bounds[1:])
+                c.submit(_label_piece, index, self._order, int(lo), int(hi), workers=maker, **loose) for lo, hi in spans
             ]  # made where the index is, so only the pieces travel
-            self._pieces = [
-                c.submit(_same, m, workers=[w], allow_other_workers=False, pure=False)
-                for m, w in zip(made, self._where(self._blocks))
-            ]
+            self._pieces = [c.submit(_same, m, workers=[w], **loose) for m, w in zip(made, where)]
         return None, self._pieces
 
     def _where(self, blocks):
@@ -279,7 +284,7 @@ class Graph:
         else:
             outs, ins = self._owner_blocks(), (self._owner_blocks(True) if reverse else None)
         blocks = [[o] for o in outs] if ins is None else [[o, i] for o, i in zip(outs, ins)]
-        params = dict(params, bounds=self.bounds, key=self._order)
+        params = dict(params, bounds=self.bounds)
         results, stats = launch(
             self.client,
             blocks,
@@ -570,7 +575,7 @@ def _part_frame(held, ranks, bounds, placed, pieces, nullable, transform):
     return vertex_frames(labels, {r: held[r] for r in ranks}, (), nullable, transform)
 
 
-def _edges_kernel(ctx, weight, bounds, key, layout):
+def _edges_kernel(ctx, weight, bounds, layout):
     out = {}
     for r in ctx.ranks:
         src, dst, w = block_arcs(ctx.blocks[r][0])

@@ -1,6 +1,6 @@
 """Owner arithmetic: every layout owns vertices in contiguous ranges of placed ids, rank r the
-ids ``bounds[r]:bounds[r + 1]``, so who owns a vertex is a search in ``bounds``; and the
-canonical ids of a rank's own vertices."""
+ids ``bounds[r]:bounds[r + 1]``, so who owns a vertex is a search in ``bounds``; and keyed ids,
+which order vertices canonically wherever a placement reorders them."""
 
 from __future__ import annotations
 
@@ -43,7 +43,30 @@ def by_owner(bounds, ids, *columns):
     return {d: [ids[a:b]] + [c[a:b] for c in columns] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
 
 
-def own_canonical(key, lo, hi):
-    """Canonical ids of the placed ids lo..hi-1 (``key``: placed id -> canonical id, None where
-    they are equal)."""
-    return np.arange(lo, hi, dtype=np.int64) if key is None else np.array(key[lo:hi], dtype=np.int64)
+KEYED_LIMIT = 1 << 31  # a placement that reorders vertices numbers at most this many (keyed ids)
+PLACED_BITS = np.int64((1 << 32) - 1)
+
+
+def keyed(placed, canonical):
+    """Keyed ids: ``canonical << 32 | placed``, which sort as the canonical ids do and carry the
+    placed ids, so ties between vertices anywhere are broken by comparing ids, with no table of
+    every vertex's canonical id on a worker. Where placed ids are canonical (``canonical`` None)
+    they are the placed ids themselves.
+
+    >>> keyed(np.array([0, 1]), np.array([7, 2])).tolist() == [7 << 32, 2 << 32 | 1]
+    True
+    """
+    placed = np.asarray(placed, dtype=np.int64)
+    if canonical is None:
+        return placed
+    return (np.asarray(canonical, dtype=np.int64) << 32) | placed
+
+
+def placed_of(ids):
+    """The placed ids of keyed ids (-1, no vertex, stays -1).
+
+    >>> placed_of(np.array([7 << 32, 2 << 32 | 1, -1])).tolist()
+    [0, 1, -1]
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    return np.where(ids < 0, ids, ids & PLACED_BITS)

@@ -199,7 +199,7 @@ def _finish(token, r, lo, hi, n, direction, key, dedup, own):
         if state.weighted:
             weights.resize(kept, refcheck=False)
     weights = weights if state.weighted else None
-    _BUILT[token, r] = csr_block(r, lo, hi, n, direction, indptr, indices, weights, own=own)
+    _BUILT[token, r] = csr_block(r, lo, hi, n, direction, indptr, indices, weights, own=own, key=key)
 
 
 def _take(token, r, lo, hi, n, direction, key, dedup, own, recipe):

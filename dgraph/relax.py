@@ -102,7 +102,7 @@ def local_arcs(em, r, weighted):
 
 def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, local=True, ties=False, split=False):
     """Relax until no distance improves. Per rank: ``dist`` (float64, inf when unreached),
-    ``pred`` (placed ids, -1 for none) and ``pending`` (bool: improved, arcs not yet relaxed),
+    ``pred`` (tails as the edge map returns them, -1 for none) and ``pending`` (bool: improved, arcs not yet relaxed),
     all over the rank's own vertices and updated in place. ``delta``: bucket width (inf: one
     bucket); ``limit``: vertices this far away are reached but not expanded. ``local=False``
     skips the rank-local Dijkstra: plain delta-stepping. ``ties``: an offer equal to a
@@ -127,7 +127,7 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
             np.flatnonzero(pending[r]),
             limit,
             pending[r],
-            em.key,
+            em.own_key(r),
             ties,
             base=em.lo(r),
         )
@@ -162,7 +162,7 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
                     seeds,
                     threshold,
                     wait,
-                    em.key,
+                    em.own_key(r),
                     ties,
                     lo,
                 )
@@ -208,7 +208,7 @@ def shortest_paths(ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, 
 
 def _improve(ctx, em, merged, dist, pred, pending, queue, ties):
     for r in ctx.ranks:
-        queued = kernels.improve(*merged[r], dist[r], pred[r], pending[r], em.key, ties)
+        queued = kernels.improve(*merged[r], dist[r], pred[r], pending[r], ties)
         queue[r] = np.concatenate([queue[r], queued]) if queued.size else queue[r]
 
 

@@ -84,9 +84,9 @@ def _predict(facts, bounds):
     return msgs, nbytes
 
 
-def dense_superstep_kernel(ctx, bounds, key, layout):
+def dense_superstep_kernel(ctx, bounds, layout):
     """The superstep the report predicts: push from every vertex, float values, sum merge."""
-    em = EdgeMap(ctx, bounds, key, layout=layout)
+    em = EdgeMap(ctx, bounds, layout=layout)
     frontier = {r: np.arange(em.size(r)) for r in ctx.ranks}
     em(frontier, {r: np.ones(em.size(r)) for r in ctx.ranks}, None, "sum")
     return {r: {} for r in ctx.ranks}

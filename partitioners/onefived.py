@@ -184,7 +184,7 @@ class OnePointFiveD(Layout):
                 parts.append(build_block(rank, first, None, n, direction, key, dedup, piece, row_ids=ids, name=name))
             else:
                 parts.append(build_block(rank, lo, hi, n, direction, key, dedup, piece, name=name))
-        return Subgraphs(rank, share_space(parts, (lo, hi)), heavy, ne)
+        return Subgraphs(rank, share_space(parts, (lo, hi), key), heavy, ne)
 
     def row_range(self, r, bounds):
         return int(bounds[r]), int(bounds[r + 1])

@@ -161,7 +161,7 @@ class TDOrch(Layout):
                     )
                 )
         own = int(bounds[rank]), int(bounds[rank + 1])
-        return Subgraphs(rank, share_space(parts, own), extra["heavy"], extra["n_extreme"])
+        return Subgraphs(rank, share_space(parts, own, key), extra["heavy"], extra["n_extreme"])
 
     def push_peers(self, r):
         return list(range(self.ranks))

@@ -29,7 +29,7 @@ class Payload:
         return (os.mkdir, (self.path,))
 
 
-def waiting_run(ctx, bounds, key, release):
+def waiting_run(ctx, bounds, release):
     """A run that stays open until the file ``release`` exists, then exchanges once."""
     deadline = time.monotonic() + 60
     while not os.path.exists(release) and time.monotonic() < deadline:

@@ -22,8 +22,8 @@ def _value(v):
     return (v * 7919) % 101  # a vertex's value, from its placed id
 
 
-def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, key, layout):
-    em = EdgeMap(ctx, bounds, key, layout=layout)
+def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, layout):
+    em = EdgeMap(ctx, bounds, layout=layout)
     frontier, values = {}, {}
     for r in ctx.ranks:
         own = np.arange(em.lo(r), em.lo(r) + em.size(r))
@@ -47,7 +47,7 @@ def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, key, layout
         ids, vals, tails = merged[r]
         got = np.full(em.size(r), np.nan)
         tail = np.full(em.size(r), -1, np.int64)
-        got[ids], tail[ids] = vals, tails
+        got[ids], tail[ids] = vals, em.placed(tails)
         out[r] = {"value": got, "tail": tail, "ranks": np.full(em.size(r), int(total[0]))}
     return out
 
@@ -118,10 +118,10 @@ def test_push_pull_and_auto_agree_with_reference(client, layout):
                     assert hit["tail"].tolist() == ref["src"].tolist(), (merge, direction)
 
 
-def valueless_pull_kernel(ctx, active, bounds, key, layout):
+def valueless_pull_kernel(ctx, active, bounds, layout):
     """A BFS-style pull (no values, merge "first"): the winning tails; whether ``mark_seen``
     marks exactly the frontier over each rank's spaces; whether some peer's bitmap stayed a mask."""
-    em = EdgeMap(ctx, bounds, key, layout=layout)
+    em = EdgeMap(ctx, bounds, layout=layout)
     frontier = {r: np.flatnonzero(active[em.lo(r) : em.lo(r) + em.size(r)]) for r in ctx.ranks}
     merged, _ = em(frontier, None, None, "first", direction="pull")
     seen = em.marks()
@@ -131,7 +131,7 @@ def valueless_pull_kernel(ctx, active, bounds, key, layout):
     for r in ctx.ranks:
         ids, _, tails = merged[r]
         tail = np.full(em.size(r), -1, np.int64)
-        tail[ids] = tails
+        tail[ids] = em.placed(tails)
         exact = all(np.array_equal(seen.of(r, space), active[space]) for space in em.spaces(r))
         flags = np.full(em.size(r), exact), np.full(em.size(r), masks)
         out[r] = {"tail": tail, "seen_all": flags[0], "masks": flags[1]}
@@ -154,11 +154,11 @@ def test_a_valueless_pull_marks_the_frontier_from_bitmaps(client, layout):
         assert got.seen_all.all()
 
 
-def falling_push_kernel(ctx, active, bounds, key, layout):
+def falling_push_kernel(ctx, active, bounds, layout):
     """Pushes of add_weight with ``falling``: the first gives what a plain push gives, a second
     from the same tails with higher values gives nothing, a third with lower ones everything again;
     pulls and other merges are refused."""
-    falling, plain = EdgeMap(ctx, bounds, key, layout=layout), EdgeMap(ctx, bounds, key, layout=layout)
+    falling, plain = EdgeMap(ctx, bounds, layout=layout), EdgeMap(ctx, bounds, layout=layout)
     frontier = {r: np.flatnonzero(active[falling.lo(r) : falling.lo(r) + falling.size(r)]) for r in ctx.ranks}
     values = {r: _value(frontier[r] + falling.lo(r)).astype(np.float64) for r in ctx.ranks}
     ok = True

@@ -111,10 +111,10 @@ def _push_cases():
     skip = rng.random(N) < 0.2
     out = []
     for mode in (0, 1, 2, 3):  # min, max, sum, first; few values, so tails tie often
-        for dtype, weights, add, key in ((np.float64, w, True, _key()), (np.int64, np.empty(0), False, _key()[:0])):
+        for dtype, weights, add in ((np.float64, w, True), (np.int64, np.empty(0), False)):
             values = rng.integers(0, 3, rows.size).astype(dtype)
             arcs = (indptr, indices, weights, rows, values, tails, skip)
-            out.append((*arcs, mode, add, key, *_scratch(dtype), np.empty(0, np.float32), -np.inf, np.inf))
+            out.append((*arcs, mode, add, *_scratch(dtype), np.empty(0, np.float32), -np.inf, np.inf))
     # a min push with a floor: offers above it dropped (ties kept), the floor lowered to the rest
     # (+inf, whole numbers the integer offers tie with, or values no float64 offer equals)
     u, k = rng.random(N), rng.integers(0, 4, N)
@@ -122,12 +122,12 @@ def _push_cases():
     for dtype, weights, add in ((np.float64, w, True), (np.int64, np.empty(0), False)):
         values = rng.integers(0, 3, rows.size).astype(dtype)
         arcs = (indptr, indices, weights, rows, values, tails, skip)
-        out.append((*arcs, 0, add, _key(), *_scratch(dtype), floor.copy(), -np.inf, np.inf))
+        out.append((*arcs, 0, add, *_scratch(dtype), floor.copy(), -np.inf, np.inf))
     # the arcs of one weight window (unweighted arcs weigh 1: all in, or all out)
     for weights, window in ((w, (2.0, 4.0)), (np.empty(0), (0.0, 1.0)), (np.empty(0), (1.0, 2.0))):
         values = rng.integers(0, 3, rows.size).astype(np.float64)
         arcs = (indptr, indices, weights, rows, values, tails, skip)
-        out.append((*arcs, 0, True, _key(), *_scratch(np.float64), np.empty(0, np.float32), *window))
+        out.append((*arcs, 0, True, *_scratch(np.float64), np.empty(0, np.float32), *window))
     return out
 
 
@@ -137,8 +137,8 @@ def _merge_cases():
     tails = rng.integers(0, N, 500).astype(np.int64)
     out = []
     for mode in (0, 1, 2, 3):  # min, max, sum, first
-        for dtype, key in ((np.float64, _key()), (np.int64, _key()[:0])):
-            out.append((ids, rng.integers(0, 4, 500).astype(dtype), tails, mode, key, *_scratch(dtype)))
+        for dtype in (np.float64, np.int64):
+            out.append((ids, rng.integers(0, 4, 500).astype(dtype), tails, mode, *_scratch(dtype)))
     return out
 
 
@@ -472,11 +472,7 @@ def _improve_cases():
     pred = np.where(np.isfinite(dist), rng.integers(0, N, nloc), -1).astype(np.int64)
     pending = rng.random(nloc) < 0.2
     tails = rng.integers(0, N, ids.size).astype(np.int64)
-    return [
-        (ids, d, tails, dist, pred, pending, key, ties)
-        for key in (_key(), np.empty(0, np.int64))
-        for ties in (False, True)
-    ]
+    return [(ids, d, tails, dist, pred, pending, ties) for ties in (False, True)]
 
 
 def _leaving_cases():
@@ -493,7 +489,7 @@ def _relax_cases():
         dist = np.full(HI - LO, np.inf)
         seeds = np.array([0, 17, 60], np.int64)
         dist[seeds] = [0.0, 3.0, 1.0]
-        for key in (_key(), np.empty(0, np.int64)):
+        for key in (_key()[: HI - LO], np.empty(0, np.int64)):  # rows' canonical ids: keyed tails, or none
             out.append(
                 (
                     ptr,

@@ -67,7 +67,7 @@ def _local_bfs(indptr, indices, n, source, direction):
         depth += 1
         if direction == "push":
             pos, dst, _ = kernels.frontier_arcs(indptr, indices, None, frontier)
-            v, _, p = kernels.merge_by_id(dst, np.zeros(dst.size, np.int64), frontier[pos], "first", None, scratch)
+            v, _, p = kernels.merge_by_id(dst, np.zeros(dst.size, np.int64), frontier[pos], "first", scratch)
         else:
             front = np.zeros(n, bool)
             front[frontier] = True
@@ -300,13 +300,12 @@ def test_merge_by_id_engines_agree(merge):
     n = 60
     ids = rng.integers(0, n, 500)
     tails = rng.integers(0, n, 500)
-    key = rng.permutation(n)
     for vals in (rng.integers(0, 5, 500).astype(float) / 2, rng.integers(0, 5, 500)):
         out = {}
         for e in kernels.ENGINES:
             with kernels.using(e):
                 scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=bool))
-                out[e] = kernels.merge_by_id(ids, vals, tails, merge, key, scratch)
+                out[e] = kernels.merge_by_id(ids, vals, tails, merge, scratch)
                 assert not scratch[3].any()
         for x, y in zip(out["numba"], out["numpy"]):
             np.testing.assert_array_equal(x, y)
@@ -353,8 +352,7 @@ def test_rows_leaving_engines_agree_with_a_row_by_row_check():
 
 
 @pytest.mark.parametrize("ties", [False, True])
-@pytest.mark.parametrize("keyed", [False, True])
-def test_improve_engines_agree(ties, keyed):
+def test_improve_engines_agree(ties):
     # offers to distinct heads, some better, some tied (from smaller and larger tails), some worse
     rng = np.random.default_rng(5)
     n = 80
@@ -364,12 +362,11 @@ def test_improve_engines_agree(ties, keyed):
     pending0 = rng.random(n) < 0.3
     ids = rng.permutation(n)[:50]
     d, tails = rng.integers(0, 4, 50).astype(float), rng.integers(0, n, 50)
-    key = rng.permutation(n) if keyed else np.empty(0, np.int64)
     out = {}
     for e in kernels.ENGINES:
         with kernels.using(e):
             dist, pred, pending = dist0.copy(), pred0.copy(), pending0.copy()
-            queued = kernels.improve(ids, d, tails, dist, pred, pending, key, ties)
+            queued = kernels.improve(ids, d, tails, dist, pred, pending, ties)
             out[e] = (np.sort(queued), dist, pred, pending)
     for x, y in zip(out["numba"], out["numpy"]):
         np.testing.assert_array_equal(x, y)
@@ -388,14 +385,13 @@ def test_fused_push_equals_arcs_then_f_then_merge(merge, add, window):
     n = 80
     rows, cols = rng.integers(0, n, 600), rng.integers(0, n, 600)
     indptr, indices, weights = kernels.build_csr(rows, cols, n, weights=rng.integers(0, 4, 600) / 2, dedup=False)
-    key = rng.permutation(n)
     frontier = np.unique(rng.integers(0, n, 30))
     tails = (frontier * 7 + 3) % n  # the tails offered need not be the rows
     skip = rng.random(n) < 0.2
     for tvals in (rng.integers(0, 3, frontier.size) / 2, rng.integers(0, 3, frontier.size)):
         scratch = (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, dtype=bool))
         *fused, examined = kernels.push_merge(
-            indptr, indices, weights, frontier, tvals, tails, skip, merge, add, key, scratch, window=window
+            indptr, indices, weights, frontier, tvals, tails, skip, merge, add, scratch, window=window
         )
         assert not scratch[3].any()
         pos, dst, w = kernels.frontier_arcs(indptr, indices, weights, frontier)
@@ -403,7 +399,7 @@ def test_fused_push_equals_arcs_then_f_then_merge(merge, add, window):
         keep = ~skip[dst] & ((w >= window[0]) & (w < window[1]) if window else True)
         pos, dst, w = pos[keep], dst[keep], w[keep]
         vals = tvals[pos] + w if add else tvals[pos]
-        ref = kernels.merge_by_id(dst, vals, tails[pos], merge, key, scratch)
+        ref = kernels.merge_by_id(dst, vals, tails[pos], merge, scratch)
         for x, y in zip(fused, ref):
             np.testing.assert_array_equal(x, y)
             assert x.dtype == y.dtype

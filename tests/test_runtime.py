@@ -31,7 +31,7 @@ from dgraph.runtime.plugin import PLUGIN_NAME
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-def collectives_kernel(ctx, bounds, key):
+def collectives_kernel(ctx, bounds):
     P = ctx.nranks
     out = {}
     # alltoall: rank s sends [s, d] to every d
@@ -114,7 +114,7 @@ def test_runs_share_each_host_s_cores_among_their_drivers_and_workers_reuse_free
     assert counts == {0}
 
 
-def failing_kernel(ctx, bounds, key, bad_rank):
+def failing_kernel(ctx, bounds, bad_rank):
     for step in range(50):
         for r in ctx.ranks:
             if r == bad_rank and step == 3:
@@ -137,7 +137,7 @@ def test_kernel_error_names_rank_and_superstep_and_next_run_works(client, dispat
     assert bfs(g, 0).compute().distance.max() == 10
 
 
-def slow_kernel(ctx, bounds, key, steps, started=None):
+def slow_kernel(ctx, bounds, steps, started=None):
     for step in range(steps):
         ctx.allreduce({r: np.ones(1) for r in ctx.ranks})
         if step == 5 and started:
@@ -189,7 +189,7 @@ def wait_for_file(path, limit=60):
     return False
 
 
-def waiting_kernel(ctx, bounds, key, path):
+def waiting_kernel(ctx, bounds, path):
     seen = wait_for_file(path)
     ctx.barrier()
     return {r: {"seen": seen} for r in ctx.ranks}
@@ -314,7 +314,7 @@ def test_a_kernel_that_cannot_be_pickled_fails_the_call_and_leaves_no_run(client
     g = grid_graph(6, 6, ranks=2)
     lock = threading.Lock()
 
-    def kernel(ctx, bounds, key):
+    def kernel(ctx, bounds):
         with lock:
             return {r: {} for r in ctx.ranks}
 
@@ -330,7 +330,7 @@ def test_driving_an_unknown_run_says_why(client):
     assert reply["status"] == "error" and "not open" in reply["message"]
 
 
-def lonely_failure(ctx, bounds, key, bad_rank):
+def lonely_failure(ctx, bounds, bad_rank):
     """No collective: the worker without ``bad_rank`` finishes and stores its results."""
     if bad_rank in ctx.ranks:
         raise ValueError("boom")

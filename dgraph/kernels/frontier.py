@@ -154,8 +154,7 @@ def _collect(heads, best, btail, seen):
 
 
 @numba.njit(cache=True)
-def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi):
-    keyed = key.size > 0
+def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, best, btail, seen, floor, wlo, whi):
     total = 0
     for u in rows:
         total += indptr[u + 1] - indptr[u]
@@ -185,22 +184,21 @@ def _push_numba(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
                 continue
             better = False if mode == 3 else (x < best[v] if mode == 0 else x > best[v])
             if not better and (mode == 3 or x == best[v]):
-                b = btail[v]
-                better = key[t] < key[b] if keyed else t < b
+                better = t < btail[v]
             if better:
                 best[v] = x
                 btail[v] = t
     return first[:c], total  # heads in first-seen order, still marked: _collect finishes
 
 
-def _push_bits(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi):
+def _push_bits(indptr, indices, weights, rows, tvals, tails, skip, mode, add, best, btail, seen, floor, wlo, whi):
     heads, examined = _push_numba(
-        indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi
+        indptr, indices, weights, rows, tvals, tails, skip, mode, add, best, btail, seen, floor, wlo, whi
     )
     return (*_collect(heads, best, btail, seen), examined)
 
 
-def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi):
+def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, best, btail, seen, floor, wlo, whi):
     pos, heads, w = _arcs_numpy(indptr, indices, weights, rows)
     examined = heads.size
     w = w if weights.size else np.ones(heads.size)
@@ -214,13 +212,13 @@ def _push_numpy(indptr, indices, weights, rows, tvals, tails, skip, mode, add, k
         pos, heads, vals = pos[keep], heads[keep], vals[keep]
     if heads.size == 0:
         return heads, tvals[:0], tails[:0], examined
-    return (*_merge_numpy(heads, vals, tails[pos], mode, key, best, btail, seen), examined)
+    return (*_merge_numpy(heads, vals, tails[pos], mode, best, btail, seen), examined)
 
 
 _push = twins("push_merge", numba=_push_bits, numpy=_push_numpy)
 
 
-def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, key, scratch, floor=None, window=None):
+def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, scratch, floor=None, window=None):
     """The edge map's push step in one pass: for the arcs leaving local ``rows``
     (tails ``tails``, values ``tvals``), offer ``tvals`` (plus the arc's weight, 1.0 when
     unweighted, with ``add``) to each head not set in ``skip`` and merge per head with
@@ -250,7 +248,6 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
         np.empty(0, np.bool_) if skip is None else skip,
         MERGE_CODES[merge],
         bool(add),
-        np.empty(0, np.int64) if key is None or key.size == 0 else key,
         best,
         btail,
         seen,
@@ -265,8 +262,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, merge, add, k
 
 # ----------------------------------------------------------------------------- merge by id (edge map)
 @numba.njit(cache=True, nogil=True)  # a pipelined exchange merges while its agent thread moves blocks
-def _merge_numba(ids, vals, tails, mode, key, best, btail, seen):
-    keyed = key.size > 0
+def _merge_numba(ids, vals, tails, mode, best, btail, seen):
     first = np.empty(ids.size, np.int64)
     c = 0
     for i in range(ids.size):
@@ -283,31 +279,30 @@ def _merge_numba(ids, vals, tails, mode, key, best, btail, seen):
         else:
             better = False if mode == 3 else (x < best[v] if mode == 0 else x > best[v])
             if not better and (mode == 3 or x == best[v]):
-                t, b = tails[i], btail[v]
-                better = key[t] < key[b] if keyed else t < b
+                better = tails[i] < btail[v]
             if better:
                 best[v] = x
                 btail[v] = tails[i]
     return first[:c]  # heads in first-seen order, still marked: _collect finishes
 
 
-def _merge_numpy(ids, vals, tails, mode, key, best, btail, seen):
+def _merge_numpy(ids, vals, tails, mode, best, btail, seen):
     if mode == 2:
         order = np.argsort(ids, kind="stable")
         ids, vals, tails = ids[order], vals[order], tails[order]
         starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
         return ids[starts], np.add.reduceat(vals, starts), tails[starts]
-    k = tails if key.size == 0 else key[tails]
-    order = np.lexsort((k, ids) if mode == 3 else (k, vals if mode == 0 else -vals, ids))
+    order = np.lexsort((tails, ids) if mode == 3 else (tails, vals if mode == 0 else -vals, ids))
     ids, vals, tails = ids[order], vals[order], tails[order]
     first = np.r_[True, ids[1:] != ids[:-1]]
     return ids[first], vals[first], tails[first]
 
 
-def merge_by_id(ids, vals, tails, merge, key, scratch):
+def merge_by_id(ids, vals, tails, merge, scratch):
     """Merge values (float64 or int64) per id: ``"sum"`` adds (in input order; the tail kept is
-    the first), ``"min"``/``"max"`` keep the winning value and its tail (ties: smallest key),
-    ``"first"`` keeps the value of the arc whose tail has the smallest key.
+    the first), ``"min"``/``"max"`` keep the winning value and its tail (ties: the smallest
+    tail), ``"first"`` keeps the value of the arc with the smallest tail (the edge map's tails
+    sort canonically: ``owners.keyed``).
     Returns (sorted unique ids, merged values, tails). ``scratch`` = (n floats, n ints, n ints,
     n False bools), left as found."""
     vals = np.asarray(vals)
@@ -321,7 +316,6 @@ def merge_by_id(ids, vals, tails, merge, key, scratch):
         np.ascontiguousarray(vals),
         np.ascontiguousarray(tails, dtype=np.int64),
         MERGE_CODES[merge],
-        np.empty(0, np.int64) if key is None or key.size == 0 else key,
         best,
         btail,
         seen,
@@ -329,8 +323,8 @@ def merge_by_id(ids, vals, tails, merge, key, scratch):
     return _merge(*args)
 
 
-def _merge_collect(ids, vals, tails, mode, key, best, btail, seen):
-    return _collect(_merge_numba(ids, vals, tails, mode, key, best, btail, seen), best, btail, seen)
+def _merge_collect(ids, vals, tails, mode, best, btail, seen):
+    return _collect(_merge_numba(ids, vals, tails, mode, best, btail, seen), best, btail, seen)
 
 
 _merge = twins("merge_by_id", numba=_merge_collect, numpy=_merge_numpy)

@@ -51,8 +51,7 @@ _light = twins("light_rows", numba=_light_rows_numba, numpy=_light_rows_numpy)
 
 
 @numba.njit(cache=True)
-def _improve_numba(ids, d, tails, dist, pred, pending, key, ties):
-    keyed = key.size > 0
+def _improve_numba(ids, d, tails, dist, pred, pending, ties):
     queued = np.empty(ids.size, np.int64)
     c = 0
     for i in range(ids.size):
@@ -64,16 +63,15 @@ def _improve_numba(ids, d, tails, dist, pred, pending, key, ties):
                 pending[v] = True
                 queued[c] = v
                 c += 1
-        elif ties and x == dist[v] and pred[v] >= 0 and (key[t] < key[pred[v]] if keyed else t < pred[v]):
+        elif ties and x == dist[v] and pred[v] >= 0 and t < pred[v]:
             pred[v] = t
     return queued[:c]
 
 
-def _improve_numpy(ids, d, tails, dist, pred, pending, key, ties):
+def _improve_numpy(ids, d, tails, dist, pred, pending, ties):
     if ties:
         tied = np.flatnonzero((d == dist[ids]) & (pred[ids] >= 0))
-        rank = (lambda x: key[x]) if key.size else (lambda x: x)
-        tied = tied[rank(tails[tied]) < rank(pred[ids[tied]])]
+        tied = tied[tails[tied] < pred[ids[tied]]]
         pred[ids[tied]] = tails[tied]
     better = d < dist[ids]
     ids = ids[better]
@@ -86,10 +84,11 @@ def _improve_numpy(ids, d, tails, dist, pred, pending, key, ties):
 _improve = twins("improve", numba=_improve_numba, numpy=_improve_numpy)
 
 
-def improve(ids, d, tails, dist, pred, pending, key, ties):
+def improve(ids, d, tails, dist, pred, pending, ties):
     """Take the merged offers (distinct local ``ids``, distances ``d``, tails) that improve
-    ``dist`` (updating ``pred``), or with ``ties`` equal it from a tail with a smaller key (only
-    ``pred``); returns the improved ids that were not ``pending`` before, now marked pending."""
+    ``dist`` (updating ``pred``), or with ``ties`` equal it from a smaller tail (only ``pred``;
+    tails are keyed ids, ``owners.keyed``); returns the improved ids that were not ``pending``
+    before, now marked pending."""
     return _improve(
         np.ascontiguousarray(ids, dtype=np.int64),
         np.ascontiguousarray(d, dtype=np.float64),
@@ -97,7 +96,6 @@ def improve(ids, d, tails, dist, pred, pending, key, ties):
         dist,
         pred,
         pending,
-        key,
         bool(ties),
     )
 
@@ -159,6 +157,7 @@ def _relax_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, boun
         if size:
             _heap_down(hd, hv, pos, size)
         expanded += indptr[u + 1] - indptr[u]
+        t = (key[u] << 32) | (u + base) if key.size else u + base
         for e in range(indptr[u], indptr[u + 1]):
             v = indices[e]
             if v < lo or v >= hi:
@@ -166,12 +165,11 @@ def _relax_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, boun
             v -= lo
             nd = d + (weights[e] if weights.size else 1.0)
             if ties and nd == dist[v]:  # an equal offer: the smaller canonical tail wins
-                t, b = u + base, pred[v]
-                if b >= 0 and ((key[t] < key[b]) if key.size else (t < b)):
+                if pred[v] >= 0 and t < pred[v]:
                     pred[v] = t
             elif nd < dist[v]:
                 dist[v] = nd
-                pred[v] = u + base
+                pred[v] = t
                 changed[v] = True
                 if nd < bound:
                     j = pos[v]
@@ -208,18 +206,18 @@ def _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, c
             head += 1
         expanded += indptr[u + 1] - indptr[u]
         nd = d + 1.0
+        t = (key[u] << 32) | (u + base) if key.size else u + base
         for e in range(indptr[u], indptr[u + 1]):
             v = indices[e]
             if v < lo or v >= hi:
                 continue
             v -= lo
             if ties and nd == dist[v]:  # an equal offer: the smaller canonical tail wins
-                t, b = u + base, pred[v]
-                if b >= 0 and ((key[t] < key[b]) if key.size else (t < b)):
+                if pred[v] >= 0 and t < pred[v]:
                     pred[v] = t
             elif nd < dist[v]:
                 dist[v] = nd
-                pred[v] = u + base
+                pred[v] = t
                 changed[v] = True
                 if nd < bound:
                     queue[tail] = v
@@ -229,7 +227,6 @@ def _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, c
 
 def _relax_numpy(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
     # Bellman-Ford by rounds over the local arcs: the same distances as Dijkstra's order
-    rank = (lambda x: key[x]) if key.size else (lambda x: x)  # noqa: E731
     front, expanded = seeds[dist[seeds] < bound], 0
     while front.size:
         pos, dst, w = _arcs_numpy(indptr, indices, weights, front)
@@ -238,13 +235,15 @@ def _relax_numpy(indptr, indices, weights, lo, hi, base, dist, pred, seeds, boun
         pos, dst = pos[inside], dst[inside] - lo
         nd = dist[front[pos]] + (w[inside] if weights.size else 1.0)
         tails = front[pos] + base
-        order = np.lexsort((rank(tails), nd, dst))
+        if key.size:
+            tails |= key[front[pos]] << 32
+        order = np.lexsort((tails, nd, dst))
         tails, dst, nd = tails[order], dst[order], nd[order]
         best = np.r_[True, dst[1:] != dst[:-1]] if dst.size else np.zeros(0, bool)
         tails, dst, nd = tails[best], dst[best], nd[best]
         if ties:
             tied = np.flatnonzero((nd == dist[dst]) & (pred[dst] >= 0))
-            tied = tied[rank(tails[tied]) < rank(pred[dst[tied]])]
+            tied = tied[tails[tied] < pred[dst[tied]]]
             pred[dst[tied]] = tails[tied]
         better = nd < dist[dst]
         tails, dst, nd = tails[better], dst[better], nd[better]
@@ -282,11 +281,12 @@ def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, chan
     relax the arcs whose heads lie in [lo, hi) until nothing improves, expanding only vertices
     closer than ``bound``. Row u is the vertex whose index is lo + u and whose placed id is
     ``base`` + u (``base`` defaults to ``lo``: indices that are placed ids).
-    Updates ``dist`` (float64), ``pred`` (placed id of the improving tail) and ``changed``
-    (bool) in place; returns how many arcs it scanned. Weights None: every arc costs 1.
-    With ``ties`` an offer equal to a vertex's distance takes over its predecessor when its
-    tail has the smaller ``key`` (canonical rank per placed id; empty: the id itself); safe
-    only where every arc adds to a distance (no zero weights), or predecessors could cycle.
+    Updates ``dist`` (float64), ``pred`` (the improving tail) and ``changed`` (bool) in place;
+    returns how many arcs it scanned. Weights None: every arc costs 1. ``key``: the canonical id
+    of each row's vertex where placed ids are not (None: they are); tails are then written as
+    keyed ids (``owners.keyed``), as the edge map's are. With ``ties`` an offer equal to a
+    vertex's distance takes over its predecessor when its tail is smaller; safe only where
+    every arc adds to a distance (no zero weights), or predecessors could cycle.
     Both engines give the same distances (the least fixpoint); without ``ties`` a tied
     predecessor may differ.
     """

@@ -1,8 +1,8 @@
 """Device twins of the edge map's steps: a frontier's arcs (a thread per arc, load-balanced by a
 search over the frontier's offsets), the bottom-up search (a thread per row, stopping at the
 first arc into the frontier, which is read as bits), and the merge of offers per head
-(min/max/sum/first, by atomics on a device scratch: the winning value, then the smallest key
-among its tails, then the first such arc, which is the host engines' rule exactly)."""
+(min/max/sum/first, by atomics on a device scratch: the winning value, then the smallest of
+its tails, then the first such arc, which is the host engines' rule exactly)."""
 
 from __future__ import annotations
 
@@ -114,13 +114,13 @@ def first_in_frontier(indptr, indices, weights, rows, front):
 
 # ----------------------------------------------------------------------------- merge per head
 @cuda.jit
-def _merge_start(heads, n, best, bkey, first, seen, found, count, floor):
+def _merge_start(heads, n, best, ltail, first, seen, found, count, floor):
     # each head offered to: reset its slots once (the first arc to claim it lists it)
     for j in range(cuda.grid(1), n, cuda.gridsize(1)):
         v = heads[j]
         if v >= 0 and cuda.atomic.cas(seen, v, 0, 1) == 0:
             best[v] = floor
-            bkey[v] = INT_MAX
+            ltail[v] = INT_MAX
             first[v] = INT_MAX
             found[cuda.atomic.add(count, 0, 1)] = v
 
@@ -139,20 +139,20 @@ def _merge_values(heads, vals, n, mode, best):
 
 
 @cuda.jit
-def _merge_keys(heads, vals, tails, n, mode, key, keyed, best, bkey):
+def _merge_keys(heads, vals, tails, n, mode, best, ltail):
     for j in range(cuda.grid(1), n, cuda.gridsize(1)):
         v = heads[j]
         if v >= 0 and (mode >= 2 or vals[j] == best[v]):
-            cuda.atomic.min(bkey, v, key[tails[j]] if keyed else tails[j])
+            cuda.atomic.min(ltail, v, tails[j])
 
 
 @cuda.jit
-def _merge_first(heads, vals, tails, n, mode, key, keyed, best, bkey, first):
+def _merge_first(heads, vals, tails, n, mode, best, ltail, first):
     for j in range(cuda.grid(1), n, cuda.gridsize(1)):
         v = heads[j]
         if v < 0:
             continue
-        if mode == 2 or ((mode == 3 or vals[j] == best[v]) and (key[tails[j]] if keyed else tails[j]) == bkey[v]):
+        if mode == 2 or ((mode == 3 or vals[j] == best[v]) and tails[j] == ltail[v]):
             cuda.atomic.min(first, v, j)
 
 
@@ -168,7 +168,7 @@ def _merge_gather(found, vals, tails, mode, best, first, seen, out_v, out_t):
 
 
 def _scratch(host_seen, dtype):
-    """Per head: best value, smallest key, first arc, and a claim flag (0 between calls)."""
+    """Per head: best value, smallest tail, first arc, and a claim flag (0 between calls)."""
     n = host_seen.size
 
     def make():
@@ -177,7 +177,7 @@ def _scratch(host_seen, dtype):
     return device.scratch(host_seen, np.dtype(dtype).name, make)
 
 
-def _merge(heads, vals, tails, n, mode, key, host_seen, integer):
+def _merge(heads, vals, tails, n, mode, host_seen, integer):
     """Merge ``n`` offers (device arrays; head -1: no offer) per head; host results by head.
     The device scratch lives beside the rank's host scratch ``host_seen``."""
     dtype = np.int64 if integer else np.float64
@@ -187,16 +187,14 @@ def _merge(heads, vals, tails, n, mode, key, host_seen, integer):
         floor = np.iinfo(np.int64).min if integer else -np.inf
     else:
         floor = 0
-    best, bkey, first, seen = _scratch(host_seen, dtype)
+    best, ltail, first, seen = _scratch(host_seen, dtype)
     found, count = device.empty(n, np.int64), device.full(1, 0, np.int64)
-    keyed = key.size > 0
-    d_key = device.resident(key) if keyed else device.empty(0, np.int64)
-    device.launch(_merge_start, n, heads, n, best, bkey, first, seen, found, count, dtype(floor))
+    device.launch(_merge_start, n, heads, n, best, ltail, first, seen, found, count, dtype(floor))
     if mode <= 2:
         device.launch(_merge_values, n, heads, vals, n, mode, best)
     if mode != 2:
-        device.launch(_merge_keys, n, heads, vals, tails, n, mode, d_key, keyed, best, bkey)
-    device.launch(_merge_first, n, heads, vals, tails, n, mode, d_key, keyed, best, bkey, first)
+        device.launch(_merge_keys, n, heads, vals, tails, n, mode, best, ltail)
+    device.launch(_merge_first, n, heads, vals, tails, n, mode, best, ltail, first)
     c = int(device.download(count)[0])
     ids = np.sort(device.download(found[:c]))
     out_v, out_t = device.empty(c, dtype), device.empty(c, np.int64)
@@ -205,9 +203,9 @@ def _merge(heads, vals, tails, n, mode, key, host_seen, integer):
     return ids, device.download(out_v), device.download(out_t)
 
 
-def merge_by_id(ids, vals, tails, mode, key, best, btail, seen):
+def merge_by_id(ids, vals, tails, mode, best, btail, seen):
     integer = vals.dtype == np.int64
-    return _merge(device.upload(ids), device.upload(vals), device.upload(tails), ids.size, mode, key, seen, integer)
+    return _merge(device.upload(ids), device.upload(vals), device.upload(tails), ids.size, mode, seen, integer)
 
 
 @cuda.jit
@@ -226,7 +224,7 @@ def _offers(pos, dst, w, tvals, tails, skip, add, weighted, floor, wlo, whi, hea
         by[j] = tails[i]
 
 
-def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, key, best, btail, seen, floor, wlo, whi):
+def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, best, btail, seen, floor, wlo, whi):
     pos, dst, w, total = _arcs_on_device(indptr, indices, weights, rows)
     integer = tvals.dtype == np.int64
     heads, vals, by = device.empty(total, np.int64), device.empty(total, tvals.dtype), device.empty(total, np.int64)
@@ -250,7 +248,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, ke
             vals,
             by,
         )
-    return (*_merge(heads, vals, by, total, mode, key, seen, integer), total)
+    return (*_merge(heads, vals, by, total, mode, seen, integer), total)
 
 
 # kernel name -> device twin (dgraph.kernels.engines adds them to their kernels)

@@ -1,10 +1,11 @@
 """Device twin of the shortest paths inside a rank: Bellman-Ford rounds over a compact frontier
 (the vertices improved in the last round and closer than the caller's bound, which is a
 delta-stepping bucket of ``dgraph.relax``). A round offers along the frontier's arcs with an
-atomic min, then picks each improved vertex's predecessor as the smallest-key tail among the
-offers that reached its new distance (with ``ties``, also among equal offers to an unimproved
-vertex against its current one). Every vertex is expanded once at its final distance, so the
-final-distance offers, and with ``ties`` the predecessors, are Dijkstra's."""
+atomic min, then picks each improved vertex's predecessor as the smallest tail (keyed ids,
+``owners.keyed``) among the offers that reached its new distance (with ``ties``, also among
+equal offers to an unimproved vertex against its current one). Every vertex is expanded once
+at its final distance, so the final-distance offers, and with ``ties`` the predecessors, are
+Dijkstra's."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from .frontier import INT_MAX, _arcs_on_device
 
 
 @cuda.jit(device=True)
-def _rank(key, t):
-    return key[t] if key.size else t
+def _tail(key, u, base):
+    """The id of row u as a tail: keyed by its canonical id where placed ids are not."""
+    return (key[u] << 32) | (u + base) if key.size else u + base
 
 
 @cuda.jit(device=True)
@@ -47,34 +49,26 @@ def _wins(nd, v, dist, best, pred, ties):
 
 
 @cuda.jit
-def _smallest_tail(front, pos, dst, w, lo, hi, base, dist, best, pred, ties, key, nkey):
+def _smallest_tail(front, pos, dst, w, lo, hi, base, dist, best, pred, ties, key, tail):
     for j in range(cuda.grid(1), dst.size, cuda.gridsize(1)):
         v, nd, u = _offer(front, pos, dst, w, j, lo, hi, dist)
         if v >= 0 and _wins(nd, v, dist, best, pred, ties):
-            cuda.atomic.min(nkey, v, _rank(key, u + base))
+            cuda.atomic.min(tail, v, _tail(key, u, base))
 
 
 @cuda.jit
-def _that_tail(front, pos, dst, w, lo, hi, base, dist, best, pred, ties, key, nkey, npred):
-    for j in range(cuda.grid(1), dst.size, cuda.gridsize(1)):
-        v, nd, u = _offer(front, pos, dst, w, j, lo, hi, dist)
-        if v >= 0 and _wins(nd, v, dist, best, pred, ties) and _rank(key, u + base) == nkey[v]:
-            npred[v] = u + base
-
-
-@cuda.jit
-def _settle(touched, dist, best, pred, npred, nkey, key, ties, changed, flag, bound, front, count):
+def _settle(touched, dist, best, pred, tail, ties, changed, flag, bound, front, count):
     for i in range(cuda.grid(1), touched.size, cuda.gridsize(1)):
         v = touched[i]
         if best[v] < dist[v]:
             dist[v] = best[v]
-            pred[v] = npred[v]
+            pred[v] = tail[v]
             changed[v] = True
             if best[v] < bound:
                 front[cuda.atomic.add(count, 0, 1)] = v
-        elif ties and nkey[v] != INT_MAX and nkey[v] < _rank(key, pred[v]):
-            pred[v] = npred[v]
-        nkey[v] = INT_MAX
+        elif ties and tail[v] != INT_MAX and tail[v] < pred[v]:
+            pred[v] = tail[v]
+        tail[v] = INT_MAX
         flag[v] = 0
 
 
@@ -84,7 +78,7 @@ def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound
     d_dist, d_pred, d_changed = device.mirror(dist), device.mirror(pred), device.mirror(changed)
     best = device.copy(d_dist)  # each round's atomic minimum, equal to dist between rounds
     d_key = device.resident(key) if key.size else device.empty(0, np.int64)
-    nkey, npred = device.full(n, INT_MAX, np.int64), device.empty(n, np.int64)
+    tail = device.full(n, INT_MAX, np.int64)  # per vertex, the smallest tail that won a round
     flag, touched = device.full(n, 0, np.int8), device.empty(n, np.int64)
     front, k, expanded = device.upload(seeds), seeds.size, 0
     while k:
@@ -95,8 +89,7 @@ def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound
         if total:
             args = (front, pos, dst, w, lo, hi)
             device.launch(_lower, total, *args, d_dist, best, touched, count, flag)
-            device.launch(_smallest_tail, total, *args, base, d_dist, best, d_pred, ties, d_key, nkey)
-            device.launch(_that_tail, total, *args, base, d_dist, best, d_pred, ties, d_key, nkey, npred)
+            device.launch(_smallest_tail, total, *args, base, d_dist, best, d_pred, ties, d_key, tail)
         t = int(device.download(count)[0])
         front, count = device.empty(max(t, 1), np.int64), device.full(1, 0, np.int64)
         if t:
@@ -107,9 +100,7 @@ def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound
                 d_dist,
                 best,
                 d_pred,
-                npred,
-                nkey,
-                d_key,
+                tail,
                 ties,
                 d_changed,
                 flag,
