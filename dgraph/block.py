@@ -203,7 +203,8 @@ def share_space(parts, own, key=None):
     placed id -> canonical id, None where they are equal)."""
     lo, hi = own
     space = kernels.union(*[p.space for p in parts], np.arange(lo, hi, dtype=np.int64))
-    return [_into(p, space, _space_key(key, space)) for p in parts]
+    space_key = _space_key(key, space)  # one array the parts share, as they share the space
+    return [_into(p, space, space_key) for p in parts]
 
 
 def _space_key(key, space):
