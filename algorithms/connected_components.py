@@ -231,7 +231,7 @@ def _interface_of_rank(ctx, r, blocks, space, forest, far, n):
     ghosts, trees, owned = kernels.component_interface(*forest, a, b, key, scratch)
     del forest, scratch
     one_sided = np.zeros(ghosts[0].size, bool) if far is None else far[ghosts[0]].view(bool)
-    best_key = space_key[trees[1]] if space_key is not None else None  # before the slots become ids
+    best_key = space_key[trees[1]].astype(np.int64) if space_key is not None else None  # before slots become ids
     ghosts, trees, owned = ([_slots_to_ids(space, slots, n) for slots in group] for group in (ghosts, trees, owned))
     trees.append(trees[1].astype(np.int64) if best_key is None else best_key)
     ctx.stats.release_vertex_state(f"wcc rank {r}")

@@ -532,9 +532,9 @@ def _weighted(graph, weight):
     return weight is not None
 
 
-def modularity_kernel(ctx, communities, weighted, resolution, bounds):
+def modularity_kernel(ctx, weighted, resolution, bounds):
     level = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
-    own = {r: np.asarray(communities[level[r].lo : level[r].hi], dtype=np.int64) for r in ctx.ranks}
+    own = {r: np.asarray(ctx.blocks[r][-1], dtype=np.int64) for r in ctx.ranks}  # the rank's communities
     two_m = float(ctx.allreduce({r: [level[r].k.sum()] for r in ctx.ranks})[0])
     lb = np.asarray(bounds, dtype=np.int64)
     ctx.stats.info.update(modularity=_modularity(ctx, level, own, _seen(ctx, level, own, lb), lb, two_m, resolution))
@@ -581,8 +581,7 @@ def modularity(graph, communities, resolution=1.0, weight=None):
     codes = pd.factorize(pd.Series(labels))[0].astype(np.int64)
     placed = np.empty(graph.num_vertices, dtype=np.int64)
     placed[ids] = codes  # community numbers 0..K-1 < n: owned as vertex ids are
-    future = graph.client.scatter(placed, broadcast=True)
-    graph.run(modularity_kernel, name="modularity", communities=future, weighted=weighted, resolution=float(resolution))
+    graph.run(modularity_kernel, name="modularity", per_vertex=placed, weighted=weighted, resolution=float(resolution))
     return graph.last_stats.info["modularity"]
 
 

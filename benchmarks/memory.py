@@ -52,6 +52,7 @@ def _block_facts(block):
     parts = block.parts
     arrays = [a for p in parts for a in (p.indptr, p.indices, p.weights) if a is not None]
     nbytes = sum(a.nbytes for a in arrays) + block.space.nbytes
+    nbytes += 0 if block.space_key is None else block.space_key.nbytes
     degree = block.owned_degree if block.owned_degree is not None else parts[0].degree()
     return int(degree.size), int(block.narcs), int(nbytes)
 

@@ -184,7 +184,7 @@ def common_space(blocks):
     space = kernels.union(*[b.space for b in spaces.values()])
     space_key = None
     if blocks[0].space_key is not None:
-        space_key = np.empty(space.size, np.int64)
+        space_key = np.empty(space.size, blocks[0].space_key.dtype)
         for b in spaces.values():
             space_key[np.searchsorted(space, b.space)] = b.space_key
     return [_into(b, space, space_key) for b in blocks]
@@ -208,7 +208,9 @@ def share_space(parts, own, key=None):
 
 
 def _space_key(key, space):
-    return None if key is None else np.asarray(key, dtype=np.int64)[space]
+    """The canonical ids of ``space``: int32, as every id of a placement that reorders fits
+    (``owners.KEYED_LIMIT``)."""
+    return None if key is None else np.asarray(key)[space].astype(np.int32)
 
 
 def keyed_ids(block, slots):
@@ -222,7 +224,7 @@ def own_canonical(block, lo, hi):
     if block.space_key is None:
         return np.arange(lo, hi, dtype=np.int64)
     first = int(np.searchsorted(block.space, lo))
-    return block.space_key[first : first + hi - lo].copy()
+    return block.space_key[first : first + hi - lo].astype(np.int64)
 
 
 def block_arcs(block):

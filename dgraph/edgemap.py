@@ -44,7 +44,7 @@ from . import kernels
 from .block import keyed_ids, own_canonical, space_slots
 from .ghosts import reduce_rows
 from .layout import by_owner
-from .owners import placed_of
+from .owners import keyed, placed_of
 
 MERGES = ("min", "max", "sum", "first")
 DIRECTIONS = ("auto", "push", "pull")
@@ -120,7 +120,7 @@ class EdgeMap:
         self.bounds = np.asarray(bounds, dtype=np.int64)
         # tails are keyed ids (``owners.keyed``) where the placement reorders vertices
         self.keyed = any(ctx.blocks[r][0].space_key is not None for r in ctx.ranks)
-        self._row_keys, self._own_keys = {}, {}
+        self._own_keys = {}
         self.block = block
         self.layout = layout if layout is not None else by_owner(ctx.nranks)
         self.local_rows = all(self.layout.push_peers(r) == [r] for r in range(ctx.nranks))
@@ -189,9 +189,11 @@ class EdgeMap:
         """The tails of rows ``loc`` of a part (placed ids ``tails``) as keyed ids."""
         if not self.keyed:
             return tails
-        if id(part) not in self._row_keys:
-            self._row_keys[id(part)] = (part, keyed_ids(part, part.row_slots()))  # the part: its id stays its own
-        return self._row_keys[id(part)][1][loc]
+        if part.row_ids is None:  # a range of placed ids: a range of slots
+            slots = loc + int(np.searchsorted(part.space, part.lo))
+        else:
+            slots = part.row_slots()[loc]
+        return keyed(tails, part.space_key[slots])
 
     def lo(self, r):
         return int(self.bounds[r])

@@ -265,10 +265,22 @@ class Graph:
         return np.asarray(canonical, dtype=np.int64)
 
     # ------------------------------------------------------------------ running
-    def run(self, kernel, reverse=False, name="run", placement="owner", finish=None, finish_blocks=None, **params):
+    def run(
+        self,
+        kernel,
+        reverse=False,
+        name="run",
+        placement="owner",
+        finish=None,
+        finish_blocks=None,
+        per_vertex=None,
+        **params,
+    ):
         """Run ``kernel(ctx, **params)`` on every worker holding ranks (see dgraph.runtime).
 
-        ``ctx.blocks[r]`` is ``(out_block,)``, or ``(out_block, in_block)`` with ``reverse``.
+        ``ctx.blocks[r]`` is ``(out_block,)``, or ``(out_block, in_block)`` with ``reverse``;
+        with ``per_vertex`` (an array over placed ids, on the client) it ends with rank r's
+        slice of it, scattered beside the rank's blocks, so no worker holds the whole array.
         ``placement="owner"``: 1D owner blocks (a vertex's arcs at its owner, whatever the
         layout); ``"layout"``: the layout's own blocks, and the kernel also gets ``layout=``
         (algorithms on ``EdgeMap`` run this way).
@@ -284,6 +296,10 @@ class Graph:
         else:
             outs, ins = self._owner_blocks(), (self._owner_blocks(True) if reverse else None)
         blocks = [[o] for o in outs] if ins is None else [[o, i] for o, i in zip(outs, ins)]
+        if per_vertex is not None:
+            spans, where = zip(self.bounds[:-1], self.bounds[1:]), self._where(outs)
+            for b, (lo, hi), w in zip(blocks, spans, where):
+                b.append(self.client.scatter(per_vertex[lo:hi], workers=[w], hash=False))
         params = dict(params, bounds=self.bounds)
         results, stats = launch(
             self.client,

@@ -171,3 +171,19 @@ def test_pointer_jumping_names_roots_held_by_other_ranks(client):
     g = dgraph.from_edgelist(e, directed=True, vertices=[f"c{i}" for i in range(200)], layout=OneD(ranks=4))
     roots = alg.pointer_jumping(g).compute()
     assert set(roots.root) == {"c0"} and len(roots) == 200
+
+
+def _slice_kernel(ctx, bounds):
+    return {r: {"value": np.asarray(ctx.blocks[r][-1]), "rank": np.full(ctx.blocks[r][-1].size, r)} for r in ctx.ranks}
+
+
+@pytest.mark.parametrize("layout", [OneD(ranks=4), TwoD(rows=2, cols=2)], ids=repr)
+def test_per_vertex_input_reaches_each_rank_as_its_own_slice(client, layout):
+    """An input with a value per vertex (modularity's communities) is scattered to the ranks
+    in slices, not broadcast: rank r reads the values of its own vertices only."""
+    g = dgraph.from_edgelist(grid_edges(10, 12), directed=False, renumber=False, layout=layout)
+    values = np.arange(g.num_vertices) * 3 + 1
+    results, _ = g.run(_slice_kernel, per_vertex=values)
+    got = pd.concat([pd.DataFrame(r) for r in results.gather()], ignore_index=True).sort_values("rank", kind="stable")
+    np.testing.assert_array_equal(got.value.to_numpy(), values)  # placed order: ranks own consecutive ranges
+    assert (np.bincount(got["rank"], minlength=g.nranks) == np.diff(g.bounds)).all()
