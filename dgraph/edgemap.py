@@ -457,7 +457,7 @@ class EdgeMap:
                 loc, ok = self._local(part, rows[r][0])
                 sel = np.flatnonzero(ok)
                 tails, tvals = rows[r][0][sel], rows[r][1][sel]
-                keyed = self._row_tails(part, loc[sel], tails)
+                ranked = self._row_tails(part, loc[sel], tails)
                 if fused:  # arcs, f and the merge in one pass
                     *merged, examined = kernels.push_merge(
                         part.indptr,
@@ -465,7 +465,7 @@ class EdgeMap:
                         part.weights,
                         loc[sel],
                         tvals,
-                        keyed,
+                        ranked,
                         skip,
                         merge,
                         f is add_weight,
@@ -483,7 +483,7 @@ class EdgeMap:
                     if window is not None:
                         keep &= (w >= window[0]) & (w < window[1])
                     pos, dst, w = pos[keep], dst[keep], w[keep]
-                found.append((dst, np.asarray(f(tails[pos], space[dst], w, tvals[pos])), keyed[pos]))
+                found.append((dst, np.asarray(f(tails[pos], space[dst], w, tvals[pos])), ranked[pos]))
             heads, v, t = found[0] if fused and len(found) == 1 else self._merge(*_join(found), merge, space.size)
             results[r] = (space[heads], v, t)  # slots ascending: placed ids ascending
         return self._scatter(results, merge, total, total_op)

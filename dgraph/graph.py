@@ -156,29 +156,28 @@ class Graph:
 
     # ------------------------------------------------------------------ placement helpers
     def _finish_labels(self):
-        """``(placed, pieces)``: how a result frame names placed ids (``results.RankLabels``):
-        ``(None, None)`` where placed ids are the labels; otherwise each rank keeps the labels of
-        its own vertices with its blocks (``pieces``) and asks owners for others. Where the
-        labels are the canonical ids the blocks know them (``Block.space_key``)."""
+        """How a result frame names placed ids (``results.RankLabels``): None where placed ids
+        are the labels; otherwise each rank keeps the labels of its own vertices with its blocks
+        (these pieces, a future per rank) and asks owners for others. Where the labels are the
+        canonical ids the blocks know them (``Block.space_key``)."""
         if self.labels.index is None and self._order is None:
-            return None, None
+            return None
         if self._pieces is None:
             # beside the blocks, and remade wherever dask can when a worker is lost (the next
             # run puts them back beside the blocks: _spread_blocks)
             c, index, loose = self.client, self.labels.index, dict(allow_other_workers=True, pure=False)
-            spans, where = list(zip(self.bounds[:-1], self.bounds[1:])), self._where(self._blocks)
-            if index is None:
+            spans = [(int(lo), int(hi)) for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
+            where = self._where(self._blocks)
+            if index is None:  # the canonical ids, which the blocks keep
                 self._pieces = [
-                    c.submit(own_canonical, b, int(lo), int(hi), workers=[w], **loose)
+                    c.submit(own_canonical, b, lo, hi, workers=[w], **loose)
                     for b, (lo, hi), w in zip(self._blocks, spans, where)
                 ]
-                return None, self._pieces
-            maker = list(c.who_has([index]).get(index.key, ())) or None
-            made = [
-                c.submit(_label_piece, index, self._order, int(lo), int(hi), workers=maker, **loose) for lo, hi in spans
-            ]  # made where the index is, so only the pieces travel
-            self._pieces = [c.submit(_same, m, workers=[w], **loose) for m, w in zip(made, where)]
-        return None, self._pieces
+            else:  # made where the index is, so only the pieces travel
+                maker = list(c.who_has([index]).get(index.key, ())) or None
+                made = [c.submit(_label_piece, index, self._order, lo, hi, workers=maker, **loose) for lo, hi in spans]
+                self._pieces = [c.submit(_same, m, workers=[w], **loose) for m, w in zip(made, where)]
+        return self._pieces
 
     def _where(self, blocks):
         who = self.client.who_has(blocks)
@@ -389,16 +388,16 @@ class Graph:
         making its partition from its ranks' results before it keeps them: no task after the run
         (``results.vertex_frames`` describes the columns)."""
         columns = (tuple(label_columns), tuple(nullable), transform)
-        placed, pieces = self._finish_labels()
-        finish = (rank_frames, self.bounds, placed, *columns)
+        pieces = self._finish_labels()
+        finish = (rank_frames, self.bounds, *columns)
         results, stats = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
         return to_dask(self.client, results.futures, self._frame_meta(stats.result_dtypes, columns))
 
     def run_to_rows(self, kernel, label_columns=(), nullable=(), list_columns=(), **run_args):
         """``run(kernel, **run_args)`` whose ranks return free-standing rows (any number per rank,
         see ``results.rows_frames``), as a dask DataFrame."""
-        placed, pieces = self._finish_labels()
-        finish = (rows_frames, self.bounds, placed, tuple(label_columns), tuple(nullable), tuple(list_columns))
+        pieces = self._finish_labels()
+        finish = (rows_frames, self.bounds, tuple(label_columns), tuple(nullable), tuple(list_columns))
         results, _ = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
         return to_dask(self.client, results.futures)
 
@@ -408,7 +407,7 @@ class Graph:
         where negative (integers) or not finite (floats)). One partition per run of consecutive
         ranks on one worker: with ranks placed in blocks, one per worker. Columns of placed ids
         are decoded by a run's finish instead (``run_to_frame``)."""
-        placed, pieces = self._finish_labels()
+        pieces = self._finish_labels()
         name = part_name("vertices")
         parts = [
             self.client.submit(
@@ -416,7 +415,6 @@ class Graph:
                 f,
                 ranks,
                 self.bounds,
-                placed,
                 None if pieces is None else [pieces[r] for r in ranks],
                 tuple(nullable),
                 transform,
@@ -586,8 +584,8 @@ def _each(pieces):
     return None if pieces is None else [[p] for p in pieces]
 
 
-def _part_frame(held, ranks, bounds, placed, pieces, nullable, transform):
-    labels = RankLabels(None, bounds, placed, None if pieces is None else dict(zip(ranks, pieces)))
+def _part_frame(held, ranks, bounds, pieces, nullable, transform):
+    labels = RankLabels(None, bounds, pieces=None if pieces is None else dict(zip(ranks, pieces)))
     return vertex_frames(labels, {r: held[r] for r in ranks}, (), nullable, transform)
 
 

@@ -15,11 +15,11 @@ from .ghosts import Fetch
 
 class RankLabels:
     """The user's labels of placed ids where a result frame is made (a run's finish, or a task
-    on the worker holding a rank's results). ``placed``: the labels in placed order where every
-    worker holds them anyway (the graph's key, when the labels are the canonical ids), or None
-    when the ids are their own labels; otherwise ``pieces[r]``, the labels of rank r's own
+    on the worker holding a rank's results). ``pieces[r]``: the labels of rank r's own
     vertices, and any other id's label is fetched from its owner through ``ctx`` (one request
-    and one reply superstep for all of a frame's columns), so no worker holds every label."""
+    and one reply superstep for all of a frame's columns), so no worker holds every label; or,
+    with no pieces, ``placed``: the labels in placed order (an empty frame's), or None when the
+    ids are their own labels."""
 
     def __init__(self, ctx, bounds, placed=None, pieces=None):
         self.ctx, self.bounds, self.placed, self.pieces = ctx, np.asarray(bounds, dtype=np.int64), placed, pieces
@@ -125,25 +125,25 @@ def vertex_frames(labels, results, label_columns=(), nullable=(), transform=None
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
-def rank_frames(ctx, held, pieces, bounds, placed, label_columns, nullable, transform=None):
+def rank_frames(ctx, held, pieces, bounds, label_columns, nullable, transform=None):
     """A run's finish: one worker's ``{rank: {column: array}}`` as its partition of a result
-    frame (``vertex_frames``); ``pieces[r]`` is ``(rank r's own labels,)`` or empty when
-    ``placed`` names the ids (see ``RankLabels``)."""
-    return vertex_frames(_rank_labels(ctx, bounds, placed, pieces), held, label_columns, nullable, transform)
+    frame (``vertex_frames``); ``pieces[r]`` is ``(rank r's own labels,)`` or empty when the
+    ids are their own labels (see ``RankLabels``)."""
+    return vertex_frames(_rank_labels(ctx, bounds, pieces), held, label_columns, nullable, transform)
 
 
-def _rank_labels(ctx, bounds, placed, pieces):
-    return RankLabels(ctx, bounds, placed, {r: p[0] for r, p in pieces.items()} if any(pieces.values()) else None)
+def _rank_labels(ctx, bounds, pieces):
+    return RankLabels(ctx, bounds, pieces={r: p[0] for r, p in pieces.items()} if any(pieces.values()) else None)
 
 
-def rows_frames(ctx, held, pieces, bounds, placed, label_columns, nullable=(), list_columns=()):
+def rows_frames(ctx, held, pieces, bounds, label_columns, nullable=(), list_columns=()):
     """A run's finish: one worker's ``{rank: {column: array}}`` of free-standing rows (no vertex
     column implied), its ranks in order, as its partition of a result frame. ``label_columns``
     hold placed ids (negative: null); ``nullable`` columns are null where negative (integers) or
     not finite (floats); each of ``list_columns`` is (flat placed ids, starts, lengths), the
     rows' spans of ids in order, and becomes a list of labels per row (null where the length is
-    -1). ``pieces`` and ``placed`` as for ``rank_frames``."""
-    labels = _rank_labels(ctx, bounds, placed, pieces)
+    -1). ``pieces`` as for ``rank_frames``."""
+    labels = _rank_labels(ctx, bounds, pieces)
     cols = decoded(labels, {r: held[r] for r in sorted(held)}, label_columns, nullable, list_columns)
     frames = [pd.DataFrame(c) for c in cols.values()]
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
