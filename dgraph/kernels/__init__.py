@@ -6,9 +6,11 @@ others run their numba twin). ``set_engine(name)`` (or ``DGRAPH_KERNELS=name``) 
 ``using(name, threads)`` for a block of code in one thread. ``KERNELS`` lists every kernel with
 its twins; the parity tests run each engine's implementation against the others'.
 
-Conventions: vertex ids are int64 *placed* ids (rank r owns the contiguous range [lo, hi));
-``key`` is an optional int64 array giving each placed id its canonical rank, used so that ties
-(BFS parents, component representatives) break the same way on every layout.
+Conventions: vertex ids are int64 *placed* ids (rank r owns the contiguous range [lo, hi)).
+Ties (BFS parents, predecessors) break by comparing ids, which callers pass as keyed ids where
+the placement reorders vertices (``dgraph.owners.keyed``), so they break the same way on every
+layout; the kernels that compare vertices they hold take ``key``, those vertices' canonical ids
+(empty where placed ids are canonical).
 
 Threads: a run's driver may give its kernels more than one thread (``using(engine, threads=k)``;
 a graph on one rank gets the cores its idle workers would use). The compute-bound numba kernels
