@@ -147,6 +147,7 @@ def test_nested_domains_route_up_across_and_down():
 
 
 def test_domain_specs(client):
+    client.wait_for_workers(2, timeout=60)  # a test before may have killed one; its nanny restarts it
     addrs = sorted(client.scheduler_info(n_workers=-1)["workers"])
     info = client.scheduler_info(n_workers=-1)["workers"]
     where = [0, 0, 1, 1]
