@@ -191,8 +191,8 @@ class EdgeMap:
             return tails
         if part.row_ids is None:  # a range of placed ids: a range of slots
             slots = loc + int(np.searchsorted(part.space, part.lo))
-        else:
-            slots = part.row_slots()[loc]
+        else:  # the frontier's rows only (a part's heavy rows may be many)
+            slots = part.slots(tails)
         return keyed(tails, part.space_key[slots])
 
     def lo(self, r):
