@@ -31,7 +31,7 @@ import dataclasses
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import common_space, index_type, keyed_ids, own_canonical
+from dgraph.block import common_space, index_type, keyed_ids, keyed_run, own_canonical
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import fetch
 from dgraph.kernels import unique
@@ -240,7 +240,7 @@ def _interface_of_rank(ctx, r, blocks, space, forest, far, n):
 
 def components_kernel(ctx, directed, bounds):
     n, P = int(bounds[-1]), ctx.nranks
-    keyed = ctx.blocks[ctx.ranks[0]][0].space_key is not None
+    keyed = keyed_run(ctx)
     if P == 1:  # no cut: the rank's forest is the answer (its space is every vertex)
         ((r, blocks, space, (v, root), _),) = _local_forests(ctx, bounds, directed)
         v, rep = _representatives(keyed_ids(blocks[0], v), keyed_ids(blocks[0], root), keyed)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph import kernels
-from dgraph.block import keyed_ids
+from dgraph.block import keyed_ids, keyed_run
 from dgraph.errors import DgraphInputError
 from dgraph.kernels import unique
 from dgraph.owners import by_owner, placed_of
@@ -129,8 +129,7 @@ def _tree(ctx, dist, batch, weighted, bounds):
         strict = False
         left = ctx.allreduce({r: [int(unset[r].sum())] for r in ctx.ranks})[0]
         if not left:
-            keyed = any(ctx.blocks[r][0].space_key is not None for r in ctx.ranks)
-            return {r: placed_of(p) for r, p in pred.items()} if keyed else pred
+            return {r: placed_of(p) for r, p in pred.items()} if keyed_run(ctx) else pred
         if left == before:
             raise RuntimeError(f"{left} pairs have a distance but no tail reaching it: a search bug")
         before = left

@@ -213,6 +213,12 @@ def _space_key(key, space):
     return None if key is None else np.asarray(key)[space].astype(np.int32)
 
 
+def keyed_run(ctx):
+    """Whether a run's blocks keep canonical ids (its graph's placement reorders vertices), so
+    the ids it compares are keyed (``owners.keyed``)."""
+    return any(ctx.blocks[r][0].space_key is not None for r in ctx.ranks)
+
+
 def keyed_ids(block, slots):
     """The ids of the vertices at ``slots`` of a block's space as ties are broken by: placed ids
     that sort as canonical ids do (``owners.keyed``)."""

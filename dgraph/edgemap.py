@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import kernels
-from .block import keyed_ids, own_canonical, space_slots
+from .block import keyed_ids, keyed_run, own_canonical, space_slots
 from .ghosts import reduce_rows
 from .layout import by_owner
 from .owners import keyed, placed_of
@@ -119,7 +119,7 @@ class EdgeMap:
         self.ctx = ctx
         self.bounds = np.asarray(bounds, dtype=np.int64)
         # tails are keyed ids (``owners.keyed``) where the placement reorders vertices
-        self.keyed = any(ctx.blocks[r][0].space_key is not None for r in ctx.ranks)
+        self.keyed = keyed_run(ctx)
         self._own_keys = {}
         self.block = block
         self.layout = layout if layout is not None else by_owner(ctx.nranks)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .block import index_type, own_canonical
+from .block import index_type, keyed_run, own_canonical
 from .owners import by_owner
 
 
@@ -221,7 +221,7 @@ def placed_ids(ctx, canonical, bounds):
     n-long table: each rank files the (canonical, placed) pairs of its own vertices (its blocks'
     ``space_key``) with the rank owning the canonical id read as a placed id (both number
     0..n-1), which answers the fetch. Three supersteps; none where placed ids are canonical."""
-    if all(ctx.blocks[r][0].space_key is None for r in ctx.ranks):
+    if not keyed_run(ctx):
         return canonical
     own = {r: (int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
     filed = ctx.alltoall(
