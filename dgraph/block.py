@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import kernels
-from .owners import grouped_by_owner, keyed, owner_of
+from .owners import grouped_by_owner, index_type, keyed, owner_of
 
 INPLACE_CHUNK = 1 << 22  # arcs re-indexed at a time in place (the temporary is this long, not the block)
 CONTIGUOUS_CHECK = 1024  # space_slots looks for a whole stretch from this many ids (below, a search is as cheap)
@@ -283,11 +283,6 @@ def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, n
         pieces = [(_position(row_ids, rows), cols, w) for rows, cols, w in pieces]
     indptr, indices, weights = kernels.csr_from_pieces(pieces, hi - lo, offset, key, dedup, index_dtype=index_type(n))
     return csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids, name, own, key)
-
-
-def index_type(n):
-    """The type of ids or positions among ``n`` vertices: int32 while they fit (half the bytes)."""
-    return np.int32 if n <= np.iinfo(np.int32).max else np.int64
 
 
 def csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids=None, name="", own=None, key=None):

@@ -14,6 +14,7 @@ import dask
 import numpy as np
 import pandas as pd
 
+from . import kernels
 from .block import build_block, split_by_owner
 from .calibrate import rank_weights
 from .cluster import get_client, workers
@@ -42,8 +43,17 @@ SLICE_ROWS = 1 << 20  # rows of a pandas edge list per partition
 SCATTER_ROWS = 1 << 16  # a pandas edge list this long is scattered, not embedded in the task graph
 
 
-def _degree_count(part, n, both_ends=False):
-    src, dst = part["src"].to_numpy(dtype=np.int64), part["dst"].to_numpy(dtype=np.int64)
+def _ids(column):
+    """A column of vertex ids as int32 or int64, not copied when it is one already."""
+    ids = column.to_numpy()
+    return ids if ids.dtype in (np.int32, np.int64) else column.to_numpy(dtype=np.int64)
+
+
+def _degree_count(part, n, both_ends=False, count=None):
+    """Arcs per vertex of one partition (ends: both ends of each), added into ``count`` when
+    given: one n-long tally a chain, no temporaries of n."""
+    src, dst = _ids(part["src"]), _ids(part["dst"])
+    count = np.zeros(n, np.int64) if count is None else count
     for ids in (src, dst):
         if ids.size and (ids.min() < 0 or ids.max() >= n):
             bad = ids[(ids < 0) | (ids >= n)][0]
@@ -51,12 +61,16 @@ def _degree_count(part, n, both_ends=False):
                 f"vertex id {bad} is outside 0..{n - 1}: with renumber=False ids must be the integers 0..n-1 "
                 "(n = len(vertices)); use renumber=True for other labels"
             )
-    count = np.bincount(src, minlength=n)
-    return count + np.bincount(dst, minlength=n) if both_ends else count
+    kernels.count_reads(src, count)
+    if both_ends:
+        kernels.count_reads(dst, count)
+    return count
 
 
 def _halved_descending(counts):
-    return np.sort(counts)[::-1] // 2
+    out = np.sort(counts)
+    out //= 2
+    return out[::-1]
 
 
 def fold(parts, add, merge, chains, *args):
@@ -74,8 +88,7 @@ def fold(parts, add, merge, chains, *args):
 
 
 def _count_more(total, part, n, both_ends):
-    count = _degree_count(part, n, both_ends)
-    return count if total is None else np.add(total, count, out=total)
+    return _degree_count(part, n, both_ends, count=total)
 
 
 def _degree_sum(parts, n, chains, both_ends=False):

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .errors import DgraphInputError
 from .kernels import union, unique
+from .owners import index_type
 
 
 def _sorted_labels(*parts):
@@ -191,7 +192,7 @@ def _positions(index, values):
 
 
 def _descending(degree):
-    return np.argsort(-np.asarray(degree, dtype=np.int64), kind="stable")
+    return np.argsort(-np.asarray(degree, dtype=np.int64), kind="stable").astype(index_type(len(degree)))
 
 
 def inverse_permutation(order):
@@ -205,4 +206,4 @@ def _in_order(sorted_labels, order):
 
 
 def _to_canonical(part, canonical, columns):
-    return part.assign(**{c: canonical[part[c].to_numpy()] for c in columns})
+    return part.assign(**{c: canonical[part[c].to_numpy()].astype(part[c].dtype, copy=False) for c in columns})

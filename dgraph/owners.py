@@ -7,6 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 
+def index_type(n):
+    """The type of ids or positions among ``n`` vertices: int32 while they fit (half the bytes)."""
+    return np.int32 if n <= np.iinfo(np.int32).max else np.int64
+
+
 def owner_of(ids, bounds):
     """The rank owning each placed id.
 
@@ -27,7 +32,7 @@ def dealt(owner, ranks):
     rank's in id order, and where each rank's contiguous range of placed ids starts."""
     bounds = np.zeros(ranks + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner, minlength=ranks), out=bounds[1:])
-    return grouped_by_owner(owner, ranks), bounds
+    return grouped_by_owner(owner, ranks).astype(index_type(owner.size), copy=False), bounds
 
 
 def by_owner(bounds, ids, *columns):

@@ -123,12 +123,18 @@ class _Filling:
         self.fill = self.indptr[:-1].copy()
 
 
-def _start(token, r, degree, order, lo, hi, weighted, n):
-    """Rank r's CSR of rows lo..hi-1, allocated from ``degree`` (arcs per canonical id; None:
-    counted first by ``_count``, then ``_allocate``)."""
+def _row_counts(degree, order, lo, hi):
+    """Arcs of rows lo..hi-1, from ``degree`` (arcs per canonical id; ``order``: placed to
+    canonical): run where the degrees are, so a rank receives its rows' counts, not n of them."""
+    return degree[lo:hi] if order is None else degree[order[lo:hi]]
+
+
+def _start(token, r, counts, lo, hi, weighted, n):
+    """Rank r's CSR of rows lo..hi-1, allocated from its rows' arc ``counts`` (None: counted
+    first by ``_count``, then ``_allocate``)."""
     state = _FILLING[token, r] = _Filling(hi - lo)
-    if degree is not None:
-        state.counts[:] = degree[lo:hi] if order is None else degree[order[lo:hi]]
+    if counts is not None:
+        state.counts[:] = counts
         state.allocate(weighted, n)
     return get_worker().address
 
@@ -258,8 +264,7 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
                 _start,
                 token,
                 r,
-                degree if sized else None,
-                order,
+                client.submit(_row_counts, degree, order, lo, hi, pure=False) if sized else None,
                 lo,
                 hi,
                 weighted,

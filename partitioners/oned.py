@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from dgraph.layout import Layout
-from dgraph.owners import dealt
+from dgraph.owners import dealt, index_type
 
 from ..errors import DgraphInputError
 
@@ -86,13 +86,14 @@ class OneD(Layout):
             cuts = np.searchsorted(cost, share * total, side="right")
             bounds = np.concatenate([[0], np.maximum.accumulate(cuts), [n]]).astype(np.int64)
             return None, bounds
-        if self.balance == "striped":
-            owner = np.arange(n, dtype=np.int64) % P
-        else:
-            x = np.arange(n, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-            owner = ((x ^ (x >> np.uint64(29))) % np.uint64(P)).astype(np.int64)
-        order, bounds = dealt(owner, P)
-        return order, bounds
+        if self.balance == "striped":  # rank r's vertices are r, r + P, r + 2P, ...: no sort
+            ids = index_type(n)
+            order = np.concatenate([np.arange(r, n, P, dtype=ids) for r in range(P)])
+            bounds = np.zeros(P + 1, dtype=np.int64)
+            np.cumsum([(n - r + P - 1) // P for r in range(P)], out=bounds[1:])
+            return order, bounds
+        x = np.arange(n, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        return dealt(((x ^ (x >> np.uint64(29))) % np.uint64(P)).astype(np.int32), P)
 
     def __repr__(self):
         shares = "" if self.weights is None else f", weights={[round(float(w), 3) for w in self.weights]}"

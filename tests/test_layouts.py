@@ -241,6 +241,21 @@ def test_sub_iteration_bfs_on_1_5d_gives_bfs_distances_and_a_valid_tree(client, 
         alg.bfs(dgraph.from_edgelist(edges, directed=False, layout="2d"), source, sub_iterations=True)
 
 
+@pytest.mark.parametrize("n, ranks", [(0, 1), (1, 3), (17, 3), (100, 8)])
+def test_oned_placements_deal_vertices_in_id_order_as_int32(n, ranks):
+    # striped deals vertex v to rank v % ranks without a sort; both keep each rank's ids in order
+    degree = np.zeros(n, np.int64)
+    for balance, owner in (("striped", np.arange(n) % ranks), ("hashed", None)):
+        order, bounds = OneD(ranks, balance).plan(degree)
+        assert order.dtype == np.int32 and sorted(order.tolist()) == list(range(n))
+        assert bounds[0] == 0 and bounds[-1] == n and np.all(np.diff(bounds) >= 0)
+        for r in range(ranks):
+            mine = order[bounds[r] : bounds[r + 1]]
+            assert np.all(np.diff(mine) > 0)
+            if owner is not None:
+                assert np.array_equal(mine, np.flatnonzero(owner == r))
+
+
 def test_near_square_meshes():
     assert [near_square(P) for P in (1, 2, 4, 6, 7, 12, 16, 64)] == [
         (1, 1),
