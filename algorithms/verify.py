@@ -142,15 +142,11 @@ def search_tree(root, reach, parent, edge_rules, weighted, limit=np.inf, toleran
         errors.append(f"vertex {name(others[reach[p] > reach[others] + tolerance][0])} is closer than its parent")
     if (parent[~reached] != -1).any():
         errors.append(f"unreached vertex {name(np.flatnonzero(~reached & (parent != -1))[0])} has a parent")
-    # no cycles: pointer doubling from every reached vertex must end at the root
-    up = np.where(reached, parent, np.arange(n))
-    up[root] = root
-    for _ in range(max(1, int(np.ceil(np.log2(max(n, 2)))) + 1)):
-        up = up[up]
-    if (up[reached] != root).any():
-        errors.append(
-            f"following parents from vertex {name(np.flatnonzero(reached & (up != root))[0])} never reaches the root"
-        )
+    # no cycles: every reached vertex leads to the root. Levels that pass the rules above fall by
+    # one a step down to the root, the one reached vertex at level 0, so only distances need a walk
+    astray = kernels.tree_astray(parent, reached, root) if weighted or errors else -1
+    if astray >= 0:
+        errors.append(f"following parents from vertex {name(astray)} never reaches the root")
     straddle, far, traversed, found = edge_rules(reach, parent)
     if straddle:
         errors.append(f"{straddle} arcs lead from a reached vertex to an unreached one (the search stopped short)")

@@ -58,14 +58,15 @@ def _memory_gib():
 
 
 def header(argv=None):
-    """Four lines: ``$ command``, the commit, the machine (CPU model, cores, RAM, Python, dask),
-    and the date (UTC)."""
+    """Four lines: ``$ command`` (after the ``DASK_*`` settings of the environment), the commit,
+    the machine (CPU model, cores, RAM, Python, dask), and the date (UTC)."""
     import dask
 
     argv = list(sys.argv if argv is None else argv)
     if argv and argv[0].endswith(".py"):
         argv.insert(0, "python")
-    command = " ".join(shlex.quote(a) for a in argv)
+    settings = [f"{k}={shlex.quote(v)}" for k, v in sorted(os.environ.items()) if k.startswith("DASK_")]
+    command = " ".join(settings + [shlex.quote(a) for a in argv])  # with the dask settings it ran under
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     machine = (
         f"{_cpu()}, {cores} cores, {_memory_gib():.0f} GiB RAM; Python {platform.python_version()}, "

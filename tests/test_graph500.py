@@ -146,6 +146,21 @@ def test_a_regenerated_edge_list_validates_many_searches_in_one_pass(client, sea
     assert got[1][0] and got[1][1] == got[0][1]
 
 
+def test_validation_regenerates_the_list_in_the_tasks_that_check_it(client, searched, monkeypatch):
+    root, bfs, sssp, parts, n = searched
+    monkeypatch.setattr(g5, "PARTITION_EDGES", 5000)  # the fixture's 16,384 edges in 4 partitions
+    again = g5.regenerated(10, 16, 4)
+    assert [p.count for p in again] == [5000, 5000, 5000, 1384]
+    level, parent = bfs
+    broken = parent.copy()
+    broken[int(np.argmax(level))] = root
+    got = g5.validate_many([(root, *bfs), (root, level, broken)], again, client)
+    assert got[0] == g5.validate(root, *bfs, parts, client) and got[0][0] == [] and got[1][0]
+    assert g5.validate_many([(root, *sssp)], again, client, weighted=True) == [
+        g5.validate(root, *sssp, parts, client, weighted=True)
+    ]
+
+
 def test_statistics_follow_the_specification():
     times, nedges = np.array([1.0, 2.0, 4.0]), np.array([100, 100, 100])
     s = g5.teps_statistics(times, nedges)

@@ -564,6 +564,23 @@ def _tree_cases():
     return out
 
 
+def _astray_cases():
+    """A valid tree, then with a cycle, a reached vertex under an unreached parent, a parent
+    out of range, and an unreached root."""
+    rng = np.random.default_rng(34)
+    parent = np.concatenate([[0], rng.integers(0, np.arange(1, N))])  # each vertex under an earlier one
+    reached = np.ones(N, bool)
+    cycle = parent.copy()
+    cycle[[5, 9]] = [9, 5]
+    unreached = reached.copy()
+    unreached[parent[N - 1]] = False
+    outside = parent.copy()
+    outside[7] = -1
+    return [(parent, reached, 0), (cycle, reached, 0), (parent, unreached, 0), (outside, reached, 0)] + [
+        (parent, reached, 3)
+    ]
+
+
 def _pairs(*arrays):
     """Parallel arrays as rows sorted lexicographically: results whose order is not specified."""
     order = np.lexsort(arrays[::-1])
@@ -688,6 +705,7 @@ CASES = {
     "brandes": (_brandes_cases, None),
     "search_tree_rules": (_tree_cases, None),
     "search_tree_rules_many": (_tree_many_cases, None),
+    "tree_astray": (_astray_cases, None),
     "kronecker_edges": (_kronecker_cases, None),
     "positions": (_positions_cases, None),
     "dense_ranks": (_dense_ranks_cases, None),

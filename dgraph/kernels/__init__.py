@@ -55,7 +55,7 @@ from .matching import heaviest_free_neighbour
 from .paths import improve, light_rows, relax_local, rows_leaving
 from .sets import union, unique
 from .slots import dense_ranks, positions, set_bits
-from .trees import search_tree_rules, search_tree_rules_many
+from .trees import search_tree_rules, search_tree_rules_many, tree_astray
 from .unionfind import afforest_bridges, afforest_rows, block_forest, component_interface, spanning_forest
 
 __all__ = [
@@ -109,6 +109,7 @@ __all__ = [
     "rows_touching",
     "search_tree_rules",
     "search_tree_rules_many",
+    "tree_astray",
     "set_engine",
     "settle_level",
     "spanning_forest",

@@ -38,6 +38,9 @@ _mix1 = numba.njit(inline="always")(_mix)
 _scrambled1 = numba.njit(inline="always")(_scrambled)
 
 
+CHUNK = 512  # edges generated side by side: each level's loop over them is branch-free and vectorizes
+
+
 @numba.njit(cache=True)
 def _kron_numba(scale, key, first, count, thresholds, scramble, weighted):
     t_ab, t_a, t_c = thresholds[0], thresholds[1], thresholds[2]
@@ -45,27 +48,33 @@ def _kron_numba(scale, key, first, count, thresholds, scramble, weighted):
     src = np.empty(count, np.int64)
     dst = np.empty(count, np.int64)
     w = np.empty(count if weighted else 0, np.float64)
-    for i in range(count):
-        state = _mix1(key + np.uint64(first + i))
-        s = np.uint64(0)
-        d = np.uint64(0)
-        for bit in range(scale):
-            state += GOLDEN
-            z = _mix1(state)
-            down = (z >> np.uint64(32)) >= t_ab
-            right = (z & np.uint64(0xFFFFFFFF)) >= (t_c if down else t_a)
-            if down:
-                s |= np.uint64(1) << np.uint64(bit)
-            if right:
-                d |= np.uint64(1) << np.uint64(bit)
-        if weighted:
-            state += GOLDEN
-            w[i] = np.float64(_mix1(state) >> np.uint64(11)) / 9007199254740992.0
-        if scale > 0:
-            s = _scrambled1(s, mask, m1, add, shift, m2)
-            d = _scrambled1(d, mask, m1, add, shift, m2)
-        src[i] = np.int64(s)
-        dst[i] = np.int64(d)
+    start, s, d = np.empty(CHUNK, np.uint64), np.empty(CHUNK, np.uint64), np.empty(CHUNK, np.uint64)
+    low = np.uint64(0xFFFFFFFF)
+    for a in range(0, count, CHUNK):
+        k = min(CHUNK, count - a)
+        for i in range(k):
+            start[i] = _mix1(key + np.uint64(first + a + i))
+            s[i] = 0
+            d[i] = 0
+        for bit in range(scale):  # level ``bit`` reads word bit + 1 of each edge's stream
+            step, one = GOLDEN * np.uint64(bit + 1), np.uint64(1) << np.uint64(bit)
+            for i in range(k):
+                z = _mix1(start[i] + step)
+                down = (z >> np.uint64(32)) >= t_ab
+                right = (z & low) >= (t_c if down else t_a)
+                s[i] |= one if down else np.uint64(0)
+                d[i] |= one if right else np.uint64(0)
+        for i in range(k):
+            if weighted:
+                w[a + i] = (
+                    np.float64(_mix1(start[i] + GOLDEN * np.uint64(scale + 1)) >> np.uint64(11)) / 9007199254740992.0
+                )
+            si, di = s[i], d[i]
+            if scale > 0:
+                si = _scrambled1(si, mask, m1, add, shift, m2)
+                di = _scrambled1(di, mask, m1, add, shift, m2)
+            src[a + i] = np.int64(si)
+            dst[a + i] = np.int64(di)
     return src, dst, w
 
 

@@ -105,6 +105,55 @@ def _many_numpy(u, v, w, held, weighted, tolerance, found):
 _many = twins("search_tree_rules_many", numba=_many_numba, numpy=_many_numpy)
 
 
+@numba.njit(cache=True)
+def _astray_numba(parent, reached, root):
+    n = parent.size
+    fate = np.zeros(n, np.uint8)  # 0 unknown, 1 on the walk under way, 2 reaches the root, 3 does not
+    fate[root] = 2
+    for v in range(n):
+        if not reached[v] or fate[v] != 0:
+            continue
+        x, end = v, 3
+        while 0 <= x < n and reached[x]:  # up until a vertex whose fate is known
+            if fate[x] != 0:
+                end = fate[x] if fate[x] != 1 else 3  # 1: back on this walk, a cycle
+                break
+            fate[x] = 1
+            x = parent[x]
+        x = v
+        while 0 <= x < n and fate[x] == 1:  # the walk shares its end's fate
+            fate[x] = end
+            x = parent[x]
+    for v in range(n):
+        if reached[v] and fate[v] == 3:
+            return v
+    return -1
+
+
+def _astray_numpy(parent, reached, root):
+    n = parent.size
+    up = np.where(reached & (parent >= 0) & (parent < n), parent, np.arange(n))
+    up[root] = root
+    for _ in range(max(1, int(np.ceil(np.log2(max(n, 2)))) + 1)):  # pointer doubling
+        up = up[up]
+    astray = np.flatnonzero(reached & (up != root))
+    return int(astray[0]) if astray.size else -1
+
+
+_astray = twins("tree_astray", numba=_astray_numba, numpy=_astray_numpy)
+
+
+def tree_astray(parent, reached, root):
+    """The first reached vertex from which following ``parent`` never reaches ``root`` (a
+    cycle, or a parent not reached), or -1: each vertex is walked once (numba), where pointer
+    doubling reads all n parents log2(n) times.
+
+    >>> tree_astray(np.array([0, 0, 3, 2]), np.ones(4, bool), 0)
+    2
+    """
+    return int(_astray(np.asarray(parent), np.asarray(reached, dtype=bool), int(root)))
+
+
 def search_tree_rules_many(u, v, w, held, found, tolerance=1e-9):
     """``search_tree_rules`` for several searches of an undirected graph at once, in one pass
     over the edges: ``held[x, j]`` is (reach, parent) of vertex x in search j (one array, so a
