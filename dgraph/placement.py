@@ -269,12 +269,12 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
                 hi,
                 weighted,
                 n,
-                workers=[where[r]],
-                allow_other_workers=True,
+                workers=[where[r]],  # strictly: a loose restriction lets an idle worker steal a rank
                 pure=False,
             )
             for r, (lo, hi) in enumerate(ranges)
         ]
+        _wait_alive(client, started, where)
         at = client.gather(started)
         ranks_of = {}
         for r, address in enumerate(at):
