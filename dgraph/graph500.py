@@ -15,8 +15,8 @@ closer), and joined to it by an input edge; following parents from any reached v
 the root (no cycles); every input edge joins two reached or two unreached vertices (the tree
 spans the component) whose levels differ by at most one (SSSP: no edge can shorten a distance).
 The edge rules run on the workers, partition by partition of the edge list regenerated from
-its seed (the list is never held whole): one pass checks as many searches as
-``VALIDATE_BYTES`` of them hold.
+its seed by the task that checks it (the list is never held whole): one pass checks as many
+searches as ``VALIDATE_BYTES`` of them hold.
 
 >>> report = run(8, roots=4, kernels=("bfs",))  # doctest: +SKIP
 """

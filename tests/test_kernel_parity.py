@@ -566,7 +566,7 @@ def _tree_cases():
 
 def _astray_cases():
     """A valid tree, then with a cycle, a reached vertex under an unreached parent, a parent
-    out of range, and an unreached root."""
+    out of range, another root, and a root not reached."""
     rng = np.random.default_rng(34)
     parent = np.concatenate([[0], rng.integers(0, np.arange(1, N))])  # each vertex under an earlier one
     reached = np.ones(N, bool)
@@ -576,8 +576,11 @@ def _astray_cases():
     unreached[parent[N - 1]] = False
     outside = parent.copy()
     outside[7] = -1
+    rootless = reached.copy()
+    rootless[0] = False
     return [(parent, reached, 0), (cycle, reached, 0), (parent, unreached, 0), (outside, reached, 0)] + [
-        (parent, reached, 3)
+        (parent, reached, 3),
+        (parent, rootless, 0),
     ]
 
 

@@ -114,9 +114,11 @@ def _astray_numba(parent, reached, root):
         if not reached[v] or fate[v] != 0:
             continue
         x, end = v, 3
-        while 0 <= x < n and reached[x]:  # up until a vertex whose fate is known
+        while 0 <= x < n:  # up until a vertex whose fate is known (the root's is), or one not reached
             if fate[x] != 0:
                 end = fate[x] if fate[x] != 1 else 3  # 1: back on this walk, a cycle
+                break
+            if not reached[x]:
                 break
             fate[x] = 1
             x = parent[x]
