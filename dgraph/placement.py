@@ -20,7 +20,7 @@ import uuid
 
 import dask
 import numpy as np
-from distributed import get_worker, worker_client
+from distributed import worker_client
 
 from . import kernels
 from .block import build_block, csr_block, degree_pieces, index_type, with_owned_degree
@@ -136,7 +136,6 @@ def _start(token, r, counts, lo, hi, weighted, n):
     if counts is not None:
         state.counts[:] = counts
         state.allocate(weighted, n)
-    return get_worker().address
 
 
 def _allocate(token, r, weighted, n):
@@ -274,8 +273,8 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
             )
             for r, (lo, hi) in enumerate(ranges)
         ]
-        _wait_alive(client, started, where)
-        at = client.gather(started)
+        at = list(where)  # each rank's CSR is filled on its own worker
+        _wait_alive(client, started, at)
         ranks_of = {}
         for r, address in enumerate(at):
             ranks_of.setdefault(address, []).append(r)
