@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -145,22 +146,30 @@ def vertex_space(n, indices, *ids, ranges=(), inplace=False):
     and of the ranges ``(lo, hi)``, and ``indices`` as positions in it (written over ``indices``
     itself with ``inplace`` when their types allow: a block's construction holds its arcs once).
     Marks a table of the graph's ``n`` vertices, so it costs O(n + arcs) once, at construction."""
+    space, slot = _marked_space(n, [indices, *ids], ranges)
+    return space, _positions(slot, indices, inplace)
+
+
+def _marked_space(n, arrays, ranges):
+    """(space, slot): the sorted distinct placed ids of ``arrays`` and ``ranges``, and the
+    position in it of each of the ``n`` placed ids (meaningful for those in it)."""
     seen = np.zeros(n, dtype=bool)
-    seen[indices] = True
-    for a in ids:
+    for a in arrays:
         seen[a] = True
     for lo, hi in ranges:
         seen[lo:hi] = True
     space = np.flatnonzero(seen)
-    dtype = index_type(space.size)
-    slot = np.cumsum(seen, dtype=dtype)
+    slot = np.cumsum(seen, dtype=index_type(space.size))
     slot -= 1
-    del seen
-    if not (inplace and indices.dtype == dtype):
-        return space, slot[indices]
+    return space, slot
+
+
+def _positions(slot, indices, inplace):
+    if not (inplace and indices.dtype == slot.dtype):
+        return slot[indices]
     for a in range(0, indices.size, INPLACE_CHUNK):
         indices[a : a + INPLACE_CHUNK] = slot[indices[a : a + INPLACE_CHUNK]]
-    return space, indices
+    return indices
 
 
 def space_slots(space, ids):
@@ -195,16 +204,6 @@ def _into(block, space, space_key):
         return dataclasses.replace(block, parts=[_into(p, space, space_key) for p in block.parts])
     slots = np.searchsorted(space, block.space).astype(index_type(space.size))
     return dataclasses.replace(block, space=space, space_key=space_key, indices=slots[block.indices])
-
-
-def share_space(parts, own, key=None):
-    """The parts of one rank's Subgraphs re-indexed into one space (the union of theirs and of
-    the owned range ``own``), so one array per vertex serves every part (``key``: the graph's
-    placed id -> canonical id, None where they are equal)."""
-    lo, hi = own
-    space = kernels.union(*[p.space for p in parts], np.arange(lo, hi, dtype=np.int64))
-    space_key = _space_key(key, space)  # one array the parts share, as they share the space
-    return [_into(p, space, space_key) for p in parts]
 
 
 def _space_key(key, space):
@@ -266,42 +265,128 @@ def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None, narrow=
     return [(rows[a:b], cols[a:b], None if weights is None else weights[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
-def concat_pieces(pieces):
-    rows = np.concatenate([p[0] for p in pieces]) if pieces else np.empty(0, np.int64)
-    cols = np.concatenate([p[1] for p in pieces]) if pieces else np.empty(0, np.int64)
-    weighted = bool(pieces) and pieces[0][2] is not None
-    return rows, cols, (np.concatenate([p[2] for p in pieces]) if weighted else None)
+class BlockBuilder:
+    """A rank's block built from the arcs placed on it (placed ids), in two passes over them:
+    ``count`` each piece's arcs per row (or set ``counts`` from a degree pass), ``allocate``,
+    ``fill`` each piece (every arc straight to its slot), ``finish``. A rank so holds its CSRs
+    and the pieces in hand, never its arcs twice; ``build`` does it all for pieces in hand.
+
+    ``csrs`` are the block's CSRs as ``(name, lo, hi, row_ids)`` (see Block): one, or a layout's
+    subgraphs, then ``which(rows, cols)`` says each arc's CSR and ``heavy``, ``n_extreme`` are
+    the layout's (see Subgraphs). ``own``: the (lo, hi) placed ids the rank owns, which its
+    vertex space holds whatever its arcs.
+    """
+
+    def __init__(self, rank, n, csrs, own, which=None, heavy=None, n_extreme=0):
+        self.rank, self.n, self.own, self.which = rank, n, own, which
+        self.heavy, self.n_extreme = heavy, n_extreme
+        self.csrs = [_CsrRows(*c) for c in csrs]
+        self.lock = threading.Lock()  # a worker with several threads may add two pieces at once
+
+    def _shares(self, rows, cols, weights):
+        """(CSR, rows, cols, weights) of the arcs of a piece each CSR holds."""
+        if self.which is None:
+            return [(self.csrs[0], rows, cols, weights)]
+        which = self.which(rows, cols)
+        masks = [which == i for i in range(len(self.csrs))]
+        return [(c, rows[m], cols[m], None if weights is None else weights[m]) for c, m in zip(self.csrs, masks)]
+
+    def count(self, rows, cols, weights=None):
+        for csr, rows, _, _ in self._shares(rows, cols, None):
+            at, offset = csr.at(rows)
+            at = at - offset if offset else at
+            with self.lock:
+                kernels.count_reads(at, csr.counts)
+
+    def allocate(self, weighted):
+        for csr in self.csrs:
+            csr.allocate(weighted, index_type(self.n))
+
+    def fill(self, rows, cols, weights=None):
+        """Write the arcs to their rows' next free slots; False when one found no room (more
+        arcs than were counted)."""
+        ok = True
+        for csr, rows, cols, weights in self._shares(rows, cols, weights):
+            at, offset = csr.at(rows)
+            w = np.empty(0) if weights is None else weights
+            with self.lock:
+                ok &= kernels.fill_rows(at, cols, w, offset, csr.fill, csr.indptr[1:], csr.indices, csr.weights)
+        return ok
+
+    def full(self):
+        """Whether every counted slot was filled."""
+        return all(np.array_equal(csr.fill, csr.indptr[1:]) for csr in self.csrs)
+
+    def finish(self, direction, key, dedup):
+        """The Block (or Subgraphs): rows sorted by canonical id (``key``: placed id -> canonical
+        id, None where equal), repeats dropped with ``dedup``, and every CSR's indices turned,
+        in place, into positions of one vertex space they share."""
+        for csr in self.csrs:
+            csr.order(key, dedup)
+        rows = [csr.row_ids for csr in self.csrs if csr.row_ids is not None]
+        ranges = [self.own] + [(csr.lo, csr.hi) for csr in self.csrs if csr.row_ids is None]
+        space, slot = _marked_space(self.n, [csr.indices for csr in self.csrs] + rows, ranges)
+        space_key = _space_key(key, space)
+        parts = []
+        for csr in self.csrs:
+            indices = _positions(slot, csr.indices, inplace=True)
+            ids = csr.row_ids if csr.row_ids is not None else np.arange(csr.lo, csr.hi, dtype=np.int64)
+            loops = kernels.count_loops(csr.indptr, indices, np.searchsorted(space, ids))
+            weights = csr.weights if csr.weighted else None
+            parts.append(
+                Block(self.rank, csr.lo, csr.hi, self.n, direction, csr.indptr, indices, weights, loops,
+                      csr.row_ids, csr.name, space=space, space_key=space_key)
+            )  # fmt: skip
+        if self.which is None:
+            return parts[0]
+        return Subgraphs(self.rank, parts, self.heavy, self.n_extreme)
+
+    def build(self, pieces, direction, key, dedup):
+        """The block of ``pieces`` (rows, cols, weights-or-None) in hand."""
+        for piece in pieces:
+            self.count(*piece)
+        self.allocate(bool(pieces) and pieces[0][2] is not None)
+        for piece in pieces:
+            self.fill(*piece)
+        return self.finish(direction, key, dedup)
 
 
-def build_block(rank, lo, hi, n, direction, key, dedup, *pieces, row_ids=None, name="", own=None):
-    """Build ``rank``'s CSR from the pieces sent to it (read where they are): row of an arc = its
-    placed id minus ``lo``, or with ``row_ids`` its position there (and ``hi = lo + len(row_ids)``).
-    ``own``: the (lo, hi) placed ids the rank owns, put in its vertex space with the rows."""
-    offset = lo
-    if row_ids is not None:  # rows lo..hi-1 of an index (1.5D: heavy vertices by degree)
-        hi, offset = lo + row_ids.size, 0
-        pieces = [(_position(row_ids, rows), cols, w) for rows, cols, w in pieces]
-    indptr, indices, weights = kernels.csr_from_pieces(pieces, hi - lo, offset, key, dedup, index_dtype=index_type(n))
-    return csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids, name, own, key)
+class _CsrRows:
+    """One CSR of a BlockBuilder: its rows' arc counts, then its arrays and each row's cursor."""
 
+    def __init__(self, name, lo, hi, row_ids):
+        self.name, self.lo, self.row_ids = name, lo, row_ids
+        self.hi = hi if row_ids is None else lo + row_ids.size
+        if row_ids is not None:  # rows are positions in row_ids: found by a search of them sorted
+            self.sorter = np.argsort(row_ids, kind="stable")
+            self.sorted_ids = row_ids[self.sorter]
+        self.counts = np.zeros(self.hi - self.lo, np.int64)
 
-def csr_block(rank, lo, hi, n, direction, indptr, indices, weights, row_ids=None, name="", own=None, key=None):
-    """The Block of a built CSR whose ``indices`` are placed ids (turned into positions in the
-    block's vertex space, in place); ``key``: placed id -> canonical id, None where equal."""
-    ids = row_ids if row_ids is not None else np.arange(lo, hi, dtype=np.int64)
-    ranges = ([own] if own is not None else []) + ([] if row_ids is not None else [(lo, hi)])
-    space, indices = vertex_space(n, indices, *([] if row_ids is None else [row_ids]), ranges=ranges, inplace=True)
-    rows = np.searchsorted(space, ids)
-    loops = kernels.count_loops(indptr, indices, rows)
-    space_key = _space_key(key, space)
-    return Block(
-        rank, lo, hi, n, direction, indptr, indices, weights, loops, row_ids, name, space=space, space_key=space_key
-    )
+    def at(self, rows):
+        """(row numbers + offset, offset) of arcs from the placed ids ``rows``."""
+        if self.row_ids is None:
+            return rows, self.lo
+        return self.sorter[np.searchsorted(self.sorted_ids, rows)], 0
 
+    def allocate(self, weighted, index_dtype):
+        self.indptr = np.zeros(self.counts.size + 1, np.int64)
+        np.cumsum(self.counts, out=self.indptr[1:])
+        del self.counts
+        m = int(self.indptr[-1])
+        self.indices = np.empty(m, index_dtype)
+        self.weighted = weighted
+        self.weights = np.empty(m if weighted else 0)
+        self.fill = self.indptr[:-1].copy()
 
-def _position(row_ids, rows):
-    order = np.argsort(row_ids)
-    return order[np.searchsorted(row_ids[order], rows)]
+    def order(self, key, dedup):
+        """Rows sorted by canonical id, repeats dropped with ``dedup`` (their room given back:
+        a realloc, not a copy)."""
+        self.indptr, kept = kernels.order_rows(self.indptr, self.indices, self.weights, key, dedup)
+        del self.fill
+        if kept < self.indices.size:
+            self.indices.resize(kept, refcheck=False)
+            if self.weighted:
+                self.weights.resize(kept, refcheck=False)
 
 
 def reverse_pieces(block, bounds, layout=None, extra=None):

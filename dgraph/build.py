@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import kernels
-from .block import build_block, split_by_owner
+from .block import split_by_owner
 from .calibrate import rank_weights
 from .cluster import get_client, workers
 from .dask_internals import wait_for
@@ -24,7 +24,7 @@ from .graph import Graph
 from .labels import Labels, encode_part, inverse_permutation
 from .layout import layout_named, resolve_layout
 from .owners import KEYED_LIMIT
-from .placement import build_blocks, stream_blocks
+from .placement import stream_blocks
 from .progress import Stages
 from .runtime.driver import TRANSPORTS
 from .runtime.launch import ensure_plugin
@@ -382,20 +382,17 @@ def _place_small(client, frame, labels, directed, weight, layout, duplicates, wk
     where = _spread(wk, layout.ranks)
     blocks = []
     for r in range(layout.ranks):
-        lo, hi = layout.row_range(r, bounds)
-        own = (int(bounds[r]), int(bounds[r + 1]))
         blocks.append(
             client.submit(
-                build_block,
+                layout.build,
                 r,
-                lo,
-                hi,
+                bounds,
                 n,
                 "out",
                 None,
                 duplicates == "drop",
+                None,
                 pieces[r],
-                own=own,
                 workers=[where[r]],
                 allow_other_workers=True,
                 pure=False,
@@ -447,11 +444,6 @@ def _place(
         stages(f"{stage}: {done}/{len(parts)} partitions")
 
     dedup, weighted = duplicates == "drop", weight is not None
-    if not layout.subgraphs:  # one CSR per rank: allocated from its rows' counts, then filled
-        blocks = stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, say)
-    else:
-        cuts = [client.compute(cut(p)) for p in parts]
-        blocks = build_blocks(client, cuts, layout, bounds, n, "out", order, dedup, where, extra)
-        del cuts
+    blocks = stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, extra, say)
     del degree, plan
     return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra)

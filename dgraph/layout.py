@@ -14,8 +14,9 @@ A layout answers two placement questions, and the communication plans follow fro
   source's owner; 2D at the mesh position (row of the source's owner, column of the
   destination's owner); 1.5D by the classes of both ends. ``extra`` is what a plan returned
   beyond ``(order, bounds)`` (1.5D: its heavy vertices), None for the others.
-- ``build(rank, bounds, n, direction, key, dedup, extra, *pieces)``: a rank's block from the arcs
-  placed on it (one CSR, or several subgraphs).
+- ``csrs(rank, bounds, extra)``: the CSRs of a rank's block (one, or a layout's subgraphs, then
+  ``csr_of`` says which holds each arc); ``builder`` makes the block's ``BlockBuilder`` and
+  ``build`` builds it from pieces in hand.
 
 From these, ``push_peers(r)`` (ranks whose rows cover r's vertices: where a push-direction
 frontier of r must be gathered) and ``pull_peers(r)`` (ranks whose arcs may lead to r's vertices:
@@ -25,9 +26,10 @@ destination's owner".
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
-from .block import build_block
+from .block import BlockBuilder
 from .checks import integer
 from .errors import DgraphInputError
 from .owners import owner_of
@@ -73,10 +75,29 @@ class Layout:
     def arc_ranks(self, src, dst, bounds, extra=None):
         return owner_of(src, bounds)
 
-    def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
+    def csrs(self, rank, bounds, extra=None):
+        """The CSRs of rank's block, as ``(name, lo, hi, row_ids)`` (see ``block.Block``): one
+        over its row range here; a subgraph layout lists its subgraphs and says which holds
+        each arc (``csr_of``)."""
         lo, hi = self.row_range(rank, bounds)
+        return [("", lo, hi, None)]
+
+    def csr_of(self, rows, cols, extra):
+        """For a subgraph layout: the index into ``csrs`` of each arc (placed ids)."""
+        raise NotImplementedError
+
+    def builder(self, rank, bounds, n, extra=None):
+        """Rank's block, empty, to be counted and filled (``block.BlockBuilder``)."""
         own = int(bounds[rank]), int(bounds[rank + 1])
-        return build_block(rank, lo, hi, n, direction, key, dedup, *pieces, own=own)
+        csrs = self.csrs(rank, bounds, extra)
+        if not self.subgraphs:
+            return BlockBuilder(rank, n, csrs, own)
+        which = functools.partial(self.csr_of, extra=extra)
+        return BlockBuilder(rank, n, csrs, own, which, extra["heavy"], int(extra["n_extreme"]))
+
+    def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
+        """Rank's block from the pieces placed on it, in hand."""
+        return self.builder(rank, bounds, n, extra).build(pieces, direction, key, dedup)
 
     def row_range(self, r, bounds):
         return int(bounds[r]), int(bounds[r + 1])

@@ -1,29 +1,26 @@
 """Placing rank blocks on workers.
 
-Two ways. ``build_blocks`` routes each rank's pieces of every cut to the worker that builds its
-block, with one selection per (cut, worker) rather than per (cut, rank), and builds once all
-pieces are there: the general case, for blocks rebuilt from blocks and layouts whose blocks are
-several subgraphs. ``stream_blocks`` builds the blocks of a layout with one CSR per rank (1D,
-2D) from an input too large to hold twice: every rank's CSR is allocated from its rows' arc
-counts (the degree pass's, when the rows are the rank's own vertices; else a counting pass
+Two ways. ``stream_blocks`` builds a graph's blocks from an input too large to hold twice: each
+rank's block (``Layout.builder``: one CSR, or a layout's subgraphs) is allocated from its rows'
+arc counts (the degree pass's, when the rows are the rank's own vertices; else a counting pass
 of their own), and the input's partitions are cut and poured into it a few at a time, each
-piece freed once written. A worker then holds its CSR plus a few partitions in flight, not
-every piece of the input beside the CSR.
+piece freed once written. A worker then holds its blocks plus a few partitions in flight, not
+every piece of the input beside them. ``build_blocks`` routes each rank's pieces of every cut
+to the worker that builds its block, with one selection per (cut, worker) rather than per
+(cut, rank), and builds once all pieces are there: for blocks rebuilt from blocks, whose pieces
+are in memory already.
 """
 
 from __future__ import annotations
 
 import itertools
 import operator
-import threading
 import uuid
 
 import dask
-import numpy as np
 from distributed import worker_client
 
-from . import kernels
-from .block import build_block, csr_block, degree_pieces, index_type, with_owned_degree
+from .block import degree_pieces, with_owned_degree
 from .cluster import workers
 from .dask_internals import wait_for
 from .errors import DgraphInputError, DgraphRunError
@@ -99,28 +96,8 @@ def _with_owned_degrees(client, blocks, bounds, where):
 
 
 # ----------------------------------------------------------------------------- streaming
-_FILLING = {}  # (build token, rank) -> _Filling, on the worker building that rank's block
+_FILLING = {}  # (build token, rank) -> its BlockBuilder, on the worker building that rank's block
 _BUILT = {}  # (build token, rank) -> its Block, between the streaming and the block's own task
-
-
-class _Filling:
-    """A rank's CSR while the input streams in. First its rows' arc counts (``counts``: given by
-    the degree pass, or added up by a counting pass, ``_count``), then, once ``allocate``d,
-    each arc goes straight to its slot (``fill``: each row's next free slot)."""
-
-    def __init__(self, rows):
-        self.counts = np.zeros(rows, np.int64)
-        self.lock = threading.Lock()  # a worker with several threads may handle two cuts at once
-
-    def allocate(self, weighted, n):
-        self.indptr = np.zeros(self.counts.size + 1, np.int64)
-        np.cumsum(self.counts, out=self.indptr[1:])
-        del self.counts
-        m = int(self.indptr[-1])
-        self.indices = np.empty(m, index_type(n))
-        self.weighted = weighted
-        self.weights = np.empty(m if weighted else 0)
-        self.fill = self.indptr[:-1].copy()
 
 
 def _row_counts(degree, order, lo, hi):
@@ -129,27 +106,27 @@ def _row_counts(degree, order, lo, hi):
     return degree[lo:hi] if order is None else degree[order[lo:hi]]
 
 
-def _start(token, r, counts, lo, hi, weighted, n):
-    """Rank r's CSR of rows lo..hi-1, allocated from its rows' arc ``counts`` (None: counted
+def _start(token, r, layout, bounds, n, extra, counts, weighted):
+    """Rank r's block, to be filled: allocated from its rows' arc ``counts`` (None: counted
     first by ``_count``, then ``_allocate``)."""
-    state = _FILLING[token, r] = _Filling(hi - lo)
+    builder = _FILLING[token, r] = layout.builder(r, bounds, n, extra)
     if counts is not None:
-        state.counts[:] = counts
-        state.allocate(weighted, n)
+        builder.csrs[0].counts[:] = counts
+        builder.allocate(weighted)
 
 
-def _allocate(token, r, weighted, n):
-    _filling(token, r).allocate(weighted, n)
+def _allocate(token, r, weighted):
+    _filling(token, r).allocate(weighted)
 
 
 def _filling(token, r):
-    state = _FILLING.get((token, r))
-    if state is None:
+    builder = _FILLING.get((token, r))
+    if builder is None:
         raise DgraphRunError(
             f"rank {r}'s block was being built on a worker that left the cluster during construction; "
             "build the graph again"
         )
-    return state
+    return builder
 
 
 def _unsteady(more):
@@ -159,22 +136,14 @@ def _unsteady(more):
     )
 
 
-def _count(token, ranks, offsets, cut):
+def _count(token, ranks, cut):
     for r in ranks:
-        state = _filling(token, r)
-        rows = cut[r][0] - offsets[r]
-        with state.lock:
-            kernels.count_reads(rows, state.counts)
+        _filling(token, r).count(*cut[r])
 
 
-def _fill(token, ranks, offsets, cut):
+def _fill(token, ranks, cut):
     for r in ranks:
-        state = _filling(token, r)
-        rows, cols, w = cut[r]
-        w, end = np.empty(0) if w is None else w, state.indptr[1:]
-        with state.lock:
-            ok = kernels.fill_rows(rows, cols, w, offsets[r], state.fill, end, state.indices, state.weights)
-        if not ok:
+        if not _filling(token, r).fill(*cut[r]):
             raise _unsteady("more")
 
 
@@ -192,27 +161,20 @@ class _Recipe:
             return c.gather(c.compute([dask.delayed(operator.getitem)(self.cut(p), r) for p in self.parts]))
 
 
-def _finish(token, r, lo, hi, n, direction, key, dedup, own):
-    state = _filling(token, r)
+def _finish(token, r, direction, key, dedup):
+    builder = _filling(token, r)
     del _FILLING[token, r]
-    if not np.array_equal(state.fill, state.indptr[1:]):
+    if not builder.full():
         raise _unsteady("fewer")
-    indptr, kept = kernels.order_rows(state.indptr, state.indices, state.weights, key, dedup)
-    indices, weights = state.indices, state.weights
-    if kept < indices.size:  # repeats dropped: give their room back (a realloc, not a copy)
-        indices.resize(kept, refcheck=False)
-        if state.weighted:
-            weights.resize(kept, refcheck=False)
-    weights = weights if state.weighted else None
-    _BUILT[token, r] = csr_block(r, lo, hi, n, direction, indptr, indices, weights, own=own, key=key)
+    _BUILT[token, r] = builder.finish(direction, key, dedup)
 
 
-def _take(token, r, lo, hi, n, direction, key, dedup, own, recipe):
+def _take(token, r, layout, bounds, n, direction, key, dedup, extra, recipe):
     """Rank r's block: the one streamed into this worker, or, when dask runs this elsewhere
     (the block was lost with its worker and is asked for again), one built anew."""
     block = _BUILT.pop((token, r), None)
     if block is None:
-        block = build_block(r, lo, hi, n, direction, key, dedup, *recipe.pieces(r), own=own)
+        block = layout.build(r, bounds, n, direction, key, dedup, extra, *recipe.pieces(r))
     return block
 
 
@@ -247,15 +209,14 @@ def _done(*_):
     return None
 
 
-def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, say=None):
-    """Rank r's block (``layout``'s rows r, one CSR per rank) on worker ``where[r]``, from the
-    input partitions ``parts`` (dask Delayed): ``cut(part)`` (a Delayed) cuts one into a piece
-    per rank. Where the rows are the ranks' own vertices, ``degree`` (a future: arcs per
-    canonical id; ``order``: placed to canonical) sizes every rank's CSR beforehand; else a
-    first pass over the input counts each rank's rows. ``say(stage, done)`` hears of each
-    partition handled."""
+def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, extra=None, say=None):
+    """Rank r's block (``layout.builder``'s) on worker ``where[r]``, from the input partitions
+    ``parts`` (dask Delayed): ``cut(part)`` (a Delayed) cuts one into a piece per rank. Where
+    the rows are the ranks' own vertices, ``degree`` (a future: arcs per canonical id;
+    ``order``: placed to canonical) sizes every rank's CSR beforehand; else a first pass over
+    the input counts each rank's rows. ``extra``: the plan's (a future), for the layout.
+    ``say(stage, done)`` hears of each partition handled."""
     token, recipe = uuid.uuid4().hex, _Recipe(list(parts), cut)
-    ranges = [layout.row_range(r, bounds) for r in range(layout.ranks)]
     sized = layout.owns_rows()
     try:
         started = [
@@ -263,22 +224,22 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
                 _start,
                 token,
                 r,
-                client.submit(_row_counts, degree, order, lo, hi, pure=False) if sized else None,
-                lo,
-                hi,
-                weighted,
+                layout,
+                bounds,
                 n,
+                extra,
+                client.submit(_row_counts, degree, order, *layout.row_range(r, bounds), pure=False) if sized else None,
+                weighted,
                 workers=[where[r]],  # strictly: a loose restriction lets an idle worker steal a rank
                 pure=False,
             )
-            for r, (lo, hi) in enumerate(ranges)
+            for r in range(layout.ranks)
         ]
-        at = list(where)  # each rank's CSR is filled on its own worker
+        at = list(where)  # each rank's block is filled on its own worker
         _wait_alive(client, started, at)
         ranks_of = {}
         for r, address in enumerate(at):
             ranks_of.setdefault(address, []).append(r)
-        offsets = [lo for lo, _ in ranges]
 
         def pour(action, stage):
             """``action`` on every rank's piece of every partition, a few partitions in flight."""
@@ -286,8 +247,7 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
             def one(part):
                 piece = client.compute(cut(part))
                 acts = [
-                    client.submit(action, token, ranks, offsets, piece, workers=[w], pure=False)
-                    for w, ranks in ranks_of.items()
+                    client.submit(action, token, ranks, piece, workers=[w], pure=False) for w, ranks in ranks_of.items()
                 ]
                 return client.submit(_done, *acts, pure=False)
 
@@ -305,18 +265,32 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
         if not sized:
             pour(_count, "counting arcs")
             allocated = [
-                client.submit(_allocate, token, r, weighted, n, workers=[at[r]], pure=False) for r in range(len(at))
+                client.submit(_allocate, token, r, weighted, workers=[at[r]], pure=False) for r in range(len(at))
             ]
             _wait_alive(client, allocated, at)
         pour(_fill, "placing arcs")
-        args = [
-            (lo, hi, n, "out", order, dedup, (int(bounds[r]), int(bounds[r + 1]))) for r, (lo, hi) in enumerate(ranges)
+        finishing = [
+            client.submit(_finish, token, r, "out", order, dedup, workers=[at[r]], pure=False) for r in range(len(at))
         ]
-        finishing = [client.submit(_finish, token, r, *args[r], workers=[at[r]], pure=False) for r in range(len(at))]
         _wait_alive(client, finishing, at)
         # the blocks' own tasks depend on nothing pinned, so dask can rebuild a lost one anywhere
         blocks = [
-            client.submit(_take, token, r, *args[r], recipe, workers=[at[r]], allow_other_workers=True, pure=False)
+            client.submit(
+                _take,
+                token,
+                r,
+                layout,
+                bounds,
+                n,
+                "out",
+                order,
+                dedup,
+                extra,
+                recipe,
+                workers=[at[r]],
+                allow_other_workers=True,
+                pure=False,
+            )
             for r in range(len(at))
         ]
         if not sized:

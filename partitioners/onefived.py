@@ -167,24 +167,20 @@ class OnePointFiveD(Layout):
             [sg == 0, sg == 1, sg == 2], [self.mesh.mesh_rank(so, do), do, self.mesh.mesh_rank(do, so)], default=so
         )
 
-    def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
-        from ..block import Subgraphs, build_block, concat_pieces, share_space
+    def csrs(self, rank, bounds, extra=None):
+        """The six subgraphs: those whose sources are heavy have rows in the heavy index (E and
+        H, E alone, H alone), the others the rank's own vertices."""
+        lo, hi = self.row_range(rank, bounds)
+        heavy, ne = extra["heavy"], int(extra["n_extreme"])
+        heavy_rows = {"EH2EH": (0, heavy), "E2L": (0, heavy[:ne]), "H2L": (ne, heavy[ne:])}  # (first index, ids)
+        return [
+            (name, heavy_rows[name][0], None, heavy_rows[name][1]) if name in heavy_rows else (name, lo, hi, None)
+            for name in SUBGRAPHS
+        ]
 
-        rows, cols, w = concat_pieces(pieces)
-        cls, heavy, ne = extra["classes"], extra["heavy"], extra["n_extreme"]
-        sg = subgraph_of(cls[rows], cls[cols])
-        lo, hi = int(bounds[rank]), int(bounds[rank + 1])
-        heavy_rows = {0: (0, heavy), 1: (0, heavy[:ne]), 2: (ne, heavy[ne:])}  # (first heavy index, row ids)
-        parts = []
-        for i, name in enumerate(SUBGRAPHS):
-            m = sg == i
-            piece = (rows[m], cols[m], None if w is None else w[m])
-            if i in heavy_rows:
-                first, ids = heavy_rows[i]
-                parts.append(build_block(rank, first, None, n, direction, key, dedup, piece, row_ids=ids, name=name))
-            else:
-                parts.append(build_block(rank, lo, hi, n, direction, key, dedup, piece, name=name))
-        return Subgraphs(rank, share_space(parts, (lo, hi), key), heavy, ne)
+    def csr_of(self, rows, cols, extra):
+        classes = extra["classes"]
+        return subgraph_of(classes[rows], classes[cols])
 
     def row_range(self, r, bounds):
         return int(bounds[r]), int(bounds[r + 1])

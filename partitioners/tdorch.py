@@ -142,26 +142,13 @@ class TDOrch(Layout):
         leaf = stage.owner_of(stage.mix(src).view(np.int64) ^ dst, self.ranks)  # the random first deal
         return self._holders(owner, extra["levels"][src], leaf, extra)
 
-    def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
-        from ..block import Subgraphs, build_block, concat_pieces, share_space
+    def csrs(self, rank, bounds, extra=None):
+        """SPREAD (rows: the heavy vertices) and HOME (the rank's own vertices)."""
+        lo, hi = self.row_range(rank, bounds)
+        return [("SPREAD", 0, None, extra["heavy"]), ("HOME", lo, hi, None)]
 
-        rows, cols, w = concat_pieces(pieces)
-        spread = extra["levels"][rows] < extra["height"]
-        parts = []
-        for name, m in (("SPREAD", spread), ("HOME", ~spread)):
-            piece = (rows[m], cols[m], None if w is None else w[m])
-            if name == "SPREAD":
-                parts.append(
-                    build_block(rank, 0, None, n, direction, key, dedup, piece, row_ids=extra["heavy"], name=name)
-                )
-            else:
-                parts.append(
-                    build_block(
-                        rank, int(bounds[rank]), int(bounds[rank + 1]), n, direction, key, dedup, piece, name=name
-                    )
-                )
-        own = int(bounds[rank]), int(bounds[rank + 1])
-        return Subgraphs(rank, share_space(parts, own, key), extra["heavy"], extra["n_extreme"])
+    def csr_of(self, rows, cols, extra):
+        return (extra["levels"][rows] >= extra["height"]).astype(np.int8)  # 0: SPREAD, 1: HOME
 
     def push_peers(self, r):
         return list(range(self.ranks))

@@ -13,7 +13,7 @@ from graphs import nx_graph
 import dgraph
 from dgraph.algorithms import bfs, connected_components
 from dgraph.generators import erdos_renyi, grid_2d, kronecker
-from dgraph.partitioners import OneD, TwoD
+from dgraph.partitioners import OneD, OnePointFiveD, TDOrch, TwoD
 
 
 def test_from_dask_frame_counts_and_degrees(client):
@@ -119,7 +119,15 @@ def _random_part(i):
     return pd.DataFrame({"src": rng.integers(0, 50, 400), "dst": rng.integers(0, 50, 400)})
 
 
-@pytest.mark.parametrize("layout", [OneD(ranks=2), TwoD(rows=2, cols=2)])  # sized by the degrees; by a count
+@pytest.mark.parametrize(
+    "layout",
+    [
+        OneD(ranks=2),
+        TwoD(rows=2, cols=2),
+        OnePointFiveD(rows=2, cols=2, e_threshold=52, h_threshold=45),
+        TDOrch(fanout=2, chunk=11, ranks=4),
+    ],
+)  # blocks sized by the degrees; by a count: of one CSR, of subgraphs with heavy rows
 def test_an_edge_list_that_changes_between_reads_is_refused(client, layout):
     import dask
 

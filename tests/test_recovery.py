@@ -14,6 +14,7 @@ from dgraph import graph as graph_module
 from dgraph.cluster import workers
 from dgraph.errors import DgraphError, DgraphRunError
 from dgraph.generators import grid_graph
+from dgraph.partitioners import OnePointFiveD
 
 
 @pytest.fixture
@@ -28,7 +29,9 @@ def _holders(c, g):
     return {who[b.key][0] for b in g._blocks if who.get(b.key)}
 
 
-@pytest.mark.parametrize("layout", ["1d", "2d"])  # blocks streamed from the degrees; from a count of their own
+@pytest.mark.parametrize(
+    "layout", ["1d", "2d", OnePointFiveD(e_threshold=4, h_threshold=3)]
+)  # blocks streamed from the degrees; from a count of their own; as subgraphs (grid: every class)
 def test_ranks_spread_back_over_a_replaced_worker(own_client, monkeypatch, layout):
     c = own_client
     monkeypatch.setattr(graph_module, "SPREAD_EVERY", 0.0)
