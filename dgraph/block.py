@@ -283,16 +283,20 @@ class BlockBuilder:
         self.csrs = [_CsrRows(*c) for c in csrs]
         self.lock = threading.Lock()  # a worker with several threads may add two pieces at once
 
-    def _shares(self, rows, cols, weights):
-        """(CSR, rows, cols, weights) of the arcs of a piece each CSR holds."""
+    def _shares(self, rows, cols, weights=None, counting=False):
+        """(CSR, rows, cols, weights) of the arcs of a piece each CSR holds (cols and weights
+        left out when ``counting``)."""
         if self.which is None:
             return [(self.csrs[0], rows, cols, weights)]
         which = self.which(rows, cols)
-        masks = [which == i for i in range(len(self.csrs))]
-        return [(c, rows[m], cols[m], None if weights is None else weights[m]) for c, m in zip(self.csrs, masks)]
+        order = grouped_by_owner(which, len(self.csrs))
+        cuts = np.searchsorted(which[order], np.arange(len(self.csrs) + 1))
+        take = [rows] if counting else [rows, cols] + ([] if weights is None else [weights])
+        take = [a[order] for a in take] + [None] * (3 - len(take))
+        return [(csr, *(None if a is None else a[i:j] for a in take)) for csr, i, j in zip(self.csrs, cuts, cuts[1:])]
 
     def count(self, rows, cols, weights=None):
-        for csr, rows, _, _ in self._shares(rows, cols, None):
+        for csr, rows, _, _ in self._shares(rows, cols, counting=True):
             at, offset = csr.at(rows)
             at = at - offset if offset else at
             with self.lock:
@@ -366,7 +370,7 @@ class _CsrRows:
         """(row numbers + offset, offset) of arcs from the placed ids ``rows``."""
         if self.row_ids is None:
             return rows, self.lo
-        return self.sorter[np.searchsorted(self.sorted_ids, rows)], 0
+        return self.sorter[kernels.positions(self.sorted_ids, rows)[0]], 0
 
     def allocate(self, weighted, index_dtype):
         self.indptr = np.zeros(self.counts.size + 1, np.int64)

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph import kernels
 from dgraph.checks import integer
 from dgraph.layout import Layout, Subgraph
-from dgraph.owners import dealt, owner_of
+from dgraph.owners import dealt
 
 from ..errors import DgraphInputError
 from .twod import TwoD
@@ -44,16 +45,6 @@ ENDS = {
     "L2H": ((L,), (H,)),
     "L2L": ((L,), (L,)),
 }  # (source classes, head classes)
-
-
-def subgraph_of(src_class, dst_class):
-    """Index into SUBGRAPHS of each arc, from the classes of its ends."""
-    heavy_src, heavy_dst = src_class > L, dst_class > L
-    return np.select(
-        [heavy_src & heavy_dst, src_class == E, src_class == H, dst_class == E, dst_class == H],
-        [0, 1, 2, 3, 4],
-        default=5,
-    )
 
 
 class OnePointFiveD(Layout):
@@ -159,13 +150,7 @@ class OnePointFiveD(Layout):
         }
 
     def arc_ranks(self, src, dst, bounds, extra=None):
-        cls = extra["classes"]
-        cs, cd = cls[src], cls[dst]
-        so, do = owner_of(src, bounds), owner_of(dst, bounds)
-        sg = subgraph_of(cs, cd)
-        return np.select(
-            [sg == 0, sg == 1, sg == 2], [self.mesh.mesh_rank(so, do), do, self.mesh.mesh_rank(do, so)], default=so
-        )
+        return kernels.onefived_ranks(src, dst, extra["classes"], bounds, self.cols)
 
     def csrs(self, rank, bounds, extra=None):
         """The six subgraphs: those whose sources are heavy have rows in the heavy index (E and
@@ -179,8 +164,7 @@ class OnePointFiveD(Layout):
         ]
 
     def csr_of(self, rows, cols, extra):
-        classes = extra["classes"]
-        return subgraph_of(classes[rows], classes[cols])
+        return kernels.onefived_subgraphs(rows, cols, extra["classes"])
 
     def row_range(self, r, bounds):
         return int(bounds[r]), int(bounds[r + 1])

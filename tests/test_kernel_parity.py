@@ -584,6 +584,19 @@ def _astray_cases():
     ]
 
 
+def _onefived_cases(ranked):
+    """Random arcs among classes L, H, E on meshes 2 x 2 and 2 x 3 (one rank owning nothing),
+    ids int64 and int32."""
+    rng = np.random.default_rng(36)
+    src, dst, classes = rng.integers(0, N, 5000), rng.integers(0, N, 5000), rng.integers(0, 3, N).astype(np.int8)
+    meshes = [(np.array([0, 10, 20, 30, N]), 2), (np.array([0, 7, 7, 19, 40, 41, N]), 3)]
+    out = []
+    for ids in (np.int64, np.int32):
+        s, d = src.astype(ids), dst.astype(ids)
+        out += [(s, d, classes, bounds, cols) for bounds, cols in meshes] if ranked else [(s, d, classes)]
+    return out
+
+
 def _pairs(*arrays):
     """Parallel arrays as rows sorted lexicographically: results whose order is not specified."""
     order = np.lexsort(arrays[::-1])
@@ -711,6 +724,8 @@ CASES = {
     "tree_astray": (_astray_cases, None),
     "kronecker_edges": (_kronecker_cases, None),
     "positions": (_positions_cases, None),
+    "onefived_ranks": (lambda: _onefived_cases(True), None),
+    "onefived_subgraphs": (lambda: _onefived_cases(False), None),
     "dense_ranks": (_dense_ranks_cases, None),
     "set_bits": (_set_bits_cases, None),
     # after an arc found no room the arrays hold whatever was written before it

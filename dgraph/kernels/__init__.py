@@ -53,6 +53,7 @@ from .generate import kronecker_edges
 from .linalg import assign_at, count_reads, pagerank_step, power_iterations, relabel, spmv
 from .matching import heaviest_free_neighbour
 from .paths import improve, light_rows, relax_local, rows_leaving
+from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
 from .slots import dense_ranks, positions, set_bits
 from .trees import search_tree_rules, search_tree_rules_many, tree_astray
@@ -93,6 +94,8 @@ __all__ = [
     "neighbour_sets",
     "neighbour_sets_already",
     "neighbourhood_arcs",
+    "onefived_ranks",
+    "onefived_subgraphs",
     "orient_rows",
     "positions",
     "set_bits",
