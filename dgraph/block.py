@@ -399,10 +399,11 @@ def reverse_pieces(block, bounds, layout=None, extra=None):
     return split_by_owner(cols, rows, w, bounds, layout, extra, narrow=True)
 
 
-def degree_pieces(block, bounds):
-    """Each row's arc count in a block, cut by the row's owner: one (local ids, counts) per rank."""
+def degree_pieces(block, bounds, loops=False):
+    """Each row's arc count (self-loops alone with ``loops``) in a block, cut by the row's
+    owner: one (local ids, counts) per rank."""
     ids = np.concatenate([p.rows() for p in block.parts])
-    counts = np.concatenate([p.degree() for p in block.parts])
+    counts = np.concatenate([p.loop_counts() if loops else p.degree() for p in block.parts])
     ids, counts = ids[counts > 0], counts[counts > 0]
     order = np.argsort(ids, kind="stable")
     ids, counts = ids[order], counts[order]
@@ -410,12 +411,18 @@ def degree_pieces(block, bounds):
     return [(ids[a:b] - bounds[r], counts[a:b]) for r, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))]
 
 
-def with_owned_degree(block, size, *pieces):
-    """A copy of a layout block that also knows the whole degree of each vertex its rank owns
-    (summed over the blocks that hold its arcs), so algorithms need not reduce it every run."""
-    degree = np.zeros(size, np.int64)
+def owned_sum(size, *pieces):
+    """The counts of ``pieces`` (``degree_pieces``' for one rank, from every block) summed per
+    vertex the rank owns."""
+    total = np.zeros(size, np.int64)
     for ids, counts in pieces:
-        np.add.at(degree, ids, counts)
+        np.add.at(total, ids, counts)
+    return total
+
+
+def with_owned_degree(block, degree):
+    """A copy of a layout block that also knows the whole degree of each vertex its rank owns
+    (summed over the blocks that hold their arcs), so algorithms need not reduce it every run."""
     return dataclasses.replace(block, owned_degree=degree)
 
 

@@ -8,6 +8,7 @@ DataFrames in the user's labels.
 
 from __future__ import annotations
 
+import operator
 import time
 import weakref
 from collections import Counter
@@ -17,13 +18,13 @@ import dask
 import numpy as np
 import pandas as pd
 
-from .block import block_arcs, own_canonical, owner_pieces, reverse_pieces
+from .block import Block, block_arcs, own_canonical, owner_pieces, reverse_pieces
 from .cluster import workers
 from .dask_internals import wait_for
 from .errors import DgraphError, DgraphInputError
 from .labels import lookup
 from .layout import by_owner
-from .placement import build_blocks
+from .placement import build_blocks, owned_counts
 from .results import RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
 
@@ -453,16 +454,28 @@ class Graph:
         or [vertex, in_degree, out_degree] (directed), with duplicates dropped per the policy."""
         c = self.client
         if self.directed:
+            ins, outs = self._owned_counts(self._reverse_blocks()), self._owned_counts(self._blocks)
             res = [
-                c.submit(lambda r, o, i: {r: {"in_degree": i.degree(), "out_degree": o.degree()}}, r, o, i, pure=False)
-                for r, (o, i) in enumerate(zip(self._owner_blocks(), self._owner_blocks(True)))
+                c.submit(lambda r, i, o: {r: {"in_degree": i, "out_degree": o}}, r, i, o, pure=False)
+                for r, (i, o) in enumerate(zip(ins, outs))
             ]
         else:
+            arcs, loops = self._owned_counts(self._blocks), self._owned_counts(self._blocks, loops=True)
             res = [
-                c.submit(lambda r, b: {r: {"degree": b.degree() + b.loop_counts()}}, r, b, pure=False)
-                for r, b in enumerate(self._owner_blocks())
+                c.submit(lambda r, a, s: {r: {"degree": a + s}}, r, a, s, pure=False)
+                for r, (a, s) in enumerate(zip(arcs, loops))
             ]
         return self.to_frame(RankResults(c, res, [[r] for r in range(self.nranks)]))
+
+    def _owned_counts(self, blocks, loops=False):
+        """For each rank, a future of the arcs (self-loops alone with ``loops``) of every vertex
+        it owns in ``blocks`` (the layout's, or their reverse): no owner blocks built for it."""
+        c = self.client
+        if self.layout.owns_rows():
+            return [c.submit(Block.loop_counts if loops else Block.degree, b, pure=False) for b in blocks]
+        if not loops:  # summed when the blocks were built
+            return [c.submit(operator.attrgetter("owned_degree"), b, pure=False) for b in blocks]
+        return owned_counts(c, blocks, self.bounds, self._where(blocks), loops=True)
 
     def edges(self):
         """Dask DataFrame [src, dst(, weight)] of the stored arcs in the user's labels (both arcs of

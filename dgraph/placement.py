@@ -20,7 +20,7 @@ import uuid
 import dask
 from distributed import worker_client
 
-from .block import degree_pieces, with_owned_degree
+from .block import degree_pieces, owned_sum, with_owned_degree
 from .cluster import workers
 from .dask_internals import wait_for
 from .errors import DgraphInputError, DgraphRunError
@@ -79,19 +79,30 @@ def build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, where
 def _with_owned_degrees(client, blocks, bounds, where):
     """Blocks whose rows are not their ranks' own vertices, each given the whole degree of the
     vertices its rank owns (summed over the blocks that hold their rows)."""
-    degrees = [client.submit(degree_pieces, b, bounds, pure=False) for b in blocks]
+    degrees = owned_counts(client, blocks, bounds, where)
+    return [
+        client.submit(with_owned_degree, b, d, workers=[w], allow_other_workers=True, pure=False)
+        for b, d, w in zip(blocks, degrees, where)
+    ]
+
+
+def owned_counts(client, blocks, bounds, where, loops=False):
+    """For each rank, a future of the arcs (self-loops alone with ``loops``) of every vertex it
+    owns, summed over the rows of ``blocks`` (rank r's on worker ``where[r]``), wherever they
+    are."""
+    pieces = [client.submit(degree_pieces, b, bounds, loops, pure=False) for b in blocks]
     return [
         client.submit(
             _with_pieces,
-            with_owned_degree,
+            owned_sum,
             r,
-            (b, int(bounds[r + 1] - bounds[r])),
+            (int(bounds[r + 1] - bounds[r]),),
             *groups,
             workers=[where[r]],
             allow_other_workers=True,
             pure=False,
         )
-        for r, (b, groups) in enumerate(zip(blocks, route(client, degrees, where)))
+        for r, groups in enumerate(route(client, pieces, where))
     ]
 
 

@@ -1,6 +1,7 @@
 """Layouts: every algorithm gives the same answer on every layout and rank count, the partition
 report predicts what the runtime counts, and bad meshes are named."""
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
@@ -166,6 +167,23 @@ def test_one_point_five_d_degenerates_to_1d_and_2d(client):
     assert no_l.attrs["summary"]["dense_messages_per_rank_max"] == (3 - 1) + 2 * (2 - 1)
     for rep in (none, no_h, no_l):
         assert (rep.dense_bytes == rep.measured_bytes).all()
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_degrees_on_every_layout_come_from_its_own_blocks(client, directed):
+    """Degrees (self-loops and repeated edges kept) equal networkx's on every layout, read off
+    the layout's blocks: no 1D owner blocks are built for them."""
+    edges = kron_edges(8, seed=3)  # self-loops and repeats
+    G = (nx.MultiDiGraph if directed else nx.MultiGraph)(list(zip(edges.src, edges.dst)))
+    for layout in [OneD(ranks=3), TwoD(rows=2, cols=2), LAYOUTS[5], LAYOUTS[10], TDOrch(ranks=4, chunk=2)]:
+        g = dgraph.from_edgelist(edges, directed=directed, layout=layout, duplicates="keep", self_loops="keep")
+        got = g.degrees().compute().set_index("vertex").sort_index()
+        if directed:
+            assert got.in_degree.to_dict() == dict(G.in_degree()), layout
+            assert got.out_degree.to_dict() == dict(G.out_degree()), layout
+        else:
+            assert got.degree.to_dict() == dict(G.degree()), layout
+        assert not g._owned, f"{layout!r} built owner blocks for its degrees"
 
 
 def test_one_point_five_d_classes_and_thresholds(client):
