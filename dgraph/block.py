@@ -12,6 +12,7 @@ from . import kernels
 from .owners import grouped_by_owner, index_type, keyed, owner_of
 
 INPLACE_CHUNK = 1 << 22  # arcs re-indexed at a time in place (the temporary is this long, not the block)
+CHUNK_ARCS = 1 << 22  # arcs of a block cut at a time when it is placed anew
 CONTIGUOUS_CHECK = 1024  # space_slots looks for a whole stretch from this many ids (below, a search is as cheap)
 
 
@@ -232,13 +233,30 @@ def own_canonical(block, lo, hi):
     return block.space_key[first : first + hi - lo].astype(np.int64)
 
 
-def block_arcs(block):
-    """(rows, cols, weights) of every arc of a block or of all its subgraphs, in placed ids."""
+def block_arcs(block, chunk=None):
+    """(rows, cols, weights) of every arc of a block or of all its subgraphs, in placed ids;
+    with ``chunk`` (one of ``block_chunks``), of that chunk's rows only."""
+    if chunk is not None:
+        i, a, b = chunk
+        p = block.parts[i]
+        lo, hi = p.indptr[a], p.indptr[b]
+        rows = np.repeat(p.rows()[a:b], np.diff(p.indptr[a : b + 1]))
+        return rows, p.space[p.indices[lo:hi]], None if p.weights is None else p.weights[lo:hi]
     parts = block.parts
     rows = np.concatenate([np.repeat(p.rows(), p.degree()) for p in parts])
     cols = np.concatenate([p.columns() for p in parts])
     weights = None if parts[0].weights is None else np.concatenate([p.weights for p in parts])
     return rows, cols, weights
+
+
+def block_chunks(block, arcs=CHUNK_ARCS):
+    """A block's rows in chunks of about ``arcs`` arcs (a row is never split): (part index,
+    first row, end row) of each, for ``block_arcs``."""
+    out = []
+    for i, p in enumerate(block.parts):
+        cuts = np.unique(np.r_[np.searchsorted(p.indptr, np.arange(0, p.narcs, arcs), side="right") - 1, p.nlocal])
+        out += [(i, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+    return out
 
 
 def light_arcs(block, delta):
@@ -393,9 +411,10 @@ class _CsrRows:
                 self.weights.resize(kept, refcheck=False)
 
 
-def reverse_pieces(block, bounds, layout=None, extra=None):
-    """The arcs of a block, flipped and cut by the rank that stores the flipped arc."""
-    rows, cols, w = block_arcs(block)
+def reverse_pieces(block, chunk, bounds, layout=None, extra=None):
+    """The arcs of a chunk of a block's rows (``block_chunks``), flipped and cut by the rank
+    that stores the flipped arc."""
+    rows, cols, w = block_arcs(block, chunk)
     return split_by_owner(cols, rows, w, bounds, layout, extra, narrow=True)
 
 
@@ -426,6 +445,7 @@ def with_owned_degree(block, degree):
     return dataclasses.replace(block, owned_degree=degree)
 
 
-def owner_pieces(block, bounds):
-    """The arcs of a layout block cut by the owner of their row (to build 1D owner blocks)."""
-    return split_by_owner(*block_arcs(block), bounds, narrow=True)
+def owner_pieces(block, chunk, bounds):
+    """The arcs of a chunk of a layout block's rows cut by the owner of their row (to build 1D
+    owner blocks)."""
+    return split_by_owner(*block_arcs(block, chunk), bounds, narrow=True)

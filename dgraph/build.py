@@ -24,7 +24,7 @@ from .graph import Graph
 from .labels import Labels, encode_part, inverse_permutation
 from .layout import layout_named, resolve_layout
 from .owners import KEYED_LIMIT
-from .placement import stream_blocks
+from .placement import place_input
 from .progress import Stages
 from .runtime.driver import TRANSPORTS
 from .runtime.launch import ensure_plugin
@@ -103,6 +103,12 @@ def _split(part, inverse, bounds, weight, layout, extra):
         rows, cols = inverse[rows], inverse[cols]
     w = part[weight].to_numpy(dtype=np.float64) if weight else None
     return split_by_owner(rows, cols, w, bounds, layout, extra, narrow=True)
+
+
+def _row_counts(degree, order, lo, hi):
+    """Arcs of rows lo..hi-1, from ``degree`` (arcs per canonical id; ``order``: placed to
+    canonical): run where the degrees are, so a rank receives its rows' counts, not n of them."""
+    return degree[lo:hi] if order is None else degree[order[lo:hi]]
 
 
 def _symmetrize(part):
@@ -440,10 +446,13 @@ def _place(
     def cut(part):
         return dask.delayed(_split)(part, inverse, bounds, w, layout, extra)
 
-    def say(stage, done):
-        stages(f"{stage}: {done}/{len(parts)} partitions")
+    def say(stage, done, total):
+        stages(f"{stage}: {done}/{total} partitions")
 
     dedup, weighted = duplicates == "drop", weight is not None
-    blocks = stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, extra, say)
+    counts = None  # a rank's rows are its own vertices: their degrees size its CSR; else counted
+    if layout.owns_rows():
+        counts = [client.submit(_row_counts, degree, order, *layout.row_range(r, bounds), pure=False) for r in range(P)]
+    blocks = place_input(client, parts, cut, layout, bounds, n, order, dedup, weighted, where, counts, extra, say)
     del degree, plan
     return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra)

@@ -24,7 +24,7 @@ from .dask_internals import wait_for
 from .errors import DgraphError, DgraphInputError
 from .labels import lookup
 from .layout import by_owner
-from .placement import build_blocks, owned_counts
+from .placement import owned_counts, rebuild_blocks
 from .results import RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
 
@@ -187,21 +187,19 @@ class Graph:
     def _reverse_blocks(self):
         """In-blocks of the layout (the flipped arcs, placed by the layout), built once."""
         if self._rblocks is None:
-            c = self.client
-            cuts = [
-                c.submit(reverse_pieces, b, self.bounds, self.layout, self._extra, pure=False) for b in self._blocks
-            ]
-            self._rblocks = build_blocks(
-                c,
-                cuts,
+            self._rblocks = rebuild_blocks(
+                self.client,
+                self._blocks,
+                reverse_pieces,
+                (self.bounds, self.layout, self._extra),
                 self.layout,
                 self.bounds,
                 self.num_vertices,
                 "in",
                 self._order,
                 self._dedup,
-                self._where(self._blocks),
-                self._extra,
+                self.weight is not None,
+                extra=self._extra,
             )
         return self._rblocks
 
@@ -216,18 +214,19 @@ class Graph:
             elif not self.directed and reverse:
                 self._owned[reverse] = self._owner_blocks(False)
             else:
-                c = self.client
-                cuts = [c.submit(owner_pieces, b, self.bounds, pure=False) for b in layout_blocks]
-                self._owned[reverse] = build_blocks(
-                    c,
-                    cuts,
+                self._owned[reverse] = rebuild_blocks(
+                    self.client,
+                    layout_blocks,
+                    owner_pieces,
+                    (self.bounds,),
                     by_owner(self.nranks),
                     self.bounds,
                     self.num_vertices,
                     "in" if reverse else "out",
                     self._order,
                     self._dedup,
-                    self._where(layout_blocks),
+                    self.weight is not None,
+                    counts=self._owned_counts(layout_blocks),  # each row's arcs: its vertex's degree
                 )
         return self._owned[reverse]
 
@@ -337,8 +336,10 @@ class Graph:
         """Put rank blocks back over all live workers when some worker holds more than its share:
         after a worker is lost its blocks are rebuilt wherever dask finds room (all on the
         survivors, or some on a worker that joined since), and a worker that joins later (a
-        restarted nanny, a new job) would otherwise get none. Looked at once every
-        ``SPREAD_EVERY`` seconds."""
+        restarted nanny, a new job) would otherwise get none. The blocks derived from the
+        layout's (reverse, owner) are dropped then, to be rebuilt from the moved ones, since
+        their recipes name the blocks they came from. Looked at once every ``SPREAD_EVERY``
+        seconds."""
         now = time.monotonic()
         if now - self._spread_checked < SPREAD_EVERY:
             return
@@ -346,24 +347,34 @@ class Graph:
         live = workers(self.client)
         if len(live) < 2:
             return
-        for blocks in self._block_lists():
-            wait_for(blocks)  # blocks lost with a worker are being rebuilt: they land first, then move
-            who = self.client.who_has(blocks)
-            where = [(who.get(b.key) or [None])[0] for b in blocks]
-            targets = [live[r * len(live) // len(blocks)] for r in range(len(blocks))]
-            fair = -(-len(blocks) // len(live))  # ranks per worker when spread evenly
-            if None in where or max(Counter(where).values()) <= fair:
-                continue
-            moved = [
-                b if w == t else self.client.submit(_same, b, workers=[t], allow_other_workers=False, pure=False)
-                for b, w, t in zip(blocks, where, targets)
-            ]
-            try:
-                wait_for(moved, timeout=SPREAD_WITHIN)
-            except TimeoutError:  # a target left meanwhile: keep the blocks where they are
-                self.client.cancel([m for m, b in zip(moved, blocks) if m is not b])
-                continue
-            blocks[:] = moved  # in place: every holder of this list (owner blocks of 1D) sees the move
+        moved = False
+        for blocks in (self._blocks, self._pieces):
+            if blocks is not None:
+                wait_for(blocks)  # blocks lost with a worker are being rebuilt: they land first, then move
+                moved |= self._spread(blocks, live)
+        if moved:  # reverse and owner blocks are rebuilt from the moved blocks when next needed
+            self._rblocks = None if self.directed else self._blocks
+            self._owned = {}
+
+    def _spread(self, blocks, live):
+        """Move ``blocks`` (in place) so each live worker holds its share; whether any moved."""
+        who = self.client.who_has(blocks)
+        where = [(who.get(b.key) or [None])[0] for b in blocks]
+        targets = [live[r * len(live) // len(blocks)] for r in range(len(blocks))]
+        fair = -(-len(blocks) // len(live))  # ranks per worker when spread evenly
+        if None in where or max(Counter(where).values()) <= fair:
+            return False
+        moved = [
+            b if w == t else self.client.submit(_same, b, workers=[t], allow_other_workers=False, pure=False)
+            for b, w, t in zip(blocks, where, targets)
+        ]
+        try:
+            wait_for(moved, timeout=SPREAD_WITHIN)
+        except TimeoutError:  # a target left meanwhile: keep the blocks where they are
+            self.client.cancel([m for m, b in zip(moved, blocks) if m is not b])
+            return False
+        blocks[:] = moved  # in place: every holder of this list (owner blocks of 1D) sees the move
+        return True
 
     def _monitor_weights(self):
         """Per rank, the largest degree among its vertices: domain monitors go to the ranks

@@ -18,9 +18,9 @@ import operator
 import uuid
 
 import dask
-from distributed import worker_client
+from distributed import Future, worker_client
 
-from .block import degree_pieces, owned_sum, with_owned_degree
+from .block import block_chunks, degree_pieces, owned_sum, with_owned_degree
 from .cluster import workers
 from .dask_internals import wait_for
 from .errors import DgraphInputError, DgraphRunError
@@ -51,29 +51,6 @@ def route(client, cuts, where):
         for w, ranks in ranks_of.items()
     }
     return [group[where[r]] for r in range(len(where))]
-
-
-def build_blocks(client, cuts, layout, bounds, n, direction, order, dedup, where, extra=None):
-    """Rank r's block from piece r of every cut, built by ``layout`` (a 1D layout for owner
-    blocks) on worker ``where[r]`` (or elsewhere if that worker is gone). Where a rank's rows are
-    not its own vertices (2D, 1.5D) the blocks also get the degrees of their owned vertices."""
-    blocks = [
-        client.submit(
-            _with_pieces,
-            layout.build,
-            r,
-            (r, bounds, n, direction, order, dedup, extra),
-            *groups,
-            workers=[where[r]],
-            allow_other_workers=True,
-            pure=False,
-        )
-        for r, groups in enumerate(route(client, cuts, where))
-    ]
-    if not layout.owns_rows():
-        blocks = _with_owned_degrees(client, blocks, bounds, where)
-    wait_for(blocks)
-    return blocks
 
 
 def _with_owned_degrees(client, blocks, bounds, where):
@@ -109,12 +86,6 @@ def owned_counts(client, blocks, bounds, where, loops=False):
 # ----------------------------------------------------------------------------- streaming
 _FILLING = {}  # (build token, rank) -> its BlockBuilder, on the worker building that rank's block
 _BUILT = {}  # (build token, rank) -> its Block, between the streaming and the block's own task
-
-
-def _row_counts(degree, order, lo, hi):
-    """Arcs of rows lo..hi-1, from ``degree`` (arcs per canonical id; ``order``: placed to
-    canonical): run where the degrees are, so a rank receives its rows' counts, not n of them."""
-    return degree[lo:hi] if order is None else degree[order[lo:hi]]
 
 
 def _start(token, r, layout, bounds, n, extra, counts, weighted):
@@ -158,18 +129,49 @@ def _fill(token, ranks, cut):
             raise _unsteady("more")
 
 
-class _Recipe:
-    """How the input is cut (its partitions, Delayed, and ``cut``), carried by each block's last
-    task as a plain object, so that dask sees no dependency in it yet a lost block can be
-    rebuilt from it."""
+class _Partitions:
+    """An input to place: its partitions (dask Delayed) and ``cut(part)``, a Delayed of a
+    partition's piece per rank. Carried by each block's last task as a plain object, so that
+    dask sees no dependency in it yet a lost block can be rebuilt from it."""
 
     def __init__(self, parts, cut):
-        self.parts, self.cut = parts, cut
+        self.parts, self.cut = list(parts), cut
+
+    def submit(self, client, part):
+        return client.compute(self.cut(part))
 
     def pieces(self, r):
-        """Rank r's piece of every partition, cut anew."""
+        """Rank r's piece of every partition, cut anew (on a worker)."""
         with worker_client() as c:
             return c.gather(c.compute([dask.delayed(operator.getitem)(self.cut(p), r) for p in self.parts]))
+
+
+class _Chunks:
+    """Blocks to place anew (their arcs reversed, or by owner): each block's arcs in chunks of
+    rows (``block_chunks``), and ``cut(block, chunk, *args)``, a chunk's piece per rank. So
+    a rebuild holds a few chunks in flight, not every block's arcs twice over. Pickled with
+    the blocks' keys, not their futures, for the graph holds those."""
+
+    def __init__(self, blocks, chunks, cut, args):
+        self.blocks, self.keys, self.cut, self.args = blocks, [b.key for b in blocks], cut, args
+        self.parts = [(i, chunk) for i, block_chunks in enumerate(chunks) for chunk in block_chunks]
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "blocks"}
+
+    def submit(self, client, part):
+        i, chunk = part
+        return client.submit(self.cut, self.blocks[i], chunk, *self.args, pure=False)
+
+    def pieces(self, r):
+        """Rank r's piece of every chunk, cut anew (on a worker)."""
+        with worker_client() as c:
+            blocks = [Future(k, client=c) for k in self.keys]
+            return c.gather([c.submit(_piece, self.cut, blocks[i], chunk, self.args, r) for i, chunk in self.parts])
+
+
+def _piece(cut, block, chunk, args, r):
+    return cut(block, chunk, *args)[r]
 
 
 def _finish(token, r, direction, key, dedup):
@@ -180,12 +182,12 @@ def _finish(token, r, direction, key, dedup):
     _BUILT[token, r] = builder.finish(direction, key, dedup)
 
 
-def _take(token, r, layout, bounds, n, direction, key, dedup, extra, recipe):
+def _take(token, r, layout, bounds, n, direction, key, dedup, extra, source):
     """Rank r's block: the one streamed into this worker, or, when dask runs this elsewhere
     (the block was lost with its worker and is asked for again), one built anew."""
     block = _BUILT.pop((token, r), None)
     if block is None:
-        block = layout.build(r, bounds, n, direction, key, dedup, extra, *recipe.pieces(r))
+        block = layout.build(r, bounds, n, direction, key, dedup, extra, *source.pieces(r))
     return block
 
 
@@ -220,15 +222,35 @@ def _done(*_):
     return None
 
 
-def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted, dedup, where, extra=None, say=None):
-    """Rank r's block (``layout.builder``'s) on worker ``where[r]``, from the input partitions
-    ``parts`` (dask Delayed): ``cut(part)`` (a Delayed) cuts one into a piece per rank. Where
-    the rows are the ranks' own vertices, ``degree`` (a future: arcs per canonical id;
-    ``order``: placed to canonical) sizes every rank's CSR beforehand; else a first pass over
-    the input counts each rank's rows. ``extra``: the plan's (a future), for the layout.
-    ``say(stage, done)`` hears of each partition handled."""
-    token, recipe = uuid.uuid4().hex, _Recipe(list(parts), cut)
-    sized = layout.owns_rows()
+def place_input(client, parts, cut, layout, bounds, n, key, dedup, weighted, where, counts=None, extra=None, say=None):
+    """The blocks of an input: its partitions ``parts`` (dask Delayed), each cut into a piece
+    per rank by ``cut(part)`` (a Delayed); see ``stream_blocks``."""
+    source = _Partitions(parts, cut)
+    return stream_blocks(client, source, layout, bounds, n, "out", key, dedup, weighted, where, counts, extra, say)
+
+
+def rebuild_blocks(
+    client, blocks, cut, args, layout, bounds, n, direction, key, dedup, weighted, counts=None, extra=None
+):
+    """Blocks placed anew from a graph's ``blocks``: ``cut(block, chunk, *args)`` cuts a
+    chunk of a block's rows (``block.block_chunks``) into a piece per rank, and rank r's new
+    block is built where ``blocks[r]`` is; see ``stream_blocks``."""
+    chunks = client.gather([client.submit(block_chunks, b, pure=False) for b in blocks])
+    who = client.who_has(blocks)
+    where = [who[b.key][0] for b in blocks]
+    source = _Chunks(blocks, chunks, cut, args)
+    return stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra)
+
+
+def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra, say=None):
+    """Rank r's block (``layout.builder``'s) on worker ``where[r]``, from the parts of
+    ``source``, each cut into a piece per rank (a future, ``source.submit``). ``counts``: for
+    each rank, a future of its rows' arc counts, which size its CSR beforehand (only where a
+    rank's block is one CSR over its own vertices); None: a first pass over the source counts
+    them. ``key``: placed id -> canonical id (a future; None where equal), which rows are
+    sorted by; ``extra``: the plan's (a future), for the layout. ``say(stage, done)`` hears of
+    each part handled."""
+    token = uuid.uuid4().hex
     try:
         started = [
             client.submit(
@@ -239,7 +261,7 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
                 bounds,
                 n,
                 extra,
-                client.submit(_row_counts, degree, order, *layout.row_range(r, bounds), pure=False) if sized else None,
+                None if counts is None else counts[r],
                 weighted,
                 workers=[where[r]],  # strictly: a loose restriction lets an idle worker steal a rank
                 pure=False,
@@ -253,35 +275,35 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
             ranks_of.setdefault(address, []).append(r)
 
         def pour(action, stage):
-            """``action`` on every rank's piece of every partition, a few partitions in flight."""
+            """``action`` on every rank's piece of every part, a few parts in flight."""
 
             def one(part):
-                piece = client.compute(cut(part))
+                piece = source.submit(client, part)
                 acts = [
                     client.submit(action, token, ranks, piece, workers=[w], pure=False) for w, ranks in ranks_of.items()
                 ]
                 return client.submit(_done, *acts, pure=False)
 
-            todo, done = iter(recipe.parts), itertools.count(1)
+            todo, done = iter(source.parts), itertools.count(1)
 
             def more(_):
                 if say:
-                    say(stage, next(done))
+                    say(stage, next(done), len(source.parts))
                 part = next(todo, None)
                 return [] if part is None else [one(part)]
 
             window = max(1, IN_FLIGHT_PER_WORKER * len(ranks_of))
             _wait_alive(client, [one(p) for p in itertools.islice(todo, window)], at, more)
 
-        if not sized:
+        if counts is None:
             pour(_count, "counting arcs")
             allocated = [
-                client.submit(_allocate, token, r, weighted, workers=[at[r]], pure=False) for r in range(len(at))
+                client.submit(_allocate, token, r, weighted, workers=[w], pure=False) for r, w in enumerate(at)
             ]
             _wait_alive(client, allocated, at)
         pour(_fill, "placing arcs")
         finishing = [
-            client.submit(_finish, token, r, "out", order, dedup, workers=[at[r]], pure=False) for r in range(len(at))
+            client.submit(_finish, token, r, direction, key, dedup, workers=[w], pure=False) for r, w in enumerate(at)
         ]
         _wait_alive(client, finishing, at)
         # the blocks' own tasks depend on nothing pinned, so dask can rebuild a lost one anywhere
@@ -293,18 +315,18 @@ def stream_blocks(client, parts, cut, layout, bounds, n, order, degree, weighted
                 layout,
                 bounds,
                 n,
-                "out",
-                order,
+                direction,
+                key,
                 dedup,
                 extra,
-                recipe,
+                source,
                 workers=[at[r]],
                 allow_other_workers=True,
                 pure=False,
             )
             for r in range(len(at))
         ]
-        if not sized:
+        if not layout.owns_rows():
             blocks = _with_owned_degrees(client, blocks, bounds, at)
         wait_for(blocks)
         client.run(_forget, token)  # a block built twice (its task moved) leaves no copy behind

@@ -7,6 +7,7 @@ import signal
 import pytest
 from conftest import wait_until
 from distributed import Client, LocalCluster
+from graphs import er_edges
 
 import dgraph
 from dgraph import algorithms as alg
@@ -14,7 +15,7 @@ from dgraph import graph as graph_module
 from dgraph.cluster import workers
 from dgraph.errors import DgraphError, DgraphRunError
 from dgraph.generators import grid_graph
-from dgraph.partitioners import OnePointFiveD
+from dgraph.partitioners import OnePointFiveD, TwoD
 
 
 @pytest.fixture
@@ -54,6 +55,31 @@ def test_ranks_spread_back_over_a_replaced_worker(own_client, monkeypatch, layou
     assert len(_holders(c, g)) == 2, "every rank stayed on the surviving worker"
     assert set(_holders(c, g)) == set(workers(c))
     assert (got.pagerank - expected.pagerank).abs().max() < 1e-12
+
+
+def test_blocks_rebuilt_from_blocks_come_back_after_a_lost_worker(own_client, monkeypatch):
+    """Reverse and owner blocks (placed anew from the layout's blocks) lost with a worker are
+    rebuilt, and the answers do not change."""
+    c = own_client
+    monkeypatch.setattr(graph_module, "SPREAD_EVERY", 0.0)
+    edges = er_edges(300, 1500, seed=5)
+    g = dgraph.from_edgelist(edges[edges.src != edges.dst], directed=True, layout=TwoD(rows=2, cols=2), client=c)
+
+    def cdlp():  # directed CDLP reads the in- and out-arcs of each vertex: both owner blocks
+        return c.compute(alg.label_propagation(g, max_iter=5)).result().sort_values("vertex", ignore_index=True)
+
+    expected = cdlp()
+    assert g._rblocks is not None and len(g._owned) == 2
+    victim = workers(c)[1]
+    os.kill(c.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+    try:
+        got = cdlp()  # lost blocks of every kind rebuilt on the surviving worker
+    except DgraphRunError:  # a run that met the lost worker on its way out; the next one is right
+        got = cdlp()
+    assert got.equals(expected)
+    wait_until(lambda: len(workers(c)) == 2 and victim not in workers(c), 60, "the replacement worker")
+    assert cdlp().equals(expected)  # spread back over both workers, reverse and owner blocks rebuilt
+    assert set(_holders(c, g)) == set(workers(c))
 
 
 def test_a_graph_after_a_restart_says_to_rebuild_it(own_client):
