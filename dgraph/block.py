@@ -251,11 +251,11 @@ def block_arcs(block, chunk=None):
 
 def block_chunks(block, arcs=CHUNK_ARCS):
     """A block's rows in chunks of about ``arcs`` arcs (a row is never split): (part index,
-    first row, end row) of each, for ``block_arcs``."""
+    first row, end row, arcs) of each; the first three are a chunk for ``block_arcs``."""
     out = []
     for i, p in enumerate(block.parts):
         cuts = np.unique(np.r_[np.searchsorted(p.indptr, np.arange(0, p.narcs, arcs), side="right") - 1, p.nlocal])
-        out += [(i, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+        out += [(i, int(a), int(b), int(p.indptr[b] - p.indptr[a])) for a, b in zip(cuts[:-1], cuts[1:])]
     return out
 
 

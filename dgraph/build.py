@@ -415,7 +415,8 @@ def _place(
     stages("degrees")
     parts = edges.to_delayed()
     degree = out_degree if out_degree is not None else client.compute(_degree_sum(parts, labels.n, len(wk)))
-    if layout.ranks > 1 and one_rank_below and client.submit(np.sum, degree).result() < one_rank_below:
+    arcs = int(client.submit(np.sum, degree, pure=False).result())
+    if layout.ranks > 1 and one_rank_below and arcs < one_rank_below:
         layout = layout.with_ranks(1)
     n, P = labels.n, layout.ranks
     where = _spread(wk, P)
@@ -453,6 +454,6 @@ def _place(
     counts = None  # a rank's rows are its own vertices: their degrees size its CSR; else counted
     if layout.owns_rows():
         counts = [client.submit(_row_counts, degree, order, *layout.row_range(r, bounds), pure=False) for r in range(P)]
-    blocks = place_input(client, parts, cut, layout, bounds, n, order, dedup, weighted, where, counts, extra, say)
+    blocks = place_input(client, parts, cut, arcs, layout, bounds, n, order, dedup, weighted, where, counts, extra, say)
     del degree, plan
     return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra)

@@ -13,7 +13,7 @@ are in memory already.
 
 from __future__ import annotations
 
-import itertools
+import collections
 import operator
 import uuid
 
@@ -26,7 +26,9 @@ from .dask_internals import wait_for
 from .errors import DgraphInputError, DgraphRunError
 from .runtime.plugin import trim_allocator
 
-IN_FLIGHT_PER_WORKER = 2  # input partitions being cut and written at once, per worker
+# parts being cut and written at once, per worker: two, or more while their arcs stay in budget
+IN_FLIGHT_PER_WORKER, IN_FLIGHT_ARCS_PER_WORKER = 2, 1 << 23
+AT_ONCE_ARCS = 1 << 22  # a source this small is cut whole and built in one wave (pieces: 32 MB)
 LIVENESS_SECONDS = 5  # how often construction checks that the workers building blocks are there
 
 
@@ -134,8 +136,11 @@ class _Partitions:
     partition's piece per rank. Carried by each block's last task as a plain object, so that
     dask sees no dependency in it yet a lost block can be rebuilt from it."""
 
-    def __init__(self, parts, cut):
-        self.parts, self.cut = list(parts), cut
+    def __init__(self, parts, cut, arcs):
+        self.parts, self.cut, self.arcs = list(parts), cut, arcs
+
+    def arcs_of(self, part):
+        return self.arcs / len(self.parts)  # partitions are about even
 
     def submit(self, client, part):
         return client.compute(self.cut(part))
@@ -154,20 +159,24 @@ class _Chunks:
 
     def __init__(self, blocks, chunks, cut, args):
         self.blocks, self.keys, self.cut, self.args = blocks, [b.key for b in blocks], cut, args
-        self.parts = [(i, chunk) for i, block_chunks in enumerate(chunks) for chunk in block_chunks]
+        self.parts = [(i, chunk[:3], chunk[3]) for i, block_chunks in enumerate(chunks) for chunk in block_chunks]
 
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if k != "blocks"}
 
+    def arcs_of(self, part):
+        return part[2]
+
     def submit(self, client, part):
-        i, chunk = part
+        i, chunk, _ = part
         return client.submit(self.cut, self.blocks[i], chunk, *self.args, pure=False)
 
     def pieces(self, r):
         """Rank r's piece of every chunk, cut anew (on a worker)."""
         with worker_client() as c:
             blocks = [Future(k, client=c) for k in self.keys]
-            return c.gather([c.submit(_piece, self.cut, blocks[i], chunk, self.args, r) for i, chunk in self.parts])
+            parts = [c.submit(_piece, self.cut, blocks[i], chunk, self.args, r) for i, chunk, _ in self.parts]
+            return c.gather(parts)
 
 
 def _piece(cut, block, chunk, args, r):
@@ -222,11 +231,13 @@ def _done(*_):
     return None
 
 
-def place_input(client, parts, cut, layout, bounds, n, key, dedup, weighted, where, counts=None, extra=None, say=None):
-    """The blocks of an input: its partitions ``parts`` (dask Delayed), each cut into a piece
-    per rank by ``cut(part)`` (a Delayed); see ``stream_blocks``."""
-    source = _Partitions(parts, cut)
-    return stream_blocks(client, source, layout, bounds, n, "out", key, dedup, weighted, where, counts, extra, say)
+def place_input(
+    client, parts, cut, arcs, layout, bounds, n, key, dedup, weighted, where, counts=None, extra=None, say=None
+):
+    """The blocks of an input of ``arcs`` arcs: its partitions ``parts`` (dask Delayed), each
+    cut into a piece per rank by ``cut(part)`` (a Delayed); see ``place``."""
+    source = _Partitions(parts, cut, arcs)
+    return place(client, source, arcs, layout, bounds, n, "out", key, dedup, weighted, where, counts, extra, say)
 
 
 def rebuild_blocks(
@@ -234,12 +245,40 @@ def rebuild_blocks(
 ):
     """Blocks placed anew from a graph's ``blocks``: ``cut(block, chunk, *args)`` cuts a
     chunk of a block's rows (``block.block_chunks``) into a piece per rank, and rank r's new
-    block is built where ``blocks[r]`` is; see ``stream_blocks``."""
+    block is built where ``blocks[r]`` is; see ``place``."""
     chunks = client.gather([client.submit(block_chunks, b, pure=False) for b in blocks])
+    arcs = sum(arcs for block_chunks in chunks for *_, arcs in block_chunks)
     who = client.who_has(blocks)
     where = [who[b.key][0] for b in blocks]
     source = _Chunks(blocks, chunks, cut, args)
-    return stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra)
+    return place(client, source, arcs, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra)
+
+
+def place(client, source, arcs, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra, say=None):
+    """Rank r's block (``layout.builder``'s) on worker ``where[r]``, from the ``arcs`` arcs
+    of ``source``'s parts: streamed (``stream_blocks``), or for a small source cut whole and
+    built in one wave, which saves the round trips of streaming."""
+    if arcs > AT_ONCE_ARCS:
+        args = (layout, bounds, n, direction, key, dedup, weighted, where, counts, extra, say)
+        return stream_blocks(client, source, *args)
+    cuts = [source.submit(client, p) for p in source.parts]
+    blocks = [
+        client.submit(
+            _with_pieces,
+            layout.build,
+            r,
+            (r, bounds, n, direction, key, dedup, extra),
+            *groups,
+            workers=[where[r]],
+            allow_other_workers=True,
+            pure=False,
+        )
+        for r, groups in enumerate(route(client, cuts, where))
+    ]
+    if not layout.owns_rows():
+        blocks = _with_owned_degrees(client, blocks, bounds, where)
+    wait_for(blocks)
+    return blocks
 
 
 def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra, say=None):
@@ -275,25 +314,32 @@ def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weig
             ranks_of.setdefault(address, []).append(r)
 
         def pour(action, stage):
-            """``action`` on every rank's piece of every part, a few parts in flight."""
+            """``action`` on every rank's piece of every part, a few parts in flight (two per
+            worker, or more while their arcs stay within budget)."""
+            todo, flying, done = collections.deque(source.parts), {}, [0]
+            most, budget = IN_FLIGHT_PER_WORKER * len(ranks_of), IN_FLIGHT_ARCS_PER_WORKER * len(ranks_of)
 
-            def one(part):
-                piece = source.submit(client, part)
-                acts = [
-                    client.submit(action, token, ranks, piece, workers=[w], pure=False) for w, ranks in ranks_of.items()
-                ]
-                return client.submit(_done, *acts, pure=False)
+            def launch():
+                started = []
+                while todo and (len(flying) < most or sum(flying.values()) + source.arcs_of(todo[0]) <= budget):
+                    part = todo.popleft()
+                    piece = source.submit(client, part)
+                    acts = [
+                        client.submit(action, token, ranks, piece, workers=[w], pure=False)
+                        for w, ranks in ranks_of.items()
+                    ]
+                    started.append(client.submit(_done, *acts, pure=False))
+                    flying[started[-1]] = source.arcs_of(part)
+                return started
 
-            todo, done = iter(source.parts), itertools.count(1)
-
-            def more(_):
+            def more(finished):
+                del flying[finished]
+                done[0] += 1
                 if say:
-                    say(stage, next(done), len(source.parts))
-                part = next(todo, None)
-                return [] if part is None else [one(part)]
+                    say(stage, done[0], len(source.parts))
+                return launch()
 
-            window = max(1, IN_FLIGHT_PER_WORKER * len(ranks_of))
-            _wait_alive(client, [one(p) for p in itertools.islice(todo, window)], at, more)
+            _wait_alive(client, launch(), at, more)
 
         if counts is None:
             pour(_count, "counting arcs")

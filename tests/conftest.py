@@ -34,6 +34,14 @@ def client():
             yield c
 
 
+@pytest.fixture
+def streamed(monkeypatch):
+    """Graphs built in the test stream their blocks however small (dgraph.placement.place)."""
+    from dgraph import placement
+
+    monkeypatch.setattr(placement, "AT_ONCE_ARCS", -1)
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_runs(request):
     """After every test that used the cluster: no run, channel or driver thread left on any worker."""

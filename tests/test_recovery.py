@@ -33,7 +33,7 @@ def _holders(c, g):
 @pytest.mark.parametrize(
     "layout", ["1d", "2d", OnePointFiveD(e_threshold=4, h_threshold=3)]
 )  # blocks streamed from the degrees; from a count of their own; as subgraphs (grid: every class)
-def test_ranks_spread_back_over_a_replaced_worker(own_client, monkeypatch, layout):
+def test_ranks_spread_back_over_a_replaced_worker(own_client, streamed, monkeypatch, layout):
     c = own_client
     monkeypatch.setattr(graph_module, "SPREAD_EVERY", 0.0)
     g = grid_graph(20, 20, ranks=4, layout=layout, client=c)
@@ -57,7 +57,7 @@ def test_ranks_spread_back_over_a_replaced_worker(own_client, monkeypatch, layou
     assert (got.pagerank - expected.pagerank).abs().max() < 1e-12
 
 
-def test_blocks_rebuilt_from_blocks_come_back_after_a_lost_worker(own_client, monkeypatch):
+def test_blocks_rebuilt_from_blocks_come_back_after_a_lost_worker(own_client, streamed, monkeypatch):
     """Reverse and owner blocks (placed anew from the layout's blocks) lost with a worker are
     rebuilt, and the answers do not change."""
     c = own_client
