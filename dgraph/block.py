@@ -134,7 +134,7 @@ class Subgraphs:
 
     @property
     def space(self):
-        """The vertex space every part shares (``share_space``)."""
+        """The vertex space every part shares (``BlockBuilder.finish`` makes one)."""
         return self.parts[0].space
 
     @property

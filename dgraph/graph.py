@@ -347,14 +347,14 @@ class Graph:
         live = workers(self.client)
         if len(live) < 2:
             return
-        moved = False
         for blocks in (self._blocks, self._pieces):
             if blocks is not None:
                 wait_for(blocks)  # blocks lost with a worker are being rebuilt: they land first, then move
-                moved |= self._spread(blocks, live)
-        if moved:  # reverse and owner blocks are rebuilt from the moved blocks when next needed
+        if self._spread(self._blocks, live):  # reverse and owner blocks: rebuilt from the moved ones
             self._rblocks = None if self.directed else self._blocks
             self._owned = {}
+        if self._pieces is not None:
+            self._spread(self._pieces, live)
 
     def _spread(self, blocks, live):
         """Move ``blocks`` (in place) so each live worker holds its share; whether any moved."""

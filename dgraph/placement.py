@@ -1,14 +1,14 @@
 """Placing rank blocks on workers.
 
-Two ways. ``stream_blocks`` builds a graph's blocks from an input too large to hold twice: each
-rank's block (``Layout.builder``: one CSR, or a layout's subgraphs) is allocated from its rows'
+Each rank's block (``Layout.builder``: one CSR, or a layout's subgraphs) is built on its worker
+from a source cut into a piece per rank: an input's partitions (``place_input``) or chunks of a
+graph's own blocks, placed anew (``rebuild_blocks``: in-blocks, owner blocks). ``stream_blocks``
+builds from a source too large to hold twice: every rank's block is allocated from its rows'
 arc counts (the degree pass's, when the rows are the rank's own vertices; else a counting pass
-of their own), and the input's partitions are cut and poured into it a few at a time, each
-piece freed once written. A worker then holds its blocks plus a few partitions in flight, not
-every piece of the input beside them. ``build_blocks`` routes each rank's pieces of every cut
-to the worker that builds its block, with one selection per (cut, worker) rather than per
-(cut, rank), and builds once all pieces are there: for blocks rebuilt from blocks, whose pieces
-are in memory already.
+of their own), and the source's parts are cut and poured into it a few at a time, each piece
+freed once written. A worker then holds its blocks plus a few parts in flight, not every piece
+of the source beside them. A small source is cut whole and each block built in one wave
+(``place``), which saves streaming's round trips.
 """
 
 from __future__ import annotations
@@ -69,7 +69,10 @@ def owned_counts(client, blocks, bounds, where, loops=False):
     """For each rank, a future of the arcs (self-loops alone with ``loops``) of every vertex it
     owns, summed over the rows of ``blocks`` (rank r's on worker ``where[r]``), wherever they
     are."""
-    pieces = [client.submit(degree_pieces, b, bounds, loops, pure=False) for b in blocks]
+    pieces = [
+        client.submit(degree_pieces, b, bounds, loops, workers=[w], allow_other_workers=True, pure=False)
+        for b, w in zip(blocks, where)
+    ]
     return [
         client.submit(
             _with_pieces,
@@ -157,19 +160,21 @@ class _Chunks:
     a rebuild holds a few chunks in flight, not every block's arcs twice over. Pickled with
     the blocks' keys, not their futures, for the graph holds those."""
 
-    def __init__(self, blocks, chunks, cut, args):
-        self.blocks, self.keys, self.cut, self.args = blocks, [b.key for b in blocks], cut, args
-        self.parts = [(i, chunk[:3], chunk[3]) for i, block_chunks in enumerate(chunks) for chunk in block_chunks]
+    def __init__(self, blocks, where, chunks, cut, args):
+        self.blocks, self.where, self.keys, self.cut, self.args = blocks, where, [b.key for b in blocks], cut, args
+        self.parts = [(i, chunk[:3], chunk[3]) for i, of_block in enumerate(chunks) for chunk in of_block]
 
     def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k != "blocks"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("blocks", "where")}
 
     def arcs_of(self, part):
         return part[2]
 
     def submit(self, client, part):
         i, chunk, _ = part
-        return client.submit(self.cut, self.blocks[i], chunk, *self.args, pure=False)
+        # strictly where the block is: a block's many chunks would let idle workers steal cuts,
+        # each copying the whole block
+        return client.submit(self.cut, self.blocks[i], chunk, *self.args, workers=[self.where[i]], pure=False)
 
     def pieces(self, r):
         """Rank r's piece of every chunk, cut anew (on a worker)."""
@@ -247,10 +252,10 @@ def rebuild_blocks(
     chunk of a block's rows (``block.block_chunks``) into a piece per rank, and rank r's new
     block is built where ``blocks[r]`` is; see ``place``."""
     chunks = client.gather([client.submit(block_chunks, b, pure=False) for b in blocks])
-    arcs = sum(arcs for block_chunks in chunks for *_, arcs in block_chunks)
+    arcs = sum(chunk[3] for of_block in chunks for chunk in of_block)
     who = client.who_has(blocks)
     where = [who[b.key][0] for b in blocks]
-    source = _Chunks(blocks, chunks, cut, args)
+    source = _Chunks(blocks, where, chunks, cut, args)
     return place(client, source, arcs, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra)
 
 
@@ -277,7 +282,7 @@ def place(client, source, arcs, layout, bounds, n, direction, key, dedup, weight
     ]
     if not layout.owns_rows():
         blocks = _with_owned_degrees(client, blocks, bounds, where)
-    wait_for(blocks)
+    _wait_alive(client, blocks, where)  # a chunk's cut waits for its block's worker
     return blocks
 
 
