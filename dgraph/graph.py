@@ -190,6 +190,7 @@ class Graph:
             self._rblocks = rebuild_blocks(
                 self.client,
                 self._blocks,
+                self._where(self._blocks),
                 reverse_pieces,
                 (self.bounds, self.layout, self._extra),
                 self.layout,
@@ -217,6 +218,7 @@ class Graph:
                 self._owned[reverse] = rebuild_blocks(
                     self.client,
                     layout_blocks,
+                    self._where(layout_blocks),
                     owner_pieces,
                     (self.bounds,),
                     by_owner(self.nranks),

@@ -246,15 +246,13 @@ def place_input(
 
 
 def rebuild_blocks(
-    client, blocks, cut, args, layout, bounds, n, direction, key, dedup, weighted, counts=None, extra=None
+    client, blocks, where, cut, args, layout, bounds, n, direction, key, dedup, weighted, counts=None, extra=None
 ):
-    """Blocks placed anew from a graph's ``blocks``: ``cut(block, chunk, *args)`` cuts a
-    chunk of a block's rows (``block.block_chunks``) into a piece per rank, and rank r's new
-    block is built where ``blocks[r]`` is; see ``place``."""
+    """Blocks placed anew from a graph's ``blocks`` (rank r's on worker ``where[r]``, where its
+    new block is built): ``cut(block, chunk, *args)`` cuts a chunk of a block's rows
+    (``block.block_chunks``) into a piece per rank; see ``place``."""
     chunks = client.gather([client.submit(block_chunks, b, pure=False) for b in blocks])
     arcs = sum(chunk[3] for of_block in chunks for chunk in of_block)
-    who = client.who_has(blocks)
-    where = [who[b.key][0] for b in blocks]
     source = _Chunks(blocks, where, chunks, cut, args)
     return place(client, source, arcs, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra)
 

@@ -9,7 +9,6 @@ from graphs import er_edges, grid_edges, kron_edges
 
 import dgraph
 from dgraph import algorithms as alg
-from dgraph import placement
 from dgraph.cli import main
 from dgraph.partitioners import OneD, OnePointFiveD, TDOrch, TwoD
 from dgraph.partitioners.twod import near_square
@@ -91,9 +90,9 @@ def _case(kind):
 
 
 @pytest.mark.parametrize("kind", ["kronecker", "erdos-renyi-directed", "grid-weighted"])
-def test_every_algorithm_agrees_on_every_layout(client, monkeypatch, kind):
+def test_every_algorithm_agrees_on_every_layout(client, request, kind):
     if kind == "kronecker":  # blocks streamed, owner blocks too; else built at once (small graphs)
-        monkeypatch.setattr(placement, "AT_ONCE_ARCS", -1)
+        request.getfixturevalue("streamed")
     edges, directed, weight = _case(kind)
     source = int(edges.src.iloc[0])
     first = None
