@@ -24,7 +24,14 @@ if _checkout and _top not in __path__:
 
 from . import datasets, kernels, partitioners  # noqa: E402  (partitioners register the layouts' names)
 from .build import from_edgelist  # noqa: E402
-from .errors import ConvergenceWarning, DgraphError, DgraphInputError, DgraphRunError, DgraphWarning  # noqa: E402
+from .errors import (  # noqa: E402
+    ConvergenceWarning,
+    DgraphError,
+    DgraphInputError,
+    DgraphMemoryError,
+    DgraphRunError,
+    DgraphWarning,
+)
 from .graph import Graph  # noqa: E402
 from .io import from_networkx, read_edgelist  # noqa: E402
 from .orchestration import orchestrate  # noqa: E402
@@ -35,6 +42,7 @@ __all__ = [
     "ConvergenceWarning",
     "DgraphError",
     "DgraphInputError",
+    "DgraphMemoryError",
     "DgraphRunError",
     "DgraphWarning",
     "Graph",

@@ -7,6 +7,7 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
+from dask.sizeof import sizeof
 
 from . import kernels
 from .owners import grouped_by_owner, index_type, keyed, owner_of
@@ -140,6 +141,21 @@ class Subgraphs:
     @property
     def space_key(self):
         return self.parts[0].space_key
+
+
+@sizeof.register(Block)
+@sizeof.register(Subgraphs)
+def _block_bytes(block):
+    """The bytes of a block's arrays, each once (a rank's subgraphs share their vertex space):
+    what dask's memory manager weighs a block by, so that it counts blocks as the data they are
+    and, past its target, spills them to disk like any other result."""
+    arrays = {}
+    for part in [block, *block.parts] if isinstance(block, Subgraphs) else [block]:
+        for f in dataclasses.fields(part):
+            value = getattr(part, f.name)
+            if isinstance(value, np.ndarray):
+                arrays[id(value)] = value.nbytes
+    return sum(arrays.values())
 
 
 def vertex_space(n, indices, *ids, ranges=(), inplace=False):
@@ -319,6 +335,16 @@ class BlockBuilder:
             at = at - offset if offset else at
             with self.lock:
                 kernels.count_reads(at, csr.counts)
+
+    def nbytes(self, weighted, keyed):
+        """(held, scratch): the bytes the counted block takes once allocated, and the most
+        ``finish`` takes beside it for a moment (marks and slots of the n placed ids, and with
+        ``keyed`` the canonical ids as int64 for sorting rows)."""
+        rows = sum(csr.counts.size for csr in self.csrs)
+        arcs = sum(int(csr.counts.sum()) for csr in self.csrs)
+        per_arc = np.dtype(index_type(self.n)).itemsize + (8 if weighted else 0)
+        held = 16 * (rows + len(self.csrs)) + per_arc * arcs  # indptr and cursors; indices, weights
+        return held, self.n * (1 + 4 + 8 + (8 if keyed else 0))  # seen, slot, space; key
 
     def allocate(self, weighted):
         for csr in self.csrs:

@@ -16,6 +16,13 @@ class DgraphRunError(DgraphError, RuntimeError):
     """
 
 
+class DgraphMemoryError(DgraphError, MemoryError):
+    """The cluster's workers have too little memory for what was asked of them.
+
+    The message names the worker, the bytes needed and the room it has.
+    """
+
+
 class DgraphWarning(UserWarning):
     """Something the user should know that does not stop the computation."""
 

@@ -7,7 +7,8 @@ builds from a source too large to hold twice: every rank's block is allocated fr
 arc counts (the degree pass's, when the rows are the rank's own vertices; else a counting pass
 of their own), and the source's parts are cut and poured into it a few at a time, each piece
 freed once written. A worker then holds its blocks plus a few parts in flight, not every piece
-of the source beside them. A small source is cut whole and each block built in one wave
+of the source beside them, and nothing is allocated before every worker is known to have room
+for its blocks (``check_room``). A small source is cut whole and each block built in one wave
 (``place``), which saves streaming's round trips.
 """
 
@@ -18,12 +19,15 @@ import operator
 import uuid
 
 import dask
+import psutil
+from dask.utils import format_bytes
 from distributed import Future, worker_client
+from distributed.spill import SpillBuffer
 
 from .block import block_chunks, degree_pieces, owned_sum, with_owned_degree
 from .cluster import workers
 from .dask_internals import wait_for
-from .errors import DgraphInputError, DgraphRunError
+from .errors import DgraphInputError, DgraphMemoryError, DgraphRunError
 from .runtime.plugin import trim_allocator
 
 # parts being cut and written at once, per worker: two, or more while their arcs stay in budget
@@ -93,13 +97,15 @@ _FILLING = {}  # (build token, rank) -> its BlockBuilder, on the worker building
 _BUILT = {}  # (build token, rank) -> its Block, between the streaming and the block's own task
 
 
-def _start(token, r, layout, bounds, n, extra, counts, weighted):
-    """Rank r's block, to be filled: allocated from its rows' arc ``counts`` (None: counted
-    first by ``_count``, then ``_allocate``)."""
+def _start(token, r, layout, bounds, n, extra, counts):
+    """Rank r's block, to be filled: its rows' arc ``counts`` (None: counted by ``_count``)."""
     builder = _FILLING[token, r] = layout.builder(r, bounds, n, extra)
     if counts is not None:
         builder.csrs[0].counts[:] = counts
-        builder.allocate(weighted)
+
+
+def _needs(token, r, weighted, keyed):
+    return _filling(token, r).nbytes(weighted, keyed)
 
 
 def _allocate(token, r, weighted):
@@ -236,6 +242,81 @@ def _done(*_):
     return None
 
 
+# ----------------------------------------------------------------------------- room
+def check_room(client, at, needs):
+    """Refuse, before anything is allocated, to build blocks that would take a worker past its
+    memory: rank r's block on worker ``at[r]`` needs ``needs[r]`` = (held, scratch) bytes
+    (``BlockBuilder.nbytes``). A block being filled is not dask's data, which dask could spill;
+    a worker past its pause threshold would stop running the tasks that fill it (a hang), past
+    its limit its nanny would kill it. So a worker's room is what it may use before it pauses
+    (or is stopped, when it never pauses), less what it holds that it cannot spill; a worker
+    without a memory limit has its host's available memory, shared with the others there."""
+    want = {}  # worker -> [bytes its blocks hold, the most one finish takes, its ranks]
+    for address, (held, scratch) in zip(at, needs):
+        w = want.setdefault(address, [0, 0, 0])
+        w[0], w[1], w[2] = w[0] + held, max(w[1], scratch), w[2] + 1
+    rooms = client.run(_room, workers=sorted(want))
+    hosts = {}  # host -> [what its workers without a limit need, its available memory, them]
+    for address, (held, scratch, ranks) in sorted(want.items()):
+        room = rooms[address]
+        need = held + scratch * min(room["threads"], ranks)  # finishes run a thread each
+        if not room["limit"]:
+            host = hosts.setdefault(room["host"], [0, room["available"], []])
+            host[0] += need
+            host[2].append(address)
+        elif need > room["room"]:
+            raise _no_room(address, need, room, at)
+    for host, (need, available, addresses) in hosts.items():
+        if need > available:
+            raise DgraphMemoryError(
+                f"building this graph's blocks needs {format_bytes(need)} on host {host} (workers "
+                f"{', '.join(addresses)}, which have no memory limit), but it has {format_bytes(available)} "
+                "available; use more hosts' workers or hosts with more memory (the blocks spread over every worker)"
+            )
+
+
+def _no_room(address, need, room, at):
+    ranks = [r for r, a in enumerate(at) if a == address]
+    left, limit, used = (format_bytes(b) for b in (max(room["room"], 0), room["limit"], room["unspillable"]))
+    return DgraphMemoryError(
+        f"building this graph's blocks needs {format_bytes(need)} on worker {address} ({_ranks(ranks)}), but it "
+        f"has {left} left before {room['stop']} (memory limit {limit}, {used} in use that dask cannot spill); "
+        "use more workers (the graph's ranks spread over them) or workers with a larger memory_limit"
+    )
+
+
+def _room(dask_worker):
+    """What a worker may still take: its memory limit, the fraction of it where dask pauses it
+    (or the nanny stops it), its process memory less the data dask could spill to make room."""
+    memory = dask_worker.memory_manager
+    process = dask_worker.monitor.get_process_memory()
+    spillable = memory.data.fast.total_weight if isinstance(memory.data, SpillBuffer) else 0
+    pause, terminate = memory.memory_pause_fraction, dask.config.get("distributed.worker.memory.terminate")
+    if pause:
+        fraction, stop = pause, "dask pauses it"
+    elif terminate:
+        fraction, stop = terminate, "its nanny stops it"
+    else:
+        fraction, stop = 1.0, "it reaches its limit"
+    limit = memory.memory_limit or 0
+    return {
+        "limit": limit,
+        "unspillable": process - spillable,
+        "room": limit * fraction - (process - spillable),
+        "stop": stop,
+        "threads": dask_worker.state.nthreads,
+        "host": dask_worker.ip,
+        "available": psutil.virtual_memory().available,
+    }
+
+
+def _ranks(ranks):
+    if len(ranks) == 1:
+        return f"rank {ranks[0]}"
+    contiguous = ranks[-1] - ranks[0] == len(ranks) - 1
+    return f"ranks {ranks[0]}-{ranks[-1]}" if contiguous else "ranks " + ", ".join(map(str, ranks))
+
+
 def place_input(
     client, parts, cut, arcs, layout, bounds, n, key, dedup, weighted, where, counts=None, extra=None, say=None
 ):
@@ -304,7 +385,6 @@ def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weig
                 n,
                 extra,
                 None if counts is None else counts[r],
-                weighted,
                 workers=[where[r]],  # strictly: a loose restriction lets an idle worker steal a rank
                 pure=False,
             )
@@ -346,10 +426,12 @@ def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weig
 
         if counts is None:
             pour(_count, "counting arcs")
-            allocated = [
-                client.submit(_allocate, token, r, weighted, workers=[w], pure=False) for r, w in enumerate(at)
-            ]
-            _wait_alive(client, allocated, at)
+        keyed = key is not None
+        needs = [client.submit(_needs, token, r, weighted, keyed, workers=[w], pure=False) for r, w in enumerate(at)]
+        _wait_alive(client, needs, at)
+        check_room(client, at, client.gather(needs))
+        allocated = [client.submit(_allocate, token, r, weighted, workers=[w], pure=False) for r, w in enumerate(at)]
+        _wait_alive(client, allocated, at)
         pour(_fill, "placing arcs")
         finishing = [
             client.submit(_finish, token, r, direction, key, dedup, workers=[w], pure=False) for r, w in enumerate(at)
