@@ -290,7 +290,8 @@ def _room(dask_worker):
     (or the nanny stops it), its process memory less the data dask could spill to make room."""
     memory = dask_worker.memory_manager
     process = dask_worker.monitor.get_process_memory()
-    spillable = memory.data.fast.total_weight if isinstance(memory.data, SpillBuffer) else 0
+    spills = isinstance(memory.data, SpillBuffer) and memory.memory_spill_fraction is not False
+    spillable = memory.data.fast.total_weight if spills else 0
     pause, terminate = memory.memory_pause_fraction, dask.config.get("distributed.worker.memory.terminate")
     if pause:
         fraction, stop = pause, "dask pauses it"

@@ -49,6 +49,24 @@ def test_sssp_matches_dijkstra_on_every_layout(client, kind):
         pd.testing.assert_frame_equal(first, r)  # identical on every layout, predecessors included
 
 
+def _light_width(block):
+    return block.__dict__["_light"][0]
+
+
+@pytest.mark.parametrize("layout", [LAYOUTS[2], LAYOUTS[-1]])
+def test_searches_from_other_sources_reuse_the_light_arcs(client, layout):
+    """A graph's blocks keep delta-stepping's light arcs for the last bucket width: the next
+    search, from another source or with another width, is as right as the first."""
+    e, _ = _weighted("kronecker")
+    G = nx_graph(e, False, weight="w")
+    g = dgraph.from_edgelist(e, weight="w", directed=False, layout=layout)
+    for source, delta in [(int(e.src.iloc[0]), None), (int(e.dst.iloc[-1]), None), (int(e.dst.iloc[-1]), 0.75)]:
+        _check_paths(sssp(g, source, weight="w", delta=delta).compute(), G, source)
+        assert g.last_stats.info["method"] == "delta-stepping"
+        widths = set(client.gather([client.submit(_light_width, b, pure=False) for b in g._blocks]))
+        assert len(widths) == 1 and (delta is None or widths == {delta})
+
+
 def test_sssp_unit_weights_and_delta(client):
     e = grid_edges(10, 10)
     g = dgraph.from_edgelist(e, directed=False, ranks=3)
