@@ -255,7 +255,10 @@ def check_room(client, at, needs):
     for address, (held, scratch) in zip(at, needs):
         w = want.setdefault(address, [0, 0, 0])
         w[0], w[1], w[2] = w[0] + held, max(w[1], scratch), w[2] + 1
-    rooms = client.run(_room, workers=sorted(want))
+    rooms = client.run(_room, workers=sorted(want), on_error="return")
+    for address, room in rooms.items():
+        if isinstance(room, BaseException):
+            raise DgraphRunError(f"worker {address} left the cluster while it built rank blocks; build the graph again")
     hosts = {}  # host -> [what its workers without a limit need, its available memory, them]
     for address, (held, scratch, ranks) in sorted(want.items()):
         room = rooms[address]

@@ -83,7 +83,7 @@ def _builders_left():
 
 def test_construction_refuses_a_share_past_a_workers_memory(memory_client, streamed):
     c = memory_client
-    edges = grid_edges(700, 700)
+    edges = grid_edges(300, 300)
     edges["w"] = np.arange(len(edges)) % 7 + 1.0
     before = set(c.scheduler_info()["workers"])
     was = c.run(_squeeze, 0)
