@@ -494,6 +494,7 @@ class EdgeMap:
         early = total if self.local_rows and not callable(total) else None
         # valueless (only the winning tails matter): the frontier is only marked, from the bitmaps
         rows, totals = self._gather(ids, vals, self._targets(pull=True), early, total_op, masks=self._valueless)
+        least = merge == "min" and f is add_weight and not self._valueless
         results = {}
         for r in self.ctx.ranks:
             block = self.in_block(r)
@@ -511,6 +512,13 @@ class EdgeMap:
             parts = self._parts(block, pull=True)
             for part in parts:
                 local, heads = _pull_rows(part, skip)
+                if least:  # (path lengths: each row's least offer found as its arcs are read)
+                    pos, v, src, scanned = kernels.least_in_frontier(
+                        part.indptr, part.indices, part.weights, local, front, fval, part.space_key
+                    )
+                    self.edges_examined += scanned
+                    found.append((heads[pos], v, keyed_ids(part, src)))
+                    continue
                 if merge == "first":
                     pos, src, w, scanned = kernels.first_in_frontier(
                         part.indptr, part.indices, part.weights, local, front
@@ -528,7 +536,7 @@ class EdgeMap:
                     else np.asarray(f(space[src], space[dst], w, fval[src]))
                 )
                 found.append((dst, value, keyed_ids(part, src)))
-            if merge == "first" and len(parts) == 1 and parts[0].row_ids is None:  # one arc per head, in order
+            if (merge == "first" or least) and len(parts) == 1 and parts[0].row_ids is None:  # one per head, in order
                 dst, v, src = found[0]
                 v = v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False)
             else:

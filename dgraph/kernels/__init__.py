@@ -48,7 +48,15 @@ from .engines import (
     twins,
     using,
 )
-from .frontier import MERGE_CODES, first_in_frontier, frontier_arcs, merge_by_id, push_merge, settle_level
+from .frontier import (
+    MERGE_CODES,
+    first_in_frontier,
+    frontier_arcs,
+    least_in_frontier,
+    merge_by_id,
+    push_merge,
+    settle_level,
+)
 from .generate import kronecker_edges
 from .linalg import assign_at, count_reads, pagerank_step, power_iterations, relabel, spmv
 from .matching import heaviest_free_neighbour
@@ -80,6 +88,7 @@ __all__ = [
     "engine",
     "fill_rows",
     "first_in_frontier",
+    "least_in_frontier",
     "frontier_arcs",
     "h_index",
     "heaviest_free_neighbour",

@@ -102,6 +102,63 @@ def first_in_frontier(indptr, indices, weights, rows, front):
 
 
 @numba.njit(cache=True)
+def _least_numba(indptr, indices, weights, rows, front, fval, key):
+    pos = np.empty(rows.size, np.int64)
+    best = np.empty(rows.size, np.float64)
+    tail = np.empty(rows.size, np.int64)
+    c, scanned = 0, 0
+    for i in range(rows.size):
+        v = rows[i]
+        b, t = np.inf, -1
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if front[u]:
+                x = fval[u] + (weights[e] if weights.size else 1.0)
+                if t < 0 or x < b or (x == b and (key[u] < key[t] if key.size else u < t)):
+                    b, t = x, u
+        scanned += indptr[v + 1] - indptr[v]
+        if t >= 0:
+            pos[c], best[c], tail[c] = i, b, t
+            c += 1
+    return pos[:c], best[:c], tail[:c], scanned
+
+
+def _least_numpy(indptr, indices, weights, rows, front, fval, key):
+    pos, src, w = _arcs_numpy(indptr, indices, weights, rows)
+    scanned = src.size
+    hit = np.flatnonzero(front[src])
+    pos, src = pos[hit], src[hit]
+    x = fval[src] + (w[hit] if weights.size else 1.0)
+    order = np.lexsort((key[src] if key.size else src, x, pos))  # per row: least value, then key
+    pos, x, src = pos[order], x[order], src[order]
+    first = np.r_[True, pos[1:] != pos[:-1]] if pos.size else np.zeros(0, bool)
+    return pos[first], x[first], src[first], scanned
+
+
+_least = twins("least_in_frontier", numba=_least_numba, numpy=_least_numpy)
+
+
+def least_in_frontier(indptr, indices, weights, rows, front, fval, key=None):
+    """Pull with a min merge in one pass: for each local row in ``rows``, the least
+    ``fval[u]`` plus the arc's weight (1.0 unweighted) over its arcs from ends ``u`` set in
+    ``front``, and that ``u`` (ties to the least ``key[u]``, or ``u`` without ``key``).
+    Returns (position in rows, value, that end, arcs scanned) for the rows with such an arc.
+
+    >>> ptr, idx = np.array([0, 2, 3]), np.array([1, 2, 0])
+    >>> front, fval = np.array([True, True, True]), np.array([5.0, 2.0, 1.0])
+    >>> pos, val, end, _ = least_in_frontier(ptr, idx, np.array([1.0, 3.0, 1.0]), np.array([0, 1]), front, fval)
+    >>> pos.tolist(), val.tolist(), end.tolist()
+    ([0, 1], [3.0, 6.0], [1, 0])
+    """
+    w = np.empty(0) if weights is None else weights
+    k = np.empty(0, np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    fval = np.ascontiguousarray(fval, dtype=np.float64)
+    pos, val, end, scanned = _least(indptr, indices, w, rows, front, fval, k)
+    return pos, val, end, int(scanned)
+
+
+@numba.njit(cache=True)
 def _settle_numba(ids, tails, depth, level, parent, visited, lo):
     out = np.empty(ids.size, np.int64)
     c = 0
