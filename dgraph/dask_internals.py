@@ -15,6 +15,7 @@ from distributed import Future
 from distributed.client import _wait
 from distributed.core import send_recv
 from distributed.protocol.serialize import ToPickle
+from distributed.spill import SpillBuffer
 from distributed.worker import get_data_from_worker
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "wait_for",
     "settled",
     "store_on_worker",
+    "worker_memory",
 ]
 
 
@@ -62,6 +64,17 @@ async def adopt_futures(client, stored):
     for f in futures:
         client.futures[f.key].finish()
     return futures
+
+
+def worker_memory(worker):
+    """(memory limit, or 0 for none; the fraction of it past which dask pauses the worker, or
+    False; its process memory; the bytes of its data in memory that dask would spill to disk,
+    0 where it does not spill), as the worker's memory manager sees them
+    (``Worker.memory_manager``, ``Worker.monitor``, ``SpillBuffer.fast``)."""
+    memory = worker.memory_manager
+    spills = isinstance(memory.data, SpillBuffer) and memory.memory_spill_fraction is not False
+    spillable = memory.data.fast.total_weight if spills else 0
+    return memory.memory_limit or 0, memory.memory_pause_fraction, worker.monitor.get_process_memory(), spillable
 
 
 def wait_for(futures, timeout=None, return_when="ALL_COMPLETED"):

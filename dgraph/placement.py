@@ -22,11 +22,10 @@ import dask
 import psutil
 from dask.utils import format_bytes
 from distributed import Future, worker_client
-from distributed.spill import SpillBuffer
 
 from .block import block_chunks, degree_pieces, owned_sum, with_owned_degree
 from .cluster import workers
-from .dask_internals import wait_for
+from .dask_internals import wait_for, worker_memory
 from .errors import DgraphInputError, DgraphMemoryError, DgraphRunError
 from .runtime.plugin import trim_allocator
 
@@ -291,18 +290,14 @@ def _no_room(address, need, room, at):
 def _room(dask_worker):
     """What a worker may still take: its memory limit, the fraction of it where dask pauses it
     (or the nanny stops it), its process memory less the data dask could spill to make room."""
-    memory = dask_worker.memory_manager
-    process = dask_worker.monitor.get_process_memory()
-    spills = isinstance(memory.data, SpillBuffer) and memory.memory_spill_fraction is not False
-    spillable = memory.data.fast.total_weight if spills else 0
-    pause, terminate = memory.memory_pause_fraction, dask.config.get("distributed.worker.memory.terminate")
+    limit, pause, process, spillable = worker_memory(dask_worker)
+    terminate = dask.config.get("distributed.worker.memory.terminate")
     if pause:
         fraction, stop = pause, "dask pauses it"
     elif terminate:
         fraction, stop = terminate, "its nanny stops it"
     else:
         fraction, stop = 1.0, "it reaches its limit"
-    limit = memory.memory_limit or 0
     return {
         "limit": limit,
         "unspillable": process - spillable,

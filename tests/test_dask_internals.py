@@ -102,3 +102,20 @@ def test_wait_for_uses_the_futures_own_client(client):
     di.wait_for(futures)
     assert all(f.status == "finished" for f in futures)
     di.wait_for([])
+
+
+def _memory(dask_worker=None):
+    return di.worker_memory(dask_worker)
+
+
+def test_a_workers_memory_is_read_as_its_memory_manager_sees_it(client):
+    held = client.scatter(np.ones(1 << 20), broadcast=False)  # 8 MiB in one worker's memory
+    holder = client.who_has([held])[held.key][0]
+    readings = client.run(_memory)
+    limits = {w: info["memory_limit"] for w, info in client.scheduler_info()["workers"].items()}
+    for address, (limit, pause, process, spillable) in readings.items():
+        assert limit == limits[address] > 0
+        assert pause == dask.config.get("distributed.worker.memory.pause")
+        assert process > 64 << 20  # (a worker with numpy loaded)
+        assert spillable >= (8 << 20 if address == holder else 0)
+    del held
