@@ -12,7 +12,10 @@ graph): for every source, a level-synchronous forward pass counts shortest paths
 pushes each frontier vertex's path count along its out-arcs, merged by sum, skipping heads the
 rank knows were reached before; vertices reached for the first time take the sum), then a
 backward pass walks the levels from the deepest up, pushing (1 + delta(w)) / sigma(w) along
-in-arcs, merged by sum, into the vertices one level closer (TDO-GP's BC, Appendix D). Path
+in-arcs, merged by sum, into the vertices one level closer (TDO-GP's BC, Appendix D). On an
+undirected graph in 1D a wide level goes whichever way scans fewer arcs: pushed as above, or
+pulled by the vertices it would reach along their own rows (forward: those not reached yet;
+backward: the level above), which halves the arcs Kronecker 20 scans from one source. Path
 counts are stored scaled by level (divided by the largest count of the level above, reduced
 with the frontier's size in the same superstep), so they do not overflow where they exceed
 1e308 (a 1000 x 1000 grid has about 1e600 corner-to-corner shortest paths). Scores are
@@ -30,7 +33,7 @@ import numpy as np
 from dgraph import kernels
 from dgraph.block import block_arcs
 from dgraph.checks import integer
-from dgraph.edgemap import EdgeMap
+from dgraph.edgemap import PULLED_ARC_COST, EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import sum_at_owners
 
@@ -43,6 +46,7 @@ REPLICA_BYTES_PER_ARC, REPLICA_BYTES_PER_VERTEX = 40, 64
 # graphs take few levels (Kronecker 20, one source on 2 workers: 0.50-0.76 s against 1.2-1.4 s
 # replicated, where one worker searches alone), a road or mesh a thousand (two supersteps each)
 LEVELS_DEGREE = 8
+PULL_FRONTIER = 64  # see _Direction
 ROUND_ARCS = 50_000_000  # arcs a worker scans between two progress reports (one allreduce)
 
 
@@ -52,6 +56,8 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
     nl = {r: forward.size(r) for r in ctx.ranks}
     lo = {r: forward.lo(r) for r in ctx.ranks}
     bc = {r: np.zeros(nl[r]) for r in ctx.ranks}
+    # undirected in 1D, a level may go either way: a vertex's arcs, in its own row, are its in-arcs
+    way = _Direction(ctx, forward) if not directed and forward.local_rows else None
     for s in sources:
         visited = forward.marks()  # heads known to be reached earlier: their counts are final
         level = {r: np.full(nl[r], -1, np.int64) for r in ctx.ranks}
@@ -62,9 +68,11 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 level[r][s - lo[r]], sigma[r][s - lo[r]] = 0, 1.0
                 frontier[r] = np.array([s - lo[r]])
         # sigma is stored scaled per level (see the module docstring): largest[d] undoes level d's scale
-        levels, depth, largest = [frontier], 0, [1.0]
+        levels, depth, largest, sizes, size = [frontier], 0, [1.0], [], 1
+        unreached = way and way.start()
         while True:
             pushed = {r: sigma[r][frontier[r]] for r in ctx.ranks}
+            direction = way.choose(size, frontier, unreached) if way else "push"
             merged, (size, top) = forward(
                 frontier,
                 pushed,
@@ -73,8 +81,10 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 total_op="max",
                 total={r: [frontier[r].size, pushed[r].max(initial=0.0)] for r in ctx.ranks},
                 skip_dst=visited,
+                direction=direction,
             )
             forward.mark_seen(visited)
+            sizes.append(size)  # (levels[d]'s largest share is sizes[d])
             if size == 0:
                 break
             depth += 1
@@ -87,6 +97,8 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 level[r][ids], sigma[r][ids] = depth, paths[new] / top
                 visited.mark_own(r, ids)
                 frontier[r] = ids
+            if way:
+                way.reached(frontier, unreached)
             levels.append(frontier)
         delta = {r: np.zeros(nl[r]) for r in ctx.ranks}
         elsewhere = backward.marks()  # own heads not one level closer: nothing to add there
@@ -96,7 +108,8 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 for space in backward.spaces(r):
                     np.not_equal(level[r], d - 1, out=elsewhere.own(r, space))
             values = {r: (1 + delta[r][at[r]]) / sigma[r][at[r]] for r in ctx.ranks}
-            merged, _ = backward(at, values, None, "sum", skip_dst=elsewhere)
+            direction = way.choose(max(sizes[d], sizes[d - 1]), at, way.arcs(levels[d - 1])) if way else "push"
+            merged, _ = backward(at, values, None, "sum", skip_dst=elsewhere, direction=direction)
             for r in ctx.ranks:
                 ids, share, _ = merged[r]
                 up = level[r][ids] == d - 1
@@ -110,6 +123,43 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
     )
     ids = np.asarray(sources, np.int64)
     return {r: _rescale({"betweenness": bc[r]}, r, bounds, ids, scales) for r in ctx.ranks}
+
+
+class _Direction:
+    """Which way a level's counts go: pushed along the arcs of its vertices, or pulled by the
+    vertices they would reach along their own arcs (forward: those not reached yet; backward:
+    the level above), whichever costs less (``PULLED_ARC_COST``; one reduction). Decided only
+    for frontiers of at least n / (ranks x ``PULL_FRONTIER``) vertices, so that searches with
+    thin levels (roads, meshes) pay no superstep for it. On a small-world graph the middle levels
+    hold the hubs: pushing them moves most of the graph's arcs, where the vertices left to reach,
+    or the level above, hold few."""
+
+    def __init__(self, ctx, em):
+        self.ctx, self.degree = ctx, em.out_degree()
+        self.least = em.n / (ctx.nranks * PULL_FRONTIER)
+
+    def start(self):
+        """Per rank, the arcs of its vertices not reached yet: all of them."""
+        return {r: int(self.degree[r].sum()) for r in self.ctx.ranks}
+
+    def reached(self, level, unreached):
+        for r in self.ctx.ranks:
+            unreached[r] -= int(self.degree[r][level[r]].sum())
+
+    def arcs(self, level):
+        return {r: int(self.degree[r][level[r]].sum()) for r in self.ctx.ranks}
+
+    def choose(self, size, level, pulled):
+        """ "pull" or "push" for ``level`` (``size``: its largest share on a rank), against
+        ``pulled``, the arcs per rank a pull would scan."""
+        if size < self.least:
+            return "push"
+        pushed = self.arcs(level)
+        push, pull = self.ctx.allreduce({r: [pushed[r], pulled[r]] for r in self.ctx.ranks})
+        if pull * PULLED_ARC_COST >= push:
+            return "push"
+        self.ctx.stats.info["pulled_levels"] = self.ctx.stats.info.get("pulled_levels", 0) + 1
+        return "pull"
 
 
 def replicated_kernel(ctx, sources, scales, bounds, layout):

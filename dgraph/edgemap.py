@@ -106,6 +106,12 @@ def _concat(parts, dtype):
     return np.concatenate(parts) if parts else np.empty(0, dtype)
 
 
+# A pulled arc costs about two pushed ones: its tail's flag and value are read at random, where a
+# push's reads run along the row (Kronecker 20, 2 ranks: 20-40 ns an arc against 12-18). What an
+# algorithm that knows both counts (SSSP's heavy arcs, BC's levels) weighs them by.
+PULLED_ARC_COST = 2
+
+
 class EdgeMap:
     """The edge map of one run on one worker (see the module docstring).
 
@@ -495,6 +501,7 @@ class EdgeMap:
         # valueless (only the winning tails matter): the frontier is only marked, from the bitmaps
         rows, totals = self._gather(ids, vals, self._targets(pull=True), early, total_op, masks=self._valueless)
         least = merge == "min" and f is add_weight and not self._valueless
+        summed = merge == "sum" and f is _carry and not self._valueless and np.issubdtype(dtype, np.floating)
         results = {}
         for r in self.ctx.ranks:
             block = self.in_block(r)
@@ -512,10 +519,15 @@ class EdgeMap:
             parts = self._parts(block, pull=True)
             for part in parts:
                 local, heads = _pull_rows(part, skip)
-                if least:  # (path lengths: each row's least offer found as its arcs are read)
-                    pos, v, src, scanned = kernels.least_in_frontier(
-                        part.indptr, part.indices, part.weights, local, front, fval, part.space_key
-                    )
+                if least or summed:  # each row's merged offer found as its arcs are read
+                    if least:
+                        pos, v, src, scanned = kernels.least_in_frontier(
+                            part.indptr, part.indices, part.weights, local, front, fval, part.space_key
+                        )
+                    else:
+                        pos, v, src, scanned = kernels.sum_in_frontier(
+                            part.indptr, part.indices, local, front, fval, part.space_key
+                        )
                     self.edges_examined += scanned
                     found.append((heads[pos], v, keyed_ids(part, src)))
                     continue
@@ -536,7 +548,7 @@ class EdgeMap:
                     else np.asarray(f(space[src], space[dst], w, fval[src]))
                 )
                 found.append((dst, value, keyed_ids(part, src)))
-            if (merge == "first" or least) and len(parts) == 1 and parts[0].row_ids is None:  # one per head, in order
+            if (merge == "first" or least or summed) and len(parts) == 1 and parts[0].row_ids is None:  # one per head
                 dst, v, src = found[0]
                 v = v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False)
             else:

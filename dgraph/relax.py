@@ -25,16 +25,13 @@ import numpy as np
 
 from . import kernels
 from .block import INPLACE_CHUNK, block_arcs, index_type, light_arcs
-from .edgemap import add_weight
+from .edgemap import PULLED_ARC_COST, add_weight
 
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
 # Default bucket width, in mean arc weights. Measured on Luxembourg's roads (2-16 ranks): one
 # unbounded bucket re-closes 3-10 arcs per arc; 256 arcs per bucket cuts that to 1.6-3 at
 # twice the rounds (42-106), and is as fast or faster.
 BUCKET_ARCS = 256
-# A pulled arc costs about two pushed ones: its tail's flag and value are read at random, where a
-# push's reads run along the row (Kronecker 20, 2 ranks: 20-40 ns an arc against 12-18).
-PULLED_ARC_COST = 2
 
 
 def local_share(ctx, em, known=None):

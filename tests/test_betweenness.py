@@ -40,6 +40,8 @@ def test_all_sources_match_networkx(client, kind, method):
                 .betweenness
             )
             assert g.last_stats.info["method"] == method
+            if kind == "kronecker" and method == "levels" and layout is LAYOUTS[1]:  # undirected, 1D
+                assert g.last_stats.info.get("pulled_levels", 0) > 0  # middle levels pulled
             assert max(abs(got[v] - x) for v, x in ref.items()) < 1e-9
 
 

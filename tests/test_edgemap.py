@@ -22,7 +22,7 @@ def _value(v):
     return (v * 7919) % 101  # a vertex's value, from its placed id
 
 
-def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, layout, path=False):
+def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, layout, offer="mixed"):
     em = EdgeMap(ctx, bounds, layout=layout)
     frontier, values = {}, {}
     for r in ctx.ranks:
@@ -36,7 +36,7 @@ def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, layout, pat
     merged, total = em(
         frontier,
         values,
-        add_weight if path else lambda s, d, w, x: x + (d % 5),  # path lengths: the fused min pull
+        {"mixed": lambda s, d, w, x: x + (d % 5), "path": add_weight, "carry": None}[offer],  # (fused pulls)
         merge,
         total={r: [1] for r in ctx.ranks},
         skip_dst=skip,
@@ -52,12 +52,12 @@ def edge_map_kernel(ctx, active, merge, direction, filtered, bounds, layout, pat
     return out
 
 
-def _reference(edges, active, merge, filtered, canonical, path=False):
+def _reference(edges, active, merge, filtered, canonical, offer="mixed"):
     """Per head (placed id): the merged value and winning tail, from the arcs out of active tails."""
     e = edges[active[edges.src.to_numpy()]].copy()
     if filtered:
         e = e[e.dst % 3 != 0]
-    e["value"] = _value(e.src) + (1.0 if path else e.dst % 5)
+    e["value"] = _value(e.src) + {"mixed": e.dst % 5, "path": 1.0, "carry": 0.0}[offer]
     e["key"] = canonical[e.src.to_numpy()]
     if merge in ("min", "max"):
         e = e.sort_values(["dst", "value", "key"], ascending=[True, merge == "min", True])
@@ -96,9 +96,9 @@ def test_push_pull_and_auto_agree_with_reference(client, layout):
     g = dgraph.from_edgelist(edges, directed=True, layout=layout)
     arcs, order = _placed_arcs(g, edges)
     active = np.random.default_rng(5).random(g.num_vertices) < 0.3
-    for merge, path in [(m, False) for m in MERGES] + [("min", True)]:
+    for merge, offer in [(m, "mixed") for m in MERGES] + [("min", "path"), ("sum", "carry")]:
         for filtered in (False, True):
-            ref = _reference(arcs, active, merge, filtered, order, path)
+            ref = _reference(arcs, active, merge, filtered, order, offer)
             for direction in ("push", "pull", "auto"):
                 results, _ = g.run(
                     edge_map_kernel,
@@ -108,7 +108,7 @@ def test_push_pull_and_auto_agree_with_reference(client, layout):
                     merge=merge,
                     direction=direction,
                     filtered=filtered,
-                    path=path,
+                    offer=offer,
                 )
                 got = pd.concat([pd.DataFrame(r) for r in results.gather()], ignore_index=True)
                 assert (got["ranks"] == g.nranks).all()  # the total rode along

@@ -109,6 +109,20 @@ def _least_cases():
     ]
 
 
+def _sum_cases():
+    indptr, indices, _ = _graph()
+    rng = np.random.default_rng(37)
+    rows = np.sort(rng.choice(N, 150, replace=False)).astype(np.int64)
+    front = rng.random(N) < 0.3
+    fval = rng.integers(1, 4, N) / 4  # sums exact in any order
+    key = rng.permutation(N).astype(np.int64)
+    return [
+        (indptr, indices, rows, front, fval, key),
+        (indptr, indices, rows, front, fval, np.empty(0, np.int64)),
+        (indptr, indices, rows[:0], front, fval, key),
+    ]
+
+
 def _settle_cases():
     rng = np.random.default_rng(6)
     nloc = HI - LO
@@ -689,6 +703,7 @@ CASES = {
     "frontier_arcs": (_frontier_cases, None),
     "first_in_frontier": (_first_cases, None),
     "least_in_frontier": (_least_cases, None),
+    "sum_in_frontier": (_sum_cases, None),
     "settle_level": (_settle_cases, None),
     # best and btail are scratch whose content between calls is unspecified; seen must be clear,
     # and the floor as it was (push_merge lowers it after any engine)

@@ -56,6 +56,7 @@ from .frontier import (
     merge_by_id,
     push_merge,
     settle_level,
+    sum_in_frontier,
 )
 from .generate import kronecker_edges
 from .linalg import assign_at, count_reads, pagerank_step, power_iterations, relabel, spmv
@@ -89,6 +90,7 @@ __all__ = [
     "fill_rows",
     "first_in_frontier",
     "least_in_frontier",
+    "sum_in_frontier",
     "frontier_arcs",
     "h_index",
     "heaviest_free_neighbour",

@@ -159,6 +159,63 @@ def least_in_frontier(indptr, indices, weights, rows, front, fval, key=None):
 
 
 @numba.njit(cache=True)
+def _sum_numba(indptr, indices, rows, front, fval, key):
+    pos = np.empty(rows.size, np.int64)
+    total = np.empty(rows.size, np.float64)
+    tail = np.empty(rows.size, np.int64)
+    c, scanned = 0, 0
+    for i in range(rows.size):
+        v = rows[i]
+        s, t = 0.0, -1
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if front[u]:
+                s += fval[u]
+                if t < 0 or (key[u] < key[t] if key.size else u < t):
+                    t = u
+        scanned += indptr[v + 1] - indptr[v]
+        if t >= 0:
+            pos[c], total[c], tail[c] = i, s, t
+            c += 1
+    return pos[:c], total[:c], tail[:c], scanned
+
+
+def _sum_numpy(indptr, indices, rows, front, fval, key):
+    pos, src, _ = _arcs_numpy(indptr, indices, np.empty(0), rows)
+    scanned = src.size
+    hit = np.flatnonzero(front[src])
+    pos, src = pos[hit], src[hit]
+    order = np.lexsort((key[src] if key.size else src, pos))  # per row, its least key first
+    pos, src = pos[order], src[order]
+    first = np.r_[True, pos[1:] != pos[:-1]] if pos.size else np.zeros(0, bool)
+    starts = np.flatnonzero(first)
+    sums = np.add.reduceat(fval[src], starts) if starts.size else np.zeros(0)
+    return pos[starts], sums, src[starts], scanned
+
+
+_sum = twins("sum_in_frontier", numba=_sum_numba, numpy=_sum_numpy)
+
+
+def sum_in_frontier(indptr, indices, rows, front, fval, key=None):
+    """Pull with a sum merge in one pass: for each local row in ``rows``, the sum of
+    ``fval[u]`` over its arcs from ends ``u`` set in ``front``, and the least such ``u`` (by
+    ``key[u]``, or ``u`` without ``key``). Returns (position in rows, sum, that end, arcs
+    scanned) for the rows with such an arc.
+
+    >>> ptr, idx = np.array([0, 2, 3]), np.array([1, 2, 0])
+    >>> front, fval = np.array([False, True, True]), np.array([5.0, 2.0, 1.0])
+    >>> pos, total, end, _ = sum_in_frontier(ptr, idx, np.array([0, 1]), front, fval)
+    >>> pos.tolist(), total.tolist(), end.tolist()
+    ([0], [3.0], [1])
+    """
+    k = np.empty(0, np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    fval = np.ascontiguousarray(fval, dtype=np.float64)
+    pos, total, end, scanned = _sum(indptr, indices, rows, front, fval, k)
+    return pos, total, end, int(scanned)
+
+
+@numba.njit(cache=True)
 def _settle_numba(ids, tails, depth, level, parent, visited, lo):
     out = np.empty(ids.size, np.int64)
     c = 0
