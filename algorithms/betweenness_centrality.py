@@ -33,7 +33,7 @@ import numpy as np
 from dgraph import kernels
 from dgraph.block import block_arcs
 from dgraph.checks import integer
-from dgraph.edgemap import PULLED_ARC_COST, EdgeMap
+from dgraph.edgemap import EdgeMap, pull_is_cheaper
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import sum_at_owners
 
@@ -128,7 +128,7 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
 class _Direction:
     """Which way a level's counts go: pushed along the arcs of its vertices, or pulled by the
     vertices they would reach along their own arcs (forward: those not reached yet; backward:
-    the level above), whichever costs less (``PULLED_ARC_COST``; one reduction). Decided only
+    the level above), whichever costs less (``edgemap.pull_is_cheaper``). Decided only
     for frontiers of at least n / (ranks x ``PULL_FRONTIER``) vertices, so that searches with
     thin levels (roads, meshes) pay no superstep for it. On a small-world graph the middle levels
     hold the hubs: pushing them moves most of the graph's arcs, where the vertices left to reach,
@@ -154,9 +154,7 @@ class _Direction:
         ``pulled``, the arcs per rank a pull would scan."""
         if size < self.least:
             return "push"
-        pushed = self.arcs(level)
-        push, pull = self.ctx.allreduce({r: [pushed[r], pulled[r]] for r in self.ctx.ranks})
-        if pull * PULLED_ARC_COST >= push:
+        if not pull_is_cheaper(self.ctx, self.arcs(level), pulled):
             return "push"
         self.ctx.stats.info["pulled_levels"] = self.ctx.stats.info.get("pulled_levels", 0) + 1
         return "pull"

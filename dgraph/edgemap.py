@@ -112,6 +112,13 @@ def _concat(parts, dtype):
 PULLED_ARC_COST = 2
 
 
+def pull_is_cheaper(ctx, pushed, pulled):
+    """Whether a step that would push ``pushed[r]`` arcs on each rank r costs more than one that
+    pulls ``pulled[r]`` (one reduction, so every rank decides the same)."""
+    push, pull = ctx.allreduce({r: [pushed[r], pulled[r]] for r in ctx.ranks})
+    return pull * PULLED_ARC_COST < push
+
+
 class EdgeMap:
     """The edge map of one run on one worker (see the module docstring).
 

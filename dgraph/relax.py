@@ -25,7 +25,7 @@ import numpy as np
 
 from . import kernels
 from .block import INPLACE_CHUNK, block_arcs, index_type, light_arcs
-from .edgemap import PULLED_ARC_COST, add_weight
+from .edgemap import add_weight, pull_is_cheaper
 
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
 # Default bucket width, in mean arc weights. Measured on Luxembourg's roads (2-16 ranks): one
@@ -212,28 +212,27 @@ def shortest_paths(
 
 class _HeavyRound:
     """Which way a finished bucket's heavy arcs go: pushed from the bucket's vertices, or pulled
-    by every vertex not yet final along all its arcs, whichever costs less (``PULLED_ARC_COST``;
-    one reduction per bucket). On a small-world graph the first buckets hold the hubs, whose heavy arcs are most of
-    the graph's, while the vertices still open hold few (Kronecker 20 from a hub's neighbour:
-    27.6 M heavy arcs pushed in all against 8.1 M scanned the cheaper way)."""
+    by every vertex not yet final along all its arcs, whichever costs less
+    (``edgemap.pull_is_cheaper``, once per bucket). On a small-world graph the first buckets
+    hold the hubs, whose heavy arcs are most of the graph's, while the vertices still open hold
+    few (Kronecker 20 from a hub's neighbour: 27.6 M heavy arcs pushed in all against 8.1 M
+    scanned the cheaper way)."""
 
     def __init__(self, ctx, em, light):
-        self.ctx, self.em = ctx, em
-        self.degree = em.out_degree()
+        self.ctx, self.degree = ctx, em.out_degree()
         self.light = {r: np.diff(light[r].indptr) for r in ctx.ranks}
         self.open = {r: int(self.degree[r].sum()) for r in ctx.ranks}  # arcs of vertices not yet final
         self.final = em.marks()  # what a pull skips: vertices whose distance is final
 
     def pulls(self, bucket):
         """Mark the finished ``bucket`` final; whether its heavy arcs are cheaper to pull."""
-        counts = {}
+        heavy = {}
         for r in self.ctx.ranks:
             self.final.mark_own(r, bucket[r])
             arcs = int(self.degree[r][bucket[r]].sum())
             self.open[r] -= arcs
-            counts[r] = [arcs - int(self.light[r][bucket[r]].sum()), self.open[r]]
-        pushed, pulled = self.ctx.allreduce(counts)
-        if pulled * PULLED_ARC_COST >= pushed:
+            heavy[r] = arcs - int(self.light[r][bucket[r]].sum())
+        if not pull_is_cheaper(self.ctx, heavy, self.open):
             return False
         self.ctx.stats.info["heavy_pulls"] = self.ctx.stats.info.get("heavy_pulls", 0) + 1
         return True
