@@ -507,8 +507,12 @@ class EdgeMap:
         early = total if self.local_rows and not callable(total) else None
         # valueless (only the winning tails matter): the frontier is only marked, from the bitmaps
         rows, totals = self._gather(ids, vals, self._targets(pull=True), early, total_op, masks=self._valueless)
-        least = merge == "min" and f is add_weight and not self._valueless
-        summed = merge == "sum" and f is _carry and not self._valueless and np.issubdtype(dtype, np.floating)
+        # path lengths and carried sums of floats (SSSP, BC): one pass over each row's arcs
+        fused = (
+            not self._valueless
+            and np.issubdtype(dtype, np.floating)
+            and ((merge == "min" and f is add_weight) or (merge == "sum" and f is _carry))
+        )
         results = {}
         for r in self.ctx.ranks:
             block = self.in_block(r)
@@ -526,15 +530,11 @@ class EdgeMap:
             parts = self._parts(block, pull=True)
             for part in parts:
                 local, heads = _pull_rows(part, skip)
-                if least or summed:  # each row's merged offer found as its arcs are read
-                    if least:
-                        pos, v, src, scanned = kernels.least_in_frontier(
-                            part.indptr, part.indices, part.weights, local, front, fval, part.space_key
-                        )
-                    else:
-                        pos, v, src, scanned = kernels.sum_in_frontier(
-                            part.indptr, part.indices, local, front, fval, part.space_key
-                        )
+                if fused:  # each row's merged offer found as its arcs are read
+                    pos, v, src, scanned = kernels.pull_merge(
+                        part.indptr, part.indices, part.weights, local, front, fval, merge, f is add_weight,
+                        part.space_key,
+                    )  # fmt: skip
                     self.edges_examined += scanned
                     found.append((heads[pos], v, keyed_ids(part, src)))
                     continue
@@ -555,7 +555,7 @@ class EdgeMap:
                     else np.asarray(f(space[src], space[dst], w, fval[src]))
                 )
                 found.append((dst, value, keyed_ids(part, src)))
-            if (merge == "first" or least or summed) and len(parts) == 1 and parts[0].row_ids is None:  # one per head
+            if (merge == "first" or fused) and len(parts) == 1 and parts[0].row_ids is None:  # one per head, in order
                 dst, v, src = found[0]
                 v = v.astype(np.int64 if np.issubdtype(v.dtype, np.integer) else np.float64, copy=False)
             else:

@@ -95,31 +95,20 @@ def _first_cases():
     return [(indptr, indices, w, rows, rng.random(N) < 0.1), (indptr, indices, np.empty(0), rows, np.zeros(N, bool))]
 
 
-def _least_cases():
+def _pull_cases():
     indptr, indices, w = _graph()
     rng = np.random.default_rng(36)
     rows = np.sort(rng.choice(N, 150, replace=False)).astype(np.int64)
     front = rng.random(N) < 0.3
-    fval = rng.integers(0, 3, N).astype(np.float64)  # few values: rows tie often
+    fval = rng.integers(0, 4, N) / 4  # few values, sums exact in any order: rows tie often
     key = rng.permutation(N).astype(np.int64)  # ties broken by a key that is not the slot order
+    none = np.empty(0, np.int64)
     return [
-        (indptr, indices, np.floor(w), rows, front, fval, key),
-        (indptr, indices, np.empty(0), rows, front, fval, np.empty(0, np.int64)),
-        (indptr, indices, w, rows[:0], front, fval, key),
-    ]
-
-
-def _sum_cases():
-    indptr, indices, _ = _graph()
-    rng = np.random.default_rng(37)
-    rows = np.sort(rng.choice(N, 150, replace=False)).astype(np.int64)
-    front = rng.random(N) < 0.3
-    fval = rng.integers(1, 4, N) / 4  # sums exact in any order
-    key = rng.permutation(N).astype(np.int64)
-    return [
-        (indptr, indices, rows, front, fval, key),
-        (indptr, indices, rows, front, fval, np.empty(0, np.int64)),
-        (indptr, indices, rows[:0], front, fval, key),
+        (indptr, indices, np.floor(w), rows, front, fval, key, False, True),  # min of value + weight
+        (indptr, indices, np.empty(0), rows, front, fval, none, False, True),  # unweighted: + 1
+        (indptr, indices, w, rows, front, fval, key, True, False),  # sum of the values
+        (indptr, indices, np.empty(0), rows, front, fval, none, True, False),
+        (indptr, indices, w, rows[:0], front, fval, key, False, True),
     ]
 
 
@@ -702,8 +691,7 @@ CASES = {
     "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
     "frontier_arcs": (_frontier_cases, None),
     "first_in_frontier": (_first_cases, None),
-    "least_in_frontier": (_least_cases, None),
-    "sum_in_frontier": (_sum_cases, None),
+    "pull_merge": (_pull_cases, None),
     "settle_level": (_settle_cases, None),
     # best and btail are scratch whose content between calls is unspecified; seen must be clear,
     # and the floor as it was (push_merge lowers it after any engine)

@@ -52,11 +52,10 @@ from .frontier import (
     MERGE_CODES,
     first_in_frontier,
     frontier_arcs,
-    least_in_frontier,
     merge_by_id,
+    pull_merge,
     push_merge,
     settle_level,
-    sum_in_frontier,
 )
 from .generate import kronecker_edges
 from .linalg import assign_at, count_reads, pagerank_step, power_iterations, relabel, spmv
@@ -89,8 +88,6 @@ __all__ = [
     "engine",
     "fill_rows",
     "first_in_frontier",
-    "least_in_frontier",
-    "sum_in_frontier",
     "frontier_arcs",
     "h_index",
     "heaviest_free_neighbour",
@@ -115,6 +112,7 @@ __all__ = [
     "oriented_triangles",
     "pagerank_step",
     "power_iterations",
+    "pull_merge",
     "push_merge",
     "relabel",
     "relax_local",

@@ -102,117 +102,73 @@ def first_in_frontier(indptr, indices, weights, rows, front):
 
 
 @numba.njit(cache=True)
-def _least_numba(indptr, indices, weights, rows, front, fval, key):
+def _pull_numba(indptr, indices, weights, rows, front, fval, key, summing, add):
     pos = np.empty(rows.size, np.int64)
-    best = np.empty(rows.size, np.float64)
+    merged = np.empty(rows.size, np.float64)
     tail = np.empty(rows.size, np.int64)
     c, scanned = 0, 0
     for i in range(rows.size):
         v = rows[i]
-        b, t = np.inf, -1
+        b, t = 0.0 if summing else np.inf, -1
         for e in range(indptr[v], indptr[v + 1]):
             u = indices[e]
             if front[u]:
-                x = fval[u] + (weights[e] if weights.size else 1.0)
-                if t < 0 or x < b or (x == b and (key[u] < key[t] if key.size else u < t)):
+                x = fval[u] + ((weights[e] if weights.size else 1.0) if add else 0.0)
+                first = t < 0 or (key[u] < key[t] if key.size else u < t)
+                if summing:
+                    b += x
+                    if first:
+                        t = u
+                elif t < 0 or x < b or (x == b and first):
                     b, t = x, u
         scanned += indptr[v + 1] - indptr[v]
         if t >= 0:
-            pos[c], best[c], tail[c] = i, b, t
+            pos[c], merged[c], tail[c] = i, b, t
             c += 1
-    return pos[:c], best[:c], tail[:c], scanned
+    return pos[:c], merged[:c], tail[:c], scanned
 
 
-def _least_numpy(indptr, indices, weights, rows, front, fval, key):
+def _pull_numpy(indptr, indices, weights, rows, front, fval, key, summing, add):
     pos, src, w = _arcs_numpy(indptr, indices, weights, rows)
     scanned = src.size
     hit = np.flatnonzero(front[src])
     pos, src = pos[hit], src[hit]
-    x = fval[src] + (w[hit] if weights.size else 1.0)
-    order = np.lexsort((key[src] if key.size else src, x, pos))  # per row: least value, then key
+    x = fval[src] + ((w[hit] if weights.size else 1.0) if add else 0.0)
+    ties = key[src] if key.size else src
+    order = np.lexsort((ties, pos) if summing else (ties, x, pos))  # per row: (least value,) least key
     pos, x, src = pos[order], x[order], src[order]
-    first = np.r_[True, pos[1:] != pos[:-1]] if pos.size else np.zeros(0, bool)
-    return pos[first], x[first], src[first], scanned
+    starts = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]]) if pos.size else np.zeros(0, np.int64)
+    merged = np.add.reduceat(x, starts) if summing and starts.size else x[starts]
+    return pos[starts], merged, src[starts], scanned
 
 
-_least = twins("least_in_frontier", numba=_least_numba, numpy=_least_numpy)
+_pull = twins("pull_merge", numba=_pull_numba, numpy=_pull_numpy)
 
 
-def least_in_frontier(indptr, indices, weights, rows, front, fval, key=None):
-    """Pull with a min merge in one pass: for each local row in ``rows``, the least
-    ``fval[u]`` plus the arc's weight (1.0 unweighted) over its arcs from ends ``u`` set in
-    ``front``, and that ``u`` (ties to the least ``key[u]``, or ``u`` without ``key``).
-    Returns (position in rows, value, that end, arcs scanned) for the rows with such an arc.
+def pull_merge(indptr, indices, weights, rows, front, fval, merge, add, key=None):
+    """The edge map's pull step in one pass, for ``"min"`` or ``"sum"`` merges of float values:
+    for each local row in ``rows``, ``fval[u]`` (plus the arc's weight, 1.0 unweighted, with
+    ``add``) merged over its arcs from ends ``u`` set in ``front``, and one such ``u``: for
+    ``"min"`` the end of the least value, for ``"sum"`` the first end; ties and "first" go to
+    the least ``key[u]`` (or ``u`` without ``key``). Returns (position in rows, merged value,
+    that end, arcs scanned) for the rows with such an arc.
 
-    >>> ptr, idx = np.array([0, 2, 3]), np.array([1, 2, 0])
-    >>> front, fval = np.array([True, True, True]), np.array([5.0, 2.0, 1.0])
-    >>> pos, val, end, _ = least_in_frontier(ptr, idx, np.array([1.0, 3.0, 1.0]), np.array([0, 1]), front, fval)
+    >>> ptr, idx, w = np.array([0, 2, 3]), np.array([1, 2, 0]), np.array([1.0, 3.0, 1.0])
+    >>> front, fval = np.array([False, True, True]), np.array([5.0, 2.0, 1.0])
+    >>> pos, val, end, _ = pull_merge(ptr, idx, w, np.array([0, 1]), front, fval, "min", True)
     >>> pos.tolist(), val.tolist(), end.tolist()
-    ([0, 1], [3.0, 6.0], [1, 0])
+    ([0], [3.0], [1])
+    >>> pull_merge(ptr, idx, w, np.array([0, 1]), front, fval, "sum", False)[1].tolist()
+    [3.0]
     """
+    if merge not in ("min", "sum"):
+        raise ValueError(f"a one-pass pull merges by min or sum; merge is {merge!r}")
     w = np.empty(0) if weights is None else weights
     k = np.empty(0, np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     fval = np.ascontiguousarray(fval, dtype=np.float64)
-    pos, val, end, scanned = _least(indptr, indices, w, rows, front, fval, k)
+    pos, val, end, scanned = _pull(indptr, indices, w, rows, front, fval, k, merge == "sum", bool(add))
     return pos, val, end, int(scanned)
-
-
-@numba.njit(cache=True)
-def _sum_numba(indptr, indices, rows, front, fval, key):
-    pos = np.empty(rows.size, np.int64)
-    total = np.empty(rows.size, np.float64)
-    tail = np.empty(rows.size, np.int64)
-    c, scanned = 0, 0
-    for i in range(rows.size):
-        v = rows[i]
-        s, t = 0.0, -1
-        for e in range(indptr[v], indptr[v + 1]):
-            u = indices[e]
-            if front[u]:
-                s += fval[u]
-                if t < 0 or (key[u] < key[t] if key.size else u < t):
-                    t = u
-        scanned += indptr[v + 1] - indptr[v]
-        if t >= 0:
-            pos[c], total[c], tail[c] = i, s, t
-            c += 1
-    return pos[:c], total[:c], tail[:c], scanned
-
-
-def _sum_numpy(indptr, indices, rows, front, fval, key):
-    pos, src, _ = _arcs_numpy(indptr, indices, np.empty(0), rows)
-    scanned = src.size
-    hit = np.flatnonzero(front[src])
-    pos, src = pos[hit], src[hit]
-    order = np.lexsort((key[src] if key.size else src, pos))  # per row, its least key first
-    pos, src = pos[order], src[order]
-    first = np.r_[True, pos[1:] != pos[:-1]] if pos.size else np.zeros(0, bool)
-    starts = np.flatnonzero(first)
-    sums = np.add.reduceat(fval[src], starts) if starts.size else np.zeros(0)
-    return pos[starts], sums, src[starts], scanned
-
-
-_sum = twins("sum_in_frontier", numba=_sum_numba, numpy=_sum_numpy)
-
-
-def sum_in_frontier(indptr, indices, rows, front, fval, key=None):
-    """Pull with a sum merge in one pass: for each local row in ``rows``, the sum of
-    ``fval[u]`` over its arcs from ends ``u`` set in ``front``, and the least such ``u`` (by
-    ``key[u]``, or ``u`` without ``key``). Returns (position in rows, sum, that end, arcs
-    scanned) for the rows with such an arc.
-
-    >>> ptr, idx = np.array([0, 2, 3]), np.array([1, 2, 0])
-    >>> front, fval = np.array([False, True, True]), np.array([5.0, 2.0, 1.0])
-    >>> pos, total, end, _ = sum_in_frontier(ptr, idx, np.array([0, 1]), front, fval)
-    >>> pos.tolist(), total.tolist(), end.tolist()
-    ([0], [3.0], [1])
-    """
-    k = np.empty(0, np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    fval = np.ascontiguousarray(fval, dtype=np.float64)
-    pos, total, end, scanned = _sum(indptr, indices, rows, front, fval, k)
-    return pos, total, end, int(scanned)
 
 
 @numba.njit(cache=True)

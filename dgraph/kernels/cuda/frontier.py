@@ -3,7 +3,7 @@ search over the frontier's offsets), the bottom-up search (a thread per row, sto
 first arc into the frontier, which is read as bits), and the merge of offers per head
 (min/max/sum/first, by atomics on a device scratch: the winning value, then the smallest of
 its tails, then the first such arc, which is the host engines' rule exactly); and a pull's
-least offer per row (a thread per row, over all its arcs into the frontier)."""
+min or sum per row (a thread per row, over all its arcs into the frontier)."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def first_in_frontier(indptr, indices, weights, rows, front):
 
 
 @cuda.jit
-def _least(indptr, indices, weights, rows, bits, fval, key, best, tail, scanned):
+def _pull(indptr, indices, weights, rows, bits, fval, key, summing, add, merged, tail, scanned):
     for i in range(cuda.grid(1), rows.size, cuda.gridsize(1)):
         v = rows[i]
         b, t, count = 0.0, -1, 0
@@ -122,18 +122,23 @@ def _least(indptr, indices, weights, rows, bits, fval, key, best, tail, scanned)
             count += 1
             u = indices[e]
             if (bits[u >> 3] >> (7 - (u & 7))) & 1:
-                x = fval[u] + (weights[e] if weights.size else 1.0)
-                if t < 0 or x < b or (x == b and (key[u] < key[t] if key.size else u < t)):
+                x = fval[u] + ((weights[e] if weights.size else 1.0) if add else 0.0)
+                first = t < 0 or (key[u] < key[t] if key.size else u < t)
+                if summing:
+                    b += x
+                    if first:
+                        t = u
+                elif t < 0 or x < b or (x == b and first):
                     b, t = x, u
-        best[i], tail[i], scanned[i] = b, t, count
+        merged[i], tail[i], scanned[i] = b, t, count
 
 
-def least_in_frontier(indptr, indices, weights, rows, front, fval, key):
-    best, tail = device.empty(rows.size, np.float64), device.empty(rows.size, np.int64)
+def pull_merge(indptr, indices, weights, rows, front, fval, key, summing, add):
+    merged, tail = device.empty(rows.size, np.float64), device.empty(rows.size, np.int64)
     scanned = device.empty(rows.size, np.int64)
     if rows.size:
         device.launch(
-            _least,
+            _pull,
             rows.size,
             device.resident(indptr),
             device.resident(indices),
@@ -142,13 +147,15 @@ def least_in_frontier(indptr, indices, weights, rows, front, fval, key):
             device.upload(np.packbits(front)),
             device.upload(fval),
             device.upload(key) if key.size else device.empty(0, np.int64),
-            best,
+            summing,
+            add,
+            merged,
             tail,
             scanned,
         )
     tail = device.download(tail)
     pos = np.flatnonzero(tail >= 0)
-    return pos, device.download(best)[pos], tail[pos], int(device.download(scanned).sum())
+    return pos, device.download(merged)[pos], tail[pos], int(device.download(scanned).sum())
 
 
 # ----------------------------------------------------------------------------- merge per head
@@ -294,7 +301,7 @@ def push_merge(indptr, indices, weights, rows, tvals, tails, skip, mode, add, be
 TWINS = {
     "frontier_arcs": frontier_arcs,
     "first_in_frontier": first_in_frontier,
-    "least_in_frontier": least_in_frontier,
+    "pull_merge": pull_merge,
     "merge_by_id": merge_by_id,
     "push_merge": push_merge,
 }
