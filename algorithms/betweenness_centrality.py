@@ -72,7 +72,7 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
         unreached = way and way.start()
         while True:
             pushed = {r: sigma[r][frontier[r]] for r in ctx.ranks}
-            direction = way.choose(size, frontier, unreached) if way else "push"
+            direction = way.choose(size, frontier, lambda: unreached) if way else "push"
             merged, (size, top) = forward(
                 frontier,
                 pushed,
@@ -108,7 +108,8 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 for space in backward.spaces(r):
                     np.not_equal(level[r], d - 1, out=elsewhere.own(r, space))
             values = {r: (1 + delta[r][at[r]]) / sigma[r][at[r]] for r in ctx.ranks}
-            direction = way.choose(max(sizes[d], sizes[d - 1]), at, way.arcs(levels[d - 1])) if way else "push"
+            above = levels[d - 1]
+            direction = way.choose(max(sizes[d], sizes[d - 1]), at, lambda: way.arcs(above)) if way else "push"
             merged, _ = backward(at, values, None, "sum", skip_dst=elsewhere, direction=direction)
             for r in ctx.ranks:
                 ids, share, _ = merged[r]
@@ -151,10 +152,10 @@ class _Direction:
 
     def choose(self, size, level, pulled):
         """ "pull" or "push" for ``level`` (``size``: its largest share on a rank), against
-        ``pulled``, the arcs per rank a pull would scan."""
+        ``pulled()``, the arcs per rank a pull would scan (counted only for a wide level)."""
         if size < self.least:
             return "push"
-        if not pull_is_cheaper(self.ctx, self.arcs(level), pulled):
+        if not pull_is_cheaper(self.ctx, self.arcs(level), pulled()):
             return "push"
         self.ctx.stats.info["pulled_levels"] = self.ctx.stats.info.get("pulled_levels", 0) + 1
         return "pull"

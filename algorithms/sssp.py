@@ -14,12 +14,12 @@ pulled, where that is cheaper, by the vertices not yet final along their own row
 of the graph's, so Kronecker 20 on 2 ranks scans 14 M arcs in all instead of 37 M. Each rank
 drops an offer to a head when it offered that head no more before (the edge map's ``falling``
 pushes): it cannot lower the distance, so it neither merges nor travels (Kronecker scale 20 on
-2 ranks: half the bytes). With delta >= the largest
-weight this is Bellman-Ford by rounds; with small delta it approaches Dijkstra; the default
-(``light_share``: a quarter to one mean weight, narrower on ranks with more arcs) weighs arcs
-saved against rounds. With local relaxation each rank first runs a Dijkstra over the arcs it
-owns both ends of, with wide buckets (256 mean weights): rounds then count partition crossings
-(42 on Luxembourg's roads, 2 ranks, against 1,553).
+2 ranks: half the bytes). With delta >= the largest weight this is Bellman-Ford by rounds; with
+small delta it approaches Dijkstra; the default (``light_share``: a quarter to one mean weight,
+narrower on ranks with more arcs) weighs arcs saved against rounds. With local relaxation each
+rank first runs a Dijkstra over the arcs it owns both ends of, with wide buckets (256 mean
+weights): rounds then count partition crossings (42 on Luxembourg's roads, 2 ranks, against
+1,553).
 
 Output encoding: ``distance`` (Float64, null when unreachable) and ``predecessor`` (the tail of
 the last arc of a shortest path, in the user's labels; null for the source and unreachable
