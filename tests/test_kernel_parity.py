@@ -215,8 +215,8 @@ def _forest_cases():
     return [(a, b, np.arange(N, dtype=np.int64), 0, 0)]
 
 
-def _block(ptr, idx, lo, hi):
-    return SimpleNamespace(indptr=ptr, indices=idx, lo=lo, hi=hi, degree=lambda: np.diff(ptr))
+def _block(ptr, idx, lo, hi, space_key=None):
+    return SimpleNamespace(indptr=ptr, indices=idx, lo=lo, hi=hi, degree=lambda: np.diff(ptr), space_key=space_key)
 
 
 def _block_forest_cases():
@@ -240,6 +240,10 @@ def _afforest_cases():
         indptr, indices, _ = _graph(17, m=m)
         for lo, hi, dtype in ((LO, HI, np.int64), (0, HUBS, np.int64), (0, N, np.int32)):  # (0, N): no arc leaves
             out.append((_block(*_rows(indptr, indices, None, lo, hi)[:2], lo, hi), np.arange(N, dtype=dtype)))
+        # heads not in slot order (a canonical order of their own): the first neighbours are scanned for
+        ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+        backwards = np.concatenate([idx[a:b][::-1] for a, b in zip(ptr[:-1], ptr[1:])])
+        out.append((_block(ptr, backwards, LO, HI, space_key=np.arange(N)[::-1]), np.arange(N, dtype=np.int64)))
     return out
 
 

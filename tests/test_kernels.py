@@ -190,6 +190,7 @@ def test_block_forest_equals_the_forest_of_its_arcs(engine, afforest, arcs, lo, 
         indices=indices.astype(np.int32),
         degree=lambda: np.diff(indptr),
         narcs=indices.size,
+        space_key=None,
     )
     scratch = np.arange(n, dtype=np.int64)
     plain = kernels.spanning_forest(a[own], b[own], scratch)
@@ -207,6 +208,22 @@ def test_block_forest_equals_the_forest_of_its_arcs(engine, afforest, arcs, lo, 
     first_row = {t: m for m, t in sorted(zip(range(lo, hi), tree[lo:hi]), reverse=True)}
     assert all(r == first_row[t] for r, t in zip(root, tree[v]))  # each rooted at its smallest row
     assert np.isin(np.r_[plain[0], plain[1]], np.r_[v, root]).all() and np.unique(v).size == v.size
+
+
+def test_afforest_links_a_later_rank_s_rows_to_their_first_neighbours_in_its_range():
+    # the last rank of three: its rows' smallest heads are mostly ghosts, which Afforest's first
+    # links pass over to reach the rank's own; most rows then join the sampled tree and skip
+    from types import SimpleNamespace
+
+    n, lo = 3000, 2000
+    a, b, _ = _random(n, 30000, 5)
+    a, b = np.r_[a, b], np.r_[b, a]
+    own = a >= lo
+    indptr, indices, _ = kernels.build_csr(a[own] - lo, b[own], n - lo, dedup=True)
+    block = SimpleNamespace(lo=lo, hi=n, indptr=indptr, indices=indices.astype(np.int32), space_key=None)
+    with kernels.using("numba"):
+        skipped = kernels.afforest_rows(block, np.arange(n, dtype=np.int32))
+    assert skipped.mean() > 0.9
 
 
 def _joined(n, forest, members):

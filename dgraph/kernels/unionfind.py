@@ -142,24 +142,36 @@ def _heads_outside(indices, lo, hi, count, seen):
 
 AFFOREST_LINKS = 2  # neighbours per row linked before the largest tree is sampled (Sutton et al. use 2)
 AFFOREST_SAMPLES = 1024
+AFFOREST_SCAN = 16  # arcs a row whose heads are not in slot order reads for its first neighbours in range
 
 
 @numba.njit(cache=True)
-def _afforest_numba(indptr, indices, lo, hi, parent):
+def _afforest_numba(indptr, indices, lo, hi, parent, ordered):
     """Afforest (Sutton, Ben-Nun, Barak, IPDPS 2018): link every row to its first few
     neighbours in the range, sample which tree is largest, and then let the rows already in
     that tree skip their arcs. Other rows union all theirs, except those whose twin an earlier
-    row outside the tree has united."""
+    row outside the tree has united. With ``ordered`` rows list their heads in slot order, so
+    the heads in the range are one run, found by bisection: a rank whose range is not the
+    space's first slots would otherwise see mostly ghosts first, link few rows, and sample a
+    small tree (on Kronecker 20's second rank a third of its rows skipped, not nine tenths)."""
     links, samples = AFFOREST_LINKS, AFFOREST_SAMPLES
     nrows = hi - lo
     skipped = np.zeros(nrows, np.bool_)
     if nrows == 0:
         return skipped
     for r in range(nrows):  # a row's first neighbours at once: one cache miss for the lot
-        x = -1
-        for j in range(indptr[r], min(indptr[r] + links, indptr[r + 1])):
-            if lo <= indices[j] < hi:
-                x = _union_owned(parent, _find(parent, lo + r) if x < 0 else x, indices[j], lo, hi)
+        a, b = indptr[r], indptr[r + 1]
+        j = a + np.searchsorted(indices[a:b], lo) if ordered else a
+        end = b if ordered else min(b, a + AFFOREST_SCAN)
+        x, linked = -1, 0
+        while j < end and linked < links:
+            w = indices[j]
+            if lo <= w < hi:
+                x = _union_owned(parent, _find(parent, lo + r) if x < 0 else x, w, lo, hi)
+                linked += 1
+            elif ordered:
+                break  # past the range
+            j += 1
     step = max(nrows // samples, 1)
     sampled = np.empty((nrows + step - 1) // step, np.int64)
     for i in range(sampled.size):
@@ -226,7 +238,7 @@ def afforest_rows(block, parent):
 
 
 def _afforest_rows_numba(block, parent):
-    return _afforest_numba(block.indptr, block.indices, block.lo, block.hi, parent)
+    return _afforest_numba(block.indptr, block.indices, block.lo, block.hi, parent, block.space_key is None)
 
 
 def _afforest_rows_numpy(block, parent):
