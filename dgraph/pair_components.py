@@ -7,16 +7,24 @@ parent to the smallest grandparent across its pairs, and shortcuts. Pointers onl
 the rounds stop when none moved, which leaves every component a star around its smallest id.
 Rounds grow with the log of the components' depth, not with their diameter, and a rank holds
 one pointer per vertex it owns plus its pairs: no array over the whole graph, no root rank.
+
+Where all ranks' pairs together are no more than a rank's share of the vertices (a cut that
+the ranks' own work has shrunk, as connected components leaves it), one rank unites them all
+instead: three supersteps (count, gather, answer) in place of five a round, and that rank holds
+no more than the vertex state it holds anyway.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
 from .block import index_type
 from .ghosts import Fetch, fetch
 from .kernels import unique
 from .owners import by_owner
+
+GATHERED = 0  # the rank that unites the pairs when they are few enough to gather
 
 
 def sorted_pairs(u, v, n):
@@ -37,14 +45,22 @@ def sorted_pairs(u, v, n):
     return u[keep], v[keep]
 
 
-def pair_components(ctx, u, v, bounds):
+def pair_components(ctx, u, v, bounds, gather=None):
     """For every rank r, ``(nodes, root)``: the ids it owns that appear in any rank's pairs
     (sorted) and the smallest id of each one's component. ``u[r]``/``v[r]``: rank r's pairs,
     ``u[r]`` owned by r, in placed ids, and symmetric: each pair's reverse is at the owner of its
     ``v`` (repeats are fine). ``u`` and ``v`` are emptied: each rank's pairs are freed once
-    sorted, not held through the rounds. Adds ``pair_rounds`` to the run's stats."""
+    sorted, not held through the rounds. Adds ``pair_rounds`` to the run's stats (0 where one
+    rank united them all). ``gather``: whether one rank unites them (None: where they are no more
+    than n / ranks)."""
     bounds = np.asarray(bounds, dtype=np.int64)
     pairs = {r: sorted_pairs(u.pop(r), v.pop(r), int(bounds[-1])) for r in ctx.ranks}
+    if gather is None:
+        total = int(ctx.allreduce({r: [pairs[r][0].size] for r in ctx.ranks})[0])
+        gather = total <= int(bounds[-1]) // ctx.nranks
+    if gather:
+        ctx.stats.info.update(pair_rounds=0)
+        return _united_at_one_rank(ctx, pairs, bounds)
     nodes, starts, f = {}, {}, {}
     for r in ctx.ranks:
         near = pairs[r][0]
@@ -90,6 +106,43 @@ def pair_components(ctx, u, v, bounds):
     ctx.stats.info.update(pair_rounds=rounds)
     ctx.stats.release_vertex_state("pair components")
     return {r: (nodes[r], f[r][nodes[r] - bounds[r]]) for r in ctx.ranks}
+
+
+def _united_at_one_rank(ctx, pairs, bounds):
+    """``pair_components`` by one rank's union-find: each pair goes there once (its reverse is
+    at its other end's owner), is united over the ids that occur, and each rank is sent the
+    smallest id of its nodes' components where that is not the node itself."""
+    nodes, send = {}, {}
+    for r in ctx.ranks:
+        near, far = pairs.pop(r)
+        first = np.ones(near.size, dtype=bool)
+        first[1:] = near[1:] != near[:-1]
+        nodes[r] = near[first]  # sorted, since the pairs are
+        once = near < far
+        send[r] = {GATHERED: [near[once], far[once]]}
+        del near, far, first, once
+    got = ctx.alltoall(send)
+    del send
+    answer = {r: {} for r in ctx.ranks}
+    if GATHERED in got:
+        messages = got.pop(GATHERED)
+        empty = [np.empty(0, np.int64)]
+        a, b = (np.concatenate([m[i] for _, m in messages] or empty) for i in range(2))
+        del messages
+        ids, at = kernels.dense_ranks(np.concatenate([a, b]), index_type(2 * a.size))
+        del a, b
+        v, root = kernels.spanning_forest(at[: at.size // 2], at[at.size // 2 :], np.arange(ids.size))
+        del at
+        answer[GATHERED] = by_owner(bounds, ids[v], ids[root])  # roots: the smallest ids
+        del ids, v, root
+    back = ctx.alltoall(answer)
+    out = {}
+    for r in ctx.ranks:
+        root = nodes[r].copy()
+        for _, (ids, smallest) in back.get(r, []):
+            root[np.searchsorted(nodes[r], ids)] = smallest
+        out[r] = (nodes[r], root)
+    return out
 
 
 def _least_per_id(ids, values):
