@@ -118,6 +118,7 @@ def shortest_paths(
     arcs from the bucket (Chakaravarthy et al., IPDPS 2014). Returns the number of rounds (one
     superstep each) and of arcs the local closures scanned."""
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
+    queues = {r: kernels.bucket_queue(arcs[r][2]) for r in ctx.ranks} if local else None
     if local and ctx.nranks == 1:  # nothing arrives from another rank: one Dijkstra is all
         (r,) = ctx.ranks
         indptr, indices, weights, _, first = arcs[r]
@@ -135,6 +136,7 @@ def shortest_paths(
             em.own_key(r),
             ties,
             base=em.lo(r),
+            buckets=queues[r],
         )
         return 0, scanned
     f = add_weight if weighted else _add_one
@@ -171,6 +173,7 @@ def shortest_paths(
                     em.own_key(r),
                     ties,
                     lo,
+                    queues[r],
                 )
                 queue[r] = np.flatnonzero(wait)  # the closure improved (and queued) more
             q = queue[r]

@@ -506,7 +506,10 @@ def _relax_cases():
     indptr, indices, w = _graph(30)
     ptr, idx, wt = _rows(indptr, indices, w, LO, HI)
     out = []
-    for weights in (wt, np.empty(0)):
+    # a heap; buckets of the default width; buckets as wide as the largest weight, in the
+    # fewest slots (most vertices wait again, the seeds join as the search comes near them)
+    queues = [None, kernels.bucket_queue(wt), (float(wt.max()), 3)]
+    for weights, buckets in [(wt, q) for q in queues] + [(np.empty(0), None)]:
         dist = np.full(HI - LO, np.inf)
         seeds = np.array([0, 17, 60], np.int64)
         dist[seeds] = [0.0, 3.0, 1.0]
@@ -526,6 +529,7 @@ def _relax_cases():
                     np.zeros(HI - LO, bool),
                     key,
                     True,
+                    buckets,
                 )
             )
         out.append(
@@ -539,10 +543,11 @@ def _relax_cases():
                 dist.copy(),
                 np.full(HI - LO, -1),
                 seeds,
-                4.0,
+                4.0,  # a bound: seeds and vertices beyond it wait, never expanded
                 np.zeros(HI - LO, bool),
                 np.empty(0, np.int64),
                 True,
+                buckets,
             )
         )
     return out

@@ -131,16 +131,26 @@ def test_numpy_and_numba_relaxation_give_identical_results(client, zeros):
         pd.testing.assert_frame_equal(a, b)
 
 
-@pytest.mark.parametrize("engine", ["numba", "numpy"])
-@pytest.mark.parametrize("weighted", [True, False], ids=["weighted", "unit"])
-def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine, weighted):
+@pytest.mark.parametrize(
+    "engine, weighted, queue",
+    [
+        ("numba", True, "heap"),
+        ("numba", True, "buckets"),  # of the default width
+        ("numba", True, "wide buckets"),  # as wide as the largest weight, in the fewest slots
+        ("numpy", True, "heap"),
+        ("numba", False, "heap"),  # the unit-cost path (numba: a FIFO, not a heap)
+        ("numpy", False, "heap"),
+    ],
+)
+def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine, weighted, queue):
     rng = np.random.default_rng(3)
     n, lo, hi = 500, 100, 400
     pairs = np.unique(np.c_[rng.integers(lo, hi, 3000), rng.integers(0, n, 3000)], axis=0)
     rows, cols = pairs[:, 0], pairs[:, 1]
     w = rng.integers(0, 5, rows.size) / 2 if weighted else np.ones(rows.size)
     indptr, indices, weights = kernels.build_csr(rows - lo, cols, hi - lo, weights=w)
-    weights = weights if weighted else None  # the unit-cost path (numba: a FIFO, not a heap)
+    weights = weights if weighted else None
+    buckets = {"heap": None, "buckets": kernels.bucket_queue(weights), "wide buckets": (2.0, 3)}[queue]
     inside = (cols >= lo) & (cols < hi)
     A = sp.csr_matrix((w[inside] + 1e-300, (rows[inside] - lo, cols[inside] - lo)), shape=(hi - lo, hi - lo))
     seeds = np.array([3, 50, 70])
@@ -150,7 +160,9 @@ def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine, weighted):
     pred, changed = np.full(hi - lo, -1, np.int64), np.zeros(hi - lo, bool)
     bound = 4.0 if weighted else 5.0
     with kernels.using(engine):
-        kernels.relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, ties=not weighted)
+        kernels.relax_local(
+            indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, ties=not weighted, buckets=buckets
+        )
     ref = np.min([s + csgraph.dijkstra(A, indices=int(v)) for v, s in zip(seeds, start)], axis=0)
     reached = ref < bound  # expanded below the bound; their out-neighbours hold exact offers
     assert np.allclose(dist[reached], ref[reached])

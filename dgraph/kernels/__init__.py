@@ -60,7 +60,7 @@ from .frontier import (
 from .generate import kronecker_edges
 from .linalg import assign_at, count_reads, pagerank_step, power_iterations, relabel, spmv
 from .matching import heaviest_free_neighbour
-from .paths import improve, light_rows, relax_local, rows_leaving
+from .paths import bucket_queue, improve, light_rows, relax_local, rows_leaving
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
 from .slots import dense_ranks, positions, set_bits
@@ -116,6 +116,7 @@ __all__ = [
     "push_merge",
     "relabel",
     "relax_local",
+    "bucket_queue",
     "row_cuts",
     "rows_leaving",
     "rows_touching",

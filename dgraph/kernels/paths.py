@@ -182,6 +182,89 @@ def _relax_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, boun
 
 
 @numba.njit(cache=True)
+def _relax_buckets_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets):
+    # Dijkstra's order to within a bucket width (Dial's buckets): a vertex waits in the bucket of
+    # floor(dist / width), a circular array of ``slots`` lists (doubly linked through nxt and
+    # prv, so an improvement moves it in O(1)); a pop takes any vertex of the lowest bucket. A
+    # vertex improved after its pop waits again, so the distances are the heap's (Meyer and
+    # Sanders: with width below the lightest arc none is). Every waiting vertex is less than
+    # the largest weight above the bucket being emptied, so slots > largest / width + 1 never
+    # wrap onto one still waiting; seeds, sorted, join when their bucket is that close.
+    width, slots = buckets
+    inv = 1.0 / width
+    n = hi - lo
+    nxt = np.full(n, -1, np.int32)
+    prv = np.full(n, -1, np.int32)
+    at = np.full(n, -1, np.int32)  # the slot a vertex waits in; -1: not waiting
+    head = np.full(slots, -1, np.int32)
+    seeds = seeds[dist[seeds] < bound]
+    sd = dist[seeds]
+    order = np.argsort(sd, kind="mergesort")
+    seeds, sd = seeds[order], sd[order]
+    waiting, i, expanded = 0, 0, 0
+    c = int(sd[0] * inv) if seeds.size else 0  # the bucket being emptied
+    while True:
+        while i < seeds.size and int(sd[i] * inv) < c + slots - 1:
+            s = seeds[i]
+            i += 1
+            if at[s] < 0 and dist[s] == sd[i - 1]:  # else improved since: it waits or was expanded
+                j = int(sd[i - 1] * inv) % slots
+                nxt[s], prv[s], at[s] = head[j], -1, j
+                if head[j] >= 0:
+                    prv[head[j]] = s
+                head[j] = s
+                waiting += 1
+        if waiting == 0:
+            if i == seeds.size:
+                return expanded
+            c = int(sd[i] * inv)
+            continue
+        j = c % slots
+        u = head[j]
+        if u < 0:
+            c += 1
+            continue
+        head[j] = nxt[u]
+        if nxt[u] >= 0:
+            prv[nxt[u]] = -1
+        at[u] = -1
+        waiting -= 1
+        d = dist[u]
+        expanded += indptr[u + 1] - indptr[u]
+        t = (key[u] << 32) | (u + base) if key.size else u + base
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if v < lo or v >= hi:
+                continue
+            v -= lo
+            nd = d + weights[e]
+            if ties and nd == dist[v]:  # an equal offer: the smaller canonical tail wins
+                if pred[v] >= 0 and t < pred[v]:
+                    pred[v] = t
+            elif nd < dist[v]:
+                dist[v] = nd
+                pred[v] = t
+                changed[v] = True
+                if nd < bound:
+                    k = int(nd * inv) % slots
+                    if at[v] == k:
+                        continue
+                    if at[v] >= 0:  # waiting in a later bucket: unlinked from it
+                        if prv[v] >= 0:
+                            nxt[prv[v]] = nxt[v]
+                        else:
+                            head[at[v]] = nxt[v]
+                        if nxt[v] >= 0:
+                            prv[nxt[v]] = prv[v]
+                    else:
+                        waiting += 1
+                    nxt[v], prv[v], at[v] = head[k], -1, k
+                    if head[k] >= 0:
+                        prv[head[k]] = v
+                    head[k] = v
+
+
+@numba.njit(cache=True)
 def _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
     # Every arc costs 1: Dijkstra's order is a FIFO queue merged with the seeds sorted by
     # distance (both nondecreasing), O(n + m) with no heap. A vertex improved from a vertex at
@@ -225,8 +308,8 @@ def _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, c
     return expanded
 
 
-def _relax_numpy(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
-    # Bellman-Ford by rounds over the local arcs: the same distances as Dijkstra's order
+def _relax_numpy(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets):
+    # Bellman-Ford by rounds over the local arcs (any ``buckets`` aside): Dijkstra's distances
     front, expanded = seeds[dist[seeds] < bound], 0
     while front.size:
         pos, dst, w = _arcs_numpy(indptr, indices, weights, front)
@@ -276,7 +359,9 @@ def _leaving_numpy(indptr, indices, lo, hi):
 _leaving = twins("rows_leaving", numba=_leaving_numba, numpy=_leaving_numpy)
 
 
-def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key=None, ties=False, base=None):
+def relax_local(
+    indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, key=None, ties=False, base=None, buckets=None
+):
     """Shortest paths inside one rank: from ``seeds`` (local ids, their ``dist`` already set),
     relax the arcs whose heads lie in [lo, hi) until nothing improves, expanding only vertices
     closer than ``bound``. Row u is the vertex whose index is lo + u and whose placed id is
@@ -288,20 +373,38 @@ def relax_local(indptr, indices, weights, lo, hi, dist, pred, seeds, bound, chan
     vertex's distance takes over its predecessor when its tail is smaller; safe only where
     every arc adds to a distance (no zero weights), or predecessors could cycle.
     Both engines give the same distances (the least fixpoint); without ``ties`` a tied
-    predecessor may differ.
+    predecessor may differ. ``buckets``: ``(width, slots)`` for the numba engine to order its
+    weighted search by buckets of that width (``bucket_queue``) instead of a heap.
     """
     w = np.empty(0) if weights is None else weights
     k = np.empty(0, np.int64) if key is None else key
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     base = lo if base is None else base
-    return int(
-        _relax(indptr, indices, w, int(lo), int(hi), int(base), dist, pred, seeds, float(bound), changed, k, bool(ties))
-    )
+    args = (indptr, indices, w, int(lo), int(hi), int(base), dist, pred, seeds, float(bound), changed, k, bool(ties))
+    return int(_relax(*args, buckets))
 
 
-def _relax_heap_or_fifo(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties):
+def bucket_queue(weights):
+    """``relax_local``'s ``buckets`` for these arc weights: (width, slots), a width of an eighth
+    of the mean weight (few vertices wait twice; on a 1000 x 1000 grid with weights 1..255,
+    0.06 % more arcs than Dijkstra's, in half the heap's time), at least 1/4096 of the largest
+    (a bounded ring of slots); None where a heap serves better (no weights, or none above 0)."""
+    if weights is None or weights.size == 0:
+        return None
+    largest = float(weights.max())
+    width = max(float(weights.mean()) / 8, largest / 4096)
+    if not (width > 0 and np.isfinite(largest)):
+        return None
+    return width, int(largest / width) + 3  # one slot more than needed: rounding at bucket edges
+
+
+def _relax_heap_or_fifo(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets):
     if weights.size == 0:  # unweighted: every arc costs 1
         return _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
+    if buckets is not None:
+        width, slots = buckets
+        args = (indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
+        return _relax_buckets_numba(*args, (float(width), int(slots)))
     return _relax_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
 
 
