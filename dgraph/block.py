@@ -156,7 +156,8 @@ def _block_bytes(block):
             if isinstance(value, np.ndarray):
                 arrays[id(value)] = value.nbytes
     light = block.__dict__.get("_light")  # (light_arcs' copy, kept with the block)
-    return sum(arrays.values()) + (_block_bytes(light[1]) if light else 0)
+    read = sum(p.__dict__["_read"].nbytes for p in block.parts if "_read" in p.__dict__)  # (slots_read's)
+    return sum(arrays.values()) + (_block_bytes(light[1]) if light else 0) + read
 
 
 def vertex_space(n, indices, *ids, ranges=(), inplace=False):
@@ -291,6 +292,19 @@ def light_arcs(block, delta):
     light = dataclasses.replace(block, parts=parts) if isinstance(block, Subgraphs) else parts[0]
     block.__dict__["_light"] = (delta, light)
     return light
+
+
+def slots_read(block):
+    """The slots of a block's space that its arcs read, sorted, as ``index_type`` of the space.
+    A pass that marks every arc, so the block keeps them: each exchange planned over the block's
+    ghosts (``ghosts.GhostExchange``) starts from them (Kronecker 20 on 2 ranks: 30-50 ms a plan)."""
+    kept = block.__dict__.get("_read")
+    if kept is None:
+        read = np.zeros(block.space.size, dtype=bool)
+        read[block.indices] = True
+        kept = np.flatnonzero(read).astype(index_type(block.space.size), copy=False)
+        block.__dict__["_read"] = kept
+    return kept
 
 
 def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None, narrow=False):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .block import index_type, keyed_run, own_canonical
+from .block import index_type, keyed_run, own_canonical, slots_read
 from .owners import by_owner
 
 
@@ -87,13 +87,11 @@ class GhostExchange:
             space = blocks[r][0].space
             lo, hi = self.bounds[r], self.bounds[r + 1]
             self.first[r] = a = int(np.searchsorted(space, lo))  # its own vertices start there
-            read = np.zeros(space.size, dtype=bool)
-            for b in blocks[r]:
-                read[b.indices] = True
-            read[a : a + hi - lo] = False
-            slots = np.flatnonzero(read)
+            read = [slots_read(b) for b in blocks[r]]
+            slots = read[0] if len(read) == 1 else kernels.unique(np.concatenate(read))
             del read
-            slots = slots.astype(index_type(space.size), copy=False)  # the plan lives for every call
+            own = np.searchsorted(slots, [a, a + hi - lo])
+            slots = np.r_[slots[: own[0]], slots[own[1] :]]  # the plan lives for every call
             cuts = np.searchsorted(space[slots], self.bounds)
             self.need[r] = {d: slots[cuts[d] : cuts[d + 1]] for d in range(ctx.nranks) if cuts[d + 1] > cuts[d]}
             requests[r] = {d: [space[v]] for d, v in self.need[r].items()}

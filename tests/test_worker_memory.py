@@ -34,6 +34,18 @@ def _array_bytes(block):
     return sum({id(a): a.nbytes for a in held if a is not None}.values())
 
 
+def test_a_block_keeps_the_slots_its_arcs_read_and_is_weighed_with_them(memory_client):
+    from dgraph.block import _block_bytes, slots_read
+
+    g = dgraph.from_edgelist(kron_edges(9, seed=3), directed=False, layout=OneD(ranks=2), client=memory_client)
+    block = memory_client.gather(g._blocks[1])
+    alone = _block_bytes(block)
+    read = slots_read(block)
+    np.testing.assert_array_equal(read, np.unique(block.indices))
+    assert slots_read(block) is read  # kept: the next exchange planned over the block reuses it
+    assert _block_bytes(block) == alone + read.nbytes
+
+
 def _spill_everything(dask_worker):
     """Move every result this worker holds to its spill directory; the keys now on disk."""
     data = dask_worker.data
