@@ -241,6 +241,15 @@ def _interface_of_rank(ctx, r, blocks, space, forest, far, n):
 def components_kernel(ctx, directed, bounds):
     n, P = int(bounds[-1]), ctx.nranks
     keyed = keyed_run(ctx)
+    if P == 1 and not directed and not keyed:
+        # no cut, and a slot is a placed id: Afforest's forest, every pointer at a smaller id and
+        # each tree rooted at its smallest, is the answer once every vertex points at its root
+        (r,) = ctx.ranks
+        blocks, space, _ = _rank_space(ctx, r, bounds)
+        parent = _forest(space)
+        kernels.afforest_rows(blocks[0], parent)
+        ctx.stats.info.update(edges_examined=blocks[0].narcs)
+        return {r: {"component": kernels.flatten_forest(parent).astype(np.int64)}}
     if P == 1:  # no cut: the rank's forest is the answer (its space is every vertex)
         ((r, blocks, space, (v, root), _),) = _local_forests(ctx, bounds, directed)
         v, rep = _representatives(keyed_ids(blocks[0], v), keyed_ids(blocks[0], root), keyed)

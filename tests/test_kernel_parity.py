@@ -271,6 +271,18 @@ def _root(parent, x):
     return x
 
 
+def _flatten_cases():
+    """Forests whose pointers go to smaller ids: Afforest's over a whole range, and a path."""
+    indptr, indices, _ = _graph(21, m=300)
+    out = []
+    for dtype in (np.int64, np.int32):
+        parent = np.arange(N, dtype=dtype)
+        kernels.KERNELS["afforest_rows"].impls["numba"](_block(indptr, indices, 0, N), parent)
+        out.append((parent,))
+    out.append((np.maximum(np.arange(N) - 1, 0),))  # every vertex's root N - 1 steps away at most
+    return out
+
+
 def _bridges_cases():
     rng = np.random.default_rng(18)
     indptr, indices, _ = _graph(19, m=500)
@@ -716,6 +728,7 @@ CASES = {
     "block_forest": (_block_forest_cases, lambda r, a: (_pairs(r[0], r[1]), a[1])),
     # the twins skip different rows (numpy none): what they leave unjoined must join the same
     "afforest_rows": (_afforest_cases, _afforest_closure),
+    "flatten_forest": (_flatten_cases, None),
     "afforest_bridges": (_bridges_cases, lambda r, a: (_pairs(r[0], r[1]), a[4])),
     "component_interface": (
         _interface_cases,

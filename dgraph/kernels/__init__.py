@@ -65,7 +65,14 @@ from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
 from .slots import dense_ranks, positions, set_bits
 from .trees import search_tree_rules, search_tree_rules_many, tree_astray
-from .unionfind import afforest_bridges, afforest_rows, block_forest, component_interface, spanning_forest
+from .unionfind import (
+    afforest_bridges,
+    afforest_rows,
+    block_forest,
+    component_interface,
+    flatten_forest,
+    spanning_forest,
+)
 
 __all__ = [
     "COUNT_GRAIN",
@@ -126,6 +133,7 @@ __all__ = [
     "set_engine",
     "settle_level",
     "spanning_forest",
+    "flatten_forest",
     "sum_pairs",
     "take_rows",
     "spmv",

@@ -251,6 +251,31 @@ def _afforest_rows_numpy(block, parent):
 _afforest_rows = twins("afforest_rows", numba=_afforest_rows_numba, numpy=_afforest_rows_numpy)
 
 
+@numba.njit(cache=True)
+def _flatten_numba(parent):
+    for v in range(parent.size):  # parent[v] <= v: the ones below v already point at their roots
+        parent[v] = parent[parent[v]]
+    return parent
+
+
+def _flatten_numpy(parent):
+    while True:
+        up = parent[parent]
+        if np.array_equal(up, parent):
+            return parent
+        parent[:] = up
+
+
+_flatten = twins("flatten_forest", numba=_flatten_numba, numpy=_flatten_numpy)
+
+
+def flatten_forest(parent):
+    """Point every vertex of a forest straight at its root, in place, and return ``parent``:
+    a forest whose every pointer goes to a smaller id (``parent[v] <= v``, as the unions here
+    leave one over a single rank's rows), where then each root is its tree's smallest id."""
+    return _flatten(parent)
+
+
 def afforest_bridges(block, parent, skipped, far, cuts):
     """The forest of ``afforest_rows`` completed for a rank whose peers ran it too: ``far[w]``
     (uint8 per slot of the block's space) says whether head w's owner skipped w's arcs, and
