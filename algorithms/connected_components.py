@@ -14,10 +14,12 @@ between such vertices, spread over the ranks; where a cut arc was united at one 
 other end skipped it), its pair is sent back to the other end's owner too, so the pairs are
 symmetric. Their components FastSV finds without a root rank
 (``dgraph.pair_components``: pointers hooked and shortcut, grandparents fetched from their
-owners); each component is then named by its smallest-label member, chosen at its root's owner.
+owners), or, where all ranks' pairs are at most n / ranks, one rank's union-find; each
+component is then named by its smallest-label member, chosen at its root's owner.
 Communication and each rank's memory follow its share of the cut, not n. Unlike label
 propagation the rounds grow with the logarithm of the trees' depth, not with the diameter, so
-road networks cost a few rounds as social graphs do.
+road networks cost a few rounds as social graphs do. On one rank (no cut) Afforest's forest,
+flattened, is the answer.
 
 Output encoding: ``component`` is, for every vertex, the label of the member of its component
 with the smallest canonical id (the graph's vertex order: the sorted labels, or hubs first with
