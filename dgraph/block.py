@@ -156,8 +156,8 @@ def _block_bytes(block):
             if isinstance(value, np.ndarray):
                 arrays[id(value)] = value.nbytes
     light = block.__dict__.get("_light")  # (light_arcs' copy, kept with the block)
-    read = sum(p.__dict__["_read"].nbytes for p in block.parts if "_read" in p.__dict__)  # (slots_read's)
-    return sum(arrays.values()) + (_block_bytes(light[1]) if light else 0) + read
+    kept = [a for p in block.parts for a in p.__dict__.get("_kept", {}).values() if a is not None]
+    return sum(arrays.values()) + (_block_bytes(light[1]) if light else 0) + sum(a.nbytes for a in kept)
 
 
 def vertex_space(n, indices, *ids, ranges=(), inplace=False):
@@ -294,17 +294,27 @@ def light_arcs(block, delta):
     return light
 
 
+def kept(block, name, make):
+    """``make()`` (an array, or None), made once per block and kept with it under ``name``:
+    what runs derive from a block alone and would otherwise derive again on every call. Counted
+    in the block's dask weight."""
+    store = block.__dict__.setdefault("_kept", {})
+    if name not in store:
+        store[name] = make()
+    return store[name]
+
+
 def slots_read(block):
-    """The slots of a block's space that its arcs read, sorted, as ``index_type`` of the space.
-    A pass that marks every arc, so the block keeps them: each exchange planned over the block's
-    ghosts (``ghosts.GhostExchange``) starts from them (Kronecker 20 on 2 ranks: 30-50 ms a plan)."""
-    kept = block.__dict__.get("_read")
-    if kept is None:
+    """The slots of a block's space that its arcs read, sorted, as ``index_type`` of the space:
+    a pass that marks every arc, kept with the block, from which each exchange planned over its
+    ghosts starts (``ghosts.GhostExchange``; Kronecker 20 on 2 ranks: 30-50 ms a plan)."""
+
+    def marked():
         read = np.zeros(block.space.size, dtype=bool)
         read[block.indices] = True
-        kept = np.flatnonzero(read).astype(index_type(block.space.size), copy=False)
-        block.__dict__["_read"] = kept
-    return kept
+        return np.flatnonzero(read).astype(index_type(block.space.size), copy=False)
+
+    return kept(block, "slots read", marked)
 
 
 def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None, narrow=False):

@@ -4,6 +4,7 @@ On a cluster of its own: these tests change its workers' memory settings."""
 
 import networkx as nx
 import numpy as np
+import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 from graphs import grid_edges, kron_edges, nx_graph
@@ -44,6 +45,12 @@ def test_a_block_keeps_the_slots_its_arcs_read_and_is_weighed_with_them(memory_c
     np.testing.assert_array_equal(read, np.unique(block.indices))
     assert slots_read(block) is read  # kept: the next exchange planned over the block reuses it
     assert _block_bytes(block) == alone + read.nbytes
+
+    first = alg.pagerank(g, max_iter=12, tol=0).compute()
+    again = alg.pagerank(g, max_iter=12, tol=0).compute()  # from the hub labels the first call kept
+    pd.testing.assert_frame_equal(first, again)
+    kept = memory_client.gather(g._blocks[1]).__dict__["_kept"]
+    assert kept[("hubs first", 64)].size == block.space.size and "slots read" in kept
 
 
 def _spill_everything(dask_worker):
