@@ -189,7 +189,8 @@ def _relax_buckets_numba(indptr, indices, weights, lo, hi, base, dist, pred, see
     # vertex improved after its pop waits again, so the distances are the heap's (Meyer and
     # Sanders: with width below the lightest arc none is). Every waiting vertex is less than
     # the largest weight above the bucket being emptied, so slots > largest / width + 1 never
-    # wrap onto one still waiting; seeds, sorted, join when their bucket is that close.
+    # wrap onto one still waiting; seeds, sorted, join when their bucket is that close. The offer
+    # step repeats _relax_numba's, for the reason _relax_unit_numba gives.
     width, slots = buckets
     inv = 1.0 / width
     n = hi - lo
