@@ -70,9 +70,10 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
         # sigma is stored scaled per level (see the module docstring): largest[d] undoes level d's scale
         levels, depth, largest, sizes, size = [frontier], 0, [1.0], [], 1
         unreached = way and way.start()
+        level_arcs = way and [way.arcs(frontier)]  # per level, each rank's arcs of its vertices there
         while True:
             pushed = {r: sigma[r][frontier[r]] for r in ctx.ranks}
-            direction = way.choose(size, frontier, lambda: unreached) if way else "push"
+            direction = way.choose(size, level_arcs[-1], unreached) if way else "push"
             merged, (size, top) = forward(
                 frontier,
                 pushed,
@@ -98,7 +99,7 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 visited.mark_own(r, ids)
                 frontier[r] = ids
             if way:
-                way.reached(frontier, unreached)
+                level_arcs.append(way.reached(frontier, unreached))
             levels.append(frontier)
         delta = {r: np.zeros(nl[r]) for r in ctx.ranks}
         elsewhere = backward.marks()  # own heads not one level closer: nothing to add there
@@ -108,8 +109,7 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 for space in backward.spaces(r):
                     np.not_equal(level[r], d - 1, out=elsewhere.own(r, space))
             values = {r: (1 + delta[r][at[r]]) / sigma[r][at[r]] for r in ctx.ranks}
-            above = levels[d - 1]
-            direction = way.choose(max(sizes[d], sizes[d - 1]), at, lambda: way.arcs(above)) if way else "push"
+            direction = way.choose(max(sizes[d], sizes[d - 1]), level_arcs[d], level_arcs[d - 1]) if way else "push"
             merged, _ = backward(at, values, None, "sum", skip_dst=elsewhere, direction=direction)
             for r in ctx.ranks:
                 ids, share, _ = merged[r]
@@ -143,19 +143,23 @@ class _Direction:
         """Per rank, the arcs of its vertices not reached yet: all of them."""
         return {r: int(self.degree[r].sum()) for r in self.ctx.ranks}
 
-    def reached(self, level, unreached):
-        for r in self.ctx.ranks:
-            unreached[r] -= int(self.degree[r][level[r]].sum())
-
     def arcs(self, level):
+        """Per rank, the arcs of its vertices in ``level``."""
         return {r: int(self.degree[r][level[r]].sum()) for r in self.ctx.ranks}
 
-    def choose(self, size, level, pulled):
-        """ "pull" or "push" for ``level`` (``size``: its largest share on a rank), against
-        ``pulled()``, the arcs per rank a pull would scan (counted only for a wide level)."""
+    def reached(self, level, unreached):
+        """Take a newly reached ``level``'s arcs off ``unreached``; returns them."""
+        arcs = self.arcs(level)
+        for r in self.ctx.ranks:
+            unreached[r] -= arcs[r]
+        return arcs
+
+    def choose(self, size, pushed, pulled):
+        """ "pull" or "push" for a level (``size``: its largest share on a rank) whose push would
+        scan ``pushed[r]`` arcs on each rank r and whose pull ``pulled[r]``."""
         if size < self.least:
             return "push"
-        if not pull_is_cheaper(self.ctx, self.arcs(level), pulled()):
+        if not pull_is_cheaper(self.ctx, pushed, pulled):
             return "push"
         self.ctx.stats.info["pulled_levels"] = self.ctx.stats.info.get("pulled_levels", 0) + 1
         return "pull"
