@@ -15,12 +15,14 @@ a vertex of degree above ``ORIENT_ABOVE`` the order is (degree, id) and the degr
 ghost exchange: work is the sum over oriented arcs v -> u of u's out-degree, at most sqrt(2m)
 each, so a hub's long row is never scanned once per neighbour. Without hubs (roads, meshes) the
 order is the id alone, which needs no exchange and bounds the same sum by the largest degree.
-Each rank orients its vertices' rows, fetches the oriented rows of the heads other ranks own
-(two supersteps), counts into a tally over its vertex space (its own vertices and the ghosts it
-reads) and sends the tallies to the owners (one superstep). By id, rows sorted in the
-orientation's order are merged (``kernels.ordered_triangles``); by degree, v's heads are marked
-and u's row scanned against the marks, in labels that put the rank's hubs first so that the
-marks and tallies most rows end in share cache lines.
+By degree, each rank orients its vertices' rows, fetches the oriented rows of the heads other
+ranks own (two supersteps), counts into a tally over its vertex space (its own vertices and the
+ghosts it reads) and sends the tallies to the owners (one superstep); v's heads are marked and
+u's row scanned against the marks, in labels that put the rank's hubs first so that the marks
+and tallies most rows end in share cache lines. By id, as GAP counts, nothing is oriented: a
+triangle counts at its highest vertex, where a row's lower heads are its prefix, and merging v's
+heads below u with u's heads below u finds it (``kernels.ordered_triangles``); a rank fetches
+only the rows of the ghosts below its range, cut by their owners to their lower heads.
 
 Directed graphs: each rank builds N(v) for its vertices, fetches once the out-rows of the
 vertices of those sets that other ranks own (two supersteps), and counts the arcs among N(v)
@@ -117,29 +119,33 @@ def oriented_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None):
                 {r: np.diff(sets[r][0]) for r in ctx.ranks}, degree
             )
         # by degree, counting runs in labels that put the hubs first (own rows relabelled once,
-        # each batch of ghost rows as it comes); by id, the slots are the labels
-        up, rows, new, wanted, sizes = {}, {}, {}, {}, {}
+        # each batch of ghost rows as it comes); by id, the slots are the labels and the rows
+        # need no orienting: a triangle counts at its highest vertex, from rows' lower heads
+        serve, rows, new, wanted, sizes = {}, {}, {}, {}, {}
         for r in ctx.ranks:
             size = int(bounds[r + 1] - bounds[r])
-            ptr, heads = kernels.orient_rows(*sets[r], degree[r], first[r])  # slots order as placed ids
-            sets[r] = np.diff(sets[r][0])  # only the degrees are read again
-            up[r] = SimpleNamespace(lo=int(bounds[r]), indptr=ptr, indices=heads, space=spaces[r])
-            wanted[r] = spaces[r][unique(heads[(heads < first[r]) | (heads >= first[r] + size)])]
             if degree[r] is None:
-                rows[r], new[r], sizes[r] = (ptr, heads), None, np.full(wanted[r].size, max_degree)  # bound row lengths
+                ptr, heads = rows[r] = sets[r]
+                lower = heads[heads < first[r]] if first[r] else heads[:0]  # ghosts below the rank's range
+                wanted[r], new[r] = spaces[r][unique(lower)], None
+                sizes[r] = np.full(wanted[r].size, max_degree)  # bound row lengths
             else:
-                new[r] = _hubs_first(degree[r], first[r], size)
+                ptr, heads = kernels.orient_rows(*sets[r], degree[r], first[r])  # slots order as placed ids
+                outside = heads[(heads < first[r]) | (heads >= first[r] + size)]
+                wanted[r], new[r] = spaces[r][unique(outside)], _hubs_first(degree[r], first[r], size)
                 rows[r] = _relabelled(np.arange(first[r], first[r] + size), ptr, heads, new[r])[1:]
                 sizes[r] = degree[r][np.searchsorted(spaces[r], wanted[r])]
+            sets[r] = np.diff(sets[r][0])  # only the degrees are read again
+            serve[r] = SimpleNamespace(lo=int(bounds[r]), indptr=ptr, indices=heads, space=spaces[r])
     with ctx.phase("count"):
         # by id, rows sorted in the orientation's order are merged; by degree, marked
         tri = {r: np.zeros(spaces[r].size + 1, dtype=np.int64) for r in ctx.ranks}
         mark = {r: None if new[r] is None else np.zeros(spaces[r].size + 1, dtype=np.bool_) for r in ctx.ranks}
         ctx.hold("triangles", tri, *([] if max_degree is not None else [mark, degree, new]))
         for i, batch in enumerate(_batches(ctx, wanted, sizes, batch_arcs)):
-            ghosts = fetch_rows(ctx, up, batch, bounds)
+            ghosts = fetch_rows(ctx, serve, batch, bounds, below=max_degree is not None)
             for r in ctx.ranks:
-                g = _in_space(spaces[r], ghosts[r], up[r].indices.dtype)
+                g = _in_space(spaces[r], ghosts[r], serve[r].indices.dtype)
                 if new[r] is None:
                     kernels.ordered_triangles(*rows[r], first[r], _inside(*g, spaces[r].size), tri[r], own_heads=i == 0)
                 else:

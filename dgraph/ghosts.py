@@ -138,9 +138,11 @@ class GhostExchange:
         return totals
 
 
-def fetch_rows(ctx, blocks, wanted, bounds):
+def fetch_rows(ctx, blocks, wanted, bounds, below=False):
     """Rows of other ranks' blocks: ``wanted[r]`` lists (sorted, unique) vertex ids whose row
     of the owner's ``blocks[owner]`` rank r needs. Two supersteps (requests, then rows).
+    ``below``: each row only its entries below its own id (the owner cuts them: half the bytes
+    of an undirected row, for a reader of lower heads only).
 
     Returns ``{r: (ids, indptr, indices)}``: a CSR over ``ids`` holding those rows, its entries
     placed ids (int32 while every placed id fits).
@@ -154,9 +156,14 @@ def fetch_rows(ctx, blocks, wanted, bounds):
     replies, ids_type = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
     for d in ctx.ranks:
         b = blocks[d]
-        replies[d] = {
-            src: list(kernels.take_rows(b.indptr, b.indices, ids - b.lo, b.space, ids_type)) for src, (ids,) in asked[d]
-        }
+        replies[d] = {}
+        for src, (ids,) in asked[d]:
+            counts, indices = kernels.take_rows(b.indptr, b.indices, ids - b.lo, b.space, ids_type)
+            if below:
+                row = np.repeat(np.arange(ids.size), counts)
+                keep = indices < ids[row]
+                counts, indices = np.bincount(row[keep], minlength=ids.size), indices[keep]
+            replies[d][src] = [counts, indices]
     got = ctx.alltoall(replies)
     out = {}
     for r in ctx.ranks:

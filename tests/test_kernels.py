@@ -475,6 +475,33 @@ def test_row_cuts_cover_every_row_with_about_equal_arcs():
     assert kernels.row_cuts(np.zeros(5, np.int64), 2).tolist() == [0, 0, 4]  # no arcs at all
 
 
+@pytest.mark.parametrize("engine", ["numba", "numpy"])
+def test_ordered_triangles_over_ranks_and_batches_count_every_triangle(engine):
+    # three ranks, each counting at its rows' triangles' highest vertex from the rows of the heads
+    # below its range, fetched in two batches; their tallies add up to every vertex's triangles
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(12)
+    n = 400
+    tails, heads = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
+    keep = tails != heads
+    A = sp.coo_matrix((np.ones(keep.sum() * 2), (np.r_[tails[keep], heads[keep]], np.r_[heads[keep], tails[keep]])))
+    A = (A.tocsr() > 0).astype(np.int64)
+    expected = (A @ A).multiply(A).sum(axis=1).A1 // 2
+    indptr, indices = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+    tri = np.zeros(n, np.int64)
+    with kernels.using(engine):
+        for lo, hi in ((0, 90), (90, 250), (250, n)):
+            ptr, idx = indptr[lo : hi + 1] - indptr[lo], indices[indptr[lo] : indptr[hi]]
+            below = np.arange(lo, dtype=np.int64)
+            for i, batch in enumerate((below[: lo // 2], below[lo // 2 :])):
+                rows = np.concatenate([indices[indptr[v] : indptr[v + 1]] for v in batch] + [indices[:0]])
+                ghosts = (batch, np.r_[0, np.cumsum(np.diff(indptr)[batch])].astype(np.int64), rows)
+                kernels.ordered_triangles(ptr, idx, lo, ghosts, tri, own_heads=i == 0)
+    assert expected.sum() > 0
+    np.testing.assert_array_equal(tri, expected)
+
+
 def test_parallel_kernels_give_the_serial_results(monkeypatch):
     # skewed rows (a few hubs), ghost rows outside the rank's range, few labels (many ties); the
     # grains are lowered so that these small rows are split between two threads
@@ -518,10 +545,18 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
         np.concatenate([indices[indptr[v] : indptr[v + 1]] for v in ghost_ids]).astype(np.int64),
     )
     up_ptr, up_idx = kernels.orient_rows(ptr, idx, degree, lo)
+    all_sets = kernels.neighbour_sets(SimpleNamespace(indptr=indptr, indices=indices, nlocal=n), None, 0)
+    below = np.arange(lo, dtype=np.int64)
+    ghosts_below = (
+        below,
+        all_sets[0][: lo + 1].astype(np.int64),
+        all_sets[1][: all_sets[0][lo]].astype(np.int64),
+    )
 
     def run():
-        tri = np.zeros(n, np.int64)
+        tri, by_id = np.zeros(n, np.int64), np.zeros(n, np.int64)
         kernels.oriented_triangles(up_ptr, up_idx, lo, ghosts_up, np.zeros(n, bool), tri)
+        kernels.ordered_triangles(ptr, idx, lo, ghosts_below, by_id)
         pr, outw = np.full(n, 1 / n), degree.astype(np.float64)
         contrib = np.divide(pr, outw, out=np.zeros(n), where=outw > 0)
         kernels.power_iterations(
@@ -535,6 +570,7 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
             kernels.spmv(own.indptr, own.indices, w, x),
             tri,
             kernels.neighbourhood_arcs(ptr, idx, lo, own, ghosts_all, np.zeros(n, bool)),
+            by_id,
         )
 
     serial = run()
@@ -543,4 +579,4 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
         parallel = run()
     for s, p in zip(serial, parallel):
         np.testing.assert_array_equal(s, p)  # same rows, same order within each: equal to the bit
-    assert serial[5].sum() > 0 and serial[6].sum() > 0  # there were triangles to count
+    assert serial[5].sum() > 0 and serial[6].sum() > 0 and serial[7].sum() > 0  # there were triangles to count

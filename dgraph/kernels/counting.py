@@ -416,25 +416,28 @@ _oriented = twins("oriented_triangles", numba=_oriented_split, numpy=_oriented_n
 
 
 @numba.njit(cache=True)
-def _ordered_numba(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
-    hi = lo + up_ptr.size - 1
-    for v in range(up_ptr.size - 1):
-        s, e = up_ptr[v], up_ptr[v + 1]
+def _ordered_rows(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, r0, r1):
+    for v in range(r0, r1):
+        gv, s, e = v + lo, ptr[v], ptr[v + 1]
         found = 0
-        for i in range(s, e - 1):  # the last head closes nothing: what closes v -> u comes after u
-            u = up_idx[i]
-            if lo <= u < hi:
+        for i in range(s + 1, e):  # the lowest head closes nothing: what closes v -> u comes before u
+            u = idx[i]
+            if u >= gv:
+                break
+            if u >= lo:
                 if not own_heads:
                     continue
-                a, b, row = up_ptr[u - lo], up_ptr[u - lo + 1], up_idx
+                a, b, row = ptr[u - lo], ptr[u - lo + 1], idx
             else:
                 k = np.searchsorted(g_ids, u)
                 if k == g_ids.size or g_ids[k] != u:
                     continue  # its row comes in another batch
                 a, b, row = g_ptr[k], g_ptr[k + 1], g_idx
-            j, here = i + 1, 0
-            while j < e and a < b:  # merge the rest of v's row with u's
-                x, y = up_idx[j], row[a]
+            j, here = s, 0
+            while j < i and a < b:  # merge v's heads below u with u's
+                x, y = idx[j], row[a]
+                if y >= u:
+                    break
                 if x < y:
                     j += 1
                 elif y < x:
@@ -448,23 +451,59 @@ def _ordered_numba(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
                 tri[u] += here
                 found += here
         if found:
-            tri[v + lo] += found
+            tri[gv] += found
 
 
-def _ordered_numpy(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
-    _oriented_numpy(up_ptr, up_idx, lo, own_heads, g_ids, g_ptr, g_idx, np.zeros(tri.size, bool), tri)
+@numba.njit(cache=True)
+def _ordered_numba(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
+    _ordered_rows(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, 0, ptr.size - 1)
 
 
-def ordered_triangles(up_ptr, up_idx, lo, ghosts, tri, own_heads=True):
-    """``oriented_triangles`` for rows oriented by id alone (u > v), each sorted, ghost rows
-    holding only vertices of the space: what closes v -> u lies after u in v's row, so a merge of
-    the rest of v's row with u's finds it, without marks (on meshes and roads, where rows are
-    short, a third of the marking count's time)."""
+@numba.njit(cache=True, parallel=True)
+def _ordered_parallel(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, cuts):
+    k = cuts.size - 1
+    extra = np.zeros((k - 1, tri.size), np.int64)  # a tally per further thread: counts land anywhere
+    for t in numba.prange(k):
+        tally = tri if t == 0 else extra[t - 1]
+        _ordered_rows(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tally, cuts[t], cuts[t + 1])
+    for i in numba.prange(tri.size):
+        for t in range(k - 1):
+            tri[i] += extra[t, i]
+
+
+def _ordered_split(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
+    k = threads_for(idx.size, COUNT_GRAIN)
+    if k > 1:
+        _ordered_parallel(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, row_cuts(ptr, k))
+    else:
+        _ordered_numba(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri)
+
+
+def _below(ids, ptr, idx):
+    """Rows ``ids`` (CSR ``ptr/idx``) cut to their entries below the row's own id."""
+    keep = idx < np.repeat(ids, np.diff(ptr))
+    return np.r_[0, np.cumsum(keep)][ptr], idx[keep]
+
+
+def _ordered_numpy(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
+    # oriented downwards, the marking count's algebra finds each triangle once, at its highest vertex
+    down = _below(np.arange(lo, lo + ptr.size - 1), ptr, idx)
+    _oriented_numpy(*down, lo, own_heads, g_ids, *_below(g_ids, g_ptr, g_idx), np.zeros(tri.size, bool), tri)
+
+
+def ordered_triangles(ptr, idx, lo, ghosts, tri, own_heads=True):
+    """``oriented_triangles`` by id alone, GAP's way, on rows that need no orienting: ``ptr/idx``
+    are the rank's own rows (vertices lo..), each sorted, without repeats or its own vertex;
+    ``ghosts`` (ids, indptr, indices) the rows, sorted and holding only vertices of the space,
+    of the heads below ``lo``. Each triangle counts once, at its highest vertex v: for every head
+    u < v, v's heads below u merge with u's heads below u (a row's lower heads are its prefix, so
+    no row is copied, and without marks: on meshes and roads, where rows are short, a third of
+    the marking count's time). Batches and ``own_heads`` as in ``oriented_triangles``."""
     g_ids, g_ptr, g_idx = ghosts
-    _ordered(up_ptr, up_idx, int(lo), bool(own_heads), g_ids, g_ptr, g_idx, tri)
+    _ordered(ptr, idx, int(lo), bool(own_heads), g_ids, g_ptr, g_idx, tri)
 
 
-_ordered = twins("ordered_triangles", numba=_ordered_numba, numpy=_ordered_numpy)
+_ordered = twins("ordered_triangles", numba=_ordered_split, numpy=_ordered_numpy)
 
 
 @numba.njit(cache=True)
