@@ -174,17 +174,31 @@ def _held_frame_class():
     class HeldFrame(DataFrame):
         """A dask DataFrame of held parts whose ``compute()`` gathers them to the client and joins
         them there, as dask's finalize would join them on a worker after moving every part to it
-        (Kronecker 20's BFS result, 1 M rows from 2 workers: 50-60 ms against 117-140 ms)."""
+        (Kronecker 20's BFS result, 1 M rows from 2 workers: 50-60 ms against 117-140 ms). The
+        parts come straight from their workers where the client reaches them, as dgraph's runs
+        do, not relayed by the scheduler (the same result: 15-18 ms against 42-49 ms)."""
 
         def compute(self, **kwargs):
             parts = self.expr.operand("futures") if isinstance(self.expr, _held_parts_class()) else None
             if kwargs or not parts:  # a frame changed in place (``df[c] = ...``), or a scheduler asked for
                 return super().compute(**kwargs)
-            return _concat(parts[0].client.gather(parts))
+            client = parts[0].client
+            return _concat(client.gather(parts, direct=_reaches_workers(client)))
 
     HeldFrame.__module__, HeldFrame.__qualname__ = __name__, "HeldFrame"
     globals()["HeldFrame"] = HeldFrame
     return HeldFrame
+
+
+def _reaches_workers(client):
+    """Whether ``client`` fetches results from the workers themselves: as the user set it
+    (``Client(direct_to_workers=...)``), else while dgraph's runs reach them directly (a
+    worker that cannot be reached sends its part through the scheduler either way)."""
+    if client.direct_to_workers is not None:
+        return client.direct_to_workers
+    from .runtime.launch import client_state
+
+    return client_state(client).direct
 
 
 def __getattr__(name):

@@ -46,6 +46,37 @@ def test_values_stored_by_a_worker_become_futures_without_a_task(client):
         f.release()
 
 
+def test_a_held_frame_comes_from_its_workers_unless_the_client_says_otherwise(client):
+    import functools
+
+    first, second = workers(client)
+    parts = [pd.DataFrame({"vertex": [i], "value": [2.0 * i]}) for i in range(2)]
+    keys = [("dgraph-test-direct", i) for i in range(2)]
+    sizes = [client.run(_store, k, p, workers=[w])[w] for k, p, w in zip(keys, parts, (first, second))]
+    futures = client.sync(di.adopt_futures, client, {k: (w, n) for k, w, n in zip(keys, (first, second), sizes)})
+    frame = di.held_frame("dgraph-test-direct", futures, parts[0].iloc[:0])
+    scheduler = client.cluster.scheduler
+    relayed, gather = [], scheduler.handlers["gather"]
+
+    @functools.wraps(gather)
+    def counted(*args, **kwargs):  # the scheduler's own handler, counted
+        relayed.append(kwargs.get("keys"))
+        return gather(*args, **kwargs)
+
+    scheduler.handlers["gather"] = counted
+    try:
+        pd.testing.assert_frame_equal(frame.compute(), pd.concat(parts))
+        assert relayed == []  # straight from the workers
+        client.direct_to_workers = False  # as Client(direct_to_workers=False) says
+        pd.testing.assert_frame_equal(frame.compute(), pd.concat(parts))
+        assert len(relayed) == 1  # through the scheduler, as asked
+    finally:
+        scheduler.handlers["gather"] = gather
+        client.direct_to_workers = None
+        for f in futures:
+            f.release()
+
+
 def test_a_worker_fetches_a_value_another_holds(client):
     first, second = workers(client)
     [future] = client.scatter([{"x": 1}], workers=[first])
