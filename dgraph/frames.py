@@ -79,16 +79,18 @@ def decode_strings(offsets, raw, nulls):
 
 
 def pack(frame, schema):
-    """The arrays of ``frame``'s columns in ``schema`` order."""
+    """The arrays of ``frame``'s columns in ``schema`` order (``frame``: a DataFrame, or a dict
+    of its columns, which spares building a frame to send one: Series or pandas arrays, or numpy
+    arrays for numbers and datetimes)."""
     arrays = []
     for name, dtype, kind in schema:
         col = frame[name]
         if kind == "plain":
-            arrays.append(np.ascontiguousarray(col.to_numpy(dtype=dtype)))
+            arrays.append(np.ascontiguousarray(np.asarray(col, dtype=dtype)))
         elif kind == "time":
-            arrays.append(col.to_numpy(dtype=dtype).view(np.int64))
+            arrays.append(np.asarray(col, dtype=dtype).view(np.int64))
         elif kind == "masked":
-            nulls = col.isna().to_numpy()
+            nulls = np.asarray(pd.isna(col))
             arrays += [
                 col.to_numpy(dtype=dtype.numpy_dtype, na_value=0),
                 nulls if nulls.any() else np.zeros(0, dtype=bool),
@@ -100,6 +102,13 @@ def pack(frame, schema):
 
 def unpack(arrays, schema, index=None):
     """The frame ``pack`` made (with ``index`` if given)."""
+    cols = unpack_columns(arrays, schema)
+    n = len(next(iter(cols.values()))) if cols else (0 if index is None else len(index))
+    return pd.DataFrame(cols, index=index if index is not None else pd.RangeIndex(n))
+
+
+def unpack_columns(arrays, schema):
+    """The columns ``pack`` packed, as ``{name: numpy or pandas array}`` (no frame built)."""
     cols, i = {}, 0
     for name, dtype, kind in schema:
         if kind == "plain":
@@ -116,8 +125,7 @@ def unpack(arrays, schema, index=None):
             strings = decode_strings(*arrays[i : i + 3])
             cols[name] = strings if dtype == np.dtype(object) else pd.array(strings, dtype=dtype)
             i += 3
-    n = len(next(iter(cols.values()))) if cols else (0 if index is None else len(index))
-    return pd.DataFrame(cols, index=index if index is not None else pd.RangeIndex(n))
+    return cols
 
 
 def width(schema):

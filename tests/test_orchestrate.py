@@ -211,3 +211,9 @@ def test_frames_round_trip_every_kind():
     pd.testing.assert_frame_equal(
         frames.unpack(frames.pack(df.iloc[:0], schema), schema), df.iloc[:0].reset_index(drop=True)
     )
+    # columns sent without a frame: numpy arrays for numbers and times, pandas arrays for the rest
+    columns = {c: df[c].to_numpy() if c in "ifbt" else df[c].array for c in df}
+    packed = frames.pack(columns, schema)
+    assert all(np.array_equal(a, b, equal_nan=a.dtype.kind == "f") for a, b in zip(packed, arrays))
+    got = frames.unpack_columns(packed, schema)
+    pd.testing.assert_frame_equal(pd.DataFrame(got), df)
