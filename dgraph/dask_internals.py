@@ -111,11 +111,14 @@ async def call_on_comm(comm, op, **msg):
     return await send_recv(comm, op=op, reply=True, **msg)
 
 
-def held_frame(name, futures, meta):
+def held_frame(name, futures, meta, direct=False):
     """A dask DataFrame whose partitions are the futures, under the keys ``(name, 0), (name, 1),
     ...``, with empty frame ``meta`` and unknown divisions: computing it asks the scheduler for
     results it holds and runs no task of its own (``dd.from_delayed`` adds an alias task per
-    partition, a scheduler round trip on every compute). Built on dask-expr's ``IO`` expression."""
+    partition, a scheduler round trip on every compute). Built on dask-expr's ``IO`` expression.
+    ``direct``: its ``compute()`` fetches the parts from their workers, not relayed by the
+    scheduler (for a client that reaches the workers; ``Client(direct_to_workers=...)`` has the
+    last word)."""
     import pandas as pd
     from dask.dataframe.dask_expr._collection import new_collection
     from dask.dataframe.dask_expr._expr import ArrowStringConversion
@@ -126,6 +129,7 @@ def held_frame(name, futures, meta):
         return new_collection(ArrowStringConversion(frame))  # as dd.from_delayed does: object columns become strings
     collection = new_collection(frame)
     collection.__class__ = _held_frame_class()
+    collection._direct = bool(direct)
     return collection
 
 
@@ -174,31 +178,21 @@ def _held_frame_class():
     class HeldFrame(DataFrame):
         """A dask DataFrame of held parts whose ``compute()`` gathers them to the client and joins
         them there, as dask's finalize would join them on a worker after moving every part to it
-        (Kronecker 20's BFS result, 1 M rows from 2 workers: 50-60 ms against 117-140 ms). The
-        parts come straight from their workers where the client reaches them, as dgraph's runs
-        do, not relayed by the scheduler (the same result: 15-18 ms against 42-49 ms)."""
+        (Kronecker 20's BFS result, 1 M rows from 2 workers: 50-60 ms against 117-140 ms), and
+        with ``direct`` straight from their workers, not relayed by the scheduler (the same
+        result: 15-18 ms against 42-49 ms)."""
 
         def compute(self, **kwargs):
             parts = self.expr.operand("futures") if isinstance(self.expr, _held_parts_class()) else None
             if kwargs or not parts:  # a frame changed in place (``df[c] = ...``), or a scheduler asked for
                 return super().compute(**kwargs)
             client = parts[0].client
-            return _concat(client.gather(parts, direct=_reaches_workers(client)))
+            direct = client.direct_to_workers
+            return _concat(client.gather(parts, direct=getattr(self, "_direct", False) if direct is None else direct))
 
     HeldFrame.__module__, HeldFrame.__qualname__ = __name__, "HeldFrame"
     globals()["HeldFrame"] = HeldFrame
     return HeldFrame
-
-
-def _reaches_workers(client):
-    """Whether ``client`` fetches results from the workers themselves: as the user set it
-    (``Client(direct_to_workers=...)``), else while dgraph's runs reach them directly (a
-    worker that cannot be reached sends its part through the scheduler either way)."""
-    if client.direct_to_workers is not None:
-        return client.direct_to_workers
-    from .runtime.launch import client_state
-
-    return client_state(client).direct
 
 
 def __getattr__(name):

@@ -27,6 +27,7 @@ from .layout import by_owner
 from .placement import owned_counts, rebuild_blocks
 from .results import RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
+from .runtime.launch import client_state
 
 SPREAD_EVERY = 5.0  # seconds between looks at whether rank blocks still cover the live workers
 SPREAD_WITHIN = 60.0  # seconds moving blocks to a worker may take before they stay where they are
@@ -405,7 +406,7 @@ class Graph:
         pieces = self._finish_labels()
         finish = (rank_frames, self.bounds, *columns)
         results, stats = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
-        return to_dask(self.client, results.futures, self._frame_meta(stats.result_dtypes, columns))
+        return self._to_dask(results.futures, self._frame_meta(stats.result_dtypes, columns))
 
     def run_to_rows(self, kernel, label_columns=(), nullable=(), list_columns=(), **run_args):
         """``run(kernel, **run_args)`` whose ranks return free-standing rows (any number per rank,
@@ -413,7 +414,7 @@ class Graph:
         pieces = self._finish_labels()
         finish = (rows_frames, self.bounds, tuple(label_columns), tuple(nullable), tuple(list_columns))
         results, _ = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
-        return to_dask(self.client, results.futures)
+        return self._to_dask(results.futures)
 
     def to_frame(self, results, nullable=(), transform=None):
         """A dask DataFrame [vertex, ...] from a ``RankResults`` of per-rank dicts of arrays, one
@@ -438,7 +439,12 @@ class Graph:
         ]
         last = self._last_results and self._last_results()
         dtypes = self.last_stats.result_dtypes if results is last else None
-        return to_dask(self.client, parts, self._frame_meta(dtypes, ((), tuple(nullable), transform)))
+        return self._to_dask(parts, self._frame_meta(dtypes, ((), tuple(nullable), transform)))
+
+    def _to_dask(self, parts, meta=None):
+        """``results.to_dask`` of parts this graph's run left on its workers: computed straight
+        from them while the client's runs reach them directly."""
+        return to_dask(self.client, parts, meta, direct=client_state(self.client).direct)
 
     def _frame_meta(self, dtypes, columns):
         """The empty result frame for results of these ``dtypes`` (a run reports them, so no

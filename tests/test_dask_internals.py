@@ -46,7 +46,7 @@ def test_values_stored_by_a_worker_become_futures_without_a_task(client):
         f.release()
 
 
-def test_a_held_frame_comes_from_its_workers_unless_the_client_says_otherwise(client):
+def test_a_direct_held_frame_comes_from_its_workers_unless_the_client_says_otherwise(client):
     import functools
 
     first, second = workers(client)
@@ -54,7 +54,8 @@ def test_a_held_frame_comes_from_its_workers_unless_the_client_says_otherwise(cl
     keys = [("dgraph-test-direct", i) for i in range(2)]
     sizes = [client.run(_store, k, p, workers=[w])[w] for k, p, w in zip(keys, parts, (first, second))]
     futures = client.sync(di.adopt_futures, client, {k: (w, n) for k, w, n in zip(keys, (first, second), sizes)})
-    frame = di.held_frame("dgraph-test-direct", futures, parts[0].iloc[:0])
+    frame = di.held_frame("dgraph-test-direct", futures, parts[0].iloc[:0], direct=True)
+    relayed_frame = di.held_frame("dgraph-test-direct", futures, parts[0].iloc[:0])
     scheduler = client.cluster.scheduler
     relayed, gather = [], scheduler.handlers["gather"]
 
@@ -67,9 +68,11 @@ def test_a_held_frame_comes_from_its_workers_unless_the_client_says_otherwise(cl
     try:
         pd.testing.assert_frame_equal(frame.compute(), pd.concat(parts))
         assert relayed == []  # straight from the workers
+        pd.testing.assert_frame_equal(relayed_frame.compute(), pd.concat(parts))
+        assert len(relayed) == 1  # not direct: through the scheduler
         client.direct_to_workers = False  # as Client(direct_to_workers=False) says
         pd.testing.assert_frame_equal(frame.compute(), pd.concat(parts))
-        assert len(relayed) == 1  # through the scheduler, as asked
+        assert len(relayed) == 2  # through the scheduler, as asked
     finally:
         scheduler.handlers["gather"] = gather
         client.direct_to_workers = None

@@ -97,6 +97,26 @@ def test_labels_strings_bigints_isolated(client):
     assert sorted(gs.to_networkx().nodes()) == sorted(["é", "b", "c", "lonely"])
 
 
+def test_results_come_to_the_client_from_the_workers_not_through_the_scheduler(client):
+    import functools
+
+    g = dgraph.from_edgelist(pd.DataFrame({"src": [0, 1, 2, 3], "dst": [1, 2, 3, 0]}), directed=False, ranks=2)
+    scheduler = client.cluster.scheduler
+    relayed, gather = [], scheduler.handlers["gather"]
+
+    @functools.wraps(gather)
+    def counted(*args, **kwargs):  # the scheduler's own handler, counted
+        relayed.append(kwargs.get("keys"))
+        return gather(*args, **kwargs)
+
+    scheduler.handlers["gather"] = counted
+    try:
+        got = bfs(g, 0).compute().sort_values("vertex")
+        assert got.distance.tolist() == [0, 1, 2, 1] and relayed == []
+    finally:
+        scheduler.handlers["gather"] = gather
+
+
 def test_a_pandas_edge_list_is_scattered_not_embedded(client):
     import pickle
 
