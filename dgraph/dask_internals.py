@@ -111,14 +111,15 @@ async def call_on_comm(comm, op, **msg):
     return await send_recv(comm, op=op, reply=True, **msg)
 
 
-def held_frame(name, futures, meta, direct=False):
+def held_frame(name, futures, meta, direct=False, copies=None):
     """A dask DataFrame whose partitions are the futures, under the keys ``(name, 0), (name, 1),
     ...``, with empty frame ``meta`` and unknown divisions: computing it asks the scheduler for
     results it holds and runs no task of its own (``dd.from_delayed`` adds an alias task per
     partition, a scheduler round trip on every compute). Built on dask-expr's ``IO`` expression.
     ``direct``: its ``compute()`` fetches the parts from their workers, not relayed by the
     scheduler (for a client that reaches the workers; ``Client(direct_to_workers=...)`` has the
-    last word)."""
+    last word); ``copies``: the parts' values, already here (small ones came back with the run),
+    which its ``compute()`` joins without fetching anything."""
     import pandas as pd
     from dask.dataframe.dask_expr._collection import new_collection
     from dask.dataframe.dask_expr._expr import ArrowStringConversion
@@ -129,7 +130,7 @@ def held_frame(name, futures, meta, direct=False):
         return new_collection(ArrowStringConversion(frame))  # as dd.from_delayed does: object columns become strings
     collection = new_collection(frame)
     collection.__class__ = _held_frame_class()
-    collection._direct = bool(direct)
+    collection._direct, collection._copies = bool(direct), None if copies is None else list(copies)
     return collection
 
 
@@ -186,6 +187,9 @@ def _held_frame_class():
             parts = self.expr.operand("futures") if isinstance(self.expr, _held_parts_class()) else None
             if kwargs or not parts:  # a frame changed in place (``df[c] = ...``), or a scheduler asked for
                 return super().compute(**kwargs)
+            copies = getattr(self, "_copies", None)
+            if copies is not None:  # copied: the caller may change what it gets
+                return _concat([c.copy() for c in copies])
             client = parts[0].client
             direct = client.direct_to_workers
             return _concat(client.gather(parts, direct=getattr(self, "_direct", False) if direct is None else direct))

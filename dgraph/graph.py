@@ -406,7 +406,7 @@ class Graph:
         pieces = self._finish_labels()
         finish = (rank_frames, self.bounds, *columns)
         results, stats = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
-        return self._to_dask(results.futures, self._frame_meta(stats.result_dtypes, columns))
+        return self._to_dask(results.futures, self._frame_meta(stats.result_dtypes, columns), results.copies)
 
     def run_to_rows(self, kernel, label_columns=(), nullable=(), list_columns=(), **run_args):
         """``run(kernel, **run_args)`` whose ranks return free-standing rows (any number per rank,
@@ -414,7 +414,7 @@ class Graph:
         pieces = self._finish_labels()
         finish = (rows_frames, self.bounds, tuple(label_columns), tuple(nullable), tuple(list_columns))
         results, _ = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
-        return self._to_dask(results.futures)
+        return self._to_dask(results.futures, copies=results.copies)
 
     def to_frame(self, results, nullable=(), transform=None):
         """A dask DataFrame [vertex, ...] from a ``RankResults`` of per-rank dicts of arrays, one
@@ -441,10 +441,11 @@ class Graph:
         dtypes = self.last_stats.result_dtypes if results is last else None
         return self._to_dask(parts, self._frame_meta(dtypes, ((), tuple(nullable), transform)))
 
-    def _to_dask(self, parts, meta=None):
-        """``results.to_dask`` of parts this graph's run left on its workers: computed straight
-        from them while the client's runs reach them directly."""
-        return to_dask(self.client, parts, meta, direct=client_state(self.client).direct)
+    def _to_dask(self, parts, meta=None, copies=None):
+        """``results.to_dask`` of parts this graph's run left on its workers: computed from the
+        ``copies`` the run brought back (small frames), else straight from the workers while
+        the client's runs reach them directly."""
+        return to_dask(self.client, parts, meta, direct=client_state(self.client).direct, copies=copies)
 
     def _frame_meta(self, dtypes, columns):
         """The empty result frame for results of these ``dtypes`` (a run reports them, so no

@@ -157,11 +157,11 @@ def part_name(prefix):
     return f"{prefix}-{uuid.uuid4().hex}"
 
 
-def to_dask(client, parts, meta=None, direct=False):
+def to_dask(client, parts, meta=None, direct=False, copies=None):
     """A dask DataFrame whose partitions are the pandas frames held by the futures ``parts``, which
     were submitted under the keys ``(name, 0), (name, 1), ...`` (``part_name``); ``meta``: their
-    empty frame, fetched from the first part when not given; ``direct``: computing it fetches the
-    parts from their workers (``held_frame``).
+    empty frame, fetched from the first part when not given; ``direct`` and ``copies``: how its
+    ``compute()`` gets the parts (``held_frame``).
 
     The frame's keys are the futures' own, so computing it runs no task of its own (with
     ``dd.from_delayed`` every compute would run an alias task per partition first: a scheduler
@@ -174,7 +174,7 @@ def to_dask(client, parts, meta=None, direct=False):
         )
     if meta is None:
         meta = client.submit(_empty_like, parts[0], pure=False).result()
-    return held_frame(name, parts, meta, direct)
+    return held_frame(name, parts, meta, direct, copies)
 
 
 def _empty_like(frame):

@@ -97,24 +97,46 @@ def test_labels_strings_bigints_isolated(client):
     assert sorted(gs.to_networkx().nodes()) == sorted(["é", "b", "c", "lonely"])
 
 
-def test_results_come_to_the_client_from_the_workers_not_through_the_scheduler(client):
+def _inline_bytes(limit):
+    from dgraph.runtime import driver
+
+    old, driver.INLINE_BYTES = driver.INLINE_BYTES, limit
+    return old
+
+
+def test_results_come_back_with_the_run_or_from_the_workers_never_through_the_scheduler(client):
     import functools
 
     g = dgraph.from_edgelist(pd.DataFrame({"src": [0, 1, 2, 3], "dst": [1, 2, 3, 0]}), directed=False, ranks=2)
+    bfs(g, 0)  # the first run asks where the blocks are; later ones remember
     scheduler = client.cluster.scheduler
-    relayed, gather = [], scheduler.handlers["gather"]
+    calls = {op: [] for op in ("gather", "who_has")}
+    handlers = {op: scheduler.handlers[op] for op in calls}
 
-    @functools.wraps(gather)
-    def counted(*args, **kwargs):  # the scheduler's own handler, counted
-        relayed.append(kwargs.get("keys"))
-        return gather(*args, **kwargs)
+    def counted(op):
+        @functools.wraps(handlers[op])
+        def handler(*args, **kwargs):  # the scheduler's own handler, counted
+            calls[op].append(kwargs.get("keys"))
+            return handlers[op](*args, **kwargs)
 
-    scheduler.handlers["gather"] = counted
+        return handler
+
+    scheduler.handlers.update({op: counted(op) for op in calls})
     try:
-        got = bfs(g, 0).compute().sort_values("vertex")
-        assert got.distance.tolist() == [0, 1, 2, 1] and relayed == []
+        frame = bfs(g, 0)
+        got = frame.compute().sort_values("vertex")
+        assert got.distance.tolist() == [0, 1, 2, 1]
+        assert calls == {"gather": [], "who_has": []}  # small: the run brought the frame back
+        got["distance"] = -1  # the caller's copy
+        assert frame.compute().sort_values("vertex").distance.tolist() == [0, 1, 2, 1]
+        old = client.run(_inline_bytes, 0)
+        try:
+            assert bfs(g, 0).compute().sort_values("vertex").distance.tolist() == [0, 1, 2, 1]
+        finally:
+            client.run(_inline_bytes, next(iter(old.values())))
+        assert calls["gather"] == [] and len(calls["who_has"]) == 1  # fetched from the workers
     finally:
-        scheduler.handlers["gather"] = gather
+        scheduler.handlers.update(handlers)
 
 
 def test_a_pandas_edge_list_is_scattered_not_embedded(client):

@@ -209,13 +209,14 @@ def launch(
         run = run_tasks(client, state, worker_addrs, specs, held, timeout, name, line)
     futures, outcomes, dispatch = run
     outcomes = [pickle.loads(o) for o in outcomes]
-    stats = RunStats.merge([s for s, _ in outcomes])
-    stats.result_dtypes = next((d for _, d in outcomes if d is not None), None)
+    stats = RunStats.merge([s for s, _, _ in outcomes])
+    stats.result_dtypes = next((d for _, d, _ in outcomes if d is not None), None)
+    copies = [c for _, _, c in outcomes]
     stats.dispatch = dispatch
     stats.worker_vertex_state = dict(zip(worker_addrs, stats.worker_vertex_state))
     stats.worker_phases = dict(zip(worker_addrs, stats.worker_phases))
     line.close(stats.supersteps, time.monotonic() - started)
-    return RankResults(client, futures, driven), stats
+    return RankResults(client, futures, driven, copies if all(c is not None for c in copies) else None), stats
 
 
 def _ready(futures, raise_errors=False):
@@ -284,8 +285,9 @@ class RankResults:
     ``futures[i]``). Nothing is split per rank unless asked (``per_rank``): a task per rank costs
     a scheduler round trip, most of a short run's time when workers hold many ranks."""
 
-    def __init__(self, client, futures, ranks):
+    def __init__(self, client, futures, ranks, copies=None):
         self.client, self.futures, self.ranks = client, list(futures), [list(r) for r in ranks]
+        self.copies = copies  # of every future's value, where all came back with the run (small frames)
 
     def __len__(self):
         return sum(len(r) for r in self.ranks)
