@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+from dask.sizeof import sizeof
 
 from .. import kernels
 from ..errors import DgraphRunError
@@ -189,5 +190,5 @@ def outcome(results, stats, kept=None):
     first = next(iter(results.values()), None) if isinstance(results, dict) else None
     arrays = isinstance(first, dict) and all(isinstance(v, np.ndarray) and v.ndim == 1 for v in first.values())
     dtypes = {k: v.dtype for k, v in first.items()} if arrays else None
-    small = kept if isinstance(kept, pd.DataFrame) and kept.memory_usage(deep=True).sum() <= INLINE_BYTES else None
-    return pickle.dumps((stats, dtypes, small))
+    small = kept if isinstance(kept, pd.DataFrame) and sizeof(kept) <= INLINE_BYTES else None
+    return pickle.dumps((stats, dtypes, small), protocol=5)  # protocol 5: a frame's arrays copied whole
