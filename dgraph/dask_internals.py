@@ -113,8 +113,8 @@ async def call_on_comm(comm, op, **msg):
 
 def held_frame(name, futures, meta, direct=False, copies=None):
     """A dask DataFrame whose partitions are the futures, under the keys ``(name, 0), (name, 1),
-    ...``, with empty frame ``meta`` and unknown divisions: computing it asks the scheduler for
-    results it holds and runs no task of its own (``dd.from_delayed`` adds an alias task per
+    ...``, with empty frame ``meta`` and unknown divisions: computing it fetches results already
+    held and runs no task of its own (``dd.from_delayed`` adds an alias task per
     partition, a scheduler round trip on every compute). Built on dask-expr's ``IO`` expression.
     ``direct``: its ``compute()`` fetches the parts from their workers, not relayed by the
     scheduler (for a client that reaches the workers; ``Client(direct_to_workers=...)`` has the
@@ -191,8 +191,8 @@ def _held_frame_class():
             if copies is not None:  # copied: the caller may change what it gets
                 return _concat([c.copy() for c in copies])
             client = parts[0].client
-            direct = client.direct_to_workers
-            return _concat(client.gather(parts, direct=getattr(self, "_direct", False) if direct is None else direct))
+            direct = getattr(self, "_direct", False) if client.direct_to_workers is None else client.direct_to_workers
+            return _concat(client.gather(parts, direct=direct))
 
     HeldFrame.__module__, HeldFrame.__qualname__ = __name__, "HeldFrame"
     globals()["HeldFrame"] = HeldFrame
