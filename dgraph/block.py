@@ -156,8 +156,12 @@ def _block_bytes(block):
             if isinstance(value, np.ndarray):
                 arrays[id(value)] = value.nbytes
     light = block.__dict__.get("_light")  # (light_arcs' copy, kept with the block)
-    kept = [a for p in block.parts for a in p.__dict__.get("_kept", {}).values() if a is not None]
+    kept = [a for p in block.parts for v in p.__dict__.get("_kept", {}).values() for a in _arrays(v)]
     return sum(arrays.values()) + (_block_bytes(light[1]) if light else 0) + sum(a.nbytes for a in kept)
+
+
+def _arrays(kept_value):
+    return () if kept_value is None else kept_value if isinstance(kept_value, tuple) else (kept_value,)
 
 
 def vertex_space(n, indices, *ids, ranges=(), inplace=False):
@@ -295,13 +299,18 @@ def light_arcs(block, delta):
 
 
 def kept(block, name, make):
-    """``make()`` (an array, or None), made once per block and kept with it under ``name``:
-    what runs derive from a block alone and would otherwise derive again on every call. Counted
-    in the block's dask weight."""
+    """``make()`` (an array, a tuple of arrays, or None), made once per block and kept with it
+    under ``name``: what runs derive from a block alone and would otherwise derive again on every
+    call. Counted in the block's dask weight."""
     store = block.__dict__.setdefault("_kept", {})
     if name not in store:
         store[name] = make()
     return store[name]
+
+
+def has_kept(block, name):
+    """Whether the block keeps ``name`` already (``kept`` would make nothing)."""
+    return name in block.__dict__.get("_kept", {})
 
 
 def slots_read(block):

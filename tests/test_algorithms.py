@@ -192,17 +192,21 @@ def test_pagerank_options_match_networkx(client):
 
 
 @pytest.mark.parametrize("layout", ["1d", "2d"])
-def test_pagerank_reads_hubs_first_to_the_same_bits(client, monkeypatch, layout):
+def test_pagerank_reads_hubs_first_to_the_same_bits_and_by_segments_to_rounding(client, monkeypatch, layout):
     module = importlib.import_module("dgraph.algorithms.pagerank")  # dgraph.algorithms.pagerank names the function
     edges = kron_edges(9, seed=4)
     g = dgraph.from_edgelist(edges, directed=False, layout=layout, ranks=4)
     got = {}
-    for reads in (-1, 10**9):  # every rank relabels its gather, then none does
+    # none relabels its gather; every rank does; every rank does and reads 64 slots at a time
+    for reads, width in ((10**9, 10**9), (-1, 10**9), (-1, 64)):
         monkeypatch.setattr(module, "HUB_READS", reads)
-        got[reads] = pagerank(g, tol=1e-12, max_iter=500).compute().set_index("vertex").pagerank.sort_index()
-    np.testing.assert_array_equal(got[-1].to_numpy(), got[10**9].to_numpy())
+        monkeypatch.setattr(module, "SEGMENT", width)
+        pr = pagerank(g, tol=1e-12, max_iter=500).compute().set_index("vertex").pagerank.sort_index()
+        got[reads, width] = pr.to_numpy()
+    np.testing.assert_array_equal(got[-1, 10**9], got[10**9, 10**9])
+    np.testing.assert_allclose(got[-1, 64], got[10**9, 10**9], rtol=1e-12)
     ref = nx.pagerank(nx_graph(edges, False), tol=1e-12, max_iter=500)
-    assert max(abs(got[-1][v] - x) for v, x in ref.items()) < 1e-8
+    assert np.abs(got[-1, 64] - np.array([ref[v] for v in pr.index])).max() < 1e-8
 
 
 def test_algorithms_on_real_dataset(client):

@@ -165,6 +165,18 @@ def _spmv_cases():
     return [(indptr, indices, w, x, np.empty(N)), (indptr, indices, None, x, np.empty(N))]
 
 
+def _segment_cases():
+    indptr, indices, w = _graph()
+    empty = (np.zeros(1, np.int64), indices[:0], None)
+    narrow = indices.astype(np.int32)
+    return [(indptr, indices, w, 64), (indptr, narrow, None, 7), (indptr, indices, None, N), (*empty, 8)]
+
+
+def _spmv_segments_cases():
+    x = np.random.default_rng(9).random(N)
+    return [(*kernels.segment_columns(*case), x, np.full(case[0].size - 1, np.nan)) for case in _segment_cases()]
+
+
 def _reads_cases():
     indices = _graph()[1]
     zeros = np.zeros(N, np.int64)
@@ -718,6 +730,8 @@ CASES = {
     "push_merge": (_push_cases, lambda r, a: (r, a[-4], a[-3])),
     "merge_by_id": (_merge_cases, lambda r, a: (r, a[-1])),
     "spmv": (_spmv_cases, None),
+    "segment_columns": (_segment_cases, None),
+    "spmv_segments": (_spmv_segments_cases, None),
     "count_reads": (_reads_cases, None),
     "relabel": (_relabel_cases, None),
     "assign_at": (_assign_cases, None),

@@ -58,7 +58,16 @@ from .frontier import (
     settle_level,
 )
 from .generate import kronecker_edges
-from .linalg import assign_at, count_reads, pagerank_step, power_iterations, relabel, spmv
+from .linalg import (
+    assign_at,
+    count_reads,
+    pagerank_step,
+    power_iterations,
+    relabel,
+    segment_columns,
+    spmv,
+    spmv_segments,
+)
 from .matching import heaviest_free_neighbour
 from .paths import bucket_queue, improve, light_rows, relax_local, rows_leaving
 from .placing import onefived_ranks, onefived_subgraphs
@@ -136,7 +145,9 @@ __all__ = [
     "flatten_forest",
     "sum_pairs",
     "take_rows",
+    "segment_columns",
     "spmv",
+    "spmv_segments",
     "threads",
     "threads_for",
     "twins",

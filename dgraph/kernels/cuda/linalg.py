@@ -1,5 +1,5 @@
-"""Device twins of the sparse products and PageRank's power iteration: a thread per row, each
-row summed in CSR order as the host engines do."""
+"""Device twins of the sparse products and PageRank's power iteration: a thread per row (per
+run of a segment, segment after segment), each row summed in CSR order as the host engines do."""
 
 from __future__ import annotations
 
@@ -16,6 +16,17 @@ def _spmv_rows(indptr, indices, weights, weighted, x, out):
         for e in range(indptr[r], indptr[r + 1]):
             s += x[indices[e]] * weights[e] if weighted else x[indices[e]]
         out[r] = s
+
+
+@cuda.jit
+def _spmv_runs(first, count, row_of, rptr, indices, weights, weighted, x, out):
+    # runs first..first+count-1 of one segment: distinct rows, so no two threads add to one
+    for i in range(cuda.grid(1), count, cuda.gridsize(1)):
+        k = first + i
+        s = 0.0
+        for e in range(rptr[k], rptr[k + 1]):
+            s += x[indices[e]] * weights[e] if weighted else x[indices[e]]
+        out[row_of[k]] += s
 
 
 @cuda.jit
@@ -49,6 +60,19 @@ def spmv(indptr, indices, weights, x, out):
         device.mirror(x) if x.dtype == np.float64 else device.upload(x, np.float64),
         y,
     )
+    device.download(y, out)
+
+
+def spmv_segments(runs, row_of, rptr, indices, weights, x, out):
+    # a launch per segment, in order, so each row adds its segments' sums as the host does
+    w, weighted = _weights(weights if weights.size else None)
+    rows, ptr, idx = device.resident(row_of), device.resident(rptr), device.resident(indices)
+    d_x = device.mirror(x) if x.dtype == np.float64 else device.upload(x, np.float64)
+    y = device.full(out.size, 0.0, np.float64)
+    for g in range(runs.size - 1):
+        count = int(runs[g + 1] - runs[g])
+        if count:
+            device.launch(_spmv_runs, count, int(runs[g]), count, rows, ptr, idx, w, weighted, d_x, y)
     device.download(y, out)
 
 
@@ -90,6 +114,7 @@ def power_iterations(indptr, indices, weights, pr, p, outw, contrib, alpha, dang
 # kernel name -> device twin (dgraph.kernels.engines adds them to their kernels)
 TWINS = {
     "spmv": spmv,
+    "spmv_segments": spmv_segments,
     "pagerank_step": pagerank_step,
     "power_iterations": power_iterations,
 }
