@@ -244,7 +244,9 @@ def keyed_run(ctx):
 def keyed_ids(block, slots):
     """The ids of the vertices at ``slots`` of a block's space as ties are broken by: placed ids
     that sort as canonical ids do (``owners.keyed``)."""
-    return keyed(block.space[slots], None if block.space_key is None else block.space_key[slots])
+    if block.space_key is None:
+        return keyed(block.space[slots], None)
+    return kernels.keyed_at(block.space, block.space_key, slots)
 
 
 def own_canonical(block, lo, hi):

@@ -718,6 +718,13 @@ def _kronecker_cases():
     ]
 
 
+def _keyed_at_cases():
+    rng = np.random.default_rng(12)
+    space = np.sort(rng.choice(4 * N, N, replace=False)).astype(np.int64)
+    key = rng.permutation(N).astype(np.int32)
+    return [(space, key, rng.integers(0, N, 700)), (space, key, np.zeros(0, np.int64))]
+
+
 CASES = {
     "csr_from_pieces": (_csr_cases, None),
     "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
@@ -780,6 +787,7 @@ CASES = {
     "onefived_ranks": (lambda: _onefived_cases(True), None),
     "onefived_subgraphs": (lambda: _onefived_cases(False), None),
     "dense_ranks": (_dense_ranks_cases, None),
+    "keyed_at": (_keyed_at_cases, None),
     "set_bits": (_set_bits_cases, None),
     # after an arc found no room the arrays hold whatever was written before it
     "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),

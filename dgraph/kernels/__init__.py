@@ -72,7 +72,7 @@ from .matching import heaviest_free_neighbour
 from .paths import bucket_queue, improve, light_rows, relax_local, rows_leaving
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
-from .slots import dense_ranks, positions, set_bits
+from .slots import dense_ranks, keyed_at, positions, set_bits
 from .trees import search_tree_rules, search_tree_rules_many, tree_astray
 from .unionfind import (
     afforest_bridges,
@@ -100,6 +100,7 @@ __all__ = [
     "count_reads",
     "csr_from_pieces",
     "dense_ranks",
+    "keyed_at",
     "device_transfers",
     "engine",
     "fill_rows",
