@@ -27,7 +27,7 @@ from .layout import by_owner
 from .placement import owned_counts, rebuild_blocks
 from .results import RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
-from .runtime.launch import client_state
+from .runtime.launch import client_state, lookup_held
 
 SPREAD_EVERY = 5.0  # seconds between looks at whether rank blocks still cover the live workers
 SPREAD_WITHIN = 60.0  # seconds moving blocks to a worker may take before they stay where they are
@@ -240,18 +240,25 @@ class Graph:
             values = labels.positions(list(values), what)
             if table is None:
                 return values
+        placed = lookup_held(self.client, labels.sorted, table, list(values), what, labels.dtype)
+        if placed is not None:
+            return placed
         return self.client.submit(lookup, labels.sorted, table, list(values), what, labels.dtype, pure=False).result()
 
     def vertex_param(self, label, what="vertex"):
         """The placed id of one user label, as a run's param: the int itself when the client can
-        tell (labels 0..n-1 placed in their order), else a future of it, looked up where the
-        label tables are, so only the id reaches the run's workers, not tables of every vertex
-        (an unknown label fails the call as a DgraphInputError before the run starts)."""
+        tell (labels 0..n-1 placed in their order) or can ask the worker holding the label
+        tables directly, else a future of it, looked up there by a task; so only the id reaches
+        the run's workers, not tables of every vertex (an unknown label fails the call as a
+        DgraphInputError before the run starts)."""
         labels, table = self.labels, self._lookup_table()
         if labels.sorted is None:
             position = int(labels.positions([label], what)[0])
             if table is None:
                 return position
+        placed = lookup_held(self.client, labels.sorted, table, [label], what, labels.dtype)
+        if placed is not None:
+            return int(placed[0])
         return self.client.submit(_placed_id, labels.sorted, table, label, what, labels.dtype)
 
     def _lookup_table(self):

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import dataset
-from graphs import nx_graph
+from graphs import kron_edges, nx_graph
 
 import dgraph
 from dgraph.algorithms import bfs, connected_components
@@ -137,6 +137,55 @@ def test_results_come_back_with_the_run_or_from_the_workers_never_through_the_sc
         assert calls["gather"] == [] and len(calls["who_has"]) == 1  # fetched from the workers
     finally:
         scheduler.handlers.update(handlers)
+
+
+def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_as_tasks(client):
+    import functools
+
+    from dgraph.runtime.launch import client_state
+
+    edges = kron_edges(8, seed=3)
+    G = nx_graph(edges, False)
+    g = dgraph.from_edgelist(edges, directed=False, vertex_order="degree", ranks=2)
+    sources = sorted(G.nodes())[:4]
+    bfs(g, sources[0])  # the first call makes the table of placed ids (a task); later ones read it
+    scheduler = client.cluster.scheduler
+    own = scheduler.stream_handlers["update-graph"]
+    submitted = []
+
+    @functools.wraps(own)
+    async def counted(*args, **kwargs):  # the scheduler's own (coroutine) handler, counted
+        submitted.append(1)
+        return await own(*args, **kwargs)
+
+    scheduler.stream_handlers["update-graph"] = counted
+    try:
+        for v in sources:
+            got = bfs(g, v).compute().set_index("vertex").distance.dropna()
+            assert {int(u): int(d) for u, d in got.items()} == nx.single_source_shortest_path_length(G, v)
+        assert submitted == []  # each source looked up in one round trip to the table's worker
+        with pytest.raises(dgraph.DgraphInputError, match="not a vertex"):
+            bfs(g, -5)
+        # a table that moved (the holder remembered no longer has it): the lookup runs as a task
+        state, table = client_state(client), g._lookup_table()
+        holder = state.holders[(table.key,)][0]
+        state.holders[(table.key,)] = [w for w in client.scheduler_info()["workers"] if w != holder]
+        got = bfs(g, sources[1]).compute().set_index("vertex").distance.dropna()
+        assert {int(u): int(d) for u, d in got.items()} == nx.single_source_shortest_path_length(G, sources[1])
+        assert len(submitted) == 1 and (table.key,) not in state.holders
+        # string labels on a 2D mesh, which places vertices in its own order
+        named = pd.DataFrame({"src": "v" + edges.src.astype(str), "dst": "v" + edges.dst.astype(str)})
+        gs = dgraph.from_edgelist(named, directed=False, layout="2d", ranks=4)
+        bfs(gs, f"v{sources[0]}")
+        submitted.clear()
+        got = bfs(gs, f"v{sources[2]}").compute().set_index("vertex").distance.dropna()
+        want = nx.single_source_shortest_path_length(G, sources[2])
+        assert {u: int(d) for u, d in got.items()} == {f"v{u}": d for u, d in want.items()}
+        with pytest.raises(dgraph.DgraphInputError, match="'zz' is not a vertex"):
+            bfs(gs, "zz")
+        assert submitted == []
+    finally:
+        scheduler.stream_handlers["update-graph"] = own
 
 
 def test_a_pandas_edge_list_is_scattered_not_embedded(client):

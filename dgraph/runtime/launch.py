@@ -11,6 +11,7 @@ in its reach, cores per host) lives in one ``ClientState`` per client, which als
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import pickle
 import secrets
@@ -21,6 +22,8 @@ import weakref
 from collections import Counter
 
 import dask
+import numpy as np
+from distributed import Future
 from distributed.comm import get_address_host
 
 from .. import kernels
@@ -28,7 +31,7 @@ from ..cluster import identity
 from ..dask_internals import wait_for
 from ..errors import DgraphInputError, DgraphRunError
 from ..progress import Progress
-from .dispatch import run_direct, run_tasks
+from .dispatch import OPEN_WITHIN, run_direct, run_tasks
 from .domains import Domains, rank_paths
 from .driver import TRANSPORTS, DriverSpec
 from .grouped import DEFAULT_FLUSH_BYTES
@@ -249,6 +252,40 @@ def _holders(client, state, firsts, fresh=False):
             known.clear()
         known[key] = [who[f.key][0] for f in firsts]
     return known[key]
+
+
+def lookup_held(client, sorted_labels, table, values, what, dtype):
+    """``labels.lookup`` of ``values`` (placed ids of user labels) asked directly of the worker
+    holding the label tables (futures; either may be None) through its ``lookup`` handler: one
+    round trip, no task. None when that cannot be done: a table not finished, not a future or
+    not where it was remembered, a label msgpack cannot carry, or the client not reaching
+    workers directly. An unknown label raises ``DgraphInputError``. A run's vertex param costs a
+    scheduler round trip and a task otherwise."""
+    state = client_state(client)
+    futures = [f for f in (sorted_labels, table) if f is not None]
+    if not futures or not state.direct or not all(isinstance(f, Future) and f.status == "finished" for f in futures):
+        return None
+    values = [v.item() if isinstance(v, np.generic) else v for v in values]
+    if not all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in values):
+        return None
+    held = table if table is not None else sorted_labels  # (both None: the caller has the ids)
+    holder = _holders(client, state, [held])[0]
+    keys = [None if f is None else f.key for f in (sorted_labels, table)]
+    try:
+        reply = client.sync(_lookup, client, holder, keys, values, what, str(dtype))
+    except (OSError, asyncio.TimeoutError):
+        reply = None
+    if isinstance(reply, dict) and reply.get("status") == "error":
+        raise DgraphInputError(reply["message"])
+    if not isinstance(reply, dict) or reply.get("status") != "OK":
+        state.holders.pop((held.key,), None)  # moved, or gone: ask where it is next time
+        return None
+    return np.asarray(reply["values"], dtype=np.int64)
+
+
+async def _lookup(client, worker, keys, values, what, dtype):
+    call = client.rpc(worker).dgraph_lookup(keys=keys, values=values, what=what, dtype=dtype)
+    return await asyncio.wait_for(call, OPEN_WITHIN)
 
 
 def _driver_threads(client, state, worker_addrs):

@@ -1,8 +1,9 @@
 """ExchangePlugin: the dgraph-exchange worker plugin.
 
 The plugin only routes: control-plane handlers (open, drive, start = open and drive, fail,
-close, progress, and a count of open runs) reach a ``Run`` object by its run id and secret,
-and the ``Run`` owns everything of that run on this worker: the listening socket, the peer
+close, progress, and a count of open runs) reach a ``Run`` object by its run id and secret
+(``lookup``, which reads the label tables in the worker's memory, acts on no run), and the
+``Run`` owns everything of that run on this worker: the listening socket, the peer
 channels, the wake-up pipe that aborts a blocked driver, and which thread drives it. The plugin
 itself keeps one spare listening socket, which the next started run takes. A run's state is
 gone when the run closes or fails, or when a directly driven run's results are stored in the
@@ -25,11 +26,13 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 from distributed import WorkerPlugin, get_worker, secede
 from distributed.comm.addressing import get_address_host
 
 from ..dask_internals import as_key, fetch_from_worker, store_on_worker
-from ..errors import DgraphRunError
+from ..errors import DgraphInputError, DgraphRunError
+from ..labels import lookup
 from .driver import DriverSpec, drive
 from .params import resolve
 
@@ -157,6 +160,7 @@ class ExchangePlugin(WorkerPlugin):
         worker.handlers["dgraph_close"] = self.close
         worker.handlers["dgraph_runs"] = self.list_runs
         worker.handlers["dgraph_progress"] = self.progress
+        worker.handlers["dgraph_lookup"] = self.lookup
 
     def teardown(self, worker):
         for run in list(self.runs.values()):
@@ -286,6 +290,24 @@ class ExchangePlugin(WorkerPlugin):
         run.close()
         nbytes = store_on_worker(self.worker, key, results, f"dgraph-run-{run_id}")
         return {"status": "OK", "outcome": run.outcome, "nbytes": nbytes, "spare": self._spare()}
+
+    async def lookup(self, keys=(), values=(), what="vertex", dtype=""):
+        """Placed ids of the labels ``values`` through the label tables this worker holds under
+        ``keys``: (the sorted labels' key, or None where labels are their own positions; the
+        placed ids' table key, or None where positions are placed ids). A run's vertex param,
+        looked up in one round trip instead of a task through the scheduler. "missing" when a
+        table is not in this worker's memory; an unknown label's error as a message. (Any peer
+        may read a worker's data already, through dask's own ``get_data``.)"""
+        tables = [None if k is None else as_key(k) for k in keys]
+        data = self.worker.data
+        if any(k is not None and k not in data for k in tables):
+            return {"status": "missing"}
+        labels, table = (None if k is None else data[k] for k in tables)
+        try:
+            ids = lookup(labels, table, list(values), what, dtype)
+        except DgraphInputError as err:
+            return {"status": "error", "message": str(err)}
+        return {"status": "OK", "values": np.asarray(ids, dtype=np.int64).tolist()}
 
     async def fail(self, run_id=None, secret=None, reason=None):
         run = self._run(run_id, secret)
