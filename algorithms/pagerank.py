@@ -132,8 +132,8 @@ def _hubs_first(parts, size, hub_reads, weighted, segment):
     A space wider than ``segment`` slots is read a segment at a time (``kernels.segment_columns``):
     the gather's misses then stay in the L2 cache, where a row-order pass misses to the shared
     cache or memory (Kronecker 20 on 2 ranks, 20 iterations: 0.80-0.96 s of products and steps,
-    against 1.42-1.51 s unsegmented). Each row
-    keeps its arcs' order, and a space of one segment gives the same bits as the slots' order.
+    against 1.42-1.51 s unsegmented). Each row keeps its arcs' order, and a space of one segment
+    gives the same bits as the slots' order.
     The labels and segments are kept with the block (a count, a sort and two passes over the
     arcs: one call's cost on Kronecker 20, against a third of each later iteration's)."""
 

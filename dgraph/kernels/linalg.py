@@ -147,6 +147,7 @@ def _spmv_segments_numba(runs, row_of, rptr, indices, weights, x, out):
 
 @numba.njit(cache=True, parallel=True)
 def _spmv_segments_parallel(runs, row_of, rptr, indices, weights, x, out):
+    # the serial loop with prange over each segment's runs, written out for _spmv_parallel's reasons
     out[:] = 0.0
     for g in range(runs.size - 1):  # a segment's runs have distinct rows
         for k in numba.prange(runs[g], runs[g + 1]):
