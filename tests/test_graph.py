@@ -142,7 +142,7 @@ def test_results_come_back_with_the_run_or_from_the_workers_never_through_the_sc
 def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_as_tasks(client):
     import functools
 
-    from dgraph.runtime.launch import client_state
+    from dgraph.runtime.launch import client_state, lookup_held
 
     edges = kron_edges(8, seed=3)
     G = nx_graph(edges, False)
@@ -186,6 +186,13 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
         assert submitted == []
     finally:
         scheduler.stream_handlers["update-graph"] = own
+    # tables on one worker answer there; tables on two go by tasks from then on, unasked
+    a, b = sorted(client.scheduler_info()["workers"])
+    table = client.scatter(np.array([7, 5, 6]), workers=[a])
+    names = [client.scatter(pd.Index(["x", "y", "z"]), workers=[w], hash=False) for w in (a, b)]
+    assert lookup_held(client, names[0], table, ["z", "x"], "vertex", "str").tolist() == [6, 7]
+    assert lookup_held(client, names[1], table, ["z"], "vertex", "str") is None
+    assert (names[1].key, table.key) in client_state(client).apart
 
 
 def test_a_pandas_edge_list_is_scattered_not_embedded(client):

@@ -52,6 +52,7 @@ class ClientState:
         self.spares = {}  # worker -> (port, token) of its listener ready for the next run
         self.direct = True  # false once live workers were out of this client's reach
         self.cores = None  # (known workers, Counter of threads per host)
+        self.apart = set()  # keys of label tables held by different workers: looked up by tasks
 
     @staticmethod
     def new_run():
@@ -268,9 +269,11 @@ def lookup_held(client, sorted_labels, table, values, what, dtype):
     values = [v.item() if isinstance(v, np.generic) else v for v in values]
     if not all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in values):
         return None
-    held = table if table is not None else sorted_labels  # (both None: the caller has the ids)
-    holder = _holders(client, state, [held])[0]
     keys = [None if f is None else f.key for f in (sorted_labels, table)]
+    if tuple(keys) in state.apart:
+        return None
+    held = table if table is not None else sorted_labels
+    holder = _holders(client, state, [held])[0]
     try:
         reply = client.sync(_lookup, client, holder, keys, values, what, str(dtype))
     except (OSError, asyncio.TimeoutError):
@@ -278,7 +281,10 @@ def lookup_held(client, sorted_labels, table, values, what, dtype):
     if isinstance(reply, dict) and reply.get("status") == "error":
         raise DgraphInputError(reply["message"])
     if not isinstance(reply, dict) or reply.get("status") != "OK":
-        state.holders.pop((held.key,), None)  # moved, or gone: ask where it is next time
+        if table is not None and isinstance(reply, dict) and list(reply.get("missing", ())) == [0]:
+            state.apart.add(tuple(keys))  # the table's holder lacks the sorted labels
+        else:
+            state.holders.pop((held.key,), None)  # moved, or gone: ask where it is next time
         return None
     return np.asarray(reply["values"], dtype=np.int64)
 

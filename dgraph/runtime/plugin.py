@@ -295,13 +295,15 @@ class ExchangePlugin(WorkerPlugin):
         """Placed ids of the labels ``values`` through the label tables this worker holds under
         ``keys``: (the sorted labels' key, or None where labels are their own positions; the
         placed ids' table key, or None where positions are placed ids). A run's vertex param,
-        looked up in one round trip instead of a task through the scheduler. "missing" when a
-        table is not in this worker's memory; an unknown label's error as a message. (Any peer
+        looked up in one round trip instead of a task through the scheduler. "missing" (with the
+        positions in ``keys`` of the absent) when a table is not in this worker's memory; an
+        unknown label's error as a message. (Any peer
         may read a worker's data already, through dask's own ``get_data``.)"""
         tables = [None if k is None else as_key(k) for k in keys]
         data = self.worker.data
-        if any(k is not None and k not in data for k in tables):
-            return {"status": "missing"}
+        missing = [i for i, k in enumerate(tables) if k is not None and k not in data]
+        if missing:
+            return {"status": "missing", "missing": missing}
         labels, table = (None if k is None else data[k] for k in tables)
         try:
             ids = lookup(labels, table, list(values), what, dtype)
