@@ -109,9 +109,10 @@ def _segment_numpy(indptr, indices, weights, width):
     order = np.argsort(key, kind="stable")  # by (segment, row), arcs in row order
     key = key[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.int64)
-    runs = np.searchsorted(seg[order][starts], np.arange(nseg + 1)).astype(np.int64)
+    first = order[starts]  # each run's first arc
+    runs = np.searchsorted(seg[first], np.arange(nseg + 1)).astype(np.int64)
     sw = np.empty(0) if weights is None else weights[order]
-    return runs, rows[order][starts], np.r_[starts, indices.size].astype(np.int64), indices[order], sw
+    return runs, rows[first], np.r_[starts, indices.size].astype(np.int64), indices[order], sw
 
 
 _segment = twins("segment_columns", numba=_segment_numba, numpy=_segment_numpy)
