@@ -510,10 +510,11 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
     with kernels.using("numba", threads=2):
         if kernels.threads() < 2:
             pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
-    from dgraph.kernels import counting, linalg
+    from dgraph.kernels import counting, linalg, unionfind
 
     monkeypatch.setattr(linalg, "SPMV_GRAIN", 1)
     monkeypatch.setattr(counting, "COUNT_GRAIN", 1)
+    monkeypatch.setattr(unionfind, "FOREST_GRAIN", 1)
     rng = np.random.default_rng(9)
     n, lo, hi = 600, 100, 500
     tails = np.minimum(rng.zipf(1.6, 6000) - 1, n - 1)
@@ -553,7 +554,16 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
         all_sets[1][: all_sets[0][lo]].astype(np.int64),
     )
 
+    # a sparse graph, whose rows' first neighbours leave most trees apart: rows outside the largest
+    # tree unite their other arcs
+    sparse = rng.integers(0, n, (2, 700))
+    sparse = np.c_[sparse, sparse[::-1]]
+    whole = SimpleNamespace(lo=0, hi=n, space_key=None)  # one rank's block
+    whole.indptr, whole.indices, _ = kernels.build_csr(*sparse, n)
+
     def run():
+        parent = np.arange(n, dtype=np.int32)
+        skipped = kernels.afforest_rows(whole, parent)
         tri, by_id = np.zeros(n, np.int64), np.zeros(n, np.int64)
         kernels.oriented_triangles(up_ptr, up_idx, lo, ghosts_up, np.zeros(n, bool), tri)
         kernels.ordered_triangles(ptr, idx, lo, ghosts_below, by_id)
@@ -571,6 +581,8 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
             tri,
             kernels.neighbourhood_arcs(ptr, idx, lo, own, ghosts_all, np.zeros(n, bool)),
             by_id,
+            kernels.flatten_forest(parent),  # every vertex's smallest connected id
+            np.unique(parent[skipped]).size,  # the rows that skipped are in one tree
         )
 
     serial = run()
@@ -580,3 +592,8 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
     for s, p in zip(serial, parallel):
         np.testing.assert_array_equal(s, p)  # same rows, same order within each: equal to the bit
     assert serial[5].sum() > 0 and serial[6].sum() > 0 and serial[7].sum() > 0  # there were triangles to count
+    count, label = connected_components(sp.coo_matrix((np.ones(sparse.shape[1]), tuple(sparse)), shape=(n, n)))
+    smallest = np.full(count, n)
+    np.minimum.at(smallest, label, np.arange(n))
+    np.testing.assert_array_equal(serial[8], smallest[label])
+    assert serial[9] == 1 and count > 3

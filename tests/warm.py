@@ -27,7 +27,7 @@ def compile_kernels():
 
     import dgraph
     from dgraph import algorithms as alg
-    from dgraph import kernels
+    from dgraph.kernels import counting, linalg, unionfind
     from dgraph.partitioners import OnePointFiveD
 
     kron = kron_edges(9, seed=1).query("src != dst")
@@ -67,10 +67,13 @@ def compile_kernels():
             for frame in runs:
                 frame.compute()
         alg.pointer_jumping(dgraph.from_edgelist(pd.DataFrame(tree))).compute()
-        # the parallel variants the counting kernels and the SpMV take on a one-rank graph with
-        # both workers' threads (in-process workers: lowering the grains here reaches them)
-        grains = kernels.SPMV_GRAIN, kernels.COUNT_GRAIN
-        kernels.SPMV_GRAIN = kernels.COUNT_GRAIN = 1
+        # the parallel variants the counting kernels, the SpMV and Afforest take on a one-rank
+        # graph with both workers' threads (in-process workers: lowering the grains in the
+        # modules that read them reaches them)
+        grains = ((linalg, "SPMV_GRAIN"), (counting, "COUNT_GRAIN"), (unionfind, "FOREST_GRAIN"))
+        before = {(m, name): getattr(m, name) for m, name in grains}
+        for m, name in grains:
+            setattr(m, name, 1)
         try:
             for edges, is_directed, weight, _ in cases[:3]:
                 g = dgraph.from_edgelist(edges, directed=is_directed, weight=weight)
@@ -78,7 +81,9 @@ def compile_kernels():
                     alg.label_propagation(g),
                     alg.local_clustering_coefficient(g),
                     alg.pagerank(g, weight=weight),
+                    alg.connected_components(g, connection="weak"),
                 ):
                     frame.compute()
         finally:
-            kernels.SPMV_GRAIN, kernels.COUNT_GRAIN = grains
+            for (m, name), value in before.items():
+                setattr(m, name, value)

@@ -37,6 +37,7 @@ from .csr import build_csr, count_loops, csr_from_pieces, fill_rows, order_rows,
 from .engines import (
     COUNT_GRAIN,
     ENGINES,
+    FOREST_GRAIN,
     KERNELS,
     SPMV_GRAIN,
     device_transfers,
@@ -85,6 +86,7 @@ from .unionfind import (
 
 __all__ = [
     "COUNT_GRAIN",
+    "FOREST_GRAIN",
     "ENGINES",
     "KERNELS",
     "MERGE_CODES",

@@ -1,5 +1,6 @@
-"""Union-find: spanning forests of a rank's arcs (Afforest across ranks on symmetric blocks) and
-the summary of a forest's trees that touch other ranks, which connected components merge."""
+"""Union-find: spanning forests of a rank's arcs (Afforest across ranks on symmetric blocks, on
+several threads where one rank's rows are its whole space) and the summary of a forest's trees
+that touch other ranks, which connected components merge."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .engines import twins
+from .atomics import swap_if
+from .engines import FOREST_GRAIN, threads_for, twins
 from .sets import unique
 
 
@@ -154,14 +156,16 @@ def _afforest_numba(indptr, indices, lo, hi, parent, ordered):
     the heads in the range are one run, found by bisection: a rank whose range is not the
     space's first slots would otherwise see mostly ghosts first, link few rows, and sample a
     small tree (on Kronecker 20's second rank a third of its rows skipped, not nine tenths)."""
-    links, samples = AFFOREST_LINKS, AFFOREST_SAMPLES
+    links = AFFOREST_LINKS
     nrows = hi - lo
     skipped = np.zeros(nrows, np.bool_)
     if nrows == 0:
         return skipped
     for r in range(nrows):  # a row's first neighbours at once: one cache miss for the lot
         a, b = indptr[r], indptr[r + 1]
-        j = a + np.searchsorted(indices[a:b], lo) if ordered else a
+        j = a
+        if ordered and a < b and indices[a] < lo:  # a bisection only where ghosts come first
+            j = a + np.searchsorted(indices[a:b], lo)
         end = b if ordered else min(b, a + AFFOREST_SCAN)
         x, linked = -1, 0
         while j < end and linked < links:
@@ -172,16 +176,7 @@ def _afforest_numba(indptr, indices, lo, hi, parent, ordered):
             elif ordered:
                 break  # past the range
             j += 1
-    step = max(nrows // samples, 1)
-    sampled = np.empty((nrows + step - 1) // step, np.int64)
-    for i in range(sampled.size):
-        sampled[i] = _find(parent, lo + i * step)
-    sampled.sort()
-    giant, most, run = sampled[0], 0, 0
-    for i in range(sampled.size):
-        run = run + 1 if i > 0 and sampled[i] == sampled[i - 1] else 1
-        if run > most:
-            giant, most = sampled[i], run
+    giant = _largest_sampled(parent, lo, nrows)
     span = np.uint64(nrows)
     for r in range(nrows):
         u = lo + r
@@ -193,6 +188,75 @@ def _afforest_numba(indptr, indices, lo, hi, parent, ordered):
             w = indices[j]
             if _outside(w, lo, span) or w >= u or skipped[w - lo]:
                 x = _union_owned(parent, x, w, lo, hi)
+    return skipped
+
+
+@numba.njit(cache=True)
+def _largest_sampled(parent, lo, nrows):
+    """The root of the tree that most of ``AFFOREST_SAMPLES`` rows spread over lo..lo+nrows-1
+    are in (nrows > 0)."""
+    step = max(nrows // AFFOREST_SAMPLES, 1)
+    sampled = np.empty((nrows + step - 1) // step, np.int64)
+    for i in range(sampled.size):
+        sampled[i] = _find(parent, lo + i * step)
+    sampled.sort()
+    giant, most, run = sampled[0], 0, 0
+    for i in range(sampled.size):
+        run = run + 1 if i > 0 and sampled[i] == sampled[i - 1] else 1
+        if run > most:
+            giant, most = sampled[i], run
+    return giant
+
+
+@numba.njit(cache=True)
+def _hook(parent, u, v):
+    """GAP's Link: join u's and v's trees, hooking the larger root under the smaller by
+    compare-and-swap, so that threads hook at once. Only roots change, and only to a smaller id:
+    the pointers other threads follow stay valid, and each tree's root is its smallest id."""
+    p1, p2 = parent[u], parent[v]
+    while p1 != p2:
+        high, low = max(p1, p2), min(p1, p2)
+        above = parent[high]
+        if above == low:
+            return
+        if above == high and swap_if(parent, high, high, low) == high:
+            return
+        p1, p2 = parent[above], parent[low]
+
+
+@numba.njit(cache=True, parallel=True)
+def _point_at_roots(parent):
+    # between hooking passes the roots stand still: a racing write stores the same root
+    for v in numba.prange(parent.size):
+        _find(parent, np.int64(v))
+
+
+@numba.njit(cache=True, parallel=True)
+def _afforest_parallel(indptr, indices, parent):
+    """``_afforest_numba`` on numba's threads, for rows that are their whole space (one rank: no
+    ghosts, so the smallest id is the root the serial kernel picks). Rows hook by
+    compare-and-swap (``_hook``); the rows that skip are those in the sampled largest tree once
+    every vertex points at its root (the serial kernel also skips those that join it later).
+    Returns which rows skipped, with every vertex pointing at its root."""
+    n = parent.size
+    skipped = np.zeros(n, np.bool_)
+    if n == 0:
+        return skipped
+    for u in numba.prange(n):
+        for j in range(indptr[u], min(indptr[u + 1], indptr[u] + AFFOREST_LINKS)):
+            _hook(parent, np.int64(u), indices[j])
+    _point_at_roots(parent)
+    giant = _largest_sampled(parent, 0, n)
+    for u in numba.prange(n):
+        skipped[u] = parent[u] == giant
+    for i in numba.prange(n):
+        u = np.int64(i)  # prange counts unsigned: compared with a signed head, both would be floats
+        if not skipped[u]:
+            for j in range(indptr[u], indptr[u + 1]):
+                w = indices[j]
+                if w >= u or skipped[w]:  # else w's row unites it: w skips none of its arcs
+                    _hook(parent, u, w)
+    _point_at_roots(parent)
     return skipped
 
 
@@ -238,6 +302,9 @@ def afforest_rows(block, parent):
 
 
 def _afforest_rows_numba(block, parent):
+    whole = block.lo == 0 and block.hi == parent.size  # one rank: every slot is a row
+    if whole and threads_for(block.indices.size, FOREST_GRAIN) > 1:
+        return _afforest_parallel(block.indptr, block.indices, parent)
     return _afforest_numba(block.indptr, block.indices, block.lo, block.hi, parent, block.space_key is None)
 
 
