@@ -377,10 +377,27 @@ def _bridges_numba(indptr, indices, lo, hi, parent, skipped, far, cuts):
                     wanted[d] = False
                     left -= 1
                     _union_owned(parent, _find(parent, lo + r), w, lo, hi)
-    heads = np.empty(parent.size - (hi - lo), parent.dtype)
-    heads[:lo] = np.arange(lo)
-    heads[lo:] = np.arange(hi, parent.size)
-    return _roots(parent, np.arange(lo, hi, dtype=parent.dtype), heads)
+    return _roots_of_space(parent)
+
+
+@numba.njit(cache=True)
+def _roots_of_space(parent):
+    """(vertex, root) for every non-root of the forest, in slot order, with ``parent`` left as
+    ``parent[v] == v``: ``_roots`` over every slot, which visits each once and so needs no marks."""
+    c = 0
+    for v in range(parent.size):
+        c += _find(parent, v) != v  # every vertex then points at its root
+    out_v = np.empty(c, dtype=parent.dtype)
+    out_r = np.empty(c, dtype=parent.dtype)
+    c = 0
+    for v in range(parent.size):
+        p = parent[v]
+        if p != v:
+            out_v[c] = v
+            out_r[c] = p
+            parent[v] = v
+            c += 1
+    return out_v, out_r
 
 
 def _bridges_numpy(indptr, indices, lo, hi, parent, skipped, far, cuts):
