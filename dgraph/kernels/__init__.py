@@ -15,8 +15,10 @@ layout; the kernels that compare vertices they hold take ``key``, those vertices
 Threads: a run's driver may give its kernels more than one thread (``using(engine, threads=k)``;
 a graph on one rank gets the cores its idle workers would use). The compute-bound numba kernels
 (label mode, SpMV, triangle counts) then split their rows into k runs of about equal arcs and run
-them in parallel (the same row loop as the serial kernel, so the results are identical); the
-closures (BFS, Dijkstra, union-find) stay serial.
+them in parallel (the same row loop as the serial kernel, so the results are identical);
+Afforest over a rank whose rows are its whole space hooks roots by compare-and-swap
+(``atomics.swap_if``), with the same forest once flattened; the closures (BFS, Dijkstra) and
+union-find across ranks stay serial.
 """
 
 from .brandes import brandes
