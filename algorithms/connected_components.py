@@ -103,11 +103,13 @@ def merge_interfaces(ctx, pairs, local, bounds, own_key=None):
     ``own_key[r]``: the canonical ids of rank r's own vertices (None: placed ids are)."""
     node, ids = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
     for r in ctx.ranks:
-        owned, target = local.pop(r)
+        owned, target, skipped, giant_target = local.pop(r)
         owned -= owned.dtype.type(bounds[r])  # in place: offsets in the ids' own type
         node[r] = np.arange(bounds[r], bounds[r + 1], dtype=ids)
         node[r][owned] = target
-        del owned, target
+        if skipped is not None:  # a rank's rows are its vertices, in order
+            node[r][skipped] = giant_target
+        del owned, target, skipped
     smallest, ghosts, u, one_sided = {}, {}, {}, {}
     for r in ctx.ranks:
         (ghosts[r], u[r], one_sided[r]), (anchors, best, best_key) = pairs.pop(r)
@@ -196,15 +198,17 @@ def _far_skips(ctx, spaces, skipped, bounds):
 
 
 def _local_forests(ctx, bounds, directed):
-    """Yield (rank, blocks, space, (vertex, root), far): each rank's spanning forest of its
-    arcs, in slots of its space, and per slot whether its owner skipped its arcs (None: none can),
-    one rank at a time (each forest's pairs are summarised before the next is made). Undirected
-    blocks go through Afforest: the ranks tell each other which rows skipped (a bitmap each),
-    and each rank then joins its largest tree to each other rank's once."""
+    """Yield (rank, blocks, space, (vertex, root), far, (skipped, giant)): each rank's spanning
+    forest of its arcs, in slots of its space, and per slot whether its owner skipped its arcs
+    (None: none can), one rank at a time (each forest's pairs are summarised before the next is
+    made). Undirected blocks go through Afforest: the ranks tell each other which rows skipped (a
+    bitmap each), and each rank then joins its largest tree to each other rank's once. The rows
+    that skipped (bool per row; None: none can) are left out of the pairs: all are in the tree
+    rooted at ``giant`` (-1: none)."""
     spaces = {r: _rank_space(ctx, r, bounds) for r in ctx.ranks}
     if directed:
         for r, (blocks, space, _) in spaces.items():
-            yield r, blocks, space, kernels.block_forest(blocks, _forest(space)), None
+            yield r, blocks, space, kernels.block_forest(blocks, _forest(space)), None, (None, -1)
         return
     parents, skipped = {}, {}
     for r, (blocks, space, _) in spaces.items():
@@ -214,15 +218,27 @@ def _local_forests(ctx, bounds, directed):
     far = _far_skips(ctx, spaces, skipped, bounds)
     for r, (blocks, space, cuts) in spaces.items():
         ctx.hold(f"wcc forest {r}", parents[r], far[r])
-        pairs = kernels.afforest_bridges(blocks[0], parents.pop(r), skipped.pop(r), far[r], cuts)
+        v, root, giant = kernels.afforest_bridges(blocks[0], parents.pop(r), skipped[r], far[r], cuts)
         ctx.stats.release_vertex_state(f"wcc forest {r}")
-        yield r, blocks, space, pairs, far.pop(r)
+        yield r, blocks, space, (v, root), far.pop(r), (skipped.pop(r), giant)
 
 
-def _interface_of_rank(ctx, r, blocks, space, forest, far, n):
+def _with_skipped(v, root, lo, skipped, giant):
+    """The pairs (vertex, root) with the skipped rows (from slot ``lo``) put back, in ``giant``'s tree."""
+    if giant < 0:
+        return v, root
+    rows = (lo + np.flatnonzero(skipped)).astype(v.dtype)
+    rows = rows[rows != giant]
+    return np.concatenate([v, rows]), np.concatenate([root, np.full(rows.size, giant, root.dtype)])
+
+
+def _interface_of_rank(ctx, r, blocks, space, forest, far, n, skipped, giant):
     """Rank r's forest summarised for the merge (``component_interface``'s groups in placed ids):
     ((ghosts, their anchors and whether their owner skipped them; anchors, their trees'
-    smallest-key members and those members' keys), (owned members, their targets))."""
+    smallest-key members and those members' keys), (owned members, their targets, the rows
+    that skipped, their target)). The skipped rows, most of a well-connected rank's, stay out
+    of the summary: their tree is there through its other members (its root, the smallest
+    row, among them), and its smallest-key member is added where it is one of them."""
     a, b = blocks[0].lo, blocks[0].hi
     slot = index_type(space.size)
     scratch = (np.zeros(space.size, np.uint8), np.zeros(space.size, np.uint8))  # flags
@@ -230,14 +246,24 @@ def _interface_of_rank(ctx, r, blocks, space, forest, far, n):
     ctx.hold(f"wcc rank {r}", *scratch)
     space_key = blocks[0].space_key
     key = np.empty(0, np.int64) if space_key is None else space_key
-    ghosts, trees, owned = kernels.component_interface(*forest, a, b, key, scratch)
-    del forest, scratch
+    v, root = forest
+    del forest
+    if giant >= 0 and space_key is not None:
+        rows = np.flatnonzero(skipped)
+        best = a + int(rows[np.argmin(space_key[a + rows])])
+        if best != giant:
+            v, root = np.append(v, v.dtype.type(best)), np.append(root, root.dtype.type(giant))
+    ghosts, trees, owned = kernels.component_interface(v, root, a, b, key, scratch)
+    del v, root, scratch
+    if giant >= 0:  # the tree's target: its root's, or the root where no other member is listed
+        hit = np.flatnonzero(owned[0] == giant)
+        giant = int(space[owned[1][hit[0]] if hit.size else giant])
     one_sided = np.zeros(ghosts[0].size, bool) if far is None else far[ghosts[0]].view(bool)
     best_key = space_key[trees[1]].astype(np.int64) if space_key is not None else None  # before slots become ids
     ghosts, trees, owned = ([_slots_to_ids(space, slots, n) for slots in group] for group in (ghosts, trees, owned))
     trees.append(trees[1].astype(np.int64) if best_key is None else best_key)
     ctx.stats.release_vertex_state(f"wcc rank {r}")
-    return ((*ghosts, one_sided), trees), owned
+    return ((*ghosts, one_sided), trees), (*owned, skipped, giant)
 
 
 def components_kernel(ctx, directed, bounds):
@@ -253,7 +279,8 @@ def components_kernel(ctx, directed, bounds):
         ctx.stats.info.update(edges_examined=blocks[0].narcs)
         return {r: {"component": kernels.flatten_forest(parent).astype(np.int64)}}
     if P == 1:  # no cut: the rank's forest is the answer (its space is every vertex)
-        ((r, blocks, space, (v, root), _),) = _local_forests(ctx, bounds, directed)
+        ((r, blocks, space, (v, root), _, (skipped, giant)),) = _local_forests(ctx, bounds, directed)
+        v, root = _with_skipped(v, root, blocks[0].lo, skipped, giant)
         v, rep = _representatives(keyed_ids(blocks[0], v), keyed_ids(blocks[0], root), keyed)
         comp = np.arange(n, dtype=np.int64)
         comp[placed_of(v) if keyed else v] = placed_of(rep) if keyed else rep
@@ -261,8 +288,8 @@ def components_kernel(ctx, directed, bounds):
         return {r: {"component": comp}}
     pairs, local, examined = {}, {}, 0
     with ctx.phase("local"):
-        for r, blocks, space, forest, far in _local_forests(ctx, bounds, directed):
-            pairs[r], local[r] = _interface_of_rank(ctx, r, blocks, space, forest, far, n)
+        for r, blocks, space, forest, far, (skipped, giant) in _local_forests(ctx, bounds, directed):
+            pairs[r], local[r] = _interface_of_rank(ctx, r, blocks, space, forest, far, n, skipped, giant)
             examined += sum(blk.narcs for blk in blocks)
             del forest, far
     ctx.stats.info.update(edges_examined=examined)

@@ -749,7 +749,7 @@ CASES = {
     # the twins skip different rows (numpy none): what they leave unjoined must join the same
     "afforest_rows": (_afforest_cases, _afforest_closure),
     "flatten_forest": (_flatten_cases, None),
-    "afforest_bridges": (_bridges_cases, lambda r, a: (_pairs(r[0], r[1]), a[4])),
+    "afforest_bridges": (_bridges_cases, lambda r, a: (_pairs(r[0], r[1]), r[2], a[4])),
     "component_interface": (
         _interface_cases,
         lambda r, a: (

@@ -201,7 +201,11 @@ def test_block_forest_equals_the_forest_of_its_arcs(engine, afforest, arcs, lo, 
         if hi - lo < n:  # a skipping row's arcs to other ranks are theirs to unite
             kept = own & ~np.isin(a, np.arange(lo, hi)[skipped])
             plain = _joined(n, kernels.spanning_forest(a[kept], b[kept], np.arange(n)), np.arange(lo, hi)[skipped])
-        v, root = kernels.afforest_bridges(block, scratch, skipped, np.zeros(n, np.uint8), [0, lo, hi, n])
+        v, root, giant = kernels.afforest_bridges(block, scratch, skipped, np.zeros(n, np.uint8), [0, lo, hi, n])
+        rows = np.arange(lo, hi)[skipped]
+        assert (giant >= 0) == (rows.size > 0) and not np.isin(rows, v).any()  # left out, all in giant's tree
+        rows = rows[rows != giant]
+        v, root = np.r_[v, rows], np.r_[root, np.full(rows.size, giant)]
     assert (scratch == np.arange(n)).all() and plain[0].size > 50
     np.testing.assert_array_equal(_trees(n, v, root), _trees(n, *plain))  # the same trees,
     tree = _trees(n, v, root)

@@ -349,8 +349,10 @@ def afforest_bridges(block, parent, skipped, far, cuts):
     ``cuts[d]`` is the first slot of rank d's vertices. The skipped rows' largest tree is joined
     to one such head of each rank that has one it reaches (the first in row order): all of a
     rank's skipped vertices are in its own largest tree, so one arc joins the two trees and the
-    others between them are redundant. Returns (vertex, root) for every non-root of the space,
-    as ``block_forest`` does, with ``parent`` back to ``parent[v] == v``."""
+    others between them are redundant. Returns (vertex, root, giant): the pairs ``block_forest``
+    returns for every non-root of the space but the skipped rows, which are most of a
+    well-connected rank's rows and all in the tree rooted at ``giant`` (-1: no row skipped),
+    with ``parent`` back to ``parent[v] == v``."""
     cuts = np.asarray(cuts, dtype=np.int64)
     return _bridges(block.indptr, block.indices, block.lo, block.hi, parent, skipped, far, cuts)
 
@@ -377,27 +379,50 @@ def _bridges_numba(indptr, indices, lo, hi, parent, skipped, far, cuts):
                     wanted[d] = False
                     left -= 1
                     _union_owned(parent, _find(parent, lo + r), w, lo, hi)
-    return _roots_of_space(parent)
+    return _roots_of_space(parent, lo, skipped)
 
 
 @numba.njit(cache=True)
-def _roots_of_space(parent):
-    """(vertex, root) for every non-root of the forest, in slot order, with ``parent`` left as
-    ``parent[v] == v``: ``_roots`` over every slot, which visits each once and so needs no marks."""
-    c = 0
+def _roots_of_space(parent, lo, skipped):
+    """(vertex, root) for every non-root of the forest but the rows lo.. that ``skipped`` marks,
+    in slot order, and those rows' root (-1: none), with ``parent`` left as ``parent[v] == v``:
+    ``_roots`` over every slot, which visits each once and so needs no marks. Whether a row
+    skipped is a coin flip on a skewed graph, so the row loops test it without a branch."""
+    c, giant = 0, -1
     for v in range(parent.size):
         c += _find(parent, v) != v  # every vertex then points at its root
-    out_v = np.empty(c, dtype=parent.dtype)
-    out_r = np.empty(c, dtype=parent.dtype)
-    c = 0
-    for v in range(parent.size):
+    for i in range(skipped.size):
+        c -= skipped[i] & (parent[lo + i] != lo + i)
+    for i in range(skipped.size):
+        if skipped[i]:
+            giant = parent[lo + i]
+            break
+    out_v = np.empty(c + 1, dtype=parent.dtype)  # room for the rows' last write
+    out_r = np.empty(c + 1, dtype=parent.dtype)
+    c = _emit_non_roots(parent, 0, lo, out_v, out_r, 0)
+    for i in range(skipped.size):
+        v = lo + i
+        p = parent[v]
+        out_v[c] = v
+        out_r[c] = p
+        c += (p != v) > skipped[i]  # kept: a non-root that did not skip
+        parent[v] = v
+    c = _emit_non_roots(parent, lo + skipped.size, parent.size, out_v, out_r, c)
+    return out_v[:c], out_r[:c], giant
+
+
+@numba.njit(cache=True)
+def _emit_non_roots(parent, a, b, out_v, out_r, c):
+    """Write (v, parent[v]) from ``c`` on for every non-root v in a..b-1, and make each a root;
+    returns where the next pair goes."""
+    for v in range(a, b):
         p = parent[v]
         if p != v:
             out_v[c] = v
             out_r[c] = p
-            parent[v] = v
             c += 1
-    return out_v, out_r
+            parent[v] = v
+    return c
 
 
 def _bridges_numpy(indptr, indices, lo, hi, parent, skipped, far, cuts):
@@ -411,7 +436,15 @@ def _bridges_numpy(indptr, indices, lo, hi, parent, skipped, far, cuts):
     v = np.flatnonzero(parent != np.arange(parent.size))
     a, b = np.concatenate([v, tails[first]]), np.concatenate([parent[v].astype(np.int64), heads[first]])
     parent[:] = np.arange(parent.size)
-    return tuple(x.astype(parent.dtype) for x in _rooted_forest_numpy(a, b, lo, hi, parent.size))
+    v, root = _rooted_forest_numpy(a, b, lo, hi, parent.size)
+    rows = lo + np.flatnonzero(skipped)
+    giant = -1
+    if rows.size:  # the skipped rows' tree: a non-root's root, or the first row, a root itself
+        giant = int(root[v == rows[0]][0]) if np.any(v == rows[0]) else int(rows[0])
+    on_row = (v >= lo) & (v < hi)
+    left = ~on_row
+    left[on_row] = ~skipped[v[on_row] - lo]
+    return v[left].astype(parent.dtype), root[left].astype(parent.dtype), giant
 
 
 _bridges = twins("afforest_bridges", numba=_bridges_numba, numpy=_bridges_numpy)
