@@ -255,15 +255,16 @@ def _interface_of_rank(ctx, r, blocks, space, forest, far, n, skipped, giant):
             v, root = np.append(v, v.dtype.type(best)), np.append(root, root.dtype.type(giant))
     ghosts, trees, owned = kernels.component_interface(v, root, a, b, key, scratch)
     del v, root, scratch
+    giant_target = -1
     if giant >= 0:  # the tree's target: its root's, or the root where no other member is listed
         hit = np.flatnonzero(owned[0] == giant)
-        giant = int(space[owned[1][hit[0]] if hit.size else giant])
+        giant_target = int(space[owned[1][hit[0]] if hit.size else giant])
     one_sided = np.zeros(ghosts[0].size, bool) if far is None else far[ghosts[0]].view(bool)
     best_key = space_key[trees[1]].astype(np.int64) if space_key is not None else None  # before slots become ids
     ghosts, trees, owned = ([_slots_to_ids(space, slots, n) for slots in group] for group in (ghosts, trees, owned))
     trees.append(trees[1].astype(np.int64) if best_key is None else best_key)
     ctx.stats.release_vertex_state(f"wcc rank {r}")
-    return ((*ghosts, one_sided), trees), (*owned, skipped, giant)
+    return ((*ghosts, one_sided), trees), (*owned, skipped, giant_target)
 
 
 def components_kernel(ctx, directed, bounds):
