@@ -297,8 +297,8 @@ class ExchangePlugin(WorkerPlugin):
         placed ids' table key, or None where positions are placed ids). A run's vertex param,
         looked up in one round trip instead of a task through the scheduler. "missing" (with the
         positions in ``keys`` of the absent) when a table is not in this worker's memory; an
-        unknown label's error as a message. (Any peer
-        may read a worker's data already, through dask's own ``get_data``.)"""
+        unknown label's error as a message. (Any peer may read a worker's data already, through
+        dask's own ``get_data``.)"""
         tables = [None if k is None else as_key(k) for k in keys]
         data = self.worker.data
         missing = [i for i, k in enumerate(tables) if k is not None and k not in data]
