@@ -262,9 +262,15 @@ class Graph:
         return self.client.submit(_placed_id, labels.sorted, table, label, what, labels.dtype)
 
     def _lookup_table(self):
-        """A future of each label position's placed id, or None where that is the position."""
+        """A future of each label position's placed id, or None where that is the position. It is
+        made beside the sorted labels, so that one worker answers a label's lookup
+        (``lookup_held``); tables on two workers would go by tasks."""
         if self._table is None and (self.labels.canonical is not None or self._inverse is not None):
-            self._table = self.client.submit(_compose, self.labels.canonical, self._inverse)
+            labels = self.labels.sorted
+            beside = list(self.client.who_has(labels).get(labels.key, ())) if labels is not None else []
+            self._table = self.client.submit(
+                _compose, self.labels.canonical, self._inverse, workers=beside or None, allow_other_workers=True
+            )
         return self._table
 
     def placed_ids(self, canonical):
