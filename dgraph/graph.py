@@ -269,7 +269,7 @@ class Graph:
             labels = self.labels.sorted
             beside = list(self.client.who_has(labels).get(labels.key, ())) if labels is not None else []
             self._table = self.client.submit(
-                _compose, self.labels.canonical, self._inverse, workers=beside or None, allow_other_workers=bool(beside)
+                _compose, self.labels.canonical, self._inverse, workers=beside or None, allow_other_workers=True
             )
         return self._table
 
