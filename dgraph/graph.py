@@ -262,15 +262,9 @@ class Graph:
         return self.client.submit(_placed_id, labels.sorted, table, label, what, labels.dtype)
 
     def _lookup_table(self):
-        """A future of each label position's placed id, or None where that is the position. It is
-        made beside the sorted labels, so that one worker answers a label's lookup
-        (``lookup_held``); tables on two workers would go by tasks."""
+        """A future of each label position's placed id, or None where that is the position."""
         if self._table is None and (self.labels.canonical is not None or self._inverse is not None):
-            labels = self.labels.sorted
-            beside = list(self.client.who_has(labels).get(labels.key, ())) if labels is not None else []
-            self._table = self.client.submit(
-                _compose, self.labels.canonical, self._inverse, workers=beside or None, allow_other_workers=True
-            )
+            self._table = self.client.submit(_compose, self.labels.canonical, self._inverse)
         return self._table
 
     def placed_ids(self, canonical):

@@ -149,8 +149,6 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
     g = dgraph.from_edgelist(edges, directed=False, vertex_order="degree", ranks=2)
     sources = sorted(G.nodes())[:4]
     bfs(g, sources[0])  # the first call makes the table of placed ids (a task); later ones read it
-    client.replicate([g.labels.sorted])  # the table's worker holds the sorted labels too, wherever it ran
-    client_state(client).apart.clear()
     scheduler = client.cluster.scheduler
     own = scheduler.stream_handlers["update-graph"]
     submitted = []
@@ -170,8 +168,7 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
             bfs(g, -5)
         # a table that moved (the holder remembered no longer has it): the lookup runs as a task
         state, table = client_state(client), g._lookup_table()
-        client.replicate([table], n=1)  # runs may have copied it: one holder, so the other lacks it
-        holder = client.who_has(table)[table.key][0]
+        holder = state.holders[(table.key,)][0]
         state.holders[(table.key,)] = [w for w in client.scheduler_info()["workers"] if w != holder]
         got = bfs(g, sources[1]).compute().set_index("vertex").distance.dropna()
         assert {int(u): int(d) for u, d in got.items()} == nx.single_source_shortest_path_length(G, sources[1])
@@ -180,8 +177,6 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
         named = pd.DataFrame({"src": "v" + edges.src.astype(str), "dst": "v" + edges.dst.astype(str)})
         gs = dgraph.from_edgelist(named, directed=False, layout="2d", ranks=4)
         bfs(gs, f"v{sources[0]}")
-        client.replicate([gs.labels.sorted])
-        client_state(client).apart.clear()
         submitted.clear()
         got = bfs(gs, f"v{sources[2]}").compute().set_index("vertex").distance.dropna()
         want = nx.single_source_shortest_path_length(G, sources[2])
