@@ -166,13 +166,6 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
         assert submitted == []  # each source looked up in one round trip to the table's worker
         with pytest.raises(dgraph.DgraphInputError, match="not a vertex"):
             bfs(g, -5)
-        # a table that moved (the holder remembered no longer has it): the lookup runs as a task
-        state, table = client_state(client), g._lookup_table()
-        holder = state.holders[(table.key,)][0]
-        state.holders[(table.key,)] = [w for w in client.scheduler_info()["workers"] if w != holder]
-        got = bfs(g, sources[1]).compute().set_index("vertex").distance.dropna()
-        assert {int(u): int(d) for u, d in got.items()} == nx.single_source_shortest_path_length(G, sources[1])
-        assert len(submitted) == 1 and (table.key,) not in state.holders
         # string labels on a 2D mesh, which places vertices in its own order
         named = pd.DataFrame({"src": "v" + edges.src.astype(str), "dst": "v" + edges.dst.astype(str)})
         gs = dgraph.from_edgelist(named, directed=False, layout="2d", ranks=4)
@@ -186,13 +179,19 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
         assert submitted == []
     finally:
         scheduler.stream_handlers["update-graph"] = own
-    # tables on one worker answer there; tables on two go by tasks from then on, unasked
+    # tables on one worker answer there; tables on two answer in two steps, each where its table is
     a, b = sorted(client.scheduler_info()["workers"])
     table = client.scatter(np.array([7, 5, 6]), workers=[a])
     names = [client.scatter(pd.Index(["x", "y", "z"]), workers=[w], hash=False) for w in (a, b)]
     assert lookup_held(client, names[0], table, ["z", "x"], "vertex", "str").tolist() == [6, 7]
-    assert lookup_held(client, names[1], table, ["z"], "vertex", "str") is None
-    assert (names[1].key, table.key) in client_state(client).apart
+    assert lookup_held(client, names[1], table, ["z"], "vertex", "str").tolist() == [6]
+    assert client_state(client).holders[(names[1].key, table.key)] == [b, a]
+    with pytest.raises(dgraph.DgraphInputError, match="'w' is not a vertex"):
+        lookup_held(client, names[1], table, ["w"], "vertex", "str")
+    # tables that moved (the worker remembered no longer holds them) are looked for again
+    client_state(client).holders[(names[0].key, table.key)] = [b, b]
+    assert lookup_held(client, names[0], table, ["y"], "vertex", "str").tolist() == [5]
+    assert client_state(client).holders[(names[0].key, table.key)] == [a, a]
 
 
 def test_a_pandas_edge_list_is_scattered_not_embedded(client):

@@ -52,7 +52,6 @@ class ClientState:
         self.spares = {}  # worker -> (port, token) of its listener ready for the next run
         self.direct = True  # false once live workers were out of this client's reach
         self.cores = None  # (known workers, Counter of threads per host)
-        self.apart = set()  # keys of label tables held by different workers: looked up by tasks
 
     @staticmethod
     def new_run():
@@ -256,12 +255,14 @@ def _holders(client, state, firsts, fresh=False):
 
 
 def lookup_held(client, sorted_labels, table, values, what, dtype):
-    """``labels.lookup`` of ``values`` (placed ids of user labels) asked directly of the worker
-    holding the label tables (futures; either may be None) through its ``lookup`` handler: one
-    round trip, no task. None when that cannot be done: a table not finished, not a future or
-    not where it was remembered, a label msgpack cannot carry, or the client not reaching
-    workers directly. An unknown label raises ``DgraphInputError``. A run's vertex param costs a
-    scheduler round trip and a task otherwise."""
+    """``labels.lookup`` of ``values`` (placed ids of user labels) asked directly of the workers
+    holding the label tables (futures; either may be None) through their ``lookup`` handler, no
+    task: one round trip where one worker holds both tables, else one to each (labels to
+    positions, positions to placed ids). A table that moved since its holder was remembered is
+    looked for once more. None when that cannot be done: a table not finished, not a future or
+    out of reach, a label msgpack cannot carry, or the client not reaching workers directly. An
+    unknown label raises ``DgraphInputError``. A run's vertex param costs a scheduler round trip
+    and a task otherwise."""
     state = client_state(client)
     futures = [f for f in (sorted_labels, table) if f is not None]
     if not futures or not state.direct or not all(isinstance(f, Future) and f.status == "finished" for f in futures):
@@ -270,23 +271,29 @@ def lookup_held(client, sorted_labels, table, values, what, dtype):
     if not all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in values):
         return None
     keys = [None if f is None else f.key for f in (sorted_labels, table)]
-    if tuple(keys) in state.apart:
-        return None
-    held = table if table is not None else sorted_labels
-    holder = _holders(client, state, [held])[0]
-    try:
-        reply = client.sync(_lookup, client, holder, keys, values, what, str(dtype))
-    except (OSError, asyncio.TimeoutError):
-        reply = None
-    if isinstance(reply, dict) and reply.get("status") == "error":
-        raise DgraphInputError(reply["message"])
-    if not isinstance(reply, dict) or reply.get("status") != "OK":
-        if table is not None and isinstance(reply, dict) and list(reply.get("missing", ())) == [0]:
-            state.apart.add(tuple(keys))  # the table's holder lacks the sorted labels
+    for fresh in (False, True):
+        holders = _holders(client, state, futures, fresh=fresh)
+        if len(set(holders)) == 1:
+            steps = [(holders[0], keys)]
+        else:  # both tables are futures here, on two workers
+            steps = [(holders[0], [keys[0], None]), (holders[1], [None, keys[1]])]
+        ids = values
+        for worker, step in steps:
+            try:
+                reply = client.sync(_lookup, client, worker, step, ids, what, str(dtype))
+            except (OSError, asyncio.TimeoutError):
+                reply = None
+            if isinstance(reply, dict) and reply.get("status") == "error":
+                raise DgraphInputError(reply["message"])
+            if not isinstance(reply, dict) or reply.get("status") != "OK":
+                break  # moved, or out of reach
+            ids = reply["values"]
         else:
-            state.holders.pop((held.key,), None)  # moved, or gone: ask where it is next time
-        return None
-    return np.asarray(reply["values"], dtype=np.int64)
+            return np.asarray(ids, dtype=np.int64)
+        if reply is None:
+            break
+    state.holders.pop(tuple(f.key for f in futures), None)
+    return None
 
 
 async def _lookup(client, worker, keys, values, what, dtype):
