@@ -108,6 +108,29 @@ def test_runs_share_each_host_s_cores_among_their_drivers_and_workers_reuse_free
         held = np.empty(MMAP_THRESHOLD // 16, np.uint8)  # 2 MiB: its own mapping under dask's setting
         return libc.mallinfo2().hblks - before + 0 * held.size
 
+    def faults_of_temporaries_past_a_full_heap():  # page faults of the same arrays made thrice
+        import resource
+        import threading
+
+        faults = []
+
+        def driver():  # a thread of its own: its own arena, of 64 MiB heaps
+            kept = [np.ones(1 << 20) for _ in range(7)]  # 56 MiB kept: the first heap nearly full
+            for _ in range(3):
+                before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+                held = [np.ones(1 << 19) for _ in range(2)]  # 8 MiB more: a second heap
+                faults.append(resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before)
+                del held
+            del kept
+
+        thread = threading.Thread(target=driver)
+        thread.start()
+        thread.join()
+        return faults
+
+    # the second heap is kept when its arrays are freed, so the same arrays fault in once only
+    for faults in client.run(faults_of_temporaries_past_a_full_heap).values():
+        assert faults[0] > 1000 and max(faults[1:]) < 100, faults
     counts = set(client.run(mappings_for_a_new_array).values())
     if counts == {None}:
         pytest.skip("glibc before 2.33 has no mallinfo2 to count mappings with")
