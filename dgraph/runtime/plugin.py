@@ -108,9 +108,9 @@ def tune_allocator():
     to 64 MiB of freed memory per heap for reuse. A top pad of as much keeps whole heaps too: a
     driver thread allocates from an arena of its own, made of 64 MiB heaps, and glibc unmaps a
     heap as soon as it is free, whatever the trim threshold, unless the pad exceeds the room in
-    the heap before it. Otherwise every run faults its larger arrays' pages in afresh: about
-    1,600 page faults in a BFS of Kronecker 20, a quarter of its kernel time on that VM.
-    Returns whether it applied (glibc only)."""
+    the heap before it. Otherwise a run can fault its larger arrays' pages in afresh: about
+    1,600 page faults per rank in a BFS of Kronecker 20, none with the pad. Returns whether it
+    applied (glibc only)."""
     mallopt = _glibc("mallopt")
     if mallopt is None:
         return False
