@@ -145,6 +145,7 @@ class EdgeMap:
         self._scratch = None
         self._floors = {}
         self._fronts = {}
+        self._filled = {}  # id(part) -> its rows with arcs (flags, and their positions)
         self._valueless = False
         self._subgraph = None
         self._universes = {}
@@ -529,7 +530,7 @@ class EdgeMap:
             found = []
             parts = self._parts(block, pull=True)
             for part in parts:
-                local, heads = _pull_rows(part, skip)
+                local, heads = _pull_rows(part, skip, self._rows_with_arcs(part))
                 if fused:  # each row's merged offer found as its arcs are read
                     pos, v, src, scanned = kernels.pull_merge(
                         part.indptr, part.indices, part.weights, local, front, fval, merge, f is add_weight,
@@ -571,6 +572,14 @@ class EdgeMap:
             return {r: (results[r][0] - self.lo(r), results[r][1], results[r][2]) for r in self.ctx.ranks}, totals
         return self._scatter(results, merge, total, total_op)
 
+    def _rows_with_arcs(self, part):
+        """A part's rows that have arcs, as flags and as positions: the only rows a pull can
+        find anything for (on a Kronecker graph nearly half of a rank's rows have none)."""
+        if id(part) not in self._filled:
+            flags = np.diff(part.indptr) > 0
+            self._filled[id(part)] = (flags, np.flatnonzero(flags))
+        return self._filled[id(part)]
+
     def _front(self, r, space, dtype):
         """Rank r's pull flags and values over ``space``, all unset between pulls."""
         key = (r, id(space))
@@ -580,21 +589,19 @@ class EdgeMap:
         return self._fronts[key]
 
 
-def _pull_rows(part, skip):
+def _pull_rows(part, skip, filled):
     """The rows of ``part`` a pull scans (local positions, ascending) and their heads (slots
-    of its space): all of them, or those ``skip`` (flags over the space) leaves."""
+    of its space): those with arcs (``filled``: flags and positions) that ``skip`` (flags over
+    the space, or None) leaves."""
+    flags, positions = filled
     if part.row_ids is None:  # a range of placed ids: a range of slots, read as a slice
         first = int(np.searchsorted(part.space, part.lo))
-        local = (
-            np.arange(part.nlocal, dtype=np.int64)
-            if skip is None
-            else np.flatnonzero(~skip[first : first + part.nlocal])
-        )
+        local = positions if skip is None else np.flatnonzero(flags & ~skip[first : first + part.nlocal])
         return local, local + first
     slots = part.row_slots()
     if skip is None:
-        return np.arange(part.nlocal, dtype=np.int64), slots
-    local = np.flatnonzero(~skip[slots])
+        return positions, slots[positions]
+    local = np.flatnonzero(flags & ~skip[slots])
     return local, slots[local]
 
 
