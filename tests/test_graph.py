@@ -163,7 +163,7 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
         for v in sources:
             got = bfs(g, v).compute().set_index("vertex").distance.dropna()
             assert {int(u): int(d) for u, d in got.items()} == nx.single_source_shortest_path_length(G, v)
-        assert submitted == []  # each source looked up in one round trip to the table's worker
+        assert submitted == []  # each source looked up by the tables' workers, not by a task
         with pytest.raises(dgraph.DgraphInputError, match="not a vertex"):
             bfs(g, -5)
         # string labels on a 2D mesh, which places vertices in its own order

@@ -128,9 +128,11 @@ def test_runs_share_each_host_s_cores_among_their_drivers_and_workers_reuse_free
         thread.join()
         return faults
 
-    # the second heap is kept when its arrays are freed, so the same arrays fault in once only
+    # the second heap is kept when its arrays are freed, so the same arrays fault in once at
+    # most (never, where the thread's arena already held such a heap); compared with the first
+    # round, as huge pages would make every count smaller
     for faults in client.run(faults_of_temporaries_past_a_full_heap).values():
-        assert faults[0] > 1000 and max(faults[1:]) < 100, faults
+        assert max(faults[1:]) <= faults[0] // 10, faults
     counts = set(client.run(mappings_for_a_new_array).values())
     if counts == {None}:
         pytest.skip("glibc before 2.33 has no mallinfo2 to count mappings with")
