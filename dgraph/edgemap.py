@@ -576,7 +576,7 @@ class EdgeMap:
         """A part's rows that have arcs, as flags and as positions: the only rows a pull can
         find anything for (on a Kronecker graph nearly half of a rank's rows have none)."""
         if id(part) not in self._filled:
-            flags = np.diff(part.indptr) > 0
+            flags = part.degree() > 0
             self._filled[id(part)] = (flags, np.flatnonzero(flags))
         return self._filled[id(part)]
 
