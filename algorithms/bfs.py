@@ -3,19 +3,21 @@
 Method: level-synchronous, direction-optimizing BFS (Beamer, Asanovic, Patterson, SC 2012) on
 DistEdgeMap (TDO-GP Algorithm 2: a vertex takes the round number the first time an arc from the
 frontier reaches it). Each level is one ``edge_map`` with the ``"first"`` merge: top-down levels
-push (vertex, parent) offers to the owners, pre-merged at the sender; bottom-up levels pull, every
-unvisited vertex scanning its in-neighbours and stopping at the first in the frontier. Switching
-follows Beamer's rule (top-down -> bottom-up when the frontier's out-arcs exceed 1/alpha of the
-unexplored arcs and the frontier grows, back when it falls below n/beta vertices and shrinks).
-The frontier's size and out-degree sum are reduced before a level only when a switch is
-possible: a top-down level whose offers (times the largest degree) are too few to trigger one
-skips that reduction, and the exact figures ride with the next level (one superstep per level
-on high-diameter graphs). Arcs into vertices this worker knows are visited (its own, and every
-frontier it saw) are skipped (TDO-GP's filter_dst: ``skip_dst``). A search still going after 16
-thin levels on a layout whose ranks own most arcs' both ends (roads and grids in 1D) finishes
-by rank-local relaxation (``dgraph.relax``): rounds then follow partition crossings instead of
-levels, and equal offers from smaller tails keep the parent rule. On a single rank the search
-is that closure from the start: one breadth-first pass over the arcs, no levels.
+push (vertex, parent) offers to the owners, pre-merged at the sender; bottom-up levels pull,
+every unvisited vertex scanning its in-neighbours and stopping at the first in the frontier.
+Switching follows Beamer's rule (top-down -> bottom-up when the frontier's out-arcs exceed
+1/alpha of the unexplored arcs and the frontier grows, back when it falls below n/beta vertices
+and shrinks). The frontier's size and out-degree sum are reduced before a level only when a
+switch is possible: a top-down level whose offers (times the largest degree) are too few to
+trigger one skips that reduction, and the exact figures ride with the next level (one superstep
+per level on high-diameter graphs); a bottom-up level carries none (its frontier's were just
+reduced), and the graph's arc count and largest degree come with the call. Arcs into vertices
+this worker knows are visited (its own, and every frontier it saw) are skipped (TDO-GP's
+filter_dst: ``skip_dst``). A search still going after 16 thin levels on a layout whose ranks own
+most arcs' both ends (roads and grids in 1D) finishes by rank-local relaxation
+(``dgraph.relax``): rounds then follow partition crossings instead of levels, and equal offers
+from smaller tails keep the parent rule. On a single rank the search is that closure from the
+start: one breadth-first pass over the arcs, no levels.
 
 Output encoding: ``distance`` (Int64, hops from the source, null when unreachable) and
 ``predecessor`` (the parent in the BFS tree in the user's labels, null for the source and for
@@ -41,7 +43,7 @@ RELAX_AFTER = 16  # levels before a search whose frontier stays thin may finish 
 METHODS = ("auto", "levels", "relax")
 
 
-def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, bounds, layout):
+def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, arcs, max_degree, bounds, layout):
     em = EdgeMap(ctx, bounds, layout=layout)
     n = em.n
     level = {r: np.full(em.size(r), -1, np.int64) for r in ctx.ranks}
@@ -61,10 +63,10 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, bounds, 
     relax = method == "relax" or (method == "auto" and ctx.nranks == 1)
     if not relax:  # (a search relaxed from the start needs no degrees)
         degree = em.out_degree()
-        arcs = int(ctx.allreduce({r: [em.out_block(r).narcs] for r in ctx.ranks})[0])
-        maxdeg = int(ctx.allreduce({r: [degree[r].max(initial=0)] for r in ctx.ranks}, "max")[0])
     stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731
-    mode, depth, explored, prev_nf, modes, skip = "push", 0, 0, 0, [], False
+    # the source alone cannot trigger a switch unless its degree might: then its stats are reduced
+    mode, depth, explored, prev_nf, modes = "push", 0, 0, 0, []
+    skip = max_degree <= (arcs - max_degree) / ALPHA
     while not relax and (depth_limit is None or depth < depth_limit):
         if method == "auto" and depth >= RELAX_AFTER and mode == "push":
             share = local_share(ctx, em, share)
@@ -82,23 +84,23 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, bounds, 
                 mode = "push"  # a small, shrinking frontier: back to top-down
         depth += 1
         modes.append(mode)
-        merged, (sent, nf, mf) = em(
-            frontier,
-            None,
-            None,
-            "first",
-            skip_dst=visited,
-            direction=mode,
-            total=lambda r, heads: [heads.size, *now[r]],
-        )
+        # a pulled level carries no figures: its frontier's were reduced to choose it, and
+        # the next frontier's will be (the reduction is skipped only after a push)
+        pushed = mode == "push"
+        ride = (lambda r, heads: [heads.size, *now[r]]) if pushed else None
+        merged, totals = em(frontier, None, None, "first", skip_dst=visited, direction=mode, total=ride)
+        if pushed:
+            sent, nf, mf = totals
         explored, prev_nf = explored + mf, nf
         frontier = _settle(ctx, em, merged, depth, level, parent, visited)
         # a pushed level reaching few heads cannot trigger a switch: skip reducing the next
         # frontier's stats (they ride with the next level instead); none reached ends the search
-        bound = int(sent) * maxdeg
-        skip = mode == "push" and bound <= (arcs - explored - bound) / ALPHA
-        if sent == 0:
-            break
+        skip = False
+        if pushed:
+            bound = int(sent) * max_degree
+            skip = bound <= (arcs - explored - bound) / ALPHA
+            if sent == 0:
+                break
     if relax:
         ctx.stats.info.update(relaxed_from_level=depth)
         depth = _relax_rest(ctx, em, depth_limit, level, parent, frontier)
@@ -259,4 +261,6 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
         sub_iterations=bool(sub_iterations),
         method=method,
         share=graph.local_share,
+        arcs=graph.num_arcs,
+        max_degree=graph.max_degree,
     )

@@ -174,6 +174,19 @@ def test_bfs_depth_limit_and_unreachable(client):
     assert r.distance.dtype == "Int64"
 
 
+@pytest.mark.parametrize("kind", ["kronecker", "er-directed"])
+def test_bfs_levels_take_at_most_a_reduction_and_an_exchange_each_in_1d(client, kind):
+    """A level is one exchange, plus a reduction of its frontier's figures when a switch may come;
+    nothing is reduced before the first level, and a bottom-up level reduces nothing after."""
+    edges, directed, vertices, source = _case(kind)
+    g = dgraph.from_edgelist(edges, directed=directed, vertices=vertices, ranks=2)
+    bfs(g, source, method="levels").compute()
+    info = g.last_stats.info
+    assert info["bottom_up_levels"] >= 2  # the figures of both directions are exercised
+    # one more reduction finds the last frontier empty
+    assert g.last_stats.supersteps <= 2 * info["levels"] + 1
+
+
 def test_pagerank_options_match_networkx(client):
     edges = er_edges(120, 400, seed=11)
     edges["w"] = np.random.default_rng(1).uniform(0.5, 3.0, len(edges))
