@@ -39,7 +39,9 @@ from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tr
 METHODS = ("auto", "delta-stepping", "relax")
 
 
-def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, symmetric, share, bounds, layout):
+def sssp_kernel(
+    ctx, source, delta, mean_weight, largest_weight, arcs, method, ties, weighted, symmetric, share, bounds, layout
+):
     em = EdgeMap(ctx, bounds, layout=layout)
     if method == "auto":
         method = "relax" if ctx.nranks == 1 or local_share(ctx, em, share) >= LOCAL_SHARE else "delta-stepping"
@@ -68,6 +70,7 @@ def sssp_kernel(ctx, source, delta, mean_weight, arcs, method, ties, weighted, s
         ties=ties,
         split=weighted,
         pull=symmetric and em.local_rows,
+        mean_largest=(mean_weight, largest_weight),
     )  # unit weights are all of one kind; pulls read a vertex's arcs in its own row
     if not ties:
         shortest_path_tree(ctx, em, dist, pred, source)
@@ -93,6 +96,7 @@ def _weight_facts(block):
         float(w.min()) if w is not None and w.size else np.inf,
         float(w.sum()) if w is not None else 0.0,
         block.narcs,
+        float(w.max()) if w is not None and w.size else 0.0,
     )
 
 
@@ -160,6 +164,7 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
     arcs = sum(f[2] for f in facts)
     total = sum(f[1] for f in facts) if weight else float(arcs)
     mean_weight = total / arcs if arcs else 1.0
+    largest_weight = max(f[3] for f in facts) if weight else 1.0
     ties = ties_are_safe(lowest if weight else 1.0, total)
     if delta is not None:
         delta = number(delta, "delta", low=0, low_open=True)
@@ -175,6 +180,7 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
         source=src,
         delta=None if delta is None else float(delta),
         mean_weight=mean_weight,
+        largest_weight=largest_weight,
         arcs=arcs,
         method=method,
         ties=ties,

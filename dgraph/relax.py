@@ -101,7 +101,19 @@ def local_arcs(em, r, weighted):
 
 
 def shortest_paths(
-    ctx, em, dist, pred, pending, delta, weighted, limit=np.inf, local=True, ties=False, split=False, pull=False
+    ctx,
+    em,
+    dist,
+    pred,
+    pending,
+    delta,
+    weighted,
+    limit=np.inf,
+    local=True,
+    ties=False,
+    split=False,
+    pull=False,
+    mean_largest=None,
 ):
     """Relax until no distance improves. Per rank: ``dist`` (float64, inf when unreached),
     ``pred`` (tails as the edge map returns them, -1 for none) and ``pending`` (bool: improved, arcs not yet relaxed),
@@ -115,10 +127,12 @@ def shortest_paths(
     a bucket's heavy arcs go once when it is done. ``pull`` (with ``split``, on symmetric blocks
     whose rows are their ranks' own vertices: an undirected graph in 1D): those heavy arcs go
     the other way when that scans fewer, every vertex not yet final taking the least offer of its
-    arcs from the bucket (Chakaravarthy et al., IPDPS 2014). Returns the number of rounds (one
-    superstep each) and of arcs the local closures scanned."""
+    arcs from the bucket (Chakaravarthy et al., IPDPS 2014). ``mean_largest``: the graph's mean
+    and largest weight, which size the local closures' bucket queues (None: measured on each
+    rank's local arcs). Returns the number of rounds (one superstep each) and of arcs the local
+    closures scanned."""
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
-    queues = {r: kernels.bucket_queue(arcs[r][2]) for r in ctx.ranks} if local else None
+    queues = {r: kernels.bucket_queue(arcs[r][2], mean_largest) for r in ctx.ranks} if local else None
     if local and ctx.nranks == 1:  # nothing arrives from another rank: one Dijkstra is all
         (r,) = ctx.ranks
         indptr, indices, weights, _, first = arcs[r]

