@@ -390,8 +390,9 @@ def bucket_queue(weights, mean_largest=None):
     of the mean weight (few vertices wait twice; on a 1000 x 1000 grid with weights 1..255,
     0.06 % more arcs than Dijkstra's, in half the heap's time), at least 1/4096 of the largest
     (a bounded ring of slots); None where a heap serves better (no weights, or none above 0).
-    ``mean_largest``: the mean and the largest weight where they are known, at least as large
-    as these arcs' largest (a graph's, for any subset of its arcs: 8 ms saved on the grid's 4 M)."""
+    ``mean_largest``: the mean and the largest weight where they are known (a graph's serve any
+    subset of its arcs: the largest bounds theirs), which saves reading every weight twice (8 ms
+    on the 1000 x 1000 grid's 4 M arcs)."""
     if weights is None or weights.size == 0:
         return None
     mean, largest = (float(weights.mean()), float(weights.max())) if mean_largest is None else mean_largest
