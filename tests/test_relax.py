@@ -179,6 +179,79 @@ def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine, weighted, 
             assert pred[v] == one_closer.min() + lo
 
 
+@pytest.mark.parametrize("kind", ["grid", "kronecker", "er-directed"])
+def test_relax_local_on_two_threads_gives_the_serial_results(monkeypatch, kind):
+    # delta-stepping on two threads against the serial bucket queue: the same distances, the same
+    # improved vertices and, with ties, the same predecessors (keyed tails, a bound, seeds at
+    # several distances, heads outside the range); the grain is lowered so small graphs split
+    from dgraph.kernels import paths
+
+    with kernels.using("numba", threads=2):
+        if kernels.threads() < 2:
+            pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
+    monkeypatch.setattr(paths, "DELTA_GRAIN", 1)
+    threaded, search = [], paths._relax_threads
+    monkeypatch.setattr(paths, "_relax_threads", lambda *a: threaded.append(search(*a)) or threaded[-1])
+    e, directed, _ = _graph(kind, zeros=False)
+    rows, cols = (e.src.to_numpy(), e.dst.to_numpy()) if directed else (np.r_[e.src, e.dst], np.r_[e.dst, e.src])
+    w = e.w.to_numpy() if directed else np.r_[e.w, e.w]
+    n = int(max(rows.max(), cols.max())) + 1
+    lo, hi = 5, n
+    mine = rows >= lo
+    indptr, indices, weights = kernels.build_csr(rows[mine] - lo, cols[mine], hi - lo, weights=w[mine])
+    key = np.random.default_rng(4).permutation(hi - lo).astype(np.int64)
+    seeds = np.array([0, 7, 30])
+    for bound, ties, start in [
+        (np.inf, True, [0.0, 0.0, 0.0]),
+        (12.0, True, [0.0, 0.5, 1.25]),
+        (np.inf, False, [0, 1, 2]),
+    ]:
+        out = []
+        for threads in (1, 2):
+            dist = np.full(hi - lo, np.inf)
+            dist[seeds] = start
+            pred, changed = np.full(hi - lo, -1, np.int64), np.zeros(hi - lo, bool)
+            with kernels.using("numba", threads=threads):
+                scanned = kernels.relax_local(
+                    indptr,
+                    indices,
+                    weights,
+                    lo,
+                    hi,
+                    dist,
+                    pred,
+                    seeds,
+                    bound,
+                    changed,
+                    key,
+                    ties,
+                    0,
+                    kernels.bucket_queue(weights),
+                )
+            out.append((dist, pred, changed, scanned))
+        (dist, pred, changed, scanned), (dist2, pred2, changed2, scanned2) = out
+        assert threaded.pop() is not None  # the two threads ran (their seeds fit the ring)
+        np.testing.assert_array_equal(dist2, dist)
+        np.testing.assert_array_equal(changed2, changed)
+        if ties:
+            np.testing.assert_array_equal(pred2, pred)
+        improved = changed & (dist > 0)
+        heads = cols[mine] - lo
+        inside = cols[mine] >= lo
+        for v in np.flatnonzero(improved)[:200]:  # every predecessor offers the distance
+            u = pred2[v] & 0xFFFFFFFF
+            arcs = np.flatnonzero((rows[mine][inside] - lo == u) & (heads[inside] == v))
+            assert np.isclose(dist2[u] + w[mine][inside][arcs].min(), dist2[v]) and key[u] == pred2[v] >> 32
+        assert scanned2 >= scanned * 0.9
+        arcs = pd.DataFrame({"u": rows[mine][inside] - lo, "v": heads[inside], "w": w[mine][inside]})
+        arcs = arcs.groupby(["u", "v"], as_index=False).w.min()  # scipy would add parallel arcs' weights
+        A = sp.csr_matrix((arcs.w, (arcs.u, arcs.v)), shape=(hi - lo, hi - lo))
+        ref = np.min([s + csgraph.dijkstra(A, indices=int(v)) for v, s in zip(seeds, start)], axis=0)
+        reached = ref < bound
+        np.testing.assert_allclose(dist2[reached], ref[reached])
+        assert reached.sum() > 100
+
+
 def test_road_network_rounds_follow_crossings(client):
     g = dgraph.read_edgelist(dataset("luxembourg_osm", "road-luxembourg-osm.mtx.gz"), ranks=4)
     levels = _frame(bfs(g, 1, method="levels"))

@@ -103,3 +103,25 @@ def test_sssp_bad_input(client):
         sssp(dgraph.from_edgelist(e.assign(w=1.0), weight="w"), 9, weight="w")
     with pytest.raises(dgraph.DgraphInputError, match="delta"):
         sssp(dgraph.from_edgelist(e.assign(w=1.0), weight="w"), 0, weight="w", delta=0)
+
+
+def test_sssp_on_one_rank_runs_on_the_idle_workers_threads(client):
+    # enough arcs (2**19) for the rank-local search to take two threads (DELTA_GRAIN each): the
+    # distances are Dijkstra's and the frame, predecessors included, is the two-rank run's
+    from scipy.sparse import csgraph, csr_matrix
+
+    e = grid_edges(370, 370)
+    e = e.assign(w=np.random.default_rng(5).integers(1, 9, len(e)) / 4)  # many ties on a grid
+    one, two = (dgraph.from_edgelist(e, weight="w", directed=False, ranks=r) for r in (1, 2))
+    runs = []
+    for g in (one, two):
+        runs.append(
+            (sssp(g, 0, weight="w").compute().sort_values("vertex").reset_index(drop=True), g.last_stats.threads)
+        )
+    if runs[0][1] == 1:
+        pytest.skip("numba has no thread-safe threading layer (omp or tbb) on the workers")
+    assert [t for _, t in runs] == [2, 1]
+    pd.testing.assert_frame_equal(runs[0][0], runs[1][0])
+    n = 370 * 370
+    A = csr_matrix((np.r_[e.w, e.w], (np.r_[e.src, e.dst], np.r_[e.dst, e.src])), shape=(n, n))
+    np.testing.assert_allclose(runs[0][0].distance.to_numpy(float), csgraph.dijkstra(A, indices=0))

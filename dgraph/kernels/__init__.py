@@ -17,8 +17,10 @@ a graph on one rank gets the cores its idle workers would use). The compute-boun
 (label mode, SpMV, triangle counts) then split their rows into k runs of about equal arcs and run
 them in parallel (the same row loop as the serial kernel, so the results are identical);
 Afforest over a rank whose rows are its whole space hooks roots by compare-and-swap
-(``atomics.swap_if``), with the same forest once flattened; the closures (BFS, Dijkstra) and
-union-find across ranks stay serial.
+(``atomics.swap_if``), with the same forest once flattened; a weighted rank-local closure
+over enough arcs (``relax_local``) runs delta-stepping on k threads that meet at barriers
+(``atomics.barrier``), with the serial search's distances and predecessors; BFS and union-find
+across ranks stay serial.
 """
 
 from .brandes import brandes

@@ -1,12 +1,16 @@
 """Shortest-path kernels: the light arcs and offer bookkeeping for delta-stepping, and
-rank-local relaxation (Dijkstra with a 4-ary heap, or a FIFO when every arc costs 1)."""
+rank-local relaxation (Dijkstra with a 4-ary heap or buckets, a FIFO when every arc costs 1, or
+delta-stepping on several threads where the rank's kernels have them and its arcs are many)."""
 
 from __future__ import annotations
+
+import threading
 
 import numba
 import numpy as np
 
-from .engines import twins
+from .atomics import barrier, fetch_add, swap_if
+from .engines import threads_for, twins
 from .frontier import _arcs_numpy
 
 
@@ -375,7 +379,10 @@ def relax_local(
     every arc adds to a distance (no zero weights), or predecessors could cycle.
     Both engines give the same distances (the least fixpoint); without ``ties`` a tied
     predecessor may differ. ``buckets``: ``(width, slots)`` for the numba engine to order its
-    weighted search by buckets of that width (``bucket_queue``) instead of a heap.
+    weighted search by buckets of that width (``bucket_queue``) instead of a heap; with
+    ``kernels.threads()`` above 1 and ``DELTA_GRAIN`` arcs a thread, it runs delta-stepping on
+    that many threads instead, with buckets ``DELTA_WIDTHS`` times as wide (seeds whose
+    distances lie more than the ring of buckets apart run on one).
     """
     w = np.empty(0) if weights is None else weights
     k = np.empty(0, np.int64) if key is None else key
@@ -408,8 +415,208 @@ def _relax_heap_or_fifo(indptr, indices, weights, lo, hi, base, dist, pred, seed
     if buckets is not None:
         width, slots = buckets
         args = (indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
+        k = threads_for(indices.size, DELTA_GRAIN)
+        scanned = _relax_threads(*args, (float(width), int(slots)), k) if k > 1 else None
+        if scanned is not None:
+            return scanned
         return _relax_buckets_numba(*args, (float(width), int(slots)))
     return _relax_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
+
+
+# Arcs per thread below which the rank-local search runs on one thread: two threads meet at a
+# barrier three times per bucket, which costs more than a road network's buckets hold, more so
+# beside a dask worker's own threads (luxembourg's 239 K arcs: 8.5 ms on two threads against
+# 9.9 on one in a plain process, but a kernel phase of 15.2-16.8 ms against 12.9-13.1 in a
+# worker; the 1000 x 1000 grid's 4 M arcs: 139-146 against 179-203)
+DELTA_GRAIN = 1 << 18
+# A parallel bucket spans this many of the serial queue's widths (two mean weights): on roads
+# wider buckets mean fewer barriers (luxembourg: 10.2, 9.1, 8.5 and 8.1 ms at 4, 8, 16 and 32
+# widths), on the 1000 x 1000 grid the time is flat from 2 to 16 (130-137 ms; serial 202 ms)
+DELTA_WIDTHS = 16
+
+
+@numba.njit(nogil=True, cache=True)
+def _delta_thread(t, k, indptr, indices, weights, lo, hi, dbits, seeds, bound, inv, slots, first, frontier, shared):
+    """One of ``k`` threads of a delta-stepping search (Meyer and Sanders; GAP's scheme): each
+    thread keeps its own ring of buckets; in rounds, the threads take the lowest bucket any of
+    them holds into one shared frontier, then relax its vertices' arcs, a share each, lowering
+    distances by compare-and-swap on their bits (non-negative floats order as their bits do).
+    ``shared``: the barrier's state, then the frontier's size, then each thread's lowest
+    bucket. Returns the arcs it scanned, or -1 if a thread failed or ran out of room for
+    bucket entries (n + 1024 each; a few thousand serve a grid of a million vertices)."""
+    dist = dbits.view(np.float64)
+    n = hi - lo
+    # bucket entries, linked through pool_n, free ones too; of a fixed size: growing them in the
+    # loop makes numba's loop slower by a third
+    pool_v = np.empty(n + 1024, np.int32)
+    pool_n = np.empty(n + 1024, np.int32)
+    head = np.full(slots, -1, np.int32)
+    count = np.zeros(slots, np.int64)
+    waits = np.full(n, -1, np.int64)  # the bucket a vertex last joined in this thread's ring
+    used, free, scanned, cur = 0, -1, 0, first
+    for i in range(t, seeds.size, k):
+        v = seeds[i]
+        if dist[v] < bound and waits[v] != int(dist[v] * inv):
+            b = int(dist[v] * inv)
+            if free < 0 and used == pool_v.size:
+                shared[2] = 1
+                return -1
+            x = used if free < 0 else free
+            if free < 0:
+                used += 1
+            else:
+                free = pool_n[free]
+            pool_v[x], pool_n[x], head[b % slots], waits[v] = v, head[b % slots], x, b
+            count[b % slots] += 1
+    while True:
+        if not barrier(shared, k):
+            return -1
+        mine = -1
+        for j in range(slots):
+            if count[(cur + j) % slots]:
+                mine = cur + j
+                break
+        shared[4 + t] = mine
+        if t == 0:
+            shared[3] = 0
+        if not barrier(shared, k):
+            return -1
+        cur = -1
+        for j in range(k):
+            if shared[4 + j] >= 0 and (cur < 0 or shared[4 + j] < cur):
+                cur = shared[4 + j]
+        if cur < 0:
+            return scanned
+        j = cur % slots
+        at = fetch_add(shared, 3, count[j])
+        x = head[j]
+        while x >= 0:
+            v = pool_v[x]
+            # joined a lower bucket since (and expanded there): nothing to do
+            frontier[at] = v if int(dist[v] * inv) >= cur else -1
+            at += 1
+            if waits[v] == cur:
+                waits[v] = -1
+            y = pool_n[x]
+            pool_n[x], free, x = free, x, y
+        head[j], count[j] = -1, 0
+        if not barrier(shared, k):
+            return -1
+        for i in range(t, shared[3], k):
+            u = frontier[i]
+            if u < 0:
+                continue
+            du = dist[u]
+            scanned += indptr[u + 1] - indptr[u]
+            for e in range(indptr[u], indptr[u + 1]):
+                v = indices[e]
+                if v < lo or v >= hi:
+                    continue
+                v -= lo
+                nd = du + weights[e]
+                bits = np.float64(nd).view(np.int64)
+                old = dbits[v]
+                while bits < old:
+                    seen = swap_if(dbits, v, old, bits)
+                    if seen != old:
+                        old = seen
+                        continue
+                    b = int(nd * inv)
+                    if nd < bound and waits[v] != b:
+                        if free < 0 and used == pool_v.size:
+                            shared[2] = 1  # the others stop at their next barrier
+                            return -1
+                        x = used if free < 0 else free
+                        if free < 0:
+                            used += 1
+                        else:
+                            free = pool_n[free]
+                        pool_v[x], pool_n[x], head[b % slots], waits[v] = v, head[b % slots], x, b
+                        count[b % slots] += 1
+                    break
+
+
+@numba.njit(nogil=True, cache=True)
+def _tie_thread(t, k, indptr, indices, weights, lo, hi, base, dist, before, pred, state, bound, key, ties, shared):
+    """After ``_delta_thread``: each vertex the search lowered (below its distance ``before``)
+    takes for predecessor the smallest keyed tail among the expanded vertices (``state`` 1, the
+    seeds, and the lowered ones, closer than ``bound``) that offer exactly its distance: the
+    one a serial search keeps with ``ties``; with ``ties`` the others that hold a predecessor
+    take a smaller tied one too. Rows are split into ``k`` runs, one a thread; predecessors fall
+    by compare-and-swap. Marks the lowered vertices 2 in ``state``."""
+    n = hi - lo
+    first, last = t * n // k, (t + 1) * n // k
+    top = np.iinfo(np.int64).max
+    for v in range(first, last):
+        if dist[v] < before[v]:
+            state[v], pred[v] = 2, top
+    if not barrier(shared, k):
+        return
+    for u in range(first, last):
+        if state[u] == 0 or not dist[u] < bound:
+            continue
+        tail = (key[u] << 32) | (u + base) if key.size else u + base
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if v < lo or v >= hi:
+                continue
+            v -= lo
+            if dist[u] + weights[e] != dist[v] or not (state[v] == 2 or (ties and pred[v] >= 0)):
+                continue
+            old = pred[v]
+            while tail < old:
+                seen = swap_if(pred, v, old, tail)
+                if seen == old:
+                    break
+                old = seen
+
+
+def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, k):
+    """``relax_local`` on ``k`` threads by delta-stepping, or None where one thread must serve:
+    seeds farther apart than the ring of buckets spans, more vertices than int32 ids, or a
+    thread out of room for bucket entries (``dist`` is then as it was)."""
+    width, slots = buckets
+    delta = width * DELTA_WIDTHS
+    slots = (slots - 2 + DELTA_WIDTHS - 1) // DELTA_WIDTHS + 3  # > largest / delta + 2
+    seeds = seeds[dist[seeds] < bound]
+    n = hi - lo
+    if seeds.size == 0 or n >= np.iinfo(np.int32).max - 1024:
+        return None
+    inv = 1.0 / delta
+    near = int(dist[seeds].min() * inv)
+    if int(dist[seeds].max() * inv) - near > slots - 3:
+        return None
+    before = dist.copy()
+    state = np.zeros(n, np.int8)
+    state[seeds] = 1
+    frontier = np.empty(k * n, np.int32)  # each thread holds a vertex in a bucket at most once
+    shared = np.zeros(4 + k, np.int64)
+    scanned, failures = np.zeros(k, np.int64), []
+
+    def search(t):
+        try:
+            args = (indptr, indices, weights, lo, hi, dist.view(np.int64), seeds, bound, inv, slots, near)
+            scanned[t] = _delta_thread(t, k, *args, frontier, shared)
+            if scanned[t] >= 0:
+                args = (indptr, indices, weights, lo, hi, base, dist, before, pred, state, bound, key, ties)
+                _tie_thread(t, k, *args, shared)
+        except BaseException as error:  # the others stop at their next barrier
+            shared[2] = 1
+            failures.append(error)
+
+    helpers = [threading.Thread(target=search, args=(t,), name=f"dgraph-relax-{t}") for t in range(1, k)]
+    for helper in helpers:
+        helper.start()
+    search(0)
+    for helper in helpers:
+        helper.join()
+    if failures:
+        raise failures[0]
+    if (scanned < 0).any():
+        dist[:] = before
+        return None
+    changed[state == 2] = True
+    return int(scanned.sum())
 
 
 _relax = twins("relax_local", numba=_relax_heap_or_fifo, numpy=_relax_numpy)
