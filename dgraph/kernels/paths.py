@@ -433,17 +433,19 @@ DELTA_GRAIN = 1 << 18
 # wider buckets mean fewer barriers (luxembourg: 10.2, 9.1, 8.5 and 8.1 ms at 4, 8, 16 and 32
 # widths), on the 1000 x 1000 grid the time is flat from 2 to 16 (130-137 ms; serial 202 ms)
 DELTA_WIDTHS = 16
+MAX_SEED_BUCKETS = 1 << 12  # seeds farther apart run on one thread (a ring that long is slow to scan)
 
 
 @numba.njit(nogil=True, cache=True)
-def _delta_thread(t, k, indptr, indices, weights, lo, hi, dbits, seeds, bound, inv, slots, first, frontier, shared):
+def _delta_thread(t, k, indptr, indices, weights, lo, hi, dbits, bound, inv, slots, first, frontier, shared):
     """One of ``k`` threads of a delta-stepping search (Meyer and Sanders; GAP's scheme): each
-    thread keeps its own ring of buckets; in rounds, the threads take the lowest bucket any of
-    them holds into one shared frontier, then relax its vertices' arcs, a share each, lowering
-    distances by compare-and-swap on their bits (non-negative floats order as their bits do).
-    ``shared``: the barrier's state, then the frontier's size, then each thread's lowest
-    bucket. Returns the arcs it scanned, or -1 if a thread failed or ran out of room for
-    bucket entries (n + 1024 each; a few thousand serve a grid of a million vertices)."""
+    thread keeps its own ring of buckets; in rounds, the threads relax the arcs of the shared
+    frontier's vertices, a share each, lowering distances by compare-and-swap on their bits
+    (non-negative floats order as their bits do), then take the lowest bucket any of them holds
+    (from bucket ``first`` on) into the frontier. The first frontier is the seeds. ``shared``:
+    the barrier's state, then the frontier's size, then each thread's lowest bucket. Returns
+    the arcs it scanned, or -1 if a thread failed or ran out of room for bucket entries (n +
+    1024 each; a few thousand serve a grid of a million vertices)."""
     dist = dbits.view(np.float64)
     n = hi - lo
     # bucket entries, linked through pool_n, free ones too; of a fixed size: growing them in the
@@ -454,21 +456,39 @@ def _delta_thread(t, k, indptr, indices, weights, lo, hi, dbits, seeds, bound, i
     count = np.zeros(slots, np.int64)
     waits = np.full(n, -1, np.int64)  # the bucket a vertex last joined in this thread's ring
     used, free, scanned, cur = 0, -1, 0, first
-    for i in range(t, seeds.size, k):
-        v = seeds[i]
-        if dist[v] < bound and waits[v] != int(dist[v] * inv):
-            b = int(dist[v] * inv)
-            if free < 0 and used == pool_v.size:
-                shared[2] = 1
-                return -1
-            x = used if free < 0 else free
-            if free < 0:
-                used += 1
-            else:
-                free = pool_n[free]
-            pool_v[x], pool_n[x], head[b % slots], waits[v] = v, head[b % slots], x, b
-            count[b % slots] += 1
     while True:
+        for i in range(t, shared[3], k):
+            u = frontier[i]
+            if u < 0:
+                continue
+            du = dist[u]
+            scanned += indptr[u + 1] - indptr[u]
+            for e in range(indptr[u], indptr[u + 1]):
+                v = indices[e]
+                if v < lo or v >= hi:
+                    continue
+                v -= lo
+                nd = du + weights[e]
+                bits = np.float64(nd).view(np.int64)
+                old = dbits[v]
+                while bits < old:
+                    seen = swap_if(dbits, v, old, bits)
+                    if seen != old:
+                        old = seen
+                        continue
+                    b = int(nd * inv)
+                    if nd < bound and waits[v] != b:
+                        if free < 0 and used == pool_v.size:
+                            shared[2] = 1  # the others stop at their next barrier
+                            return -1
+                        x = used if free < 0 else free
+                        if free < 0:
+                            used += 1
+                        else:
+                            free = pool_n[free]
+                        pool_v[x], pool_n[x], head[b % slots], waits[v] = v, head[b % slots], x, b
+                        count[b % slots] += 1
+                    break
         if not barrier(shared, k):
             return -1
         mine = -1
@@ -502,38 +522,6 @@ def _delta_thread(t, k, indptr, indices, weights, lo, hi, dbits, seeds, bound, i
         head[j], count[j] = -1, 0
         if not barrier(shared, k):
             return -1
-        for i in range(t, shared[3], k):
-            u = frontier[i]
-            if u < 0:
-                continue
-            du = dist[u]
-            scanned += indptr[u + 1] - indptr[u]
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                if v < lo or v >= hi:
-                    continue
-                v -= lo
-                nd = du + weights[e]
-                bits = np.float64(nd).view(np.int64)
-                old = dbits[v]
-                while bits < old:
-                    seen = swap_if(dbits, v, old, bits)
-                    if seen != old:
-                        old = seen
-                        continue
-                    b = int(nd * inv)
-                    if nd < bound and waits[v] != b:
-                        if free < 0 and used == pool_v.size:
-                            shared[2] = 1  # the others stop at their next barrier
-                            return -1
-                        x = used if free < 0 else free
-                        if free < 0:
-                            used += 1
-                        else:
-                            free = pool_n[free]
-                        pool_v[x], pool_n[x], head[b % slots], waits[v] = v, head[b % slots], x, b
-                        count[b % slots] += 1
-                    break
 
 
 @numba.njit(nogil=True, cache=True)
@@ -573,29 +561,34 @@ def _tie_thread(t, k, indptr, indices, weights, lo, hi, base, dist, before, pred
 
 def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, k):
     """``relax_local`` on ``k`` threads by delta-stepping, or None where one thread must serve:
-    seeds farther apart than the ring of buckets spans, more vertices than int32 ids, or a
+    seeds more than ``MAX_SEED_BUCKETS`` buckets apart, more vertices than int32 ids, or a
     thread out of room for bucket entries (``dist`` is then as it was)."""
     width, slots = buckets
     delta = width * DELTA_WIDTHS
-    slots = (slots - 2 + DELTA_WIDTHS - 1) // DELTA_WIDTHS + 3  # > largest / delta + 2
     seeds = seeds[dist[seeds] < bound]
     n = hi - lo
     if seeds.size == 0 or n >= np.iinfo(np.int32).max - 1024:
         return None
     inv = 1.0 / delta
-    near = int(dist[seeds].min() * inv)
-    if int(dist[seeds].max() * inv) - near > slots - 3:
+    first = int(dist[seeds].min() * inv)
+    spread = int(dist[seeds].max() * inv) - first  # seeds expand first, all at once
+    if spread > MAX_SEED_BUCKETS:
         return None
+    # entries wait at most largest / delta + 2 buckets above the one being emptied, or above
+    # the farthest seed's
+    slots = (slots - 2 + DELTA_WIDTHS - 1) // DELTA_WIDTHS + 3 + spread
     before = dist.copy()
     state = np.zeros(n, np.int8)
     state[seeds] = 1
-    frontier = np.empty(k * n, np.int32)  # each thread holds a vertex in a bucket at most once
+    frontier = np.empty(max(k * n, seeds.size), np.int32)  # a thread holds a vertex in a bucket once
+    frontier[: seeds.size] = seeds
     shared = np.zeros(4 + k, np.int64)
+    shared[3] = seeds.size
     scanned, failures = np.zeros(k, np.int64), []
 
     def search(t):
         try:
-            args = (indptr, indices, weights, lo, hi, dist.view(np.int64), seeds, bound, inv, slots, near)
+            args = (indptr, indices, weights, lo, hi, dist.view(np.int64), bound, inv, slots, first)
             scanned[t] = _delta_thread(t, k, *args, frontier, shared)
             if scanned[t] >= 0:
                 args = (indptr, indices, weights, lo, hi, base, dist, before, pred, state, bound, key, ties)
