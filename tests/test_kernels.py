@@ -518,6 +518,7 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
 
     monkeypatch.setattr(linalg, "SPMV_GRAIN", 1)
     monkeypatch.setattr(counting, "COUNT_GRAIN", 1)
+    monkeypatch.setattr(counting, "TRIANGLE_GRAIN", 1)
     monkeypatch.setattr(unionfind, "FOREST_GRAIN", 1)
     rng = np.random.default_rng(9)
     n, lo, hi = 600, 100, 500
@@ -592,6 +593,7 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
     serial = run()
     with kernels.using("numba", threads=2):
         assert kernels.threads_for(own.indices.size, counting.COUNT_GRAIN) == 2
+        assert kernels.threads_for(own.indices.size, counting.TRIANGLE_GRAIN) == 2
         parallel = run()
     for s, p in zip(serial, parallel):
         np.testing.assert_array_equal(s, p)  # same rows, same order within each: equal to the bit

@@ -27,7 +27,7 @@ def compile_kernels():
 
     import dgraph
     from dgraph import algorithms as alg
-    from dgraph.kernels import counting, linalg, unionfind
+    from dgraph.kernels import counting, linalg, paths, unionfind
     from dgraph.partitioners import OnePointFiveD
 
     kron = kron_edges(9, seed=1).query("src != dst")
@@ -67,21 +67,30 @@ def compile_kernels():
             for frame in runs:
                 frame.compute()
         alg.pointer_jumping(dgraph.from_edgelist(pd.DataFrame(tree))).compute()
-        # the parallel variants the counting kernels, the SpMV and Afforest take on a one-rank
-        # graph with both workers' threads (in-process workers: lowering the grains in the
-        # modules that read them reaches them)
-        grains = ((linalg, "SPMV_GRAIN"), (counting, "COUNT_GRAIN"), (unionfind, "FOREST_GRAIN"))
+        # the parallel variants the counting kernels, the SpMV, Afforest and the rank-local SSSP
+        # take on a one-rank graph with both workers' threads (in-process workers: lowering the
+        # grains in the modules that read them reaches them)
+        grains = (
+            (linalg, "SPMV_GRAIN"),
+            (counting, "COUNT_GRAIN"),
+            (counting, "TRIANGLE_GRAIN"),
+            (unionfind, "FOREST_GRAIN"),
+            (paths, "DELTA_GRAIN"),
+        )
         before = {(m, name): getattr(m, name) for m, name in grains}
         for m, name in grains:
             setattr(m, name, 1)
         try:
             for edges, is_directed, weight, _ in cases[:3]:
                 g = dgraph.from_edgelist(edges, directed=is_directed, weight=weight)
+                source = int(edges.src.iloc[0])
                 for frame in (
                     alg.label_propagation(g),
                     alg.local_clustering_coefficient(g),
                     alg.pagerank(g, weight=weight),
                     alg.connected_components(g, connection="weak"),
+                    alg.sssp(g, source, weight=weight),
+                    *([] if is_directed else [alg.triangle_count(g)]),
                 ):
                     frame.compute()
         finally:

@@ -44,6 +44,7 @@ from .engines import (
     FOREST_GRAIN,
     KERNELS,
     SPMV_GRAIN,
+    TRIANGLE_GRAIN,
     device_transfers,
     engine,
     row_cuts,
@@ -74,7 +75,7 @@ from .linalg import (
     spmv_segments,
 )
 from .matching import heaviest_free_neighbour
-from .paths import bucket_queue, improve, light_rows, relax_local, rows_leaving
+from .paths import DELTA_GRAIN, bucket_queue, improve, light_rows, relax_local, rows_leaving
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
 from .slots import dense_ranks, keyed_at, positions, set_bits
@@ -95,6 +96,7 @@ __all__ = [
     "KERNELS",
     "MERGE_CODES",
     "SPMV_GRAIN",
+    "TRIANGLE_GRAIN",
     "afforest_bridges",
     "afforest_rows",
     "assign_at",
@@ -139,6 +141,7 @@ __all__ = [
     "push_merge",
     "relabel",
     "relax_local",
+    "DELTA_GRAIN",
     "bucket_queue",
     "row_cuts",
     "rows_leaving",

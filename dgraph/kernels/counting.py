@@ -7,7 +7,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from .engines import COUNT_GRAIN, row_cuts, threads, threads_for, twins
+from .engines import COUNT_GRAIN, TRIANGLE_GRAIN, row_cuts, threads, threads_for, twins
 from .frontier import _arcs_numpy
 from .sets import unique
 
@@ -472,7 +472,8 @@ def _ordered_parallel(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, cuts):
 
 
 def _ordered_split(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
-    k = threads_for(idx.size, COUNT_GRAIN)
+    degree = np.diff(ptr)
+    k = threads_for(degree @ degree, TRIANGLE_GRAIN)  # a row's merges take up to its degree steps each
     if k > 1:
         _ordered_parallel(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, row_cuts(ptr, k))
     else:

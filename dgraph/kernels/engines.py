@@ -130,6 +130,11 @@ COUNT_GRAIN = 1 << 15
 # components on cal_road's 43 K arcs, one rank: kernel 0.87 ms with Afforest on two threads, 0.96
 # ms on one (medians; luxembourg's 239 K arcs: 3.6 and 4.7 ms)
 FOREST_GRAIN = 1 << 14
+# Merge steps (a row's squared degree, summed) per thread below which the count of triangles by
+# id runs serially: a worker's second core, idle between calls, takes 0.4-2 ms to wake, which on
+# roads is the whole count (luxembourg, 0.5 M steps: 0.45-0.86 ms on one thread, 0.67-1.28 on
+# two; the 1000 x 1000 grid's 16 M: 19 against 12-13 ms)
+TRIANGLE_GRAIN = 1 << 20
 
 
 def threads_for(arcs, grain):
