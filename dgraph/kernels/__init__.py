@@ -91,6 +91,7 @@ from .unionfind import (
 
 __all__ = [
     "COUNT_GRAIN",
+    "DELTA_GRAIN",
     "FOREST_GRAIN",
     "ENGINES",
     "KERNELS",
@@ -141,7 +142,6 @@ __all__ = [
     "push_merge",
     "relabel",
     "relax_local",
-    "DELTA_GRAIN",
     "bucket_queue",
     "row_cuts",
     "rows_leaving",
