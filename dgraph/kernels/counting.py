@@ -472,8 +472,10 @@ def _ordered_parallel(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, cuts):
 
 
 def _ordered_split(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
-    degree = np.diff(ptr)
-    k = threads_for(degree @ degree, TRIANGLE_GRAIN)  # a row's merges take up to its degree steps each
+    k = 1
+    if threads() > 1:  # a row's merges take up to its degree steps each
+        degree = np.diff(ptr)
+        k = threads_for(degree @ degree, TRIANGLE_GRAIN)
     if k > 1:
         _ordered_parallel(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, row_cuts(ptr, k))
     else:

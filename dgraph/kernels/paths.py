@@ -414,12 +414,11 @@ def _relax_heap_or_fifo(indptr, indices, weights, lo, hi, base, dist, pred, seed
         return _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
     if buckets is not None:
         width, slots = buckets
+        buckets = (float(width), int(slots))
         args = (indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
         k = threads_for(indices.size, DELTA_GRAIN)
-        scanned = _relax_threads(*args, (float(width), int(slots)), k) if k > 1 else None
-        if scanned is not None:
-            return scanned
-        return _relax_buckets_numba(*args, (float(width), int(slots)))
+        scanned = _relax_threads(*args, buckets, k) if k > 1 else None
+        return _relax_buckets_numba(*args, buckets) if scanned is None else scanned
     return _relax_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
 
 
