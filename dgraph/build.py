@@ -18,13 +18,12 @@ from . import kernels
 from .block import split_by_owner
 from .calibrate import rank_weights
 from .cluster import get_client, workers
-from .dask_internals import wait_for
 from .errors import DgraphInputError
 from .graph import Graph
 from .labels import Labels, encode_part, inverse_permutation
 from .layout import layout_named, resolve_layout
 from .owners import KEYED_LIMIT
-from .placement import place_input
+from .placement import place_input, place_small
 from .progress import Stages
 from .runtime.driver import TRANSPORTS
 from .runtime.launch import ensure_plugin
@@ -294,7 +293,7 @@ def from_edgelist(
         raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
 
     small = isinstance(given, pd.DataFrame) and len(given) <= SMALL_EDGES and not hasattr(vertices, "dask")
-    if small and vertex_order == "labels" and layout.owns_rows():
+    if small and vertex_order == "labels":
         columns = {source: "src", destination: "dst", **({weight: "weight"} if weight else {})}
         frame = given[list(columns)].astype(df[list(columns)].dtypes.to_dict()).rename(columns=columns)
         g = _from_small_frame(
@@ -348,8 +347,8 @@ def _from_small_frame(
     client, frame, vertices, renumber, directed, weight, layout, duplicates, self_loops, wk, one_rank
 ):
     """``from_edgelist`` of a small pandas edge list (columns src, dst[, weight], in the dtypes
-    dask gives them) on a 1D layout: labels found and encoded here, the blocks placed by
-    ``_place_small``; None when the layout reorders vertices (then the general path)."""
+    dask gives them): labels found and encoded here, the blocks placed by ``_place_small``; None
+    when that declines (then the general path)."""
     if renumber:
         ends = [frame["src"], frame["dst"]]
         if vertices is not None:
@@ -370,8 +369,8 @@ def _from_small_frame(
 
 def _place_small(client, frame, labels, directed, weight, layout, duplicates, wk, one_rank):
     """``_place`` for a small pandas edge list of ids 0..n-1: planned and cut here, each rank's
-    block built by one task that carries its piece (so dask can rebuild it anywhere), in one
-    round trip instead of a dozen. None when the layout reorders vertices (then ``_place``)."""
+    block built by one task that carries its piece (``place_small``), in one wave instead of
+    dozens of round trips. None for a layout measuring the workers' speeds."""
     if getattr(layout, "balance", None) == "measured":
         return None
     n = labels.n
@@ -381,31 +380,20 @@ def _place_small(client, frame, labels, directed, weight, layout, duplicates, wk
     if layout.ranks > 1 and one_rank and degree.sum() < ONE_RANK_ARCS:
         layout = layout.with_ranks(1)
     plan = layout.plan(degree)
-    if plan[0] is not None or _plan_extra(plan) is not None:
-        return None
-    bounds = np.asarray(plan[1], dtype=np.int64)
-    pieces = _split(frame, None, bounds, "weight" if weight else None, layout, None)
+    order, bounds, extra = plan[0], np.asarray(plan[1], dtype=np.int64), _plan_extra(plan)
+    if extra is not None:
+        layout = layout.resolve(extra)
+    inverse = None if order is None else inverse_permutation(order)
+    pieces = _split(frame, inverse, bounds, "weight" if weight else None, layout, extra)
+    # the tables every block's task reads travel once each, not inside every task
+    shared = [t for t in (order, inverse, extra) if t is not None]
+    held = iter(client.scatter(shared, hash=False) if shared else ())
+    placed = [None if t is None else next(held) for t in (order, inverse, extra)]
     where = _spread(wk, layout.ranks)
-    blocks = []
-    for r in range(layout.ranks):
-        blocks.append(
-            client.submit(
-                layout.build,
-                r,
-                bounds,
-                n,
-                "out",
-                None,
-                duplicates == "drop",
-                None,
-                pieces[r],
-                workers=[where[r]],
-                allow_other_workers=True,
-                pure=False,
-            )
-        )
-    wait_for(blocks)
-    return Graph(client, labels, directed, weight, layout, None, None, bounds, blocks, duplicates, None)
+    pieces = [[p] for p in pieces]
+    dedup = duplicates == "drop"
+    blocks = place_small(client, layout, pieces, bounds, n, "out", placed[0], dedup, placed[2], where, (order, extra))
+    return Graph(client, labels, directed, weight, layout, *placed[:2], bounds, blocks, duplicates, placed[2])
 
 
 def _place(

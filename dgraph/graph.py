@@ -24,7 +24,7 @@ from .dask_internals import wait_for
 from .errors import DgraphError, DgraphInputError
 from .labels import lookup
 from .layout import by_owner
-from .placement import owned_counts, rebuild_blocks
+from .placement import owned_counts, ranks_by_worker, rebuild_blocks
 from .results import RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
 from .runtime.launch import client_state, lookup_held
@@ -52,6 +52,10 @@ def _placed_id(sorted_labels, table, label, what, dtype):
 def _label_piece(index, order, lo, hi):
     """The labels of the placed ids lo..hi-1."""
     return index[lo:hi] if order is None else index[np.asarray(order[lo:hi])]
+
+
+def _label_pieces(index, order, spans):
+    return [_label_piece(index, order, lo, hi) for lo, hi in spans]
 
 
 class Snapshot(NamedTuple):
@@ -99,7 +103,6 @@ class Graph:
         self._table = None
         self._owned = {}  # reverse? -> 1D owner blocks
         self._facts = {}  # block_facts: function -> its value per block
-        self._weights = None
         self.local_share = None  # the share of arcs whose two ends one rank owns, once a run counted it
         self.transport, self.domains = "direct", None
         self.last_stats, self._last_results = None, None
@@ -133,7 +136,16 @@ class Graph:
         """``[fn(block) for each of the layout's blocks]``, computed on the workers once per graph
         and function (blocks never change)."""
         if fn not in self._facts:
-            self._facts[fn] = self.client.gather([self.client.submit(fn, b, pure=False) for b in self._blocks])
+            held = ranks_by_worker(self._where(self._blocks))  # one task per worker, not per rank
+            c, facts = self.client, [None] * len(self._blocks)
+            tasks = {
+                w: c.submit(_each_fact, fn, *[self._blocks[r] for r in ranks], workers=[w], allow_other_workers=True)
+                for w, ranks in held.items()
+            }
+            for w, values in zip(tasks, c.gather(list(tasks.values()))):
+                for r, value in zip(held[w], values):
+                    facts[r] = value
+            self._facts[fn] = facts
         return self._facts[fn]
 
     def _block_counts(self):
@@ -175,10 +187,17 @@ class Graph:
                     c.submit(own_canonical, b, lo, hi, workers=[w], **loose)
                     for b, (lo, hi), w in zip(self._blocks, spans, where)
                 ]
-            else:  # made where the index is, so only the pieces travel
+            else:  # made where the index is, so only the pieces travel: each worker's in one go
                 maker = list(c.who_has([index]).get(index.key, ())) or None
-                made = [c.submit(_label_piece, index, self._order, lo, hi, workers=maker, **loose) for lo, hi in spans]
-                self._pieces = [c.submit(_same, m, workers=[w], **loose) for m, w in zip(made, where)]
+                held = ranks_by_worker(where)
+                made = {
+                    w: c.submit(_label_pieces, index, self._order, [spans[r] for r in ranks], workers=maker, **loose)
+                    for w, ranks in held.items()
+                }
+                self._pieces = [
+                    c.submit(operator.getitem, made[w], held[w].index(r), workers=[w], **loose)
+                    for r, w in enumerate(where)
+                ]
         return self._pieces
 
     def _where(self, blocks):
@@ -229,7 +248,7 @@ class Graph:
                     self._order,
                     self._dedup,
                     self.weight is not None,
-                    counts=self._owned_counts(layout_blocks),  # each row's arcs: its vertex's degree
+                    counts=lambda: self._owned_counts(layout_blocks),  # each row's arcs: its vertex's degree
                 )
         return self._owned[reverse]
 
@@ -395,9 +414,7 @@ class Graph:
 
     def _rank_max_degrees(self):
         """Per rank, the largest degree among its vertices (computed once)."""
-        if self._weights is None:
-            self._weights = self.client.gather([self.client.submit(_heaviest, b, pure=False) for b in self._blocks])
-        return self._weights
+        return self.block_facts(_heaviest)
 
     @property
     def max_degree(self):
@@ -635,6 +652,10 @@ def _edges_kernel(ctx, weight, bounds, layout):
         src, dst, w = block_arcs(ctx.blocks[r][0])
         out[r] = {"src": src, "dst": dst, **({weight: w} if weight is not None else {})}
     return out
+
+
+def _each_fact(fn, *blocks):
+    return [fn(b) for b in blocks]
 
 
 def _heaviest(block):

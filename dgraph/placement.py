@@ -32,6 +32,7 @@ from .runtime.plugin import trim_allocator
 # parts being cut and written at once, per worker: two, or more while their arcs stay in budget
 IN_FLIGHT_PER_WORKER, IN_FLIGHT_ARCS_PER_WORKER = 2, 1 << 23
 AT_ONCE_ARCS = 1 << 22  # a source this small is cut whole and built in one wave (pieces: 32 MB)
+SMALL_ARCS = 1 << 17  # blocks this small are placed anew from pieces gathered on the client (place_small)
 LIVENESS_SECONDS = 5  # how often construction checks that the workers building blocks are there
 
 
@@ -48,14 +49,20 @@ def _with_pieces(fn, r, args, *groups):
 def route(client, cuts, where):
     """For each rank, the futures holding its pieces of every cut: one selection per (cut,
     worker) rather than per (cut, rank), so P ranks cost 2 x cuts x workers tasks, not cuts x P."""
-    ranks_of = {}
-    for r, w in enumerate(where):
-        ranks_of.setdefault(w, []).append(r)
+    ranks_of = ranks_by_worker(where)
     group = {
         w: [client.submit(_pick, ranks, cut, workers=[w], allow_other_workers=True, pure=False) for cut in cuts]
         for w, ranks in ranks_of.items()
     }
     return [group[where[r]] for r in range(len(where))]
+
+
+def ranks_by_worker(where):
+    """``{worker: its ranks}`` of the worker ``where[r]`` of each rank r."""
+    held = {}
+    for r, w in enumerate(where):
+        held.setdefault(w, []).append(r)
+    return held
 
 
 def _with_owned_degrees(client, blocks, bounds, where):
@@ -330,11 +337,72 @@ def rebuild_blocks(
 ):
     """Blocks placed anew from a graph's ``blocks`` (rank r's on worker ``where[r]``, where its
     new block is built): ``cut(block, chunk, *args)`` cuts a chunk of a block's rows
-    (``block.block_chunks``) into a piece per rank; see ``place``."""
-    chunks = client.gather([client.submit(block_chunks, b, pure=False) for b in blocks])
+    (``block.block_chunks``) into a piece per rank; see ``place``. ``counts``: a function giving
+    ``place``'s counts (only a source too large for ``place_small`` needs them)."""
+    held = ranks_by_worker(where)
+    of_workers = [
+        client.submit(_each_chunks, *[blocks[i] for i in ranks], workers=[w], pure=False) for w, ranks in held.items()
+    ]
+    chunks = [None] * len(blocks)
+    for ranks, of_worker in zip(held.values(), client.gather(of_workers)):
+        for i, of_block in zip(ranks, of_worker):
+            chunks[i] = of_block
     arcs = sum(chunk[3] for of_block in chunks for chunk in of_block)
+    if arcs <= SMALL_ARCS:  # cut on the workers, each worker's blocks in one task
+        cuts = [
+            client.submit(_cut_each, cut, args, [(blocks[i], chunks[i]) for i in ranks], workers=[w], pure=False)
+            for w, ranks in held.items()
+        ]
+        of_chunks = [piece for of_worker in client.gather(cuts) for piece in of_worker]
+        pieces = [[c[r] for c in of_chunks] for r in range(layout.ranks)]
+        return place_small(client, layout, pieces, bounds, n, direction, key, dedup, extra, where)
     source = _Chunks(blocks, where, chunks, cut, args)
+    counts = counts() if counts else None
     return place(client, source, arcs, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra)
+
+
+def _each_chunks(*blocks):
+    return [block_chunks(b) for b in blocks]
+
+
+def _cut_each(cut, args, blocks):
+    """``cut(block, chunk, *args)`` of every chunk of each (block, its chunks)."""
+    return [cut(block, chunk[:3], *args) for block, chunks in blocks for chunk in chunks]
+
+
+def place_small(client, layout, pieces, bounds, n, direction, key, dedup, extra, where, tables=None):
+    """Rank r's block on worker ``where[r]`` from ``pieces[r]`` (its pieces, here on the client):
+    one task per rank that carries them (so dask can rebuild it anywhere), a single wave. A
+    layout whose blocks hold rows of other ranks' vertices has its blocks built here as well, to
+    count each vertex's whole degree (the same code, so the same counts), which the tasks then
+    attach. ``key`` and ``extra``: as ``place``'s, futures; ``tables``: their values when the
+    client has them (else fetched when needed)."""
+    degrees = [None] * layout.ranks
+    if not layout.owns_rows():
+        key_value, extra_value = tables if tables is not None else client.gather([key, extra])
+        built = [layout.build(r, bounds, n, direction, key_value, dedup, extra_value, *p) for r, p in enumerate(pieces)]
+        cut = [degree_pieces(b, bounds) for b in built]
+        degrees = [owned_sum(int(bounds[r + 1] - bounds[r]), *[c[r] for c in cut]) for r in range(layout.ranks)]
+    blocks = [
+        client.submit(
+            _small_block,
+            layout,
+            (r, bounds, n, direction, key, dedup, extra),
+            degrees[r],
+            *pieces[r],
+            workers=[where[r]],
+            allow_other_workers=True,
+            pure=False,
+        )
+        for r in range(layout.ranks)
+    ]
+    _wait_alive(client, blocks, where)
+    return blocks
+
+
+def _small_block(layout, args, owned_degree, *pieces):
+    block = layout.build(*args, *pieces)
+    return block if owned_degree is None else with_owned_degree(block, owned_degree)
 
 
 def place(client, source, arcs, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra, say=None):

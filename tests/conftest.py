@@ -36,10 +36,12 @@ def client():
 
 @pytest.fixture
 def streamed(monkeypatch):
-    """Graphs built in the test stream their blocks however small (dgraph.placement.place)."""
-    from dgraph import placement
+    """Graphs built in the test stream their blocks however small (dgraph.placement.place), a
+    pandas edge list too (not placed from the client: dgraph.build._place_small)."""
+    from dgraph import build, placement
 
     monkeypatch.setattr(placement, "AT_ONCE_ARCS", -1)
+    monkeypatch.setattr(build, "SMALL_EDGES", -1)
 
 
 @pytest.fixture(autouse=True)
