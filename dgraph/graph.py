@@ -136,17 +136,22 @@ class Graph:
         """``[fn(block) for each of the layout's blocks]``, computed on the workers once per graph
         and function (blocks never change)."""
         if fn not in self._facts:
-            held = ranks_by_worker(self._where(self._blocks))  # one task per worker, not per rank
-            c, facts = self.client, [None] * len(self._blocks)
-            tasks = {
-                w: c.submit(_each_fact, fn, *[self._blocks[r] for r in ranks], workers=[w], allow_other_workers=True)
-                for w, ranks in held.items()
-            }
-            for w, values in zip(tasks, c.gather(list(tasks.values()))):
-                for r, value in zip(held[w], values):
-                    facts[r] = value
-            self._facts[fn] = facts
+            self._facts[fn] = self.each_block(fn)
         return self._facts[fn]
+
+    def each_block(self, fn, *args):
+        """``[fn(block, *args) for each of the layout's blocks]``, in rank order: computed on the
+        workers, one task per worker (not per rank)."""
+        held = ranks_by_worker(self._where(self._blocks))
+        c, out = self.client, [None] * len(self._blocks)
+        tasks = [
+            c.submit(_each_fact, fn, args, *[self._blocks[r] for r in ranks], workers=[w], allow_other_workers=True)
+            for w, ranks in held.items()
+        ]
+        for ranks, values in zip(held.values(), c.gather(tasks)):
+            for r, value in zip(ranks, values):
+                out[r] = value
+        return out
 
     def _block_counts(self):
         return self.block_facts(_arc_counts)
@@ -654,8 +659,8 @@ def _edges_kernel(ctx, weight, bounds, layout):
     return out
 
 
-def _each_fact(fn, *blocks):
-    return [fn(b) for b in blocks]
+def _each_fact(fn, args, *blocks):
+    return [fn(b, *args) for b in blocks]
 
 
 def _heaviest(block):

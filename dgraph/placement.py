@@ -19,6 +19,7 @@ import operator
 import uuid
 
 import dask
+import numpy as np
 import psutil
 from dask.utils import format_bytes
 from distributed import Future, worker_client
@@ -68,10 +69,10 @@ def ranks_by_worker(where):
 def _with_owned_degrees(client, blocks, bounds, where):
     """Blocks whose rows are not their ranks' own vertices, each given the whole degree of the
     vertices its rank owns (summed over the blocks that hold their rows)."""
-    degrees = owned_counts(client, blocks, bounds, where)
+    sums, loose = _worker_sums(client, blocks, bounds, where), dict(allow_other_workers=True, pure=False)
     return [
-        client.submit(with_owned_degree, b, d, workers=[w], allow_other_workers=True, pure=False)
-        for b, d, w in zip(blocks, degrees, where)
+        client.submit(_with_owned_sum, b, r, int(bounds[r + 1] - bounds[r]), *sums, workers=[w], **loose)
+        for r, (b, w) in enumerate(zip(blocks, where))
     ]
 
 
@@ -79,23 +80,47 @@ def owned_counts(client, blocks, bounds, where, loops=False):
     """For each rank, a future of the arcs (self-loops alone with ``loops``) of every vertex it
     owns, summed over the rows of ``blocks`` (rank r's on worker ``where[r]``), wherever they
     are."""
-    pieces = [
-        client.submit(degree_pieces, b, bounds, loops, workers=[w], allow_other_workers=True, pure=False)
-        for b, w in zip(blocks, where)
+    sums, loose = _worker_sums(client, blocks, bounds, where, loops), dict(allow_other_workers=True, pure=False)
+    return [
+        client.submit(_owned_sum_of, r, int(bounds[r + 1] - bounds[r]), *sums, workers=[w], **loose)
+        for r, w in enumerate(where)
     ]
+
+
+def _worker_sums(client, blocks, bounds, where, loops=False):
+    """Per worker, a future of its blocks' counts by owner (``_degree_sums``): one task per
+    worker, so a rank adds up one sum per worker, not a piece per block."""
     return [
         client.submit(
-            _with_pieces,
-            owned_sum,
-            r,
-            (int(bounds[r + 1] - bounds[r]),),
-            *groups,
-            workers=[where[r]],
-            allow_other_workers=True,
-            pure=False,
+            _degree_sums, bounds, loops, *[blocks[r] for r in ranks], workers=[w], allow_other_workers=True, pure=False
         )
-        for r, groups in enumerate(route(client, pieces, where))
+        for w, ranks in ranks_by_worker(where).items()
     ]
+
+
+def _degree_sums(bounds, loops, *blocks):
+    """``degree_pieces`` of these blocks, one (ids, counts) per rank, summed."""
+    cuts = [degree_pieces(b, bounds, loops) for b in blocks]
+    return [_summed([c[r] for c in cuts]) for r in range(len(bounds) - 1)]
+
+
+def _summed(pieces):
+    ids = np.concatenate([i for i, _ in pieces])
+    counts = np.concatenate([c for _, c in pieces])
+    if len(pieces) > 1 and ids.size:
+        order = np.argsort(ids, kind="stable")
+        ids, counts = ids[order], counts[order]
+        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        ids, counts = ids[starts], np.add.reduceat(counts, starts)
+    return ids, counts
+
+
+def _owned_sum_of(r, size, *sums):
+    return owned_sum(size, *[s[r] for s in sums])
+
+
+def _with_owned_sum(block, r, size, *sums):
+    return with_owned_degree(block, _owned_sum_of(r, size, *sums))
 
 
 # ----------------------------------------------------------------------------- streaming
@@ -339,9 +364,9 @@ def rebuild_blocks(
     new block is built): ``cut(block, chunk, *args)`` cuts a chunk of a block's rows
     (``block.block_chunks``) into a piece per rank; see ``place``. ``counts``: a function giving
     ``place``'s counts (only a source too large for ``place_small`` needs them)."""
-    held = ranks_by_worker(where)
+    held, loose = ranks_by_worker(where), dict(allow_other_workers=True, pure=False)
     of_workers = [
-        client.submit(_each_chunks, *[blocks[i] for i in ranks], workers=[w], pure=False) for w, ranks in held.items()
+        client.submit(_each_chunks, *[blocks[i] for i in ranks], workers=[w], **loose) for w, ranks in held.items()
     ]
     chunks = [None] * len(blocks)
     for ranks, of_worker in zip(held.values(), client.gather(of_workers)):
@@ -350,7 +375,7 @@ def rebuild_blocks(
     arcs = sum(chunk[3] for of_block in chunks for chunk in of_block)
     if arcs <= SMALL_ARCS:  # cut on the workers, each worker's blocks in one task
         cuts = [
-            client.submit(_cut_each, cut, args, [(blocks[i], chunks[i]) for i in ranks], workers=[w], pure=False)
+            client.submit(_cut_each, cut, args, [(blocks[i], chunks[i]) for i in ranks], workers=[w], **loose)
             for w, ranks in held.items()
         ]
         of_chunks = [piece for of_worker in client.gather(cuts) for piece in of_worker]

@@ -103,8 +103,7 @@ def layout_report(graph, measure=False):
     >>> int(rep.arcs.sum()) == g.num_arcs, rep.attrs["summary"]["mesh"]
     (True, '2 x 2')
     """
-    c = graph.client
-    facts = c.gather([c.submit(_block_facts, b, graph.bounds, graph.layout, pure=False) for b in graph._blocks])
+    facts = graph.each_block(_block_facts, graph.bounds, graph.layout)
     facts.sort(key=lambda f: f["rank"])
     msgs, nbytes = _predict(facts, graph.bounds)
     rep = pd.DataFrame([{k: v for k, v in f.items() if k not in ("heads_per_owner", "gather")} for f in facts])
@@ -130,7 +129,7 @@ def layout_report(graph, measure=False):
         "sparse_peers_per_rank_max": peers,
     }
     if graph._extra is not None:  # what the plan decided (1.5D: thresholds and classes)
-        rep.attrs["summary"].update(c.submit(layout.plan_facts, graph._extra, pure=False).result())
+        rep.attrs["summary"].update(graph.client.submit(layout.plan_facts, graph._extra, pure=False).result())
     return rep
 
 
