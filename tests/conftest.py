@@ -36,11 +36,13 @@ def client():
 
 @pytest.fixture
 def streamed(monkeypatch):
-    """Graphs built in the test stream their blocks however small (dgraph.placement.place), a
-    pandas edge list too (not placed from the client: dgraph.build._place_small)."""
+    """Graphs built in the test stream their blocks however small (dgraph.placement.place), from
+    a pandas edge list too, and so do blocks rebuilt from theirs (none placed from the client:
+    dgraph.placement.place_small)."""
     from dgraph import build, placement
 
     monkeypatch.setattr(placement, "AT_ONCE_ARCS", -1)
+    monkeypatch.setattr(placement, "SMALL_ARCS", -1)
     monkeypatch.setattr(build, "SMALL_EDGES", -1)
 
 
