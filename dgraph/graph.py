@@ -33,8 +33,11 @@ SPREAD_EVERY = 5.0  # seconds between looks at whether rank blocks still cover t
 SPREAD_WITHIN = 60.0  # seconds moving blocks to a worker may take before they stay where they are
 
 
-def _arc_counts(block):
-    return block.narcs, block.loops
+def _shape(block):
+    """A block's arcs, its self-loops and the largest degree among its rank's vertices: the
+    facts the first run on a graph asks for, fetched together."""
+    degree = block.owned_degree if block.owned_degree is not None else block.parts[0].degree()
+    return block.narcs, block.loops, int(degree.max()) if degree.size else 0
 
 
 def _compose(canonical, inverse):
@@ -154,7 +157,7 @@ class Graph:
         return out
 
     def _block_counts(self):
-        return self.block_facts(_arc_counts)
+        return [(arcs, loops) for arcs, loops, _ in self.block_facts(_shape)]
 
     @property
     def num_arcs(self):
@@ -419,7 +422,7 @@ class Graph:
 
     def _rank_max_degrees(self):
         """Per rank, the largest degree among its vertices (computed once)."""
-        return self.block_facts(_heaviest)
+        return [heaviest for _, _, heaviest in self.block_facts(_shape)]
 
     @property
     def max_degree(self):
@@ -661,11 +664,6 @@ def _edges_kernel(ctx, weight, bounds, layout):
 
 def _each_fact(fn, args, *blocks):
     return [fn(b, *args) for b in blocks]
-
-
-def _heaviest(block):
-    degree = block.owned_degree if block.owned_degree is not None else block.parts[0].degree()
-    return int(degree.max()) if degree.size else 0
 
 
 def _timeout():

@@ -194,6 +194,29 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
     assert client_state(client).holders[(names[0].key, table.key)] == [a, a]
 
 
+@pytest.mark.parametrize("layout", [TwoD(rows=4, cols=4), OnePointFiveD(rows=4, cols=4, e_threshold=12, h_threshold=4)])
+def test_a_small_edge_list_is_placed_in_a_task_per_rank_on_every_layout(client, layout):
+    """A small pandas edge list is planned and cut on the client whatever the layout: one task
+    builds each rank's block, whole degrees included, and the facts and label pieces the first
+    run needs, and the owner blocks rebuilt for components, cost a task per worker or per rank,
+    not one per (rank, rank) or (rank, worker) pair."""
+    from distributed import get_task_stream
+
+    edges = kron_edges(8, seed=3).astype(str)  # string labels: every rank gets a piece of them
+    G = nx_graph(edges, False)
+    with get_task_stream(client) as ts:
+        g = dgraph.from_edgelist(edges, directed=False, layout=layout)
+        got = bfs(g, edges.src.iloc[0]).compute().set_index("vertex").distance.dropna()
+        parts = connected_components(g).compute().groupby("component").vertex.apply(frozenset)
+    assert {u: int(d) for u, d in got.items()} == nx.single_source_shortest_path_length(G, edges.src.iloc[0])
+    assert set(parts) == {frozenset(c) for c in nx.connected_components(G)}
+    assert g.degrees().compute().set_index("vertex").degree.to_dict() == dict(G.degree())
+    names = [str(t["key"]).split("-")[0].strip("('") for t in ts.data]
+    P, W = g.nranks, len(client.scheduler_info()["workers"])
+    assert names.count("_small_block") == 2 * P  # the layout's blocks, then the owner blocks
+    assert len(names) <= 2 * P + P + 4 * W + 4, sorted(set(names))  # + label pieces, facts, cuts, lookups
+
+
 def test_a_pandas_edge_list_is_scattered_not_embedded(client):
     import pickle
 
