@@ -9,7 +9,9 @@ of their own), and the source's parts are cut and poured into it a few at a time
 freed once written. A worker then holds its blocks plus a few parts in flight, not every piece
 of the source beside them, and nothing is allocated before every worker is known to have room
 for its blocks (``check_room``). A small source is cut whole and each block built in one wave
-(``place``), which saves streaming's round trips.
+(``place``), which saves streaming's round trips; a small graph's pieces are cut on the client
+(or gathered there) and each block built by one task that carries them (``place_small``). Work
+over every block runs one task per worker, not one per rank or per pair of ranks.
 """
 
 from __future__ import annotations
@@ -406,8 +408,8 @@ def place_small(client, layout, pieces, bounds, n, direction, key, dedup, extra,
     if not layout.owns_rows():
         key_value, extra_value = tables if tables is not None else client.gather([key, extra])
         built = [layout.build(r, bounds, n, direction, key_value, dedup, extra_value, *p) for r, p in enumerate(pieces)]
-        cut = [degree_pieces(b, bounds) for b in built]
-        degrees = [owned_sum(int(bounds[r + 1] - bounds[r]), *[c[r] for c in cut]) for r in range(layout.ranks)]
+        sums = _degree_sums(bounds, False, *built)
+        degrees = [owned_sum(int(bounds[r + 1] - bounds[r]), sums[r]) for r in range(layout.ranks)]
     blocks = [
         client.submit(
             _small_block,
