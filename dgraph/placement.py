@@ -376,12 +376,13 @@ def rebuild_blocks(
             chunks[i] = of_block
     arcs = sum(chunk[3] for of_block in chunks for chunk in of_block)
     if arcs <= SMALL_ARCS:  # cut on the workers, each worker's blocks in one task
+        P = layout.ranks
         cuts = [
-            client.submit(_cut_each, cut, args, [(blocks[i], chunks[i]) for i in ranks], workers=[w], **loose)
+            client.submit(_cut_each, cut, args, P, [(blocks[i], chunks[i]) for i in ranks], workers=[w], **loose)
             for w, ranks in held.items()
         ]
-        of_chunks = [piece for of_worker in client.gather(cuts) for piece in of_worker]
-        pieces = [[c[r] for c in of_chunks] for r in range(layout.ranks)]
+        of_workers = client.gather(cuts)
+        pieces = [[w[r] for w in of_workers if w[r] is not None] for r in range(P)]
         return place_small(client, layout, pieces, bounds, n, direction, key, dedup, extra, where)
     source = _Chunks(blocks, where, chunks, cut, args)
     counts = counts() if counts else None
@@ -392,9 +393,19 @@ def _each_chunks(*blocks):
     return [block_chunks(b) for b in blocks]
 
 
-def _cut_each(cut, args, blocks):
-    """``cut(block, chunk, *args)`` of every chunk of each (block, its chunks)."""
-    return [cut(block, chunk[:3], *args) for block, chunks in blocks for chunk in chunks]
+def _cut_each(cut, args, nranks, blocks):
+    """``cut(block, chunk, *args)`` of every chunk of each (block, its chunks), joined into one
+    piece per rank (None where there are no chunks): a few arrays travel, not thousands."""
+    cuts = [cut(block, chunk[:3], *args) for block, chunks in blocks for chunk in chunks]
+    return [_joined([c[r] for c in cuts]) for r in range(nranks)]
+
+
+def _joined(pieces):
+    """Pieces (rows, cols, weights or None) as one, their arcs in the same order."""
+    if not pieces:
+        return None
+    rows, cols, weights = zip(*pieces)
+    return np.concatenate(rows), np.concatenate(cols), None if weights[0] is None else np.concatenate(weights)
 
 
 def place_small(client, layout, pieces, bounds, n, direction, key, dedup, extra, where, tables=None):
