@@ -24,7 +24,7 @@ def pytest_sessionstart(session):
     """In the one process that starts the others (pytest-xdist's controller, or pytest alone),
     compile the kernels before any test process or worker exists, if numba's cache is empty."""
     if not hasattr(session.config, "workerinput") and warm.cache_is_cold():
-        warm.compile_kernels()
+        warm.compile_in_parallel()
 
 
 @pytest.fixture(scope="session")

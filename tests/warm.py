@@ -18,10 +18,26 @@ def cache_is_cold():
     return not glob.glob(os.path.join(os.path.dirname(dgraph.kernels.__file__), "__pycache__", "*.nbi"))
 
 
-def compile_kernels():
+def compile_in_parallel():
+    """``compile_kernels`` with its two halves in two processes (numba compiles on one core)."""
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    other = subprocess.Popen(
+        [sys.executable, "-c", "import warm; warm.compile_kernels(1)"], cwd=here, stderr=subprocess.PIPE, text=True
+    )
+    compile_kernels(0)
+    _, err = other.communicate()
+    if other.returncode:
+        raise RuntimeError(f"compiling the kernels failed in a second process:\n{err[-4000:]}")
+
+
+def compile_kernels(half=None):
     """Every algorithm once on small graphs that take each kernel's paths (directed and not,
     weighted, hubs above the triangle orientation threshold and a grid below it, a 1.5D layout's
-    subgraphs), on an in-process cluster: the compiling happens here."""
+    subgraphs), on an in-process cluster: the compiling happens here. ``half``: 0 runs every
+    algorithm on each graph, 1 the parallel variants and pointer jumping (None: both)."""
     from distributed import Client, LocalCluster
     from graphs import er_edges, grid_edges, kron_edges
 
@@ -44,7 +60,7 @@ def compile_kernels():
             (directed, True, None, "1d"),
             (kron, False, None, OnePointFiveD(rows=2, cols=2, e_threshold=20, h_threshold=6)),
         ]
-        for edges, is_directed, weight, layout in cases:
+        for edges, is_directed, weight, layout in cases if half in (None, 0) else ():
             g = dgraph.from_edgelist(edges, directed=is_directed, weight=weight, layout=layout)
             source = int(edges.src.iloc[0])
             runs = [
@@ -66,6 +82,8 @@ def compile_kernels():
                 runs.append(alg.louvain(g, weight=weight))
             for frame in runs:
                 frame.compute()
+        if half == 0:
+            return
         alg.pointer_jumping(dgraph.from_edgelist(pd.DataFrame(tree))).compute()
         # the parallel variants the counting kernels, the SpMV, Afforest and the rank-local SSSP
         # take on a one-rank graph with both workers' threads (in-process workers: lowering the
