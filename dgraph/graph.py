@@ -24,7 +24,7 @@ from .dask_internals import wait_for
 from .errors import DgraphError, DgraphInputError
 from .labels import lookup
 from .layout import by_owner
-from .placement import owned_counts, ranks_by_worker, rebuild_blocks
+from .placement import each_held, owned_counts, ranks_by_worker, rebuild_blocks
 from .results import RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
 from .runtime.launch import client_state, lookup_held
@@ -145,16 +145,7 @@ class Graph:
     def each_block(self, fn, *args):
         """``[fn(block, *args) for each of the layout's blocks]``, in rank order: computed on the
         workers, one task per worker (not per rank)."""
-        held = ranks_by_worker(self._where(self._blocks))
-        c, out = self.client, [None] * len(self._blocks)
-        tasks = [
-            c.submit(_each_fact, fn, args, *[self._blocks[r] for r in ranks], workers=[w], allow_other_workers=True)
-            for w, ranks in held.items()
-        ]
-        for ranks, values in zip(held.values(), c.gather(tasks)):
-            for r, value in zip(ranks, values):
-                out[r] = value
-        return out
+        return each_held(self.client, fn, self._blocks, self._where(self._blocks), *args)
 
     def _block_counts(self):
         return [(arcs, loops) for arcs, loops, _ in self.block_facts(_shape)]
@@ -660,10 +651,6 @@ def _edges_kernel(ctx, weight, bounds, layout):
         src, dst, w = block_arcs(ctx.blocks[r][0])
         out[r] = {"src": src, "dst": dst, **({weight: w} if weight is not None else {})}
     return out
-
-
-def _each_fact(fn, args, *blocks):
-    return [fn(b, *args) for b in blocks]
 
 
 def _timeout():

@@ -68,6 +68,24 @@ def ranks_by_worker(where):
     return held
 
 
+def each_held(client, fn, blocks, where, *args):
+    """``[fn(block, *args) for each of blocks]`` in their order, block i held by worker
+    ``where[i]``: one task per worker, not one per block."""
+    held, out, loose = ranks_by_worker(where), [None] * len(blocks), dict(allow_other_workers=True, pure=False)
+    tasks = [
+        client.submit(_each_of, fn, args, *[blocks[i] for i in ranks], workers=[w], **loose)
+        for w, ranks in held.items()
+    ]
+    for ranks, values in zip(held.values(), client.gather(tasks)):
+        for i, value in zip(ranks, values):
+            out[i] = value
+    return out
+
+
+def _each_of(fn, args, *blocks):
+    return [fn(b, *args) for b in blocks]
+
+
 def _with_owned_degrees(client, blocks, bounds, where):
     """Blocks whose rows are not their ranks' own vertices, each given the whole degree of the
     vertices its rank owns (summed over the blocks that hold their rows)."""
@@ -367,13 +385,7 @@ def rebuild_blocks(
     (``block.block_chunks``) into a piece per rank; see ``place``. ``counts``: a function giving
     ``place``'s counts (only a source too large for ``place_small`` needs them)."""
     held, loose = ranks_by_worker(where), dict(allow_other_workers=True, pure=False)
-    of_workers = [
-        client.submit(_each_chunks, *[blocks[i] for i in ranks], workers=[w], **loose) for w, ranks in held.items()
-    ]
-    chunks = [None] * len(blocks)
-    for ranks, of_worker in zip(held.values(), client.gather(of_workers)):
-        for i, of_block in zip(ranks, of_worker):
-            chunks[i] = of_block
+    chunks = each_held(client, block_chunks, blocks, where)
     arcs = sum(chunk[3] for of_block in chunks for chunk in of_block)
     if arcs <= SMALL_ARCS:  # cut on the workers, each worker's blocks in one task
         P = layout.ranks
@@ -387,10 +399,6 @@ def rebuild_blocks(
     source = _Chunks(blocks, where, chunks, cut, args)
     counts = counts() if counts else None
     return place(client, source, arcs, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra)
-
-
-def _each_chunks(*blocks):
-    return [block_chunks(b) for b in blocks]
 
 
 def _cut_each(cut, args, nranks, blocks):
