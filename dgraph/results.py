@@ -37,6 +37,8 @@ class RankLabels:
         if self.pieces is None:
             return {r: ids if self.placed is None else self.placed.take(ids) for r, ids in wanted.items()}
         plan = Fetch(self.ctx, wanted, self.bounds)
+        if isinstance(self.pieces[self.ctx.ranks[0]], np.ndarray):  # numbers: gathered in one pass each
+            return plan({r: self.pieces[r] for r in self.ctx.ranks})
         sample = pd.Series(self.pieces[self.ctx.ranks[0]][:0])
         schema = schema_of(sample.to_frame("label"), "vertex label")
         # a column per reply, never a frame: with many ranks the pairs are thousands, and a
@@ -66,7 +68,7 @@ def decoded(labels, results, label_columns, nullable=(), list_columns=()):
         r: [np.asarray(res[c][0] if c in list_columns else res[c], np.int64) for c in named[r]]
         for r, res in results.items()
     }
-    wanted = {r: np.maximum(np.concatenate(i), 0) if i else np.empty(0, np.int64) for r, i in ids.items()}
+    wanted = {r: np.maximum(_joined(i), 0) for r, i in ids.items()}
     if label_columns or list_columns:  # by the columns asked for, the same on every worker: collective
         found = labels.lookup(wanted)
     out = {}
@@ -86,6 +88,13 @@ def decoded(labels, results, label_columns, nullable=(), list_columns=()):
                 cols[c] = values
         out[r] = cols
     return out
+
+
+def _joined(arrays):
+    """One int64 array of ``arrays`` (no copy of a lone one: the caller makes a new one anyway)."""
+    if len(arrays) == 1:
+        return arrays[0]
+    return np.concatenate(arrays) if arrays else np.empty(0, np.int64)
 
 
 def _labelled(ids, labels, nullable):
