@@ -174,6 +174,7 @@ def test_graph500_command_end_to_end(client, capsys):
     assert "SCALE: 10" in out and "bfs  harmonic_mean_TEPS:" in out and "sssp harmonic_mean_TEPS:" in out
     assert "construction_time:" in out and "bytes_per_directed_edge:" in out and "validation: PASSED" in out
     assert "vertex_order: degree" in out and "balance='striped'" in out  # hubs first, dealt to ranks in turn
+    assert "bfs  warmup_time:" in out and "sssp warmup_time:" in out  # one untimed search per kernel first
     assert (
         main(
             [
@@ -186,6 +187,7 @@ def test_graph500_command_end_to_end(client, capsys):
                 "bfs",
                 "--vertex-order",
                 "labels",
+                "--no-warmup",
                 "--quiet",
                 "--scheduler",
                 client.scheduler.address,
@@ -195,3 +197,4 @@ def test_graph500_command_end_to_end(client, capsys):
     )
     out = capsys.readouterr().out
     assert "vertex_order: labels" in out and "balance='degree'" in out and "validation: PASSED" in out
+    assert "warmup_time" not in out
