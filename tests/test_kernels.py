@@ -603,3 +603,23 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
     np.minimum.at(smallest, label, np.arange(n))
     np.testing.assert_array_equal(serial[8], smallest[label])
     assert serial[9] == 1 and count > 3
+
+
+def test_pagerank_step_values_match_the_formula_to_the_bit():
+    """The numba step may reassociate its two sums (so it vectorizes); each vertex's rank and
+    contribution must still be exactly the formula's, as numpy computes it element by element."""
+    rng = np.random.default_rng(21)
+    n = 100_003  # not a multiple of any vector width
+    pulled, p = rng.random(n) / n, rng.random(n) / n
+    outw = rng.integers(0, 4, n) * rng.random(n)  # a quarter dangling, scattered
+    old = rng.random(n) / n
+    out = {}
+    for engine in ("numba", "numpy"):
+        pr, contrib = old.copy(), np.full(n, np.nan)
+        with kernels.using(engine):
+            sums = kernels.pagerank_step(pulled, pr, p, outw, 0.85, 0.37, contrib)
+        out[engine] = pr, contrib, sums
+    np.testing.assert_array_equal(out["numba"][0], out["numpy"][0])
+    np.testing.assert_array_equal(out["numba"][1], out["numpy"][1])
+    np.testing.assert_allclose(out["numba"][2], out["numpy"][2], rtol=1e-12)
+    assert (out["numba"][1][outw == 0] == 0).all() and out["numba"][2][1] > 0
