@@ -698,6 +698,16 @@ def _dense_ranks_cases():
     return [(v, np.empty(v.size, dtype)) for v in cases for dtype in (np.int64, np.int32)]
 
 
+def _pack_ids_cases():
+    rng = np.random.default_rng(36)
+    return [
+        (rng.integers(0, 1000, 300), 1000),
+        (rng.integers(0, 13, 40).astype(np.int32), 13),  # repeats, a last byte only partly used
+        (np.array([8, 0, 7], np.int64), 9),
+        (np.empty(0, np.int64), 0),
+    ]
+
+
 def _set_bits_cases():
     rng = np.random.default_rng(35)
     cases = []
@@ -789,6 +799,7 @@ CASES = {
     "dense_ranks": (_dense_ranks_cases, None),
     "keyed_at": (_keyed_at_cases, None),
     "set_bits": (_set_bits_cases, None),
+    "pack_ids": (_pack_ids_cases, None),
     # after an arc found no room the arrays hold whatever was written before it
     "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),
     "order_rows": (_order_cases, None),

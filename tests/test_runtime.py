@@ -50,6 +50,40 @@ def collectives_kernel(ctx, bounds):
     return out
 
 
+def fetch_kernel(ctx, bounds, dense, call):
+    """A ``ghosts.Fetch`` of every other vertex (dense) or of the first and last (sparse), in
+    reverse and with repeats; values are ten times the id."""
+    from dgraph.ghosts import Fetch
+
+    n = int(bounds[-1])
+    ids = np.arange(0, n, 2) if dense else np.array([0, n - 1])
+    wanted = {r: np.r_[ids[::-1], ids[:3]] for r in ctx.ranks}
+    plan = Fetch(ctx, wanted, bounds)
+    if not call:
+        return {r: {} for r in ctx.ranks}
+    got = plan({r: np.arange(bounds[r], bounds[r + 1]) * 10 for r in ctx.ranks})
+    return {r: {"wanted": wanted[r], "got": got[r]} for r in ctx.ranks}
+
+
+@pytest.mark.parametrize("dense", [True, False], ids=["dense", "sparse"])
+def test_fetch_asks_owners_on_other_workers_for_dense_ids_by_bitmap(client, dense):
+    g = grid_graph(20, 20, ranks=3)
+    results, _ = g.run(fetch_kernel, dense=dense, call=True)
+    for res in results.gather():
+        np.testing.assert_array_equal(res["got"], res["wanted"] * 10)
+    results, stats = g.run(fetch_kernel, dense=dense, call=False)  # the plan alone: the requests' bytes
+    worker = {r: i for i, ranks in enumerate(results.ranks) for r in ranks}
+    assert len(set(worker.values())) == 2
+    bounds = np.asarray(g.bounds)
+    for r in range(3):
+        for d in range(3):
+            asked = np.arange(0, 400, 2) if dense else np.array([0, 399])
+            count = np.count_nonzero((asked >= bounds[d]) & (asked < bounds[d + 1]))
+            bitmap = dense and worker[r] != worker[d]  # listed where nothing moves, or ids are few
+            want = -(-int(bounds[d + 1] - bounds[d]) // 8) if bitmap else count * 8
+            assert stats.bytes[r, d] == (0 if r == d else want), (r, d, dense)
+
+
 @pytest.mark.parametrize("ranks", [1, 3, 8])
 def test_collectives(client, ranks):
     g = grid_graph(4, 5, ranks=ranks)

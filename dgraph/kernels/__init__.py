@@ -78,7 +78,7 @@ from .matching import heaviest_free_neighbour
 from .paths import DELTA_GRAIN, bucket_queue, improve, light_rows, relax_local, rows_leaving
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
-from .slots import dense_ranks, keyed_at, positions, set_bits
+from .slots import dense_ranks, keyed_at, pack_ids, positions, set_bits
 from .trees import search_tree_rules, search_tree_rules_many, tree_astray
 from .unionfind import (
     afforest_bridges,
@@ -133,6 +133,7 @@ __all__ = [
     "orient_rows",
     "positions",
     "set_bits",
+    "pack_ids",
     "order_rows",
     "ordered_triangles",
     "oriented_triangles",
