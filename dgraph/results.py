@@ -37,7 +37,8 @@ class RankLabels:
         if self.pieces is None:
             return {r: ids if self.placed is None else self.placed.take(ids) for r, ids in wanted.items()}
         plan = Fetch(self.ctx, wanted, self.bounds)
-        if isinstance(self.pieces[self.ctx.ranks[0]], np.ndarray):  # numbers: gathered in one pass each
+        first = self.pieces[self.ctx.ranks[0]]
+        if isinstance(first, np.ndarray) and first.dtype.kind in "iu":  # numbers: gathered in one pass each
             return plan({r: self.pieces[r] for r in self.ctx.ranks})
         sample = pd.Series(self.pieces[self.ctx.ranks[0]][:0])
         schema = schema_of(sample.to_frame("label"), "vertex label")

@@ -218,7 +218,7 @@ _set_bits = twins("set_bits", numba=_set_bits_numba, numpy=_set_bits_numpy)
 def pack_ids(ids, size):
     """``set_bits``' inverse: the ids (any order, repeats allowed, each in 0..size-1) as bits in
     ``np.packbits``' big-endian order, ``ceil(size / 8)`` bytes. The numba twin sets each id's
-    bit in place, with no byte per id of the span (2 M ids in a span of 4 M: a pass over them).
+    bit in place, with no byte per vertex of the span.
 
     >>> pack_ids(np.array([8, 1, 2]), 9).tolist()
     [96, 128]
