@@ -198,10 +198,12 @@ class Fetch:
             cuts = np.searchsorted(ids, self.bounds)
             requests[r] = {}
             for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])):
-                listed = 8 * ids.itemsize * (b - a) <= spans[d]  # bits listing them, against a bit per vertex
-                if b > a and (d in ctx.ranks or listed):  # (on this worker nothing moves)
+                if b == a:
+                    continue
+                # listed on this worker (nothing moves) or where the list takes fewer bits than the range
+                if d in ctx.ranks or 8 * ids.itemsize * (b - a) <= spans[d]:
                     requests[r][d] = [ids[a:b]]
-                elif b > a:
+                else:
                     requests[r][d] = [kernels.pack_ids(ids[a:b] - ids.dtype.type(self.bounds[d]), spans[d])]
         asked = ctx.alltoall(requests)
         self.serve = {}
