@@ -7,6 +7,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from .atomics import fetch_add
 from .engines import COUNT_GRAIN, TRIANGLE_GRAIN, row_cuts, threads, threads_for, twins
 from .frontier import _arcs_numpy
 from .sets import unique
@@ -443,15 +444,15 @@ def _ordered_rows(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, r0, r1):
                 elif y < x:
                     a += 1
                 else:
-                    tri[x] += 1
+                    fetch_add(tri, x, 1)
                     here += 1
                     j += 1
                     a += 1
             if here:
-                tri[u] += here
+                fetch_add(tri, u, here)
                 found += here
         if found:
-            tri[gv] += found
+            fetch_add(tri, gv, found)
 
 
 @numba.njit(cache=True)
@@ -461,14 +462,8 @@ def _ordered_numba(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
 
 @numba.njit(cache=True, parallel=True)
 def _ordered_parallel(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, cuts):
-    k = cuts.size - 1
-    extra = np.zeros((k - 1, tri.size), np.int64)  # a tally per further thread: counts land anywhere
-    for t in numba.prange(k):
-        tally = tri if t == 0 else extra[t - 1]
-        _ordered_rows(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tally, cuts[t], cuts[t + 1])
-    for i in numba.prange(tri.size):
-        for t in range(k - 1):
-            tri[i] += extra[t, i]
+    for t in numba.prange(cuts.size - 1):  # one tally: counts land anywhere, added atomically
+        _ordered_rows(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, cuts[t], cuts[t + 1])
 
 
 def _ordered_split(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
