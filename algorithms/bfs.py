@@ -87,7 +87,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, arcs, ma
         # a pulled level carries no figures: its frontier's were reduced to choose it, and
         # the next frontier's will be (the reduction is skipped only after a push)
         pushed = mode == "push"
-        ride = (lambda r, heads: [heads.size, *now[r]]) if pushed else None
+        ride = (lambda r, heads, _: [heads.size, *now[r]]) if pushed else None
         merged, totals = em(frontier, None, None, "first", skip_dst=visited, direction=mode, total=ride)
         if pushed:
             sent, nf, mf = totals

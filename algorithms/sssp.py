@@ -4,8 +4,11 @@ Method: delta-stepping (Meyer and Sanders, 2003) on DistEdgeMap, with or without
 relaxation (``dgraph.relax``). Vertices whose distance improved wait in a pending set; a round
 relaxes the out-arcs of every pending vertex below the current threshold (edge_map with ``f =
 dist[u] + w`` and a min merge that keeps the winning tail), and when no vertex is below it the
-threshold moves to the bucket of the closest pending vertex. Whether anything was relaxed and
-the closest pending distance ride in the relaxation's own superstep. Within a bucket rounds push
+threshold moves to the bucket of the closest pending vertex. Whether anything was relaxed, the
+closest pending distance and the least offer ride in the relaxation's own superstep: a round
+whose offers all lie past the threshold ends its bucket at once, without an empty round to
+find that out (Kronecker 20 on 2 ranks: 68 supersteps instead of 99, with the heavy arcs'
+direction below, whose sums ride in the same round). Within a bucket rounds push
 only the light arcs (lighter than delta); each vertex's heavy arcs go once, from its final
 distance, when its bucket is done (Meyer and Sanders' split: on Kronecker graphs this expands
 1.3x the arcs instead of 4x). On an undirected graph in 1D a bucket's heavy arcs are instead

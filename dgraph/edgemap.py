@@ -252,8 +252,9 @@ class EdgeMap:
         placed ids, set for heads not worth trying (what this worker knows is done: TDO-GP's
         filter_dst); a pull does not even scan their arcs.
         ``total``: one small array per rank, reduced with ``total_op`` in the same superstep, or
-        ``total(r, heads)`` computed from the heads rank r's results go to (before they merge
-        at the owners: an upper bound on how many change). ``subgraph``: only the arcs of that
+        ``total(r, heads, values)`` computed from the heads rank r's results go to and their
+        values (before they merge at the owners: an upper bound on how many change, the least
+        value offered). ``subgraph``: only the arcs of that
         subgraph of a layout with subgraphs (1.5D: "EH2EH", "E2L", ...; a pull reads its mirror).
         ``arcs[r]``: a push along these blocks (of the layout's shape; ``block.light_arcs``)
         instead of the ranks' own. ``window`` (low, high): a push along only the arcs whose
@@ -441,7 +442,7 @@ class EdgeMap:
                 if b > a
             }
         if callable(total):
-            total = {r: total(r, results[r][0]) for r in self.ctx.ranks}
+            total = {r: total(r, *results[r][:2]) for r in self.ctx.ranks}
         got, totals = self._exchange(send, total, total_op, self._combiner(merge))
         merged = {}
         for r in self.ctx.ranks:
@@ -568,7 +569,7 @@ class EdgeMap:
                 front[slots[inside]] = False
         if self.local_rows:
             if callable(total):
-                totals = self.ctx.allreduce({r: total(r, results[r][0]) for r in self.ctx.ranks}, total_op)
+                totals = self.ctx.allreduce({r: total(r, *results[r][:2]) for r in self.ctx.ranks}, total_op)
             return {r: (results[r][0] - self.lo(r), results[r][1], results[r][2]) for r in self.ctx.ranks}, totals
         return self._scatter(results, merge, total, total_op)
 

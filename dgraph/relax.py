@@ -25,13 +25,17 @@ import numpy as np
 
 from . import kernels
 from .block import INPLACE_CHUNK, block_arcs, index_type, light_arcs
-from .edgemap import add_weight, pull_is_cheaper
+from .edgemap import PULLED_ARC_COST, add_weight
 
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
 # Default bucket width, in mean arc weights. Measured on Luxembourg's roads (2-16 ranks): one
 # unbounded bucket re-closes 3-10 arcs per arc; 256 arcs per bucket cuts that to 1.6-3 at
 # twice the rounds (42-106), and is as fast or faster.
 BUCKET_ARCS = 256
+# How a round's facts reduce over the ranks: whether any rank expanded, the closest pending
+# distance, the least offer; then, for a bucket that ends in the round, its heavy arcs and the
+# arcs still open (``_HeavyRound``)
+_ROUND_OPS = ("min", "min", "min", "sum", "sum")
 
 
 def local_share(ctx, em, known=None):
@@ -199,17 +203,26 @@ def shortest_paths(
             if split:
                 settled[r].append(active[~expanded[r][active]])
                 expanded[r][settled[r][-1]] = True
+                if heavy is not None:
+                    heavy.add(r, settled[r][-1])
             frontier[r], values[r] = active, d[active]
             total[r] = np.array([-1.0 if active.size else 0.0, d[queue[r]].min() if queue[r].size else np.inf])
-        merged, (any_active, closest) = em(
-            frontier, values, f, "min", total, "min", direction="push", arcs=light, falling=f is add_weight
+
+        def ride(r, heads, offers):  # the round's facts, and the pull decision's should the bucket end
+            return [*total[r], offers.min() if offers.size else np.inf, *(heavy.facts(r) if heavy else (0, 0))]
+
+        merged, (any_active, closest, lowest, pushed, pulled) = em(
+            frontier, values, f, "min", ride, _ROUND_OPS, direction="push", arcs=light, falling=f is add_weight
         )
         rounds += 1
         _improve(ctx, em, merged, dist, pred, pending, queue, ties)
-        if any_active == 0 and busy:  # the bucket is done: its heavy arcs, then the next bucket
+        # a bucket is done when a round finds nothing in it to expand, or as soon as a round that
+        # expanded offered nothing below the threshold: what it improved waits for a later bucket
+        # (a superstep saved per bucket)
+        if split and (busy if any_active == 0 else lowest >= threshold):  # its heavy arcs, then the next bucket
             frontier = {r: np.sort(np.concatenate(settled[r])) for r in ctx.ranks}
             values = {r: dist[r][frontier[r]] for r in ctx.ranks}
-            if heavy is not None and heavy.pulls(frontier):
+            if heavy is not None and heavy.pulls(frontier, pushed, pulled):
                 merged, _ = em(frontier, values, f, "min", direction="pull", skip_dst=heavy.final)
             else:
                 merged, _ = em(
@@ -229,27 +242,39 @@ def shortest_paths(
 
 class _HeavyRound:
     """Which way a finished bucket's heavy arcs go: pushed from the bucket's vertices, or pulled
-    by every vertex not yet final along all its arcs, whichever costs less
-    (``edgemap.pull_is_cheaper``, once per bucket). On a small-world graph the first buckets
-    hold the hubs, whose heavy arcs are most of the graph's, while the vertices still open hold
-    few (Kronecker 20 from a hub's neighbour: 27.6 M heavy arcs pushed in all against 8.1 M
-    scanned the cheaper way)."""
+    by every vertex not yet final along all its arcs, whichever costs less (as
+    ``edgemap.pull_is_cheaper`` decides, from sums over the ranks that ride in the bucket's
+    last round). On a small-world graph the first buckets hold the hubs, whose heavy arcs are
+    most of the graph's, while the vertices still open hold few (Kronecker 20 from a hub's
+    neighbour: 27.6 M heavy arcs pushed in all against 8.1 M scanned the cheaper way)."""
 
     def __init__(self, ctx, em, light):
         self.ctx, self.degree = ctx, em.out_degree()
         self.light = {r: np.diff(light[r].indptr) for r in ctx.ranks}
         self.open = {r: int(self.degree[r].sum()) for r in ctx.ranks}  # arcs of vertices not yet final
+        self.bucket = {r: [0, 0] for r in ctx.ranks}  # arcs and heavy arcs of the bucket's vertices so far
         self.final = em.marks()  # what a pull skips: vertices whose distance is final
 
-    def pulls(self, bucket):
-        """Mark the finished ``bucket`` final; whether its heavy arcs are cheaper to pull."""
-        heavy = {}
+    def add(self, r, settled):
+        """Count rank r's vertices the bucket just expanded for the first time."""
+        arcs = int(self.degree[r][settled].sum())
+        self.bucket[r][0] += arcs
+        self.bucket[r][1] += arcs - int(self.light[r][settled].sum())
+
+    def facts(self, r):
+        """Rank r's share of the decision should its bucket end now: heavy arcs it would push,
+        and arcs of its vertices still open, which a pull would scan."""
+        arcs, heavy = self.bucket[r]
+        return heavy, self.open[r] - arcs
+
+    def pulls(self, bucket, pushed, pulled):
+        """Mark the finished ``bucket`` final; whether its heavy arcs are cheaper to pull, from
+        ``facts`` summed over the ranks."""
         for r in self.ctx.ranks:
             self.final.mark_own(r, bucket[r])
-            arcs = int(self.degree[r][bucket[r]].sum())
-            self.open[r] -= arcs
-            heavy[r] = arcs - int(self.light[r][bucket[r]].sum())
-        if not pull_is_cheaper(self.ctx, heavy, self.open):
+            self.open[r] -= self.bucket[r][0]
+            self.bucket[r] = [0, 0]
+        if not pulled * PULLED_ARC_COST < pushed:
             return False
         self.ctx.stats.info["heavy_pulls"] = self.ctx.stats.info.get("heavy_pulls", 0) + 1
         return True

@@ -38,6 +38,8 @@ def collectives_kernel(ctx, bounds):
     got = ctx.alltoall({s: {d: [np.array([s, d], np.int64)] for d in range(P)} for s in ctx.ranks})
     red = ctx.allreduce({r: np.array([r, 1], np.int64) for r in ctx.ranks}, "sum")
     mx = ctx.allreduce({r: np.array([float(r)]) for r in ctx.ranks}, "max")
+    mixed = ctx.allreduce({r: np.array([r + 1.0, r + 1.0, r]) for r in ctx.ranks}, ("min", "sum", "max"))
+    _, riding = ctx.alltoall({r: {} for r in ctx.ranks}, total={r: [r, 1] for r in ctx.ranks}, op=("max", "sum"))
     gat = ctx.allgather({r: [np.arange(r, dtype=np.float32)] for r in ctx.ranks})
     ctx.barrier()
     for r in ctx.ranks:
@@ -45,6 +47,7 @@ def collectives_kernel(ctx, bounds):
             "alltoall": [(s, a[0].tolist()) for s, a in got[r]],
             "sum": red.tolist(),
             "max": mx.tolist(),
+            "mixed": mixed.tolist() + riding.tolist(),
             "gather": [g[0].tolist() for g in gat],
         }
     return out
@@ -93,8 +96,9 @@ def test_collectives(client, ranks):
         assert res["alltoall"] == [(s, [s, r]) for s in range(P)]
         assert res["sum"] == [P * (P - 1) // 2, P]
         assert res["max"] == [P - 1.0]
+        assert res["mixed"] == [1.0, P * (P + 1) / 2, P - 1.0, P - 1, P]  # an op per element
         assert res["gather"] == [list(range(d)) for d in range(P)]
-    assert stats.supersteps == 5
+    assert stats.supersteps == 7
     # per logical rank pair: one alltoall message each (not to self), plus allgather pieces
     assert stats.messages[0, P - 1] >= (1 if P > 1 else 0)
     assert stats.bytes.trace() == 0

@@ -20,6 +20,15 @@ import numpy as np
 _REDUCE = {"sum": np.add, "min": np.minimum, "max": np.maximum, "any": np.logical_or}
 
 
+def reducer(op):
+    """The function that reduces two ranks' arrays by ``op``: a name of ``_REDUCE``, or a tuple
+    of names, one per element (a round's facts that reduce differently ride in one array)."""
+    if isinstance(op, str):
+        return _REDUCE[op]
+    fns = [_REDUCE[name] for name in op]
+    return lambda a, b: np.array([fn(x, y) for fn, x, y in zip(fns, a, b)], dtype=np.result_type(a, b))
+
+
 def _nbytes(arrays):
     return sum(int(a.nbytes) for a in arrays)
 
@@ -75,7 +84,7 @@ class DirectTransport:
         per_peer = {}
         moved = 0
         local_sum = None
-        fn = _REDUCE[op]
+        fn = reducer(op)
         if total is not None:
             local_sum = self._local_reduce(total, fn)
             moved += self._count_reduce(local_sum.nbytes)
@@ -161,7 +170,7 @@ class DirectTransport:
         Counted as recursive doubling would send it: ceil(log2 P) messages per rank.
         """
         self.stats.begin_step()
-        fn = _REDUCE[op]
+        fn = reducer(op)
         local = self._local_reduce(values, fn)
         moved = self._count_reduce(int(local.nbytes))
         received = self._round({p: [(-1, -1, [local])] for p in self.peers})

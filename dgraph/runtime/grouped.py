@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from .exchange import _REDUCE, DirectTransport, _nbytes
+from .exchange import DirectTransport, _nbytes, reducer
 
 ROUTING_BYTES = 12  # per forwarded entry: source rank, destination rank, array count (int32 each)
 DEFAULT_FLUSH_BYTES = 4 << 20
@@ -45,7 +45,7 @@ class GroupedTransport(DirectTransport):
         carries the smallest source rank). Returns the delivered ``{dst: [(src, arrays)]}``,
         the reduced total (or None) and the bytes moved."""
         out = {r: [] for r in self.local_ranks}
-        fn = _REDUCE[op]
+        fn = reducer(op)
         local_sum = self._local_reduce(total, fn) if total is not None else None
         moved = self._count_reduce(int(local_sum.nbytes)) if total is not None else 0
         for hop in range(self.domains.rounds()):

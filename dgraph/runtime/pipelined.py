@@ -26,7 +26,7 @@ import threading
 import time
 
 from . import blocksize
-from .exchange import _REDUCE, DirectTransport, _nbytes
+from .exchange import DirectTransport, _nbytes, reducer
 
 LAST = -2  # an entry's source rank that marks its frame as the sender's last
 PROBES = 4  # exchanges of one block that still time a merge, so the model knows its cost
@@ -68,7 +68,7 @@ class PipelinedTransport(DirectTransport):
             return super().alltoall(send, total, op, combine)
         self.stats.begin_step()
         started = time.perf_counter()
-        fn = _REDUCE[op]
+        fn = reducer(op)
         local_sum = None if total is None else self._local_reduce(total, fn)
         moved = 0 if total is None else self._count_reduce(local_sum.nbytes)
         held = {r: [] for r in self.local_ranks}  # dst -> messages merged so far (at most one after a block)
