@@ -348,19 +348,12 @@ class EdgeMap:
             if ids[r].size == 0:  # peers take a missing message as an empty frontier
                 continue
             cls = None if self.classes is None else self.classes[ids[r] + self.lo(r)]
-            whole = None  # the message of all r's active vertices, packed once for every peer
+            packed = {}  # r's message per class restriction (None: all), made once for every peer it goes to
             for d, classes in targets[r].items():
-                carried = lambda sel: [] if self._valueless else [vals[r][sel]]  # noqa: E731
-                if classes is None:
-                    if whole is None:
-                        whole = _pack(ids[r], carried(slice(None)), self.size(r))
-                    send[r][d] = whole
-                    continue
-                sel = np.flatnonzero(np.isin(cls, classes))
-                if sel.size:
-                    universe = self._universe(r, classes)
-                    header = np.array([sum(1 << c for c in classes)], np.int8)
-                    send[r][d] = [header, *_pack(np.searchsorted(universe, ids[r][sel]), carried(sel), universe.size)]
+                if classes not in packed:
+                    packed[classes] = self._message(r, ids[r], vals[r], cls, classes)
+                if packed[classes] is not None:
+                    send[r][d] = packed[classes]
         if not any(targets[r] for r in self.ctx.ranks) and total is None:  # the layout never gathers (1D)
             got, totals = {r: [] for r in self.ctx.ranks}, None
         else:
@@ -385,6 +378,19 @@ class EdgeMap:
                 rows[r] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
         self.seen = {r: rows[r] if masks else [rows[r][0]] for r in self.ctx.ranks}
         return rows, totals
+
+    def _message(self, r, ids, vals, cls, classes):
+        """Rank r's frontier message to a peer that gets its active vertices ``ids`` of
+        ``classes`` (None: all; ``cls``: each active vertex's class), or None if it has none."""
+        carried = lambda sel: [] if self._valueless else [vals[sel]]  # noqa: E731
+        if classes is None:
+            return _pack(ids, carried(slice(None)), self.size(r))
+        sel = np.flatnonzero(np.isin(cls, classes))
+        if sel.size == 0:
+            return None
+        universe = self._universe(r, classes)
+        header = np.array([sum(1 << c for c in classes)], np.int8)
+        return [header, *_pack(np.searchsorted(universe, ids[sel]), carried(sel), universe.size)]
 
     def _exchange(self, send, total, total_op, combine=None):
         """One alltoall superstep; ``total`` (if any) is reduced in the same frames. A transport
