@@ -24,7 +24,15 @@ from dgraph.algorithms import bfs
 from dgraph.cluster import workers
 from dgraph.generators import grid_graph
 from dgraph.partitioners import OneD, TwoD
-from dgraph.runtime.channels import HANDSHAKE_WITHIN, HELLO, PeerLost, _FrameReader, connect_mesh, encode
+from dgraph.runtime.channels import (
+    HANDSHAKE_WITHIN,
+    HELLO,
+    SMALL_ARRAY,
+    PeerLost,
+    _FrameReader,
+    connect_mesh,
+    encode,
+)
 from dgraph.runtime.launch import client_state
 from dgraph.runtime.plugin import PLUGIN_NAME
 
@@ -503,9 +511,12 @@ def test_a_run_starts_with_idle_connections_on_every_worker_s_spare_listener(cli
 
 def test_frames_roundtrip_and_reject_objects():
     a, b = socket.socketpair()
-    arrays = [np.arange(5, dtype=np.int64), np.array([], dtype=np.float64), np.array([True, False])]
+    big = np.arange(SMALL_ARRAY // 8 + 3, dtype=np.int64)  # read straight into its array, between small ones
+    arrays = [np.arange(5, dtype=np.int64), np.array([], dtype=np.float64), np.array([True, False]), big]
+    arrays += [np.arange(3, dtype=np.int16), big[::-1].astype(np.float64)]
     bufs, size = encode(7, [(1, 2, arrays), (3, 0, [])])
-    a.sendall(b"".join(bytes(x) for x in bufs))
+    assert sum(len(bytes(x)) for x in bufs) == size
+    threading.Thread(target=a.sendall, args=(b"".join(bytes(x) for x in bufs),), daemon=True).start()
     b.setblocking(False)
     reader = _FrameReader(7)
     while not reader.done:
@@ -519,7 +530,7 @@ def test_frames_roundtrip_and_reject_objects():
     with pytest.raises(TypeError):
         encode(1, [(0, 0, [np.array(["a"], dtype=object)])])
     bad = _FrameReader(8)
-    a.sendall(b"".join(bytes(x) for x in bufs))
+    a.sendall(b"".join(bytes(x) for x in encode(7, [(1, 2, arrays[:3])])[0]))
     assert select.select([b], [], [], 5)[0], "the frame did not arrive"
     with pytest.raises(ValueError, match="superstep 7 while in superstep 8"):
         bad.feed(b)

@@ -7,10 +7,16 @@ socket is ever unpickled, and only a whitelist of plain dtypes is accepted.
 
 Frame layout (little endian)::
 
-    header   : magic b"DGX1", superstep u64, entries u32, arrays u32, payload bytes u64
+    header   : magic b"DGX2", superstep u64, entries u32, arrays u32, payload bytes u64
     entries  : entries x (src rank i32, dst rank i32, arrays in this entry i32)
     arrays   : arrays x (dtype code i64, element count i64)
-    payload  : the arrays' bytes back to back
+    payload  : the small arrays' bytes (up to ``SMALL_ARRAY`` each), each padded to 8 bytes,
+               then the larger arrays' bytes back to back
+
+The small arrays travel as one block, sent and read in one piece and copied out: a worker of
+many ranks sends thousands of small messages a round (Kronecker 15 on 64 ranks of 1.5D over 2
+workers: 3,000 a round), and a read per array cost more than the bytes. The large ones are read
+straight into their arrays.
 
 One thread drives a worker's mesh; sends and receives are interleaved with a selector, so two
 workers sending large frames to each other never deadlock on full socket buffers.
@@ -30,12 +36,14 @@ import time
 
 import numpy as np
 
-MAGIC = b"DGX1"
+MAGIC = b"DGX2"
 HEADER = struct.Struct("<4sQIIQ")
 HELLO = struct.Struct("<16s32si")  # run id, secret, sender's worker index
 # a non-blocking TLS socket that must wait for the network, as a plain one raises BlockingIOError
 WOULD_BLOCK = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
 HANDSHAKE_WITHIN = 2.0  # seconds an accepted connection has to present a run's id and secret
+SMALL_ARRAY = 1 << 16  # bytes up to which an array travels in the frame's block of small ones
+_PAD = bytes(8)
 
 DTYPES = [
     np.dtype(t)
@@ -56,10 +64,14 @@ class RunAborted(Exception):
     """The run was failed from the control plane (another rank failed, the client gave up)."""
 
 
+def _padded(nbytes):
+    return nbytes + (-nbytes % 8)
+
+
 def encode(superstep, entries):
     """Buffers of one frame. ``entries`` is a list of (src rank, dst rank, [arrays])."""
     meta = np.empty((len(entries), 3), dtype="<i4")
-    descs, payload = [], []
+    descs, small, large = [], [], []
     for i, (src, dst, arrays) in enumerate(entries):
         meta[i] = (src, dst, len(arrays))
         for a in arrays:
@@ -67,10 +79,14 @@ def encode(superstep, entries):
             if a.ndim != 1 or a.dtype not in CODE_OF:
                 raise TypeError(f"channel payloads must be 1-D arrays of {DTYPES}, got {a.dtype} {a.shape}")
             descs.append((CODE_OF[a.dtype], a.size))
-            if a.nbytes:
-                payload.append(memoryview(a).cast("B"))
+            if a.nbytes > SMALL_ARRAY:
+                large.append(memoryview(a).cast("B"))
+            elif a.nbytes:
+                small += [memoryview(a).cast("B"), _PAD[: -a.nbytes % 8]]
+    block = b"".join(small)
+    payload = ([block] if block else []) + large
     desc = np.asarray(descs, dtype="<i8").reshape(-1, 2)
-    nbytes = sum(p.nbytes for p in payload)
+    nbytes = sum(len(p) if isinstance(p, bytes) else p.nbytes for p in payload)
     head = HEADER.pack(MAGIC, superstep, len(entries), len(descs), nbytes)
     return [head, meta.tobytes(), desc.tobytes(), *payload], HEADER.size + meta.nbytes + desc.nbytes + nbytes
 
@@ -108,13 +124,21 @@ class _FrameReader:
                 if not 0 <= code < len(DTYPES) or count < 0:
                     raise ValueError("bad array descriptor")
                 self.arrays.append(np.empty(int(count), dtype=DTYPES[code]))
-            if sum(a.nbytes for a in self.arrays) != self.nbytes:
+            self.small = [a for a in self.arrays if 0 < a.nbytes <= SMALL_ARRAY]
+            self.large = [a for a in self.arrays if a.nbytes > SMALL_ARRAY]
+            block = sum(_padded(a.nbytes) for a in self.small)
+            if block + sum(a.nbytes for a in self.large) != self.nbytes:
                 raise ValueError("frame payload size does not match its arrays")
-            self.stage = 2
-            self.array_i = 0
+            self.stage, self.array_i = 2, -1
+            self._target(block)
+        elif self.stage == 2:
+            at = 0
+            for a in self.small:  # the block of small arrays, copied out
+                memoryview(a).cast("B")[:] = self.view[at : at + a.nbytes]
+                at += _padded(a.nbytes)
+            self.stage = 3
             self._next_array()
         else:
-            self.array_i += 1
             self._next_array()
 
     def _target(self, size):
@@ -125,19 +149,18 @@ class _FrameReader:
             self._advance()
 
     def _next_array(self):
-        while self.array_i < len(self.arrays) and self.arrays[self.array_i].nbytes == 0:
-            self.array_i += 1
-        if self.array_i == len(self.arrays):
+        self.array_i += 1
+        if self.array_i == len(self.large):
             self._finish()
             return
-        self.view = memoryview(self.arrays[self.array_i]).cast("B")
+        self.view = memoryview(self.large[self.array_i]).cast("B")
         self.pos = 0
 
     def _finish(self):
         self.done = True
         entries, k = [], 0
-        for src, dst, count in self.meta:
-            entries.append((int(src), int(dst), self.arrays[k : k + count]))
+        for src, dst, count in self.meta.tolist():
+            entries.append((src, dst, self.arrays[k : k + count]))
             k += count
         self.entries = entries
 
