@@ -112,11 +112,15 @@ def _concat(parts, dtype):
 PULLED_ARC_COST = 2
 
 
+def pull_pays(push, pull):
+    """Whether pulling ``pull`` arcs in all costs less than pushing ``push``."""
+    return pull * PULLED_ARC_COST < push
+
+
 def pull_is_cheaper(ctx, pushed, pulled):
     """Whether a step that would push ``pushed[r]`` arcs on each rank r costs more than one that
     pulls ``pulled[r]`` (one reduction, so every rank decides the same)."""
-    push, pull = ctx.allreduce({r: [pushed[r], pulled[r]] for r in ctx.ranks})
-    return pull * PULLED_ARC_COST < push
+    return pull_pays(*ctx.allreduce({r: [pushed[r], pulled[r]] for r in ctx.ranks}))
 
 
 class EdgeMap:

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import kernels
 from .block import INPLACE_CHUNK, block_arcs, index_type, light_arcs
-from .edgemap import PULLED_ARC_COST, add_weight
+from .edgemap import add_weight, pull_pays
 
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
 # Default bucket width, in mean arc weights. Measured on Luxembourg's roads (2-16 ranks): one
@@ -242,11 +242,11 @@ def shortest_paths(
 
 class _HeavyRound:
     """Which way a finished bucket's heavy arcs go: pushed from the bucket's vertices, or pulled
-    by every vertex not yet final along all its arcs, whichever costs less (as
-    ``edgemap.pull_is_cheaper`` decides, from sums over the ranks that ride in the bucket's
-    last round). On a small-world graph the first buckets hold the hubs, whose heavy arcs are
-    most of the graph's, while the vertices still open hold few (Kronecker 20 from a hub's
-    neighbour: 27.6 M heavy arcs pushed in all against 8.1 M scanned the cheaper way)."""
+    by every vertex not yet final along all its arcs, whichever costs less (``edgemap.pull_pays``,
+    from sums over the ranks that ride in the bucket's last round). On a small-world graph the
+    first buckets hold the hubs, whose heavy arcs are most of the graph's, while the vertices
+    still open hold few (Kronecker 20 from a hub's neighbour: 27.6 M heavy arcs pushed in all
+    against 8.1 M scanned the cheaper way)."""
 
     def __init__(self, ctx, em, light):
         self.ctx, self.degree = ctx, em.out_degree()
@@ -274,7 +274,7 @@ class _HeavyRound:
             self.final.mark_own(r, bucket[r])
             self.open[r] -= self.bucket[r][0]
             self.bucket[r] = [0, 0]
-        if not pulled * PULLED_ARC_COST < pushed:
+        if not pull_pays(pushed, pulled):
             return False
         self.ctx.stats.info["heavy_pulls"] = self.ctx.stats.info.get("heavy_pulls", 0) + 1
         return True

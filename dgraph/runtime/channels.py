@@ -86,7 +86,7 @@ def encode(superstep, entries):
     block = b"".join(small)
     payload = ([block] if block else []) + large
     desc = np.asarray(descs, dtype="<i8").reshape(-1, 2)
-    nbytes = sum(len(p) if isinstance(p, bytes) else p.nbytes for p in payload)
+    nbytes = len(block) + sum(p.nbytes for p in large)
     head = HEADER.pack(MAGIC, superstep, len(entries), len(descs), nbytes)
     return [head, meta.tobytes(), desc.tobytes(), *payload], HEADER.size + meta.nbytes + desc.nbytes + nbytes
 
