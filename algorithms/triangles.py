@@ -105,8 +105,9 @@ def neighbourhood_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS):
     return {r: {"arcs": arcs[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 
-def oriented_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None):
-    """``max_degree``: orient by id alone, which bounds an oriented row by it; None: by (degree, id)."""
+def oriented_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None, degrees=False):
+    """``max_degree``: orient by id alone, which bounds an oriented row by it; None: by (degree, id).
+    Returns the triangles at each vertex, with its degree too where ``degrees`` (for the LCC)."""
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
     spaces = {r: blocks[r].space for r in ctx.ranks}
     with ctx.phase("orient"):
@@ -135,7 +136,7 @@ def oriented_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None):
                 wanted[r], new[r] = spaces[r][unique(outside)], _hubs_first(degree[r], first[r], size)
                 rows[r] = _relabelled(np.arange(first[r], first[r] + size), ptr, heads, new[r])[1:]
                 sizes[r] = degree[r][np.searchsorted(spaces[r], wanted[r])]
-            sets[r] = np.diff(sets[r][0])  # only the degrees are read again
+            sets[r] = np.diff(sets[r][0]) if degrees else None  # only the degrees are read again
             serve[r] = SimpleNamespace(lo=int(bounds[r]), indptr=ptr, indices=heads, space=spaces[r])
     with ctx.phase("count"):
         # by id, rows sorted in the orientation's order are merged; by degree, marked
@@ -156,7 +157,7 @@ def oriented_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None):
     with ctx.phase("reduce"):
         at = {r: slice(-1) if new[r] is None else new[r][:-1] for r in ctx.ranks}  # each slot's label
         found = add_at_owners(ctx, spaces, {r: tri[r][at[r]] for r in ctx.ranks}, bounds)
-    return {r: {"arcs": 2 * found[r], "degree": sets[r]} for r in ctx.ranks}
+    return {r: {"triangles": found[r], **({"degree": sets[r]} if degrees else {})} for r in ctx.ranks}
 
 
 def _inside(ids, ptr, idx, size):
@@ -190,13 +191,15 @@ def _relabelled(ids, ptr, idx, new):
     return labels[order], out, entries
 
 
-def _frame(graph, transform):
+def _frame(graph, transform=None):
+    """The kernel's counts per vertex (``transform``: None for the triangles, ``_lcc``)."""
     if graph.directed:
         kernel, params = neighbourhood_kernel, {}
     else:
         # by id alone while no row is long: no degree exchange, and a row bounds its heads' work
         hubs = graph.max_degree > ORIENT_ABOVE
         kernel, params = oriented_kernel, {"max_degree": None if hubs else graph.max_degree}
+        params["degrees"] = transform is _lcc
     return graph.run_to_frame(
         kernel, transform=transform, reverse=graph.directed, name="neighbourhoods", batch_arcs=ROW_BATCH_ARCS, **params
     )
@@ -204,12 +207,9 @@ def _frame(graph, transform):
 
 def _lcc(res):
     d = res["degree"].astype(np.float64)
-    lcc = np.divide(res["arcs"], d * (d - 1), out=np.zeros_like(d), where=d >= 2)
+    arcs = res["arcs"] if "arcs" in res else 2 * res["triangles"]  # directed: arcs among N(v)
+    lcc = np.divide(arcs, d * (d - 1), out=np.zeros_like(d), where=d >= 2)
     return {"lcc": lcc}
-
-
-def _triangles(res):
-    return {"triangles": res["arcs"] // 2}
 
 
 def local_clustering_coefficient(graph):
@@ -254,7 +254,7 @@ def triangle_count(graph):
             "triangle_count needs an undirected graph; build it with directed=False (or use "
             "local_clustering_coefficient, which handles directed graphs)"
         )
-    return _frame(graph, _triangles)
+    return _frame(graph)
 
 
 def total_triangles(graph):
