@@ -298,8 +298,10 @@ def components_kernel(ctx, directed, bounds):
     # the merge's arrays of other sizes would grow the worker around the holes they leave
     trim_allocator()
     with ctx.phase("merge"):
-        own_key = {r: own_canonical(ctx.blocks[r][0], int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
-        comp = merge_interfaces(ctx, pairs, local, bounds, own_key if keyed else None)
+        own_key = None  # placed ids are canonical unless the run is keyed
+        if keyed:
+            own_key = {r: own_canonical(ctx.blocks[r][0], int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
+        comp = merge_interfaces(ctx, pairs, local, bounds, own_key)
     return {r: {"component": c} for r, c in comp.items()}
 
 
