@@ -136,7 +136,7 @@ def oriented_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None, deg
                 wanted[r], new[r] = spaces[r][unique(outside)], _hubs_first(degree[r], first[r], size)
                 rows[r] = _relabelled(np.arange(first[r], first[r] + size), ptr, heads, new[r])[1:]
                 sizes[r] = degree[r][np.searchsorted(spaces[r], wanted[r])]
-            sets[r] = np.diff(sets[r][0]) if degrees else None  # only the degrees are read again
+            sets[r] = np.diff(sets[r][0]) if degrees else None  # read again only as the LCC's degrees
             serve[r] = SimpleNamespace(lo=int(bounds[r]), indptr=ptr, indices=heads, space=spaces[r])
     with ctx.phase("count"):
         # by id, rows sorted in the orientation's order are merged; by degree, marked
