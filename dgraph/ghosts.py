@@ -286,14 +286,19 @@ def sum_at_owners(ctx, tally, bounds, dense=False):
 def add_at_owners(ctx, spaces, values, bounds):
     """Sum per-rank tallies ``values[r]`` (one per vertex of ``spaces[r]``, sorted placed ids) at
     the vertices' owners, in one superstep: only the nonzero entries travel, with their ids.
-    Returns ``{r: sums over rank r's own vertices}``, added in sender order."""
+    A rank's tallies of its own vertices stay where they are and are added whole. Returns
+    ``{r: sums over rank r's own vertices}``, added in sender order."""
     bounds = np.asarray(bounds, dtype=np.int64)
-    send = {}
+    send, own = {}, {}
     for r in ctx.ranks:
         cuts = np.searchsorted(spaces[r], bounds)
         send[r] = {}
         for d in range(ctx.nranks):
             part = values[r][cuts[d] : cuts[d + 1]]
+            if d == r:  # ids only where the space holds some of the rank's vertices, not all
+                whole = part.size == bounds[d + 1] - bounds[d]
+                own[r] = (None if whole else spaces[r][cuts[d] : cuts[d + 1]] - bounds[d], part)
+                continue
             hit = np.flatnonzero(part)
             if hit.size:
                 send[r][d] = [spaces[r][cuts[d] + hit] - bounds[d], part[hit]]
@@ -301,7 +306,12 @@ def add_at_owners(ctx, spaces, values, bounds):
     out = {}
     for r in ctx.ranks:
         total = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=values[r].dtype)
-        for _, (ids, counts) in sorted(received[r], key=lambda m: m[0]):
-            np.add.at(total, ids, counts)
+        for src, (ids, counts) in sorted([*received[r], (r, own[r])], key=lambda m: m[0]):
+            if src != r:
+                np.add.at(total, ids, counts)
+            elif ids is None:  # every own vertex, in order
+                total += counts
+            else:  # distinct ids: each entry is added once
+                total[ids] += counts
         out[r] = total
     return out
