@@ -735,6 +735,25 @@ def _keyed_at_cases():
     return [(space, key, rng.integers(0, N, 700)), (space, key, np.zeros(0, np.int64))]
 
 
+def _levels_cases():
+    """Searches from a hub (bottom-up levels among them), keyed and not, a directed graph with a
+    depth limit, and an isolated source."""
+    indptr, indices, _ = _graph(37)
+    key = _key(38)
+    rows = np.repeat(np.arange(N), np.diff(indptr))
+    order = np.lexsort((key[indices], rows))  # rows sorted by canonical id
+    kptr, kidx = indptr, indices[order]
+    dptr, didx, _ = _graph(39, symmetric=False)
+    rptr, ridx, _ = build_csr(didx, np.repeat(np.arange(N), np.diff(dptr)), N)
+    sptr, sidx, _ = _graph(40, m=200)  # sparse: some vertices without arcs
+    hub, isolated = int(np.argmax(np.diff(indptr))), int(np.flatnonzero(np.diff(sptr) == 0)[0])
+    none = np.empty(0, np.int64)
+    cases = [(indptr, indices, indptr, indices, none, hub, -1), (kptr, kidx, kptr, kidx, key, hub, -1)]
+    cases.append((dptr, didx, rptr, ridx, none, int(np.argmax(np.diff(dptr))), 2))
+    cases.append((sptr, sidx, sptr, sidx, none, isolated, -1))
+    return [(*csrs, key, np.full(N, -1), np.full(N, -1), source, limit, 15, 18) for *csrs, key, source, limit in cases]
+
+
 CASES = {
     "csr_from_pieces": (_csr_cases, None),
     "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
@@ -788,6 +807,8 @@ CASES = {
     "improve": (_improve_cases, None),
     "rows_leaving": (_leaving_cases, None),
     "relax_local": (_relax_cases, None),
+    # the twins run levels in different directions: the levels and parents must agree
+    "bfs_levels": (_levels_cases, lambda r, a: (r[0], a[5], a[6])),
     "brandes": (_brandes_cases, None),
     "search_tree_rules": (_tree_cases, None),
     "search_tree_rules_many": (_tree_many_cases, None),

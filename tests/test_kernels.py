@@ -514,8 +514,10 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
     with kernels.using("numba", threads=2):
         if kernels.threads() < 2:
             pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
-    from dgraph.kernels import counting, linalg, unionfind
+    from dgraph.kernels import counting, levels, linalg, unionfind
 
+    monkeypatch.setattr(levels, "PULL_GRAIN", 1)
+    monkeypatch.setattr(levels, "PULL_CHUNK", 8)  # many chunks, each a byte of the frontier's bits
     monkeypatch.setattr(linalg, "SPMV_GRAIN", 1)
     monkeypatch.setattr(counting, "COUNT_GRAIN", 1)
     monkeypatch.setattr(counting, "TRIANGLE_GRAIN", 1)
@@ -577,8 +579,13 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
         kernels.power_iterations(
             indptr, indices, None, pr, np.full(n, 1 / n), outw, contrib, 0.85, pr[outw == 0].sum(), 20, 0.0
         )
+        level, tree = np.full(n, -1), np.full(n, -1)
+        pulls = kernels.bfs_levels(indptr, indices, indptr, indices, int(np.argmax(degree)), level, tree)[2]
         return (
             pr,
+            level,
+            tree,
+            pulls,
             kernels.label_mode(own, None, labels, labels[lo:hi].copy()),
             kernels.label_mode(own, other, labels, labels[lo:hi].copy(), kernels.label_counts(n)),
             kernels.spmv(own.indptr, own.indices, None, x),
@@ -597,12 +604,13 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
         parallel = run()
     for s, p in zip(serial, parallel):
         np.testing.assert_array_equal(s, p)  # same rows, same order within each: equal to the bit
-    assert serial[5].sum() > 0 and serial[6].sum() > 0 and serial[7].sum() > 0  # there were triangles to count
+    assert serial[3] > 0  # the search ran levels bottom-up
+    assert serial[8].sum() > 0 and serial[9].sum() > 0 and serial[10].sum() > 0  # there were triangles to count
     count, label = connected_components(sp.coo_matrix((np.ones(sparse.shape[1]), tuple(sparse)), shape=(n, n)))
     smallest = np.full(count, n)
     np.minimum.at(smallest, label, np.arange(n))
-    np.testing.assert_array_equal(serial[8], smallest[label])
-    assert serial[9] == 1 and count > 3
+    np.testing.assert_array_equal(serial[11], smallest[label])
+    assert serial[12] == 1 and count > 3
 
 
 def test_pagerank_step_values_match_the_formula_to_the_bit():

@@ -64,6 +64,7 @@ from .frontier import (
     settle_level,
 )
 from .generate import kronecker_edges
+from .levels import bfs_levels
 from .linalg import (
     assign_at,
     count_reads,
@@ -101,6 +102,7 @@ __all__ = [
     "afforest_bridges",
     "afforest_rows",
     "assign_at",
+    "bfs_levels",
     "block_forest",
     "brandes",
     "build_csr",

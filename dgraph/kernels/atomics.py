@@ -48,6 +48,19 @@ def fetch_add(typingctx, array, index, value):
 
 
 @intrinsic
+def fetch_or(typingctx, array, index, value):
+    """In a numba kernel: ``array[index] |= value`` on an integer array as one atomic step
+    (threads setting bits of one byte); returns what it held before."""
+    sig = array.dtype(array, types.intp, array.dtype)
+
+    def codegen(context, builder, signature, args):
+        kind, (ary, at, value) = signature.args[0], args
+        return builder.atomic_rmw("or", _pointer(context, builder, kind, ary, at), value, "seq_cst")
+
+    return sig, codegen
+
+
+@intrinsic
 def load(typingctx, array, index):
     """In a numba kernel: ``array[index]`` read as one atomic step, never hoisted out of a loop
     (a plain read in a wait loop may be read once)."""
