@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dgraph import kernels
 from dgraph.block import block_arcs
 from dgraph.checks import number
 from dgraph.edgemap import EdgeMap
@@ -42,9 +43,10 @@ from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tr
 METHODS = ("auto", "delta-stepping", "relax")
 
 
-def sssp_kernel(
-    ctx, source, delta, mean_weight, largest_weight, arcs, method, ties, weighted, symmetric, share, bounds, layout
-):
+def sssp_kernel(ctx, source, delta, weight_facts, arcs, method, ties, weighted, symmetric, share, bounds, layout):
+    """``weight_facts``: the graph's mean and largest weight, and its least where vertices have
+    many arcs (else None: ``kernels.bucket_queue``)."""
+    mean_weight, largest_weight, lightest_weight = weight_facts
     em = EdgeMap(ctx, bounds, layout=layout)
     if method == "auto":
         method = "relax" if ctx.nranks == 1 or local_share(ctx, em, share) >= LOCAL_SHARE else "delta-stepping"
@@ -74,6 +76,7 @@ def sssp_kernel(
         split=weighted,
         pull=symmetric and em.local_rows,
         mean_largest=(mean_weight, largest_weight),
+        lightest=lightest_weight,
     )  # unit weights are all of one kind; pulls read a vertex's arcs in its own row
     if not ties:
         shortest_path_tree(ctx, em, dist, pred, source)
@@ -182,8 +185,7 @@ def sssp(graph, source, weight=None, delta=None, method="auto"):
         placement="layout",
         source=src,
         delta=None if delta is None else float(delta),
-        mean_weight=mean_weight,
-        largest_weight=largest_weight,
+        weight_facts=(mean_weight, largest_weight, lowest if weight and graph.max_degree > kernels.HUB_ARCS else None),
         arcs=arcs,
         method=method,
         ties=ties,

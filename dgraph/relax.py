@@ -118,6 +118,7 @@ def shortest_paths(
     split=False,
     pull=False,
     mean_largest=None,
+    lightest=None,
 ):
     """Relax until no distance improves. Per rank: ``dist`` (float64, inf when unreached),
     ``pred`` (tails as the edge map returns them, -1 for none) and ``pending`` (bool: improved, arcs not yet relaxed),
@@ -133,10 +134,11 @@ def shortest_paths(
     the other way when that scans fewer, every vertex not yet final taking the least offer of its
     arcs from the bucket (Chakaravarthy et al., IPDPS 2014). ``mean_largest``: the graph's mean
     and largest weight, which size the local closures' bucket queues (None: measured on each
-    rank's local arcs). Returns the number of rounds (one superstep each) and of arcs the local
+    rank's local arcs); ``lightest``: their least weight where vertices have many arcs
+    (``kernels.bucket_queue``). Returns the number of rounds (one superstep each) and of arcs the local
     closures scanned."""
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
-    queues = {r: kernels.bucket_queue(arcs[r][2], mean_largest) for r in ctx.ranks} if local else None
+    queues = {r: kernels.bucket_queue(arcs[r][2], mean_largest, lightest) for r in ctx.ranks} if local else None
     if local and ctx.nranks == 1:  # nothing arrives from another rank: one Dijkstra is all
         (r,) = ctx.ranks
         indptr, indices, weights, _, first = arcs[r]
