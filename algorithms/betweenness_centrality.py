@@ -188,6 +188,9 @@ def _whole_graph(ctx, n, owns_rows):
     """Every rank's out-arcs, gathered into one CSR of the whole graph (one allgather).
     Owner blocks are rows in rank order already: their degrees and neighbours only need joining."""
     small = np.int32 if n < 2**31 else np.int64  # indices are that already; ids go as that
+    if ctx.nranks == 1 and owns_rows and ctx.blocks[ctx.ranks[0]][0].space.size == n:
+        block = ctx.blocks[ctx.ranks[0]][0]  # the whole graph, its slots the vertex ids: no copy
+        return block.indptr, block.indices
     pieces = {}
     for r in ctx.ranks:
         block = ctx.blocks[r][0]
