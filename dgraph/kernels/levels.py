@@ -21,7 +21,7 @@ PULL_CHUNK = 1 << 12
 PULL_GRAIN = 1 << 20
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _push_levels(indptr, indices, key, level, parent, queue, state, limit, arcs, alpha):
     """Top-down levels until the frontier empties, the depth limit, or Beamer's rule asks for a
     bottom-up level (returns True then). The frontier is ``queue[head:tail]`` and each level
