@@ -1,9 +1,10 @@
 """Betweenness centrality (unweighted), by Brandes' algorithm: two methods.
 
 ``"replicated"`` (chosen when the graph fits a worker several times over): every worker gathers
-the whole graph once (one allgather) and runs serial Brandes from its share of the sources
-(``kernels.brandes``); one reduce-scatter sums the workers' dependencies at the vertices'
-owners. Sources are independent, so this is the coarse-grained parallelism of Bader and
+the whole graph once (one allgather; a rank that holds it all reads its own block) and runs
+serial Brandes from its share of the sources (``kernels.brandes``, on as many threads as the
+run leaves it: ca-GrQc, all sources on one rank, 1.48 s on one thread and 0.87 s on two); one
+reduce-scatter sums the workers' dependencies at the vertices' owners. Sources are independent, so this is the coarse-grained parallelism of Bader and
 Madduri (ICPP 2006) and of cuGraph's batched multi-GPU betweenness: no superstep per level,
 which on a road network (a thousand levels per source) is what a level-synchronous pass pays.
 

@@ -1,5 +1,7 @@
 """Local kernels: numba and numpy paths against each other and against plain references."""
 
+import importlib
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -606,6 +608,17 @@ def test_parallel_kernels_give_the_serial_results(monkeypatch):
         np.testing.assert_array_equal(s, p)  # same rows, same order within each: equal to the bit
     assert serial[3] > 0  # the search ran levels bottom-up
     assert serial[8].sum() > 0 and serial[9].sum() > 0 and serial[10].sum() > 0  # there were triangles to count
+    # Brandes' sources shared between threads: each thread's sums added in thread order, so the
+    # same to rounding
+    monkeypatch.setattr(importlib.import_module("dgraph.kernels.brandes"), "BRANDES_GRAIN", 1)
+    sums = []
+    for threads in (1, 2):
+        bc = np.zeros(n)
+        with kernels.using("numba", threads=threads):
+            kernels.brandes(indptr, indices, np.arange(0, n, 7), bc)
+        sums.append(bc)
+    np.testing.assert_allclose(sums[1], sums[0], rtol=1e-12)
+    assert sums[0].max() > 0
     count, label = connected_components(sp.coo_matrix((np.ones(sparse.shape[1]), tuple(sparse)), shape=(n, n)))
     smallest = np.full(count, n)
     np.minimum.at(smallest, label, np.arange(n))

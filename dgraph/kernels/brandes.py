@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import threading
+
 import numba
 import numpy as np
 
-from .engines import twins
+from .engines import threads_for, twins
 from .frontier import _arcs_numpy
 from .sets import unique
 
+# Arcs scanned per thread (sources times arcs) below which a batch runs on one thread
+BRANDES_GRAIN = 1 << 22
 
-@numba.njit(cache=True)
+
+@numba.njit(cache=True, nogil=True)
 def _brandes_numba(indptr, indices, sources, bc):
     n = indptr.size - 1
     level = np.full(n, -1, np.int64)
@@ -89,13 +94,35 @@ def _brandes_numpy(indptr, indices, sources, bc):
         bc += delta
 
 
+def _brandes_threads(indptr, indices, sources, bc):
+    # sources are independent: each thread takes every k-th into a sum of its own, and the sums
+    # are added in thread order (the same bits for the same thread count)
+    k = min(threads_for(sources.size * indices.size, BRANDES_GRAIN), sources.size)
+    if k <= 1:
+        _brandes_numba(indptr, indices, sources, bc)
+        return
+    sums = np.zeros((k, bc.size))
+    helpers = [
+        threading.Thread(target=_brandes_numba, args=(indptr, indices, sources[t::k], sums[t]), name=f"dgraph-bc-{t}")
+        for t in range(1, k)
+    ]
+    for helper in helpers:
+        helper.start()
+    _brandes_numba(indptr, indices, sources[::k], sums[0])
+    for helper in helpers:
+        helper.join()
+    for t in range(k):
+        bc += sums[t]
+
+
 def brandes(indptr, indices, sources, bc):
     """Add to ``bc`` the dependencies of every vertex on the shortest paths (by hops) from each
     of ``sources``, over a whole graph's CSR (Brandes' accumulation; the sources' own entries
     get nothing). Path counts are stored divided by the largest count of the level above, and
     the backward pass undoes that per level, so counts beyond 1e308 do not overflow. Both
-    engines follow the same levels; sums may differ in the last bits by their order."""
+    engines follow the same levels; sums may differ in the last bits by their order, as they do
+    where the numba engine shares the sources among ``kernels.threads()`` threads."""
     _brandes(indptr, indices, np.ascontiguousarray(sources, dtype=np.int64), bc)
 
 
-_brandes = twins("brandes", numba=_brandes_numba, numpy=_brandes_numpy)
+_brandes = twins("brandes", numba=_brandes_threads, numpy=_brandes_numpy)
