@@ -4,9 +4,10 @@
 the whole graph once (one allgather; a rank that holds it all reads its own block) and runs
 serial Brandes from its share of the sources (``kernels.brandes``, on as many threads as the
 run leaves it: ca-GrQc, all sources on one rank, 1.48 s on one thread and 0.87 s on two); one
-reduce-scatter sums the workers' dependencies at the vertices' owners. Sources are independent, so this is the coarse-grained parallelism of Bader and
-Madduri (ICPP 2006) and of cuGraph's batched multi-GPU betweenness: no superstep per level,
-which on a road network (a thousand levels per source) is what a level-synchronous pass pays.
+reduce-scatter sums the workers' dependencies at the vertices' owners. Sources are
+independent, so this is the coarse-grained parallelism of Bader and Madduri (ICPP 2006) and of
+cuGraph's batched multi-GPU betweenness: no superstep per level, which on a road network (a
+thousand levels per source) is what a level-synchronous pass pays.
 
 ``"levels"`` (the graph is too big to copy, or fewer sources than workers on a small-world
 graph): for every source, a level-synchronous forward pass counts shortest paths (edge_map

@@ -5,6 +5,8 @@ GAP's delta-stepping does."""
 
 from __future__ import annotations
 
+import threading
+
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
@@ -105,3 +107,29 @@ def barrier(state, threads):
         if spins > SPINS_BEFORE_YIELD:
             yield_core()
     return True
+
+
+def on_threads(work, k, state=None, name="dgraph"):
+    """Run ``work(t)`` for t in 0..k-1: t = 0 on this thread, the others on threads of their
+    own (numba kernels compiled ``nogil`` run there side by side), and raise here the first
+    error any raised once all have ended. ``state``: the state of the ``barrier`` the threads
+    meet at, whose failure flag an error raises, so that the others stop at their next barrier
+    instead of waiting for the thread that failed."""
+    failures = []
+
+    def run(t):
+        try:
+            work(t)
+        except BaseException as error:
+            if state is not None:
+                state[2] = 1
+            failures.append(error)
+
+    helpers = [threading.Thread(target=run, args=(t,), name=f"{name}-{t}") for t in range(1, k)]
+    for helper in helpers:
+        helper.start()
+    run(0)
+    for helper in helpers:
+        helper.join()
+    if failures:
+        raise failures[0]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-
 import numba
 import numpy as np
 
+from .atomics import on_threads
 from .engines import threads_for, twins
 from .frontier import _arcs_numpy
 from .sets import unique
@@ -102,15 +101,7 @@ def _brandes_threads(indptr, indices, sources, bc):
         _brandes_numba(indptr, indices, sources, bc)
         return
     sums = np.zeros((k, bc.size))
-    helpers = [
-        threading.Thread(target=_brandes_numba, args=(indptr, indices, sources[t::k], sums[t]), name=f"dgraph-bc-{t}")
-        for t in range(1, k)
-    ]
-    for helper in helpers:
-        helper.start()
-    _brandes_numba(indptr, indices, sources[::k], sums[0])
-    for helper in helpers:
-        helper.join()
+    on_threads(lambda t: _brandes_numba(indptr, indices, sources[t::k], sums[t]), k, name="dgraph-bc")
     for t in range(k):
         bc += sums[t]
 

@@ -5,12 +5,10 @@ in-neighbour of least canonical id)."""
 
 from __future__ import annotations
 
-import threading
-
 import numba
 import numpy as np
 
-from .atomics import barrier, fetch_add, fetch_or
+from .atomics import barrier, fetch_add, fetch_or, on_threads
 from .engines import threads_for, twins
 from .frontier import _arcs_numpy
 
@@ -155,23 +153,7 @@ def _pull_phase(in_indptr, in_indices, out_indptr, key, level, parent, bits, row
     shared, sync = np.zeros(1 + 3 * k, np.int64), np.zeros(3, np.int64)
     args = (in_indptr, in_indices, out_indptr, key, level, parent, bits, rows, counts, chunk, state, limit, beta)
     args += (shared, sync)
-    failures = []
-
-    def pull(t):
-        try:
-            _pull_levels(*args, t, k)
-        except BaseException as error:  # the others stop at their next barrier
-            sync[2] = 1
-            failures.append(error)
-
-    helpers = [threading.Thread(target=pull, args=(t,), name=f"dgraph-bfs-{t}") for t in range(1, k)]
-    for helper in helpers:
-        helper.start()
-    pull(0)
-    for helper in helpers:
-        helper.join()
-    if failures:
-        raise failures[0]
+    on_threads(lambda t: _pull_levels(*args, t, k), k, sync, "dgraph-bfs")
 
 
 @numba.njit(cache=True)

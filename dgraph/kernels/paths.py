@@ -4,12 +4,10 @@ delta-stepping on several threads where the rank's kernels have them and its arc
 
 from __future__ import annotations
 
-import threading
-
 import numba
 import numpy as np
 
-from .atomics import barrier, fetch_add, swap_if
+from .atomics import barrier, fetch_add, on_threads, swap_if
 from .engines import threads_for, twins
 from .frontier import _arcs_numpy
 
@@ -591,27 +589,16 @@ def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bo
     frontier[: seeds.size] = seeds
     shared = np.zeros(4 + k, np.int64)
     shared[3] = seeds.size
-    scanned, failures = np.zeros(k, np.int64), []
+    scanned = np.zeros(k, np.int64)
 
     def search(t):
-        try:
-            args = (indptr, indices, weights, lo, hi, dist.view(np.int64), bound, inv, slots, first)
-            scanned[t] = _delta_thread(t, k, *args, frontier, shared)
-            if scanned[t] >= 0:
-                args = (indptr, indices, weights, lo, hi, base, dist, before, pred, state, bound, key, ties)
-                _tie_thread(t, k, *args, shared)
-        except BaseException as error:  # the others stop at their next barrier
-            shared[2] = 1
-            failures.append(error)
+        args = (indptr, indices, weights, lo, hi, dist.view(np.int64), bound, inv, slots, first)
+        scanned[t] = _delta_thread(t, k, *args, frontier, shared)
+        if scanned[t] >= 0:
+            args = (indptr, indices, weights, lo, hi, base, dist, before, pred, state, bound, key, ties)
+            _tie_thread(t, k, *args, shared)
 
-    helpers = [threading.Thread(target=search, args=(t,), name=f"dgraph-relax-{t}") for t in range(1, k)]
-    for helper in helpers:
-        helper.start()
-    search(0)
-    for helper in helpers:
-        helper.join()
-    if failures:
-        raise failures[0]
+    on_threads(search, k, shared, "dgraph-relax")
     if (scanned < 0).any():
         dist[:] = before
         return None
