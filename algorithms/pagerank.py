@@ -137,7 +137,6 @@ def _hubs_first(parts, size, hub_reads, weighted, segment):
     gives the same bits as the slots' order.
     The labels and segments are kept with the block (a count, a sort and two passes over the
     arcs: one call's cost on Kronecker 20, against a third of each later iteration's)."""
-
     new = _hub_labels(parts, size, hub_reads)
     if new is None:
         return None, [p.indices for p in parts]
@@ -175,10 +174,9 @@ def _segments_pay(block, max_iter, hub_reads, segment):
     segments will be made (a run long enough, a space wider than a segment, hubs). The gather's
     misses then stay in the cache (Kronecker 20 on one rank and two threads, 20 iterations:
     1.24-1.29 s, against 2.33-2.40 s in one call)."""
-    long_enough = max_iter >= 2 * HUBS_AFTER
-    return (
-        long_enough and block.space.size > segment and _hub_labels(block.parts, block.space.size, hub_reads) is not None
-    )
+    if max_iter < 2 * HUBS_AFTER or block.space.size <= segment:
+        return False
+    return _hub_labels(block.parts, block.space.size, hub_reads) is not None
 
 
 def _segments_key(hub_reads, segment, weighted):

@@ -1,7 +1,7 @@
 """Atomic steps on array elements for numba's CPU kernels (numba offers atomics only on devices):
 compare-and-swap, which lets threads hook union-find roots at once, as GAP's Afforest does, and
 the loads, adds and spin barrier that let threads run one kernel call in lockstep rounds, as
-GAP's delta-stepping does."""
+GAP's delta-stepping does, and the threads that run it (``on_threads``)."""
 
 from __future__ import annotations
 
