@@ -11,6 +11,7 @@ import numpy as np
 from .atomics import barrier, fetch_add, fetch_or, on_threads
 from .engines import threads_for, twins
 from .frontier import _arcs_numpy
+from .slots import pack_ids, set_bits
 
 # Rows a thread claims at a time in a bottom-up level: small enough that a thread that drew
 # the hubs' rows does not leave the other waiting
@@ -156,25 +157,6 @@ def _pull_phase(in_indptr, in_indices, out_indptr, key, level, parent, bits, row
     on_threads(lambda t: _pull_levels(*args, t, k), k, sync, "dgraph-bfs")
 
 
-@numba.njit(cache=True)
-def _bits_of(front, bits):
-    bits[:] = 0
-    for v in front:
-        bits[v >> 3] |= np.uint8(1 << (7 - (v & 7)))
-
-
-@numba.njit(cache=True)
-def _list_of(bits, n, out):
-    c = 0
-    for b in range(bits.size):
-        if bits[b]:
-            for v in range(8 * b, min(n, 8 * b + 8)):
-                if (bits[b] >> (7 - (v & 7))) & 1:
-                    out[c] = v
-                    c += 1
-    return c
-
-
 def _unreached_rows(indptr, level):
     """The rows a bottom-up level may reach (unreached, with in-arcs), in chunks of
     ``PULL_CHUNK``: (rows, rows per chunk, the chunk)."""
@@ -197,12 +179,14 @@ def _levels_numba(out_indptr, out_indices, in_indptr, in_indices, key, level, pa
     pull_rows = None
     while _push_levels(out_indptr, out_indices, key, level, parent, queue, state, limit, out_indices.size, alpha):
         head, tail = state[0], state[1]
-        _bits_of(queue[head:tail], bits[state[8]])
+        bits[state[8]] = pack_ids(queue[head:tail], n)
         if pull_rows is None:
             pull_rows = _unreached_rows(in_indptr, level)
         state[7] = tail - head
         _pull_phase(in_indptr, in_indices, out_indptr, key, level, parent, bits, *pull_rows, state, limit, beta)
-        state[0], state[1] = 0, _list_of(bits[state[8]], n, queue)
+        front = set_bits(bits[state[8]], n)
+        queue[: front.size] = front
+        state[0], state[1] = 0, front.size
     return int(state[2]), int(state[6]), int(state[9])
 
 
