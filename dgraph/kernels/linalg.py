@@ -219,11 +219,18 @@ def _relabel_numpy(labels, indices):
 
 _relabel = twins("relabel", numba=_relabel_numba, numpy=_relabel_numpy)
 
+# Below this many indices numpy's indexing beats a kernel call, whose dispatch costs a few
+# microseconds: an exchange among many ranks on few workers gathers thousands of small
+# messages a superstep (64 ranks on 2 workers: about 700 each).
+SMALL_GATHER = 512
+
 
 def relabel(labels, indices):
     """``labels[indices]`` in one pass, without the int64 copy numpy's fancy indexing first
     makes of int32 indices (15.7 M random int32 indices into 800 K labels: 62-67 ms against
     77 ms; the gather's cache misses dominate both)."""
+    if indices.size < SMALL_GATHER:
+        return labels[indices]
     return _relabel(labels, indices)
 
 
@@ -243,7 +250,10 @@ _assign_at = twins("assign_at", numba=_assign_at_numba, numpy=_assign_at_numpy)
 def assign_at(out, indices, values):
     """``out[indices] = values`` in one pass: ``relabel``'s inverse, with no int64 copy of int32
     indices either."""
-    _assign_at(out, indices, values)
+    if indices.size < SMALL_GATHER:
+        out[indices] = values
+    else:
+        _assign_at(out, indices, values)
 
 
 # ----------------------------------------------------------------------------- PageRank step
