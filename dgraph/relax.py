@@ -196,10 +196,7 @@ def shortest_paths(
                     queues[r],
                 )
                 queue[r] = np.flatnonzero(wait)  # the closure improved (and queued) more
-            q = queue[r]
-            below = d[q] < threshold
-            active, queue[r] = q[below], q[~below]
-            wait[active] = False
+            active, queue[r], nearest = kernels.take_below(queue[r], d, threshold, wait)
             if local:  # the closure relaxed their local arcs: push only the ones with others
                 active = active[boundary[active]]
             if split:
@@ -208,7 +205,7 @@ def shortest_paths(
                 if heavy is not None:
                     heavy.add(r, settled[r][-1])
             frontier[r], values[r] = active, d[active]
-            total[r] = np.array([-1.0 if active.size else 0.0, d[queue[r]].min() if queue[r].size else np.inf])
+            total[r] = np.array([-1.0 if active.size else 0.0, nearest])
 
         def ride(r, heads, offers):  # the round's facts, and the pull decision's should the bucket end
             return [*total[r], offers.min() if offers.size else np.inf, *(heavy.facts(r) if heavy else (0, 0))]

@@ -519,6 +519,16 @@ def _improve_cases():
     return [(ids, d, tails, dist, pred, pending, ties) for ties in (False, True)]
 
 
+def _take_below_cases():
+    rng = np.random.default_rng(31)
+    dist = np.where(rng.random(N) < 0.8, rng.integers(0, 9, N).astype(float), np.inf)
+    queue = rng.permutation(N)[: N // 2].astype(np.int64)
+    pending = np.zeros(N, dtype=bool)
+    pending[queue] = True
+    # some below, none below, all below (nothing left: no closest)
+    return [(queue, dist, t, pending) for t in (4.0, 0.0, np.inf)]
+
+
 def _leaving_cases():
     indptr, indices, _ = _graph(29)
     ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
@@ -805,6 +815,7 @@ CASES = {
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "light_rows": (_light_cases, None),
     "improve": (_improve_cases, None),
+    "take_below": (_take_below_cases, None),
     "rows_leaving": (_leaving_cases, None),
     "relax_local": (_relax_cases, None),
     # the twins run levels in different directions: the levels and parents must agree

@@ -76,7 +76,7 @@ from .linalg import (
     spmv_segments,
 )
 from .matching import heaviest_free_neighbour
-from .paths import DELTA_GRAIN, HUB_ARCS, bucket_queue, improve, light_rows, relax_local, rows_leaving
+from .paths import DELTA_GRAIN, HUB_ARCS, bucket_queue, improve, light_rows, relax_local, rows_leaving, take_below
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
 from .slots import dense_ranks, keyed_at, pack_ids, positions, set_bits
@@ -158,6 +158,7 @@ __all__ = [
     "spanning_forest",
     "flatten_forest",
     "sum_pairs",
+    "take_below",
     "take_rows",
     "segment_columns",
     "spmv",

@@ -102,6 +102,42 @@ def improve(ids, d, tails, dist, pred, pending, ties):
     )
 
 
+@numba.njit(cache=True)
+def _take_below_numba(queue, dist, threshold, pending):
+    active = np.empty(queue.size, np.int64)
+    rest = np.empty(queue.size, np.int64)
+    a, b, closest = 0, 0, np.inf
+    for v in queue:
+        x = dist[v]
+        if x < threshold:
+            active[a] = v
+            a += 1
+            pending[v] = False
+        else:
+            rest[b] = v
+            b += 1
+            closest = min(closest, x)
+    return active[:a], rest[:b], closest
+
+
+def _take_below_numpy(queue, dist, threshold, pending):
+    d = dist[queue]
+    below = d < threshold
+    active, rest = queue[below], queue[~below]
+    pending[active] = False
+    return active, rest, float(d[~below].min()) if rest.size else np.inf
+
+
+_take_below = twins("take_below", numba=_take_below_numba, numpy=_take_below_numpy)
+
+
+def take_below(queue, dist, threshold, pending):
+    """A round's pick from the pending ids ``queue``: those closer than ``threshold``
+    (``active``, their ``pending`` flags cleared) and the rest with the least of their
+    distances, in one pass: (active, rest, closest), each in queue order."""
+    return _take_below(queue, dist, float(threshold), pending)
+
+
 @numba.njit(cache=True, inline="always")
 def _heap_up(hd, hv, pos, j):
     """Move entry j of the 4-ary min-heap (distance ``hd``, vertex ``hv``; ``pos``: each
