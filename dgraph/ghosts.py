@@ -286,8 +286,10 @@ def sum_at_owners(ctx, tally, bounds, dense=False):
 def add_at_owners(ctx, spaces, values, bounds):
     """Sum per-rank tallies ``values[r]`` (one per vertex of ``spaces[r]``, sorted placed ids) at
     the vertices' owners, in one superstep: only the nonzero entries travel, with their ids.
-    A rank's tallies of its own vertices stay where they are and are added whole. Returns
-    ``{r: sums over rank r's own vertices}``, added in sender order."""
+    A rank's tallies of its own vertices stay where they are and are added whole; where they
+    cover its vertices and come first in sender order, the sums are added into them (``values``
+    are the caller's to give up). Returns ``{r: sums over rank r's own vertices}``, added in
+    sender order."""
     bounds = np.asarray(bounds, dtype=np.int64)
     send, own = {}, {}
     for r in ctx.ranks:
@@ -305,8 +307,12 @@ def add_at_owners(ctx, spaces, values, bounds):
     received = ctx.alltoall(send)
     out = {}
     for r in ctx.ranks:
-        total = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=values[r].dtype)
-        for src, (ids, counts) in sorted([*received[r], (r, own[r])], key=lambda m: m[0]):
+        messages = sorted([*received[r], (r, own[r])], key=lambda m: m[0])
+        if messages[0][0] == r and own[r][0] is None:  # the sums start from the own tallies, in place
+            total = messages.pop(0)[1][1]
+        else:
+            total = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=values[r].dtype)
+        for src, (ids, counts) in messages:
             if src != r:
                 np.add.at(total, ids, counts)
             elif ids is None:  # every own vertex, in order

@@ -479,8 +479,10 @@ def _squared_lengths(ptr):
 
 def _ordered_split(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri):
     k = 1
-    if threads() > 1:  # a row's merges take up to its degree steps each
-        k = threads_for(_squared_lengths(ptr), TRIANGLE_GRAIN)
+    if threads() > 1:  # a row's merges take up to its degree steps each, and at least one
+        k = threads_for(idx.size, TRIANGLE_GRAIN)
+        if k < threads():  # the arcs alone do not give every thread its share: the steps might
+            k = threads_for(_squared_lengths(ptr), TRIANGLE_GRAIN)
     if k > 1:
         _ordered_parallel(ptr, idx, lo, own_heads, g_ids, g_ptr, g_idx, tri, row_cuts(ptr, k))
     else:
