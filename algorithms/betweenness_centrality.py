@@ -70,19 +70,23 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 level[r][s - lo[r]], sigma[r][s - lo[r]] = 0, 1.0
                 frontier[r] = np.array([s - lo[r]])
         # sigma is stored scaled per level (see the module docstring): largest[d] undoes level d's scale
-        levels, depth, largest, sizes, size = [frontier], 0, [1.0], [], 1
+        levels, depth, largest, sizes, coming = [frontier], 0, [1.0], [], 1
         unreached = way and way.start()
         level_arcs = way and [way.arcs(frontier)]  # per level, each rank's arcs of its vertices there
         while True:
             pushed = {r: sigma[r][frontier[r]] for r in ctx.ranks}
-            direction = way.choose(size, level_arcs[-1], unreached) if way else "push"
-            merged, (size, top) = forward(
+            direction = way.choose(coming, level_arcs[-1], unreached) if way else "push"
+            # the level's share and largest count, and how many heads a push reached: the next
+            # level's size (bounded above) rides along, so a level that grows at once (a
+            # Kronecker graph's hubs reach most vertices) may be pulled; a pull gives its own
+            count = lambda r, heads, _: [frontier[r].size, pushed[r].max(initial=0.0), heads.size]  # noqa: E731
+            merged, (size, top, coming) = forward(
                 frontier,
                 pushed,
                 None,
                 "sum",
                 total_op="max",
-                total={r: [frontier[r].size, pushed[r].max(initial=0.0)] for r in ctx.ranks},
+                total=count if direction == "push" else {r: count(r, frontier[r], None) for r in ctx.ranks},
                 skip_dst=visited,
                 direction=direction,
             )
