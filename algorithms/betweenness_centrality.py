@@ -52,14 +52,14 @@ PULL_FRONTIER = 64  # see _Direction
 ROUND_ARCS = 50_000_000  # arcs a worker scans between two progress reports (one allreduce)
 
 
-def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
+def brandes_kernel(ctx, sources, scales, directed, arcs, bounds, layout):
     forward = EdgeMap(ctx, bounds, block=0, layout=layout)
     backward = EdgeMap(ctx, bounds, block=1 if directed else 0, layout=layout)
     nl = {r: forward.size(r) for r in ctx.ranks}
     lo = {r: forward.lo(r) for r in ctx.ranks}
     bc = {r: np.zeros(nl[r]) for r in ctx.ranks}
     # undirected in 1D, a level may go either way: a vertex's arcs, in its own row, are its in-arcs
-    way = _Direction(ctx, forward) if not directed and forward.local_rows else None
+    way = _Direction(ctx, forward, arcs) if not directed and forward.local_rows else None
     for s in sources:
         visited = forward.marks()  # heads known to be reached earlier: their counts are final
         level = {r: np.full(nl[r], -1, np.int64) for r in ctx.ranks}
@@ -70,17 +70,22 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 level[r][s - lo[r]], sigma[r][s - lo[r]] = 0, 1.0
                 frontier[r] = np.array([s - lo[r]])
         # sigma is stored scaled per level (see the module docstring): largest[d] undoes level d's scale
-        levels, depth, largest, sizes, coming = [frontier], 0, [1.0], [], 1
+        levels, depth, largest, sizes, widths, coming = [frontier], 0, [1.0], [], [], 1
         unreached = way and way.start()
         level_arcs = way and [way.arcs(frontier)]  # per level, each rank's arcs of its vertices there
         while True:
             pushed = {r: sigma[r][frontier[r]] for r in ctx.ranks}
             direction = way.choose(coming, level_arcs[-1], unreached) if way else "push"
-            # the level's share and largest count, and how many heads a push reached: the next
-            # level's size (bounded above) rides along, so a level that grows at once (a
+            # the level's share, largest count and arcs, and how many heads a push reached: the
+            # next level's size (bounded above) rides along, so a level that grows at once (a
             # Kronecker graph's hubs reach most vertices) may be pulled; a pull gives its own
-            count = lambda r, heads, _: [frontier[r].size, pushed[r].max(initial=0.0), heads.size]  # noqa: E731
-            merged, (size, top, coming) = forward(
+            count = lambda r, heads, _: [  # noqa: E731
+                frontier[r].size,
+                pushed[r].max(initial=0.0),
+                heads.size,
+                level_arcs[-1][r] if way else 0,
+            ]
+            merged, (size, top, coming, wide) = forward(
                 frontier,
                 pushed,
                 None,
@@ -91,7 +96,8 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 direction=direction,
             )
             forward.mark_seen(visited)
-            sizes.append(size)  # (levels[d]'s largest share is sizes[d])
+            sizes.append(size)  # (levels[d]'s largest share is sizes[d], of its arcs widths[d])
+            widths.append(wide)
             if size == 0:
                 break
             depth += 1
@@ -115,7 +121,10 @@ def brandes_kernel(ctx, sources, scales, directed, bounds, layout):
                 for space in backward.spaces(r):
                     np.not_equal(level[r], d - 1, out=elsewhere.own(r, space))
             values = {r: (1 + delta[r][at[r]]) / sigma[r][at[r]] for r in ctx.ranks}
-            direction = way.choose(max(sizes[d], sizes[d - 1]), level_arcs[d], level_arcs[d - 1]) if way else "push"
+            direction = "push"
+            if way:  # (a level of a few hubs holds many arcs: weighed as a wide one)
+                size, wide = max(sizes[d], sizes[d - 1]), max(widths[d], widths[d - 1])
+                direction = way.choose(size, level_arcs[d], level_arcs[d - 1], wide)
             merged, _ = backward(at, values, None, "sum", skip_dst=elsewhere, direction=direction)
             for r in ctx.ranks:
                 ids, share, _ = merged[r]
@@ -136,14 +145,16 @@ class _Direction:
     """Which way a level's counts go: pushed along the arcs of its vertices, or pulled by the
     vertices they would reach along their own arcs (forward: those not reached yet; backward:
     the level above), whichever costs less (``edgemap.pull_is_cheaper``). Decided only
-    for frontiers of at least n / (ranks x ``PULL_FRONTIER``) vertices, so that searches with
-    thin levels (roads, meshes) pay no superstep for it. On a small-world graph the middle levels
+    for frontiers of at least n / (ranks x ``PULL_FRONTIER``) vertices or, where their arcs are
+    known, m / (ranks x ``PULL_FRONTIER``) arcs, so that searches with thin levels (roads,
+    meshes) pay no superstep for it. On a small-world graph the middle levels
     hold the hubs: pushing them moves most of the graph's arcs, where the vertices left to reach,
     or the level above, hold few."""
 
-    def __init__(self, ctx, em):
+    def __init__(self, ctx, em, arcs):
         self.ctx, self.degree = ctx, em.out_degree()
         self.least = em.n / (ctx.nranks * PULL_FRONTIER)
+        self.least_arcs = arcs / (ctx.nranks * PULL_FRONTIER)
 
     def start(self):
         """Per rank, the arcs of its vertices not reached yet: all of them."""
@@ -160,10 +171,11 @@ class _Direction:
             unreached[r] -= arcs[r]
         return arcs
 
-    def choose(self, size, pushed, pulled):
-        """ "pull" or "push" for a level (``size``: its largest share on a rank) whose push would
-        scan ``pushed[r]`` arcs on each rank r and whose pull ``pulled[r]``."""
-        if size < self.least:
+    def choose(self, size, pushed, pulled, wide=0):
+        """ "pull" or "push" for a level (``size``: its largest share on a rank; ``wide``: the
+        largest share of its arcs, where known) whose push would scan ``pushed[r]`` arcs on each
+        rank r and whose pull ``pulled[r]``."""
+        if size < self.least and wide < self.least_arcs:
             return "push"
         if not pull_is_cheaper(self.ctx, pushed, pulled):
             return "push"
@@ -325,6 +337,6 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
     if method == "replicated":
         kernel, args = replicated_kernel, {}
     else:
-        kernel, args = brandes_kernel, {"reverse": graph.directed, "directed": graph.directed}
+        kernel, args = brandes_kernel, {"reverse": graph.directed, "directed": graph.directed, "arcs": graph.num_arcs}
     scales = _scales(n, normalized, graph.directed, sampled)
     return graph.run_to_frame(kernel, name="betweenness", placement="layout", sources=ids, scales=scales, **args)
