@@ -147,9 +147,9 @@ class _Direction:
     the level above), whichever costs less (``edgemap.pull_is_cheaper``). Decided only
     for frontiers of at least n / (ranks x ``PULL_FRONTIER``) vertices or, where their arcs are
     known, m / (ranks x ``PULL_FRONTIER``) arcs, so that searches with thin levels (roads,
-    meshes) pay no superstep for it. On a small-world graph the middle levels
-    hold the hubs: pushing them moves most of the graph's arcs, where the vertices left to reach,
-    or the level above, hold few."""
+    meshes) pay no superstep for it. On a small-world graph the middle levels hold the hubs:
+    pushing them moves most of the graph's arcs, where the vertices left to reach, or the level
+    above, hold few."""
 
     def __init__(self, ctx, em, arcs):
         self.ctx, self.degree = ctx, em.out_degree()
