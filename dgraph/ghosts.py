@@ -308,8 +308,9 @@ def add_at_owners(ctx, spaces, values, bounds):
     out = {}
     for r in ctx.ranks:
         messages = sorted([*received[r], (r, own[r])], key=lambda m: m[0])
-        if messages[0][0] == r and own[r][0] is None:  # the sums start from the own tallies, in place
-            total = messages.pop(0)[1][1]
+        first, (ids, counts) = messages[0]
+        if first == r and ids is None:  # the sums start from the own tallies, in place
+            total, messages = counts, messages[1:]
         else:
             total = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=values[r].dtype)
         for src, (ids, counts) in messages:
