@@ -541,7 +541,7 @@ def _relax_cases():
     out = []
     # a heap; buckets of the default width; buckets as wide as the largest weight, in the
     # fewest slots (most vertices wait again, the seeds join as the search comes near them)
-    queues = [None, kernels.bucket_queue(wt), (float(wt.max()), 3)]
+    queues = [None, kernels.bucket_queue(wt), (float(wt.max()), 3, 2 * float(wt.max()))]
     for weights, buckets in [(wt, q) for q in queues] + [(np.empty(0), None)]:
         dist = np.full(HI - LO, np.inf)
         seeds = np.array([0, 17, 60], np.int64)

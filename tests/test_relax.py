@@ -150,7 +150,7 @@ def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine, weighted, 
     w = rng.integers(0, 5, rows.size) / 2 if weighted else np.ones(rows.size)
     indptr, indices, weights = kernels.build_csr(rows - lo, cols, hi - lo, weights=w)
     weights = weights if weighted else None
-    buckets = {"heap": None, "buckets": kernels.bucket_queue(weights), "wide buckets": (2.0, 3)}[queue]
+    buckets = {"heap": None, "buckets": kernels.bucket_queue(weights), "wide buckets": (2.0, 3, 4.0)}[queue]
     inside = (cols >= lo) & (cols < hi)
     A = sp.csr_matrix((w[inside] + 1e-300, (rows[inside] - lo, cols[inside] - lo)), shape=(hi - lo, hi - lo))
     seeds = np.array([3, 50, 70])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .atomics import barrier, fetch_add, on_threads, swap_if
+from .atomics import barrier, fetch_add, load, on_threads, swap_if
 from .engines import threads_for, twins
 from .frontier import _arcs_numpy
 
@@ -229,7 +229,7 @@ def _relax_buckets_numba(indptr, indices, weights, lo, hi, base, dist, pred, see
     # the largest weight above the bucket being emptied, so slots > largest / width + 1 never
     # wrap onto one still waiting; seeds, sorted, join when their bucket is that close. The offer
     # step repeats _relax_numba's, for the reason _relax_unit_numba gives.
-    width, slots = buckets
+    width, slots, _ = buckets
     inv = 1.0 / width
     n = hi - lo
     nxt = np.full(n, -1, np.int32)
@@ -412,11 +412,11 @@ def relax_local(
     vertex's distance takes over its predecessor when its tail is smaller; safe only where
     every arc adds to a distance (no zero weights), or predecessors could cycle.
     Both engines give the same distances (the least fixpoint); without ``ties`` a tied
-    predecessor may differ. ``buckets``: ``(width, slots)`` for the numba engine to order its
-    weighted search by buckets of that width (``bucket_queue``) instead of a heap; with
+    predecessor may differ. ``buckets``: ``(width, slots, delta)`` for the numba engine to order
+    its weighted search by buckets of that width (``bucket_queue``) instead of a heap; with
     ``kernels.threads()`` above 1 and ``DELTA_GRAIN`` arcs a thread, it runs delta-stepping on
-    that many threads instead, with buckets ``DELTA_WIDTHS`` times as wide (seeds whose
-    distances lie more than the ring of buckets apart run on one).
+    that many threads instead, with buckets ``delta`` wide (seeds whose distances lie more than
+    the ring of buckets apart run on one).
     """
     w = np.empty(0) if weights is None else weights
     k = np.empty(0, np.int64) if key is None else key
@@ -427,24 +427,30 @@ def relax_local(
 
 
 def bucket_queue(weights, mean_largest=None, lightest=None):
-    """``relax_local``'s ``buckets`` for these arc weights: (width, slots), a width of an eighth
-    of the mean weight (few vertices wait twice; on a 1000 x 1000 grid with weights 1..255,
-    0.06 % more arcs than Dijkstra's, in half the heap's time), at least 1/4096 of the largest
-    (a bounded ring of slots); None where a heap serves better (no weights, or none above 0).
-    ``mean_largest``: the mean and the largest weight where they are known (a graph's serve any
-    subset of its arcs: the largest bounds theirs), which saves reading every weight twice (8 ms
-    on the 1000 x 1000 grid's 4 M arcs). ``lightest``: the least weight, given where a vertex
-    has more than ``HUB_ARCS`` arcs: the width is then at most that, so that no vertex waits
-    twice (Meyer and Sanders) and no hub's arcs are read twice (Kronecker 16 on one rank,
-    integer weights 1..255: 27-33 ms against 50-59; on roads the wider buckets move vertices
-    less: cal_road 2.1-2.4 ms against 3.3-3.5)."""
+    """``relax_local``'s ``buckets`` for these arc weights: (width, slots, delta), a width of an
+    eighth of the mean weight (few vertices wait twice; on a 1000 x 1000 grid with weights
+    1..255, 0.06 % more arcs than Dijkstra's, in half the heap's time), at least 1/4096 of the
+    largest (a bounded ring of slots); None where a heap serves better (no weights, or none
+    above 0). ``delta``: the bucket width of the search on several threads, two mean weights
+    (on roads wider buckets mean fewer barriers; on the 1000 x 1000 grid the time is flat from
+    a quarter of the mean to two). ``mean_largest``: the mean and the largest weight where they
+    are known (a graph's serve any subset of its arcs: the largest bounds theirs), which saves
+    reading every weight twice (8 ms on the 1000 x 1000 grid's 4 M arcs). ``lightest``: the
+    least weight, given where a vertex has more than ``HUB_ARCS`` arcs: the width is then at
+    most that, so that no vertex waits twice (Meyer and Sanders) and no hub's arcs are read
+    twice (Kronecker 16 on one rank, integer weights 1..255: 27-33 ms against 50-59; on roads
+    the wider buckets move vertices less: cal_road 2.1-2.4 ms against 3.3-3.5), and delta at
+    most two of it (Kronecker 20 on two threads: 31 M arcs scanned and 0.59-0.67 s, against
+    61 M arcs at two mean weights)."""
     if weights is None or weights.size == 0:
         return None
     mean, largest = (float(weights.mean()), float(weights.max())) if mean_largest is None else mean_largest
-    width = max(min(float(mean) / 8, np.inf if lightest is None else float(lightest)), float(largest) / 4096)
+    least = np.inf if lightest is None else float(lightest)
+    width = max(min(float(mean) / 8, least), float(largest) / 4096)
     if not (width > 0 and np.isfinite(largest)):
         return None
-    return width, int(largest / width) + 3  # one slot more than needed: rounding at bucket edges
+    delta = max(min(2 * float(mean), 2 * least), width)
+    return width, int(largest / width) + 3, delta  # one slot more than needed: rounding at bucket edges
 
 
 # Arcs above which a vertex is a hub, whose arcs a bucket queue should read once (``bucket_queue``)
@@ -455,8 +461,8 @@ def _relax_heap_or_fifo(indptr, indices, weights, lo, hi, base, dist, pred, seed
     if weights.size == 0:  # unweighted: every arc costs 1
         return _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
     if buckets is not None:
-        width, slots = buckets
-        buckets = (float(width), int(slots))
+        width, slots, delta = buckets
+        buckets = (float(width), int(slots), float(delta))
         args = (indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
         k = threads_for(indices.size, DELTA_GRAIN)
         scanned = _relax_threads(*args, buckets, k) if k > 1 else None
@@ -465,150 +471,135 @@ def _relax_heap_or_fifo(indptr, indices, weights, lo, hi, base, dist, pred, seed
 
 
 # Arcs per thread below which the rank-local search runs on one thread: two threads meet at a
-# barrier three times per bucket, which costs more than a road network's buckets hold, more so
-# beside a dask worker's own threads (luxembourg's 239 K arcs: 8.5 ms on two threads against
-# 9.9 on one in a plain process, but a kernel phase of 15.2-16.8 ms against 12.9-13.1 in a
-# worker; the 1000 x 1000 grid's 4 M arcs: 139-146 against 179-203)
+# barrier three times per bucket, which costs more than a road network's buckets hold
+# (luxembourg's 239 K arcs, in a plain process: 13.3-13.5 ms on two threads against 11.3-11.6 on
+# one; the 1000 x 1000 grid's 4 M arcs: 172-179 against 237-245)
 DELTA_GRAIN = 1 << 18
-# A parallel bucket spans this many of the serial queue's widths (two mean weights): on roads
-# wider buckets mean fewer barriers (luxembourg: 10.2, 9.1, 8.5 and 8.1 ms at 4, 8, 16 and 32
-# widths), on the 1000 x 1000 grid the time is flat from 2 to 16 (130-137 ms; serial 202 ms)
-DELTA_WIDTHS = 16
 MAX_SEED_BUCKETS = 1 << 12  # seeds farther apart run on one thread (a ring that long is slow to scan)
+FRONTIER_CHUNK = 64  # frontier vertices a thread takes at a time (GAP's dynamic schedule)
+FUSED_BIN = 1000  # a thread empties its copy of the current bucket alone while it is smaller (GAP's)
+LOCKED = -2  # a predecessor that holds this is being changed, with its distance, by one thread
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _expand(u, du, tail, graph, dist, pred, before, bound, inv, slots, bins, fill, ties):
+    """Offer ``du`` plus each arc's weight, from ``tail``, to the heads of row u inside [lo, hi).
+    A head takes an offer below its distance, and its tail for predecessor; an offer equal to
+    its distance gives it the smaller tail, where the search lowered it (below ``before``) or,
+    with ``ties``, where it holds one. Each head's distance and predecessor change together,
+    under a lock that is its predecessor set to ``LOCKED``; reads outside the lock only decide
+    whether to take it. A head lowered below ``bound`` joins this thread's bin of its new
+    bucket (again if it was there: a copy expanded late is cheaper than a check on every
+    offer, as in GAP). Returns the arcs it scanned."""
+    indptr, indices, weights, lo, hi, _ = graph
+    for e in range(indptr[u], indptr[u + 1]):
+        v = indices[e]
+        if v < lo or v >= hi:
+            continue
+        v -= lo
+        nd = du + weights[e]
+        if nd > dist[v]:
+            continue
+        if nd == dist[v]:
+            held = load(pred, v)
+            if held != LOCKED and not tail < held:
+                continue
+        while True:  # take the lock
+            held = load(pred, v)
+            if held != LOCKED and swap_if(pred, v, held, LOCKED) == held:
+                break
+        lowered = nd < dist[v]
+        if lowered:
+            dist[v], held = nd, tail
+        elif nd == dist[v] and tail < held and (dist[v] < before[v] or (ties and held >= 0)):
+            held = tail
+        swap_if(pred, v, LOCKED, held)  # release: the distance is written before
+        if lowered and nd < bound:
+            j = int(nd * inv) % slots
+            if fill[j] == bins[j].size:
+                grown = np.empty(2 * bins[j].size, np.int32)
+                grown[: fill[j]] = bins[j]
+                bins[j] = grown
+            bins[j][fill[j]] = v
+            fill[j] += 1
+    return indptr[u + 1] - indptr[u]
 
 
 @numba.njit(nogil=True, cache=True)
-def _delta_thread(t, k, indptr, indices, weights, lo, hi, dbits, bound, inv, slots, first, frontier, shared):
-    """One of ``k`` threads of a delta-stepping search (Meyer and Sanders; GAP's scheme): each
-    thread keeps its own ring of buckets; in rounds, the threads relax the arcs of the shared
-    frontier's vertices, a share each, lowering distances by compare-and-swap on their bits
-    (non-negative floats order as their bits do), then take the lowest bucket any of them holds
-    (from bucket ``first`` on) into the frontier. The first frontier is the seeds. ``shared``:
-    the barrier's state, then the frontier's size, then each thread's lowest bucket. Returns
-    the arcs it scanned, or -1 if a thread failed or ran out of room for bucket entries (n +
-    1024 each; a few thousand serve a grid of a million vertices)."""
-    dist = dbits.view(np.float64)
-    n = hi - lo
-    # bucket entries, linked through pool_n, free ones too; of a fixed size: growing them in the
-    # loop makes numba's loop slower by a third
-    pool_v = np.empty(n + 1024, np.int32)
-    pool_n = np.empty(n + 1024, np.int32)
-    head = np.full(slots, -1, np.int32)
-    count = np.zeros(slots, np.int64)
-    waits = np.full(n, -1, np.int64)  # the bucket a vertex last joined in this thread's ring
-    used, free, scanned, cur = 0, -1, 0, first
+def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots, first, frontier, shared):
+    """One of ``k`` threads of a delta-stepping search (Meyer and Sanders) in GAP's scheme: each
+    thread keeps its own bins, one growable array a bucket in a ring of ``slots``; in rounds,
+    the threads take chunks of the shared frontier (``FRONTIER_CHUNK`` vertices, so a hub's row
+    does not hold up a share fixed in advance), relax their rows (``_expand``: distances and
+    predecessors at once, so no pass over the arcs follows) and, while their own copy of the
+    current bucket stays under ``FUSED_BIN`` vertices, empty it at once without a barrier
+    (GAP's bucket fusion: a road's buckets are small and many); then all take the lowest
+    bucket any of them holds (from bucket ``first`` on) into the frontier. The first frontier
+    is the seeds. ``shared``: the barrier's state, then the frontier's size, the next chunk's
+    start, and each thread's lowest bucket. Returns the arcs it scanned, or -1 if a thread
+    failed or the frontier ran out of room."""
+    base = graph[5]
+    bins = [np.empty(16, np.int32) for _ in range(slots)]
+    fill = np.zeros(slots, np.int64)
+    scanned, cur = 0, first
     while True:
-        for i in range(t, shared[3], k):
-            u = frontier[i]
-            if u < 0:
-                continue
-            du = dist[u]
-            scanned += indptr[u + 1] - indptr[u]
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                if v < lo or v >= hi:
-                    continue
-                v -= lo
-                nd = du + weights[e]
-                bits = np.float64(nd).view(np.int64)
-                old = dbits[v]
-                while bits < old:
-                    seen = swap_if(dbits, v, old, bits)
-                    if seen != old:
-                        old = seen
-                        continue
-                    b = int(nd * inv)
-                    if nd < bound and waits[v] != b:
-                        if free < 0 and used == pool_v.size:
-                            shared[2] = 1  # the others stop at their next barrier
-                            return -1
-                        x = used if free < 0 else free
-                        if free < 0:
-                            used += 1
-                        else:
-                            free = pool_n[free]
-                        pool_v[x], pool_n[x], head[b % slots], waits[v] = v, head[b % slots], x, b
-                        count[b % slots] += 1
-                    break
-        if not barrier(shared, k):
-            return -1
+        size = shared[3]
+        while True:
+            start = fetch_add(shared, 4, FRONTIER_CHUNK)
+            if start >= size:
+                break
+            for i in range(start, min(start + FRONTIER_CHUNK, size)):
+                u = frontier[i]
+                du = dist[u]
+                if int(du * inv) >= cur:  # else it joined a lower bucket since, and was expanded there
+                    tail = (key[u] << 32) | (u + base) if key.size else u + base
+                    scanned += _expand(u, du, tail, graph, dist, pred, before, bound, inv, slots, bins, fill, ties)
+        j = cur % slots
+        while 0 < fill[j] < FUSED_BIN:
+            own = bins[j][: fill[j]].copy()
+            fill[j] = 0
+            for u in own:
+                du = dist[u]
+                if int(du * inv) == cur:
+                    tail = (key[u] << 32) | (u + base) if key.size else u + base
+                    scanned += _expand(u, du, tail, graph, dist, pred, before, bound, inv, slots, bins, fill, ties)
         mine = -1
         for j in range(slots):
-            if count[(cur + j) % slots]:
+            if fill[(cur + j) % slots]:
                 mine = cur + j
                 break
-        shared[4 + t] = mine
-        if t == 0:
-            shared[3] = 0
+        shared[5 + t] = mine
         if not barrier(shared, k):
             return -1
         cur = -1
         for j in range(k):
-            if shared[4 + j] >= 0 and (cur < 0 or shared[4 + j] < cur):
-                cur = shared[4 + j]
+            if shared[5 + j] >= 0 and (cur < 0 or shared[5 + j] < cur):
+                cur = shared[5 + j]
         if cur < 0:
             return scanned
-        j = cur % slots
-        at = fetch_add(shared, 3, count[j])
-        x = head[j]
-        while x >= 0:
-            v = pool_v[x]
-            # joined a lower bucket since (and expanded there): nothing to do
-            frontier[at] = v if int(dist[v] * inv) >= cur else -1
-            at += 1
-            if waits[v] == cur:
-                waits[v] = -1
-            y = pool_n[x]
-            pool_n[x], free, x = free, x, y
-        head[j], count[j] = -1, 0
+        if t == 0:
+            shared[3], shared[4] = 0, 0
         if not barrier(shared, k):
             return -1
-
-
-@numba.njit(nogil=True, cache=True)
-def _tie_thread(t, k, indptr, indices, weights, lo, hi, base, dist, before, pred, state, bound, key, ties, shared):
-    """After ``_delta_thread``: each vertex the search lowered (below its distance ``before``)
-    takes for predecessor the smallest keyed tail among the expanded vertices (``state`` 1, the
-    seeds, and the lowered ones, closer than ``bound``) that offer exactly its distance: the
-    one a serial search keeps with ``ties``; with ``ties`` the others that hold a predecessor
-    take a smaller tied one too. Rows are split into ``k`` runs, one a thread; predecessors fall
-    by compare-and-swap. Marks the lowered vertices 2 in ``state``."""
-    n = hi - lo
-    first, last = t * n // k, (t + 1) * n // k
-    top = np.iinfo(np.int64).max
-    for v in range(first, last):
-        if dist[v] < before[v]:
-            state[v], pred[v] = 2, top
-    if not barrier(shared, k):
-        return
-    for u in range(first, last):
-        if state[u] == 0 or not dist[u] < bound:
-            continue
-        tail = (key[u] << 32) | (u + base) if key.size else u + base
-        for e in range(indptr[u], indptr[u + 1]):
-            v = indices[e]
-            if v < lo or v >= hi:
-                continue
-            v -= lo
-            if dist[u] + weights[e] != dist[v] or not (state[v] == 2 or (ties and pred[v] >= 0)):
-                continue
-            old = pred[v]
-            while tail < old:
-                seen = swap_if(pred, v, old, tail)
-                if seen == old:
-                    break
-                old = seen
+        j = cur % slots
+        at = fetch_add(shared, 3, fill[j])
+        if at + fill[j] > frontier.size:
+            shared[2] = 1  # the others stop at their next barrier
+            return -1
+        frontier[at : at + fill[j]] = bins[j][: fill[j]]
+        fill[j] = 0
+        if not barrier(shared, k):
+            return -1
 
 
 def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, k):
     """``relax_local`` on ``k`` threads by delta-stepping, or None where one thread must serve:
     seeds more than ``MAX_SEED_BUCKETS`` buckets apart, more vertices than int32 ids, or a
-    thread out of room for bucket entries (``dist`` is then as it was)."""
-    width, slots = buckets
-    delta = width * DELTA_WIDTHS
+    bucket's copies out of room in the frontier (``dist`` is then as it was)."""
+    width, slots, delta = buckets
     seeds = seeds[dist[seeds] < bound]
     n = hi - lo
-    if seeds.size == 0 or n >= np.iinfo(np.int32).max - 1024:
+    if seeds.size == 0 or n >= np.iinfo(np.int32).max:
         return None
     inv = 1.0 / delta
     first = int(dist[seeds].min() * inv)
@@ -616,29 +607,27 @@ def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bo
     if spread > MAX_SEED_BUCKETS:
         return None
     # entries wait at most largest / delta + 2 buckets above the one being emptied, or above
-    # the farthest seed's
-    slots = (slots - 2 + DELTA_WIDTHS - 1) // DELTA_WIDTHS + 3 + spread
-    before = dist.copy()
-    state = np.zeros(n, np.int8)
-    state[seeds] = 1
-    frontier = np.empty(max(k * n, seeds.size), np.int32)  # a thread holds a vertex in a bucket once
+    # the farthest seed's (the serial ring's slots - 2 widths cover the largest weight)
+    slots = int(np.ceil((slots - 2) * width / delta)) + 3 + spread
+    before, pred_before = dist.copy(), pred.copy()
+    # a bucket's copies of a vertex are as many as the offers that lowered it inside the bucket:
+    # rarely more than one a thread, and where more do not fit the search fails to one thread
+    frontier = np.empty(max(k * n, seeds.size), np.int32)
     frontier[: seeds.size] = seeds
-    shared = np.zeros(4 + k, np.int64)
+    shared = np.zeros(5 + k, np.int64)
     shared[3] = seeds.size
     scanned = np.zeros(k, np.int64)
 
     def search(t):
-        args = (indptr, indices, weights, lo, hi, dist.view(np.int64), bound, inv, slots, first)
-        scanned[t] = _delta_thread(t, k, *args, frontier, shared)
-        if scanned[t] >= 0:
-            args = (indptr, indices, weights, lo, hi, base, dist, before, pred, state, bound, key, ties)
-            _tie_thread(t, k, *args, shared)
+        graph = (indptr, indices, weights, lo, hi, base)
+        args = (dist, pred, before, key, ties, bound, inv, slots, first, frontier, shared)
+        scanned[t] = _delta_thread(t, k, graph, *args)
 
     on_threads(search, k, shared, "dgraph-relax")
     if (scanned < 0).any():
-        dist[:] = before
+        dist[:], pred[:] = before, pred_before
         return None
-    changed[state == 2] = True
+    changed[dist < before] = True
     return int(scanned.sum())
 
 
