@@ -263,10 +263,12 @@ def _replica_fits(graph, info):
 
 
 def _few_sources(graph, k, workers):
-    """Whether ``k`` sources would leave some of the ``workers`` of the replicated method idle on
-    a graph whose searches take few levels (average degree at least ``LEVELS_DEGREE``): then
-    each source runs level by level on every worker."""
-    return k < min(graph.nranks, workers) and graph.num_arcs >= LEVELS_DEGREE * graph.num_vertices
+    """Whether ``k`` sources would leave some of the ``workers`` of the replicated method idle
+    (on one rank, the cores they lend its worker: a source is searched on one thread) on a
+    graph whose searches take few levels (average degree at least ``LEVELS_DEGREE``): then
+    each source runs level by level, where a wide level is pulled, not pushed (Kronecker 20 on
+    one rank, one source: 0.44-0.75 s against 1.6-2.0 s replicated)."""
+    return k < workers and graph.num_arcs >= LEVELS_DEGREE * graph.num_vertices
 
 
 def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=None, method="auto"):

@@ -31,11 +31,13 @@ from .runtime.launch import ensure_plugin
 DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")
 VERTEX_ORDERS = ("labels", "degree")
-# Below this many arcs a graph given no rank count goes on one rank (whose kernels may then use
-# the idle workers' cores): measured on the datasets (2 workers), one rank's kernels are faster
-# for BFS, SSSP, WCC, CDLP and LCC up to the 1000x1000 grid's 4.0 M arcs (BFS 67 vs 97 ms, WCC 49
-# vs 72), PageRank there is slower (223 vs 153 ms), and Kronecker 18's 7.6 M is faster on two.
-ONE_RANK_ARCS = 1 << 22
+# Below this many arcs a graph given no rank count goes on one rank (whose kernels then use the
+# idle workers' cores): measured on 2 workers x 1 thread, one rank's BFS and WCC are about twice
+# as fast up to Kronecker 21's 64 M arcs (Kronecker 20's 31 M: BFS 36-43 ms against 82-122, WCC
+# 84 against 111-136); SSSP, PageRank and betweenness are as fast at Kronecker 20 and the
+# 2000 x 2000 grid's 16 M, faster at Kronecker 18's 7.6 M, and slower at Kronecker 21 (SSSP
+# 1.8-2.3 s against 1.4-1.6, PageRank 3.5 against 2.8, betweenness 1.1-2.4 against 0.8-1.5).
+ONE_RANK_ARCS = 1 << 25
 SMALL_EDGES = 1 << 16  # a pandas edge list this long is encoded and placed from the client (_from_small_frame)
 NO_VERTICES = "the edge list is empty and no vertices= were given: a graph needs at least one vertex"
 SLICE_ROWS = 1 << 20  # rows of a pandas edge list per partition
@@ -229,7 +231,7 @@ def from_edgelist(
         balance="striped")``, ``TwoD(rows=2, cols=4)`` or ``OnePointFiveD(e_threshold=...)``.
     ranks : int, optional
         Logical ranks. May exceed the number of workers. Default: one per worker, or a single
-        rank for a graph of fewer than ``ONE_RANK_ARCS`` (2**22) arcs, where exchanging costs
+        rank for a graph of fewer than ``ONE_RANK_ARCS`` (2**25) arcs, where exchanging costs
         more than a second core gives. Give ``ranks`` (or a layout with its ranks) to spread
         a small graph anyway.
     duplicates : {"drop", "keep"}

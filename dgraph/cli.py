@@ -57,7 +57,7 @@ def _graph_options(cmd):
     )
     cmd.add_argument("--weight", action="store_true", help="read a third column of --input as edge weights")
     cmd.add_argument(
-        "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)"
+        "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**25 arcs)"
     )
     cmd.add_argument(
         "--layout",
@@ -113,7 +113,7 @@ def _parser():
     ga.add_argument("--algorithm", required=True, type=str.upper, choices=("BFS", "SSSP", "PR", "WCC", "CDLP", "LCC"))
     ga.add_argument("--output", required=True, metavar="FILE")
     ga.add_argument(
-        "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)"
+        "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**25 arcs)"
     )
     _cluster_options(ga)
     g5 = sub.add_parser(
@@ -125,7 +125,7 @@ def _parser():
     g5.add_argument("--kernels", default="bfs,sssp", help="comma-separated: bfs, sssp")
     g5.add_argument("--seed", type=int, default=1)
     g5.add_argument(
-        "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**22 arcs)"
+        "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**25 arcs)"
     )
     g5.add_argument("--layout", default="1d")
     g5.add_argument(

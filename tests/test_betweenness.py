@@ -101,6 +101,10 @@ def test_auto_runs_fewer_sources_than_workers_level_by_level_on_small_world_grap
     np.testing.assert_allclose(one.betweenness, ref.betweenness, rtol=1e-9, atol=1e-12)
     betweenness_centrality(g, sources=[source, source + 1]).compute()
     assert g.last_stats.info["method"] == "replicated"  # a source per worker
+    alone = dgraph.from_edgelist(kron_edges(8, seed=2), directed=False)  # small: one rank
+    assert alone.nranks == 1
+    betweenness_centrality(alone, sources=[source]).compute()
+    assert alone.last_stats.info["method"] == "levels"  # the other worker's core would idle
     road = dgraph.from_edgelist(grid_edges(10, 10), directed=False, ranks=2)
     betweenness_centrality(road, sources=[0]).compute()
     assert road.last_stats.info["method"] == "replicated"  # many levels: one worker alone is faster
