@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from . import kernels
 from .dask_internals import held_frame
 from .frames import pack, schema_of, unpack_columns
 from .ghosts import Fetch
@@ -36,6 +37,11 @@ class RankLabels:
         labels' own dtype; with pieces, collective: every worker of the run calls it."""
         if self.pieces is None:
             return {r: ids if self.placed is None else self.placed.take(ids) for r, ids in wanted.items()}
+        if self.bounds.size == 2:  # one rank holds every label: read in place, nothing planned or sent
+            (r,) = self.ctx.ranks
+            own = self.pieces[r]
+            numbers = isinstance(own, np.ndarray) and own.dtype.kind in "iu"
+            return {r: kernels.relabel(own, np.asarray(wanted[r])) if numbers else own.take(wanted[r])}
         plan = Fetch(self.ctx, wanted, self.bounds)
         first = self.pieces[self.ctx.ranks[0]]
         if isinstance(first, np.ndarray) and first.dtype.kind in "iu":  # numbers: gathered in one pass each
