@@ -482,16 +482,17 @@ LOCKED = -2  # a predecessor that holds this is being changed, with its distance
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _expand(u, du, tail, graph, dist, pred, before, bound, inv, slots, bins, fill, ties):
-    """Offer ``du`` plus each arc's weight, from ``tail``, to the heads of row u inside [lo, hi).
-    A head takes an offer below its distance, and its tail for predecessor; an offer equal to
-    its distance gives it the smaller tail, where the search lowered it (below ``before``) or,
-    with ``ties``, where it holds one. Each head's distance and predecessor change together,
-    under a lock that is its predecessor set to ``LOCKED``; reads outside the lock only decide
-    whether to take it. A head lowered below ``bound`` joins this thread's bin of its new
-    bucket (again if it was there: a copy expanded late is cheaper than a check on every
-    offer, as in GAP). Returns the arcs it scanned."""
-    indptr, indices, weights, lo, hi, _ = graph
+def _expand(u, du, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties):
+    """Offer ``du`` plus each arc's weight to the heads of row u inside [lo, hi), from u's keyed
+    tail (as ``relax_local`` writes them). A head takes an offer below its distance, and the
+    tail for predecessor; an offer equal to its distance gives it the smaller tail, where the
+    search lowered it (below ``before``) or, with ``ties``, where it holds one. Each head's
+    distance and predecessor change together, under a lock that is its predecessor set to
+    ``LOCKED``; reads outside the lock only decide whether to take it. A head lowered below
+    ``bound`` joins this thread's bin of its new bucket (again if it was there: a copy expanded
+    late is cheaper than a check on every offer, as in GAP). Returns the arcs it scanned."""
+    indptr, indices, weights, lo, hi, base = graph
+    tail = (key[u] << 32) | (u + base) if key.size else u + base
     for e in range(indptr[u], indptr[u + 1]):
         v = indices[e]
         if v < lo or v >= hi:
@@ -538,7 +539,6 @@ def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots,
     is the seeds. ``shared``: the barrier's state, then the frontier's size, the next chunk's
     start, and each thread's lowest bucket. Returns the arcs it scanned, or -1 if a thread
     failed or the frontier ran out of room."""
-    base = graph[5]
     bins = [np.empty(16, np.int32) for _ in range(slots)]
     fill = np.zeros(slots, np.int64)
     scanned, cur = 0, first
@@ -552,8 +552,7 @@ def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots,
                 u = frontier[i]
                 du = dist[u]
                 if int(du * inv) >= cur:  # else it joined a lower bucket since, and was expanded there
-                    tail = (key[u] << 32) | (u + base) if key.size else u + base
-                    scanned += _expand(u, du, tail, graph, dist, pred, before, bound, inv, slots, bins, fill, ties)
+                    scanned += _expand(u, du, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties)
         j = cur % slots
         while 0 < fill[j] < FUSED_BIN:
             own = bins[j][: fill[j]].copy()
@@ -561,8 +560,7 @@ def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots,
             for u in own:
                 du = dist[u]
                 if int(du * inv) == cur:
-                    tail = (key[u] << 32) | (u + base) if key.size else u + base
-                    scanned += _expand(u, du, tail, graph, dist, pred, before, bound, inv, slots, bins, fill, ties)
+                    scanned += _expand(u, du, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties)
         mine = -1
         for j in range(slots):
             if fill[(cur + j) % slots]:
