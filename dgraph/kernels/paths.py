@@ -526,6 +526,18 @@ def _expand(u, du, graph, key, dist, pred, before, bound, inv, slots, bins, fill
     return indptr[u + 1] - indptr[u]
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _expand_all(vertices, cur, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties):
+    """``_expand`` each of ``vertices`` whose distance lies in bucket ``cur`` or above (one that
+    joined a lower bucket since was expanded there); returns the arcs scanned."""
+    scanned = 0
+    for u in vertices:
+        du = dist[u]
+        if int(du * inv) >= cur:
+            scanned += _expand(u, du, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties)
+    return scanned
+
+
 @numba.njit(nogil=True, cache=True)
 def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots, first, frontier, shared):
     """One of ``k`` threads of a delta-stepping search (Meyer and Sanders) in GAP's scheme: each
@@ -548,19 +560,13 @@ def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots,
             start = fetch_add(shared, 4, FRONTIER_CHUNK)
             if start >= size:
                 break
-            for i in range(start, min(start + FRONTIER_CHUNK, size)):
-                u = frontier[i]
-                du = dist[u]
-                if int(du * inv) >= cur:  # else it joined a lower bucket since, and was expanded there
-                    scanned += _expand(u, du, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties)
+            chunk = frontier[start : min(start + FRONTIER_CHUNK, size)]
+            scanned += _expand_all(chunk, cur, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties)
         j = cur % slots
         while 0 < fill[j] < FUSED_BIN:
             own = bins[j][: fill[j]].copy()
             fill[j] = 0
-            for u in own:
-                du = dist[u]
-                if int(du * inv) == cur:
-                    scanned += _expand(u, du, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties)
+            scanned += _expand_all(own, cur, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties)
         mine = -1
         for j in range(slots):
             if fill[(cur + j) % slots]:
@@ -593,7 +599,7 @@ def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots,
 def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, k):
     """``relax_local`` on ``k`` threads by delta-stepping, or None where one thread must serve:
     seeds more than ``MAX_SEED_BUCKETS`` buckets apart, more vertices than int32 ids, or a
-    bucket's copies out of room in the frontier (``dist`` is then as it was)."""
+    bucket's copies out of room in the frontier (``dist`` and ``pred`` are then as they were)."""
     width, slots, delta = buckets
     seeds = seeds[dist[seeds] < bound]
     n = hi - lo
