@@ -31,6 +31,7 @@ from .runtime.launch import client_state, lookup_held
 
 SPREAD_EVERY = 5.0  # seconds between looks at whether rank blocks still cover the live workers
 SPREAD_WITHIN = 60.0  # seconds moving blocks to a worker may take before they stay where they are
+PLACED_REMEMBERED = 1024  # labels a graph remembers the placed ids of (vertex_param)
 
 
 def _shape(block):
@@ -104,6 +105,7 @@ class Graph:
         self._dedup = duplicates == "drop"
         self._pieces = None  # per rank: a future of its own vertices' labels (results.RankLabels)
         self._table = None
+        self._placed = {}  # (type, label) -> its placed id, as vertex_param looked it up
         self._owned = {}  # reverse? -> 1D owner blocks
         self._facts = {}  # block_facts: function -> its value per block
         self.local_share = None  # the share of arcs whose two ends one rank owns, once a run counted it
@@ -268,16 +270,28 @@ class Graph:
         tell (labels 0..n-1 placed in their order) or can ask the worker holding the label
         tables directly, else a future of it, looked up there by a task; so only the id reaches
         the run's workers, not tables of every vertex (an unknown label fails the call as a
-        DgraphInputError before the run starts)."""
+        DgraphInputError before the run starts). Ids asked of the workers are remembered (up to
+        ``PLACED_REMEMBERED`` labels): calls from the same source skip that round trip."""
+        key = (type(label), label)
+        try:
+            return self._placed[key]
+        except KeyError:
+            pass
+        except TypeError:  # a label no dict can hold: asked each time
+            key = None
         labels, table = self.labels, self._lookup_table()
         if labels.sorted is None:
             position = int(labels.positions([label], what)[0])
             if table is None:
                 return position
         placed = lookup_held(self.client, labels.sorted, table, [label], what, labels.dtype)
-        if placed is not None:
-            return int(placed[0])
-        return self.client.submit(_placed_id, labels.sorted, table, label, what, labels.dtype)
+        if placed is None:
+            return self.client.submit(_placed_id, labels.sorted, table, label, what, labels.dtype)
+        if key is not None:
+            if len(self._placed) >= PLACED_REMEMBERED:
+                self._placed.clear()
+            self._placed[key] = int(placed[0])
+        return int(placed[0])
 
     def _lookup_table(self):
         """A future of each label position's placed id, or None where that is the position."""

@@ -12,6 +12,7 @@ from graphs import kron_edges, nx_graph
 
 import dgraph
 from dgraph.algorithms import bfs, connected_components
+from dgraph.cluster import workers
 from dgraph.generators import erdos_renyi, grid_2d, kronecker
 from dgraph.partitioners import OneD, OnePointFiveD, TDOrch, TwoD
 
@@ -47,15 +48,15 @@ def test_small_graphs_go_on_one_rank_unless_ranks_are_given(client, monkeypatch)
     from dgraph.partitioners import OneD
 
     edges = pd.DataFrame({"src": [0, 1, 2, 3], "dst": [1, 2, 3, 0]})
-    workers = len(client.scheduler_info()["workers"])
-    assert workers > 1
+    w = len(workers(client))
+    assert w > 1
     assert dgraph.from_edgelist(edges).nranks == 1
     assert dgraph.from_edgelist(edges, layout=OneD()).nranks == 1
     assert dgraph.from_edgelist(edges, ranks=3).nranks == 3
     assert dgraph.from_edgelist(edges, layout=OneD(ranks=4)).nranks == 4
     monkeypatch.setattr(dgraph.build, "ONE_RANK_ARCS", 4)  # 4 arcs is no longer small
     g = dgraph.from_edgelist(edges)
-    assert g.nranks == workers
+    assert g.nranks == w
     assert bfs(g, 0).compute().sort_values("vertex").distance.tolist() == [0, 1, 2, 3]
 
 
@@ -139,7 +140,7 @@ def test_results_come_back_with_the_run_or_from_the_workers_never_through_the_sc
         scheduler.handlers.update(handlers)
 
 
-def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_as_tasks(client):
+def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_as_tasks(client, monkeypatch):
     import functools
 
     from dgraph.runtime.launch import client_state, lookup_held
@@ -164,8 +165,13 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
             got = bfs(g, v).compute().set_index("vertex").distance.dropna()
             assert {int(u): int(d) for u, d in got.items()} == nx.single_source_shortest_path_length(G, v)
         assert submitted == []  # each source looked up by the tables' workers, not by a task
+        asked = []
+        monkeypatch.setattr(dgraph.graph, "lookup_held", lambda *args: asked.append(args) or lookup_held(*args))
+        again = bfs(g, sources[1]).compute().set_index("vertex").distance.dropna()
+        assert asked == [] and again.equals(bfs(g, sources[1]).compute().set_index("vertex").distance.dropna())
         with pytest.raises(dgraph.DgraphInputError, match="not a vertex"):
             bfs(g, -5)
+        assert len(asked) == 1  # an unknown label is asked again each time, and refused
         # string labels on a 2D mesh, which places vertices in its own order
         named = pd.DataFrame({"src": "v" + edges.src.astype(str), "dst": "v" + edges.dst.astype(str)})
         gs = dgraph.from_edgelist(named, directed=False, layout="2d", ranks=4)
@@ -180,7 +186,7 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
     finally:
         scheduler.stream_handlers["update-graph"] = own
     # tables on one worker answer there; tables on two answer in two steps, each where its table is
-    a, b = sorted(client.scheduler_info()["workers"])
+    a, b = workers(client)
     table = client.scatter(np.array([7, 5, 6]), workers=[a])
     names = [client.scatter(pd.Index(["x", "y", "z"]), workers=[w], hash=False) for w in (a, b)]
     assert lookup_held(client, names[0], table, ["z", "x"], "vertex", "str").tolist() == [6, 7]
@@ -212,7 +218,7 @@ def test_a_small_edge_list_is_placed_in_a_task_per_rank_on_every_layout(client, 
     assert set(parts) == {frozenset(c) for c in nx.connected_components(G)}
     assert g.degrees().compute().set_index("vertex").degree.to_dict() == dict(G.degree())
     names = [str(t["key"]).split("-")[0].strip("('") for t in ts.data]
-    P, W = g.nranks, len(client.scheduler_info()["workers"])
+    P, W = g.nranks, len(workers(client))
     assert names.count("_small_block") == 2 * P  # the layout's blocks, then the owner blocks
     assert len(names) <= 2 * P + P + 4 * W + 4, sorted(set(names))  # + label pieces, facts, cuts, lookups
 

@@ -13,6 +13,7 @@ import dgraph
 from dgraph import algorithms as alg
 from dgraph import placement
 from dgraph.block import Subgraphs
+from dgraph.cluster import workers
 from dgraph.errors import DgraphMemoryError
 from dgraph.partitioners import OneD, OnePointFiveD
 
@@ -104,7 +105,7 @@ def test_construction_refuses_a_share_past_a_workers_memory(memory_client, strea
     c = memory_client
     edges = grid_edges(300, 300)
     edges["w"] = np.arange(len(edges)) % 7 + 1.0
-    before = set(c.scheduler_info()["workers"])
+    before = set(workers(c))
     was = c.run(_squeeze, 0)
     try:
         with pytest.raises(DgraphMemoryError, match=r"needs [\d.]+ [MG]iB on worker tcp://127\.0\.0\.1:\d+ \(rank "):
@@ -115,7 +116,7 @@ def test_construction_refuses_a_share_past_a_workers_memory(memory_client, strea
         g = dgraph.from_edgelist(edges, directed=False, weight="w", renumber=False, client=c)
     finally:
         c.run(_restore, was)
-    assert set(c.scheduler_info()["workers"]) == before  # no worker was stopped
+    assert set(workers(c)) == before  # no worker was stopped
     assert g.degrees().compute().degree.sum() == 2 * len(edges)
     got = c.compute(alg.sssp(g, 0, weight="w")).result().set_index("vertex").distance
     want = nx.single_source_dijkstra_path_length(nx_graph(edges, directed=False, weight="w"), 0)
