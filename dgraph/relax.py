@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .block import INPLACE_CHUNK, block_arcs, index_type, light_arcs
+from .block import INPLACE_CHUNK, block_arcs, index_type, kept, light_arcs
 from .edgemap import add_weight, pull_pays
 
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
@@ -85,12 +85,18 @@ def local_arcs(em, r, weighted):
     whose tail and head it owns, which of its vertices have arcs elsewhere (the only ones whose
     arcs the edge map must still push after a local closure; all of them unless the rank holds
     every arc of its vertices), and the index of its first vertex in ``indices``. A 1D owner
-    block is used as it is (the kernel skips heads outside its own slots)."""
+    block is used as it is (the kernel skips heads outside its own slots), with its weights as
+    int32 where they are whole numbers and numba's search runs on threads
+    (``kernels.integer_weights``, kept with the block)."""
     lo, hi = em.lo(r), em.lo(r) + em.size(r)
     block = em.out_block(r)
     if _owner_block(block, lo, hi):
         first = int(block.slots(lo))
         w = block.weights if weighted else None
+        threaded = kernels.engine() == "numba" and kernels.threads_for(block.narcs, kernels.DELTA_GRAIN) > 1
+        if w is not None and threaded:
+            whole = kept(block, "integer weights", lambda: kernels.integer_weights(block.weights))
+            w = w if whole is None else whole
         if lo == 0 and hi == em.n:  # the rank holds every vertex: no arc leaves (and no pass over them)
             return block.indptr, block.indices, w, np.zeros(hi, dtype=bool), first
         boundary = kernels.rows_leaving(block.indptr, block.indices, first, first + hi - lo)

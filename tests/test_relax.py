@@ -252,6 +252,82 @@ def test_relax_local_on_two_threads_gives_the_serial_results(monkeypatch, kind):
         assert reached.sum() > 100
 
 
+@pytest.mark.parametrize("kind", ["grid", "kronecker", "er-directed"])
+def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind):
+    # int32 weights on two threads search on packed cells, with the serial float search's
+    # distances, improved vertices and, with ties, predecessors; distances that are not whole
+    # numbers, or sums that outgrow int32, search on the floats instead, with the same results
+    from dgraph.kernels import paths
+
+    with kernels.using("numba", threads=2):
+        if kernels.threads() < 2:
+            pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
+    monkeypatch.setattr(paths, "DELTA_GRAIN", 1)
+    searched, search = [], paths._search
+    monkeypatch.setattr(
+        paths, "_search", lambda graph, state, *a: searched.append(len(state)) or search(graph, state, *a)
+    )
+    e, directed, _ = _graph(kind, zeros=False)
+    rows, cols = (e.src.to_numpy(), e.dst.to_numpy()) if directed else (np.r_[e.src, e.dst], np.r_[e.dst, e.src])
+    w = 4 * (e.w.to_numpy() if directed else np.r_[e.w, e.w])  # whole numbers 1..11, with ties
+    n = int(max(rows.max(), cols.max())) + 1
+    lo, hi = 5, n
+    mine = rows >= lo
+    indptr, indices, weights = kernels.build_csr(rows[mine] - lo, cols[mine], hi - lo, weights=w[mine])
+    seeds = np.array([0, 7, 30])
+    whole = kernels.integer_weights(weights)
+    assert whole.dtype == np.int32 and (whole == weights).all()
+    far = 2**31 - 2  # every offer from here outgrows int32
+    for start, bound, ties, states in [
+        ([0, 0, 0], np.inf, True, [2]),
+        ([0, 4, 9], 40.0, True, [2]),
+        ([0, 1, 2], np.inf, False, [2]),
+        ([0, 0.5, 1.25], np.inf, True, [3]),  # distances that are not whole numbers
+        ([far, far, far], np.inf, True, [2, 3]),  # packed, then again on the floats
+    ]:
+        out = []
+        for threads, arc_weights in ((1, weights), (2, whole)):
+            dist = np.full(hi - lo, np.inf)
+            dist[seeds] = start
+            pred, changed = np.full(hi - lo, -1, np.int64), np.zeros(hi - lo, bool)
+            searched.clear()
+            with kernels.using("numba", threads=threads):
+                kernels.relax_local(
+                    indptr,
+                    indices,
+                    arc_weights,
+                    lo,
+                    hi,
+                    dist,
+                    pred,
+                    seeds,
+                    bound,
+                    changed,
+                    ties=ties,
+                    buckets=kernels.bucket_queue(weights),
+                )
+            out.append((dist, pred, changed))
+        assert searched == states
+        (dist, pred, changed), (dist2, pred2, changed2) = out
+        assert np.isfinite(dist).sum() > 100
+        np.testing.assert_array_equal(dist2, dist)
+        np.testing.assert_array_equal(changed2, changed)
+        if ties:
+            np.testing.assert_array_equal(pred2, pred)
+        else:  # every predecessor offers the distance
+            heads, tails, arc_w = cols[mine] - lo, rows[mine] - lo, w[mine]
+            for v in np.flatnonzero(changed2)[:200]:
+                offers = dist2[tails] + arc_w
+                assert ((tails == pred2[v] - lo) & (heads == v) & (offers == dist2[v])).any()
+
+
+def test_integer_weights_are_whole_numbers_that_int32_holds():
+    assert kernels.integer_weights(np.array([0.0, 3.0, 2**31 - 2])).tolist() == [0, 3, 2**31 - 2]
+    for weights in ([1.0, 2.5], [1.0, -1.0], [1.0, 2.0**31 - 1], [1.0, np.nan], [1.0, np.inf], []):
+        assert kernels.integer_weights(np.array(weights, dtype=float)) is None
+    assert kernels.integer_weights(None) is None
+
+
 def test_road_network_rounds_follow_crossings(client):
     g = dgraph.read_edgelist(dataset("luxembourg_osm", "road-luxembourg-osm.mtx.gz"), ranks=4)
     levels = _frame(bfs(g, 1, method="levels"))

@@ -125,3 +125,39 @@ def test_sssp_on_one_rank_runs_on_the_idle_workers_threads(client):
     n = 370 * 370
     A = csr_matrix((np.r_[e.w, e.w], (np.r_[e.src, e.dst], np.r_[e.dst, e.src])), shape=(n, n))
     np.testing.assert_allclose(runs[0][0].distance.to_numpy(float), csgraph.dijkstra(A, indices=0))
+
+
+def _delta_grain(grain):
+    from dgraph import kernels
+    from dgraph.kernels import paths
+
+    old, paths.DELTA_GRAIN, kernels.DELTA_GRAIN = paths.DELTA_GRAIN, grain, grain
+    return old
+
+
+def test_one_rank_on_threads_searches_whole_number_weights_packed(client):
+    # one rank with the idle worker's thread, the grain lowered so that a small graph's search
+    # runs on two threads: whole-number weights go packed (their int32 copy kept with the
+    # block), fractional ones on floats, and both give the two-rank answers
+    from dgraph.block import has_kept, kept
+
+    edges = kron_edges(10, seed=5).query("src != dst")
+    source = int(edges.src.iloc[0])
+    old = client.run(_delta_grain, 1)
+    try:
+        for w, packed in (((edges.src * 7 + edges.dst * 3) % 9 + 1.0, True), (edges.src % 5 + 0.5, False)):
+            e = edges.assign(w=w)
+            one = dgraph.from_edgelist(e, directed=False, weight="w")
+            got = sssp(one, source, weight="w").compute().sort_values("vertex").reset_index(drop=True)
+            if one.last_stats.threads < 2:
+                pytest.skip("numba has no thread-safe threading layer (omp or tbb) on the workers")
+            name = "integer weights"
+            whole = client.submit(lambda b: has_kept(b, name) and type(kept(b, name, None)).__name__, one._blocks[0])
+            assert whole.result() == ("ndarray" if packed else "NoneType")
+            two = dgraph.from_edgelist(e, directed=False, weight="w", ranks=2)
+            pd.testing.assert_frame_equal(
+                got, sssp(two, source, weight="w").compute().sort_values("vertex").reset_index(drop=True)
+            )
+            _check_paths(got, nx_graph(e, False, weight="w"), source)
+    finally:
+        client.run(_delta_grain, next(iter(old.values())))

@@ -76,7 +76,17 @@ from .linalg import (
     spmv_segments,
 )
 from .matching import heaviest_free_neighbour
-from .paths import DELTA_GRAIN, HUB_ARCS, bucket_queue, improve, light_rows, relax_local, rows_leaving, take_below
+from .paths import (
+    DELTA_GRAIN,
+    HUB_ARCS,
+    bucket_queue,
+    improve,
+    integer_weights,
+    light_rows,
+    relax_local,
+    rows_leaving,
+    take_below,
+)
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
 from .slots import dense_ranks, keyed_at, pack_ids, positions, set_bits
@@ -147,6 +157,7 @@ __all__ = [
     "relabel",
     "relax_local",
     "bucket_queue",
+    "integer_weights",
     "row_cuts",
     "rows_leaving",
     "rows_touching",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 from .atomics import barrier, fetch_add, load, on_threads, swap_if
 from .engines import threads_for, twins
@@ -411,6 +412,8 @@ def relax_local(
     keyed ids (``owners.keyed``), as the edge map's are. With ``ties`` an offer equal to a
     vertex's distance takes over its predecessor when its tail is smaller; safe only where
     every arc adds to a distance (no zero weights), or predecessors could cycle.
+    Integer ``weights`` (``integer_weights``) give the same results as the same values in
+    float64, and let the search on several threads pack each vertex's state in 8 bytes.
     Both engines give the same distances (the least fixpoint); without ``ties`` a tied
     predecessor may differ. ``buckets``: ``(width, slots, delta)`` for the numba engine to order
     its weighted search by buckets of that width (``bucket_queue``) instead of a heap; with
@@ -538,8 +541,73 @@ def _expand_all(vertices, cur, graph, key, dist, pred, before, bound, inv, slots
     return scanned
 
 
+UNREACHED = (1 << 31) - 1  # a packed distance that stands for infinity (int32's largest)
+
+
 @numba.njit(nogil=True, cache=True)
-def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots, first, frontier, shared):
+def _expand_packed(vertices, cur, graph, cell, before, bound, inv, slots, bins, fill, ties):
+    """``_expand_all`` on packed state: ``cell[v]`` holds v's distance, an integer, in its high
+    32 bits and its predecessor (an int32 tail, -1 for none) in its low ones, so one
+    compare-and-swap changes both, as GAP's search changes its distance alone: no lock, and
+    half the bytes a vertex's distance and predecessor take as float64 and int64. ``before``:
+    the cells as the search found them. Returns the arcs scanned, or -1 when an offer reaches
+    ``UNREACHED`` (the search must then run on floats)."""
+    indptr, indices, weights, lo, hi, base = graph
+    scanned = 0
+    for u in vertices:
+        du = cell[u] >> 32
+        if int(du * inv) < cur:
+            continue  # expanded in a lower bucket since
+        tail = u + base
+        scanned += indptr[u + 1] - indptr[u]
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if v < lo or v >= hi:
+                continue
+            v -= lo
+            nd = du + weights[e]
+            if nd >= UNREACHED:  # no cell holds it (and it is no infinity to refuse)
+                return -1
+            while True:  # until the offer is refused or swapped in
+                old = cell[v]
+                lowered = nd < old >> 32
+                if not lowered:  # an equal offer: the smaller tail, by relax_local's rule
+                    held = (old << 32) >> 32
+                    if nd > old >> 32 or not (
+                        tail < held and ((old >> 32) < (before[v] >> 32) or (ties and held >= 0))
+                    ):
+                        break
+                if swap_if(cell, v, old, (nd << 32) | tail) == old:
+                    if lowered and nd < bound:
+                        j = int(nd * inv) % slots
+                        if fill[j] == bins[j].size:
+                            grown = np.empty(2 * bins[j].size, np.int32)
+                            grown[: fill[j]] = bins[j]
+                            bins[j] = grown
+                        bins[j][fill[j]] = v
+                        fill[j] += 1
+                    break
+    return scanned
+
+
+def _expand_any(vertices, cur, graph, key, state, bound, inv, slots, bins, fill, ties):
+    """In a numba kernel: ``_expand_all`` where ``state`` is (dist, pred, before), else
+    ``_expand_packed`` on ``state`` (cell, before); chosen as the kernel compiles."""
+
+
+@overload(_expand_any, jit_options={"nogil": True})
+def _expand_any_numba(vertices, cur, graph, key, state, bound, inv, slots, bins, fill, ties):
+    if len(state.types) == 2:
+        return lambda vertices, cur, graph, key, state, bound, inv, slots, bins, fill, ties: _expand_packed(
+            vertices, cur, graph, state[0], state[1], bound, inv, slots, bins, fill, ties
+        )
+    return lambda vertices, cur, graph, key, state, bound, inv, slots, bins, fill, ties: _expand_all(
+        vertices, cur, graph, key, state[0], state[1], state[2], bound, inv, slots, bins, fill, ties
+    )
+
+
+@numba.njit(nogil=True, cache=True)
+def _delta_thread(t, k, graph, state, key, ties, bound, inv, slots, first, frontier, shared):
     """One of ``k`` threads of a delta-stepping search (Meyer and Sanders) in GAP's scheme: each
     thread keeps its own bins, one growable array a bucket in a ring of ``slots``; in rounds,
     the threads take chunks of the shared frontier (``FRONTIER_CHUNK`` vertices, so a hub's row
@@ -561,12 +629,20 @@ def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots,
             if start >= size:
                 break
             chunk = frontier[start : min(start + FRONTIER_CHUNK, size)]
-            scanned += _expand_all(chunk, cur, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties)
+            got = _expand_any(chunk, cur, graph, key, state, bound, inv, slots, bins, fill, ties)
+            if got < 0:
+                shared[2] = 1  # the others stop at their next barrier
+                return -1
+            scanned += got
         j = cur % slots
         while 0 < fill[j] < FUSED_BIN:
             own = bins[j][: fill[j]].copy()
             fill[j] = 0
-            scanned += _expand_all(own, cur, graph, key, dist, pred, before, bound, inv, slots, bins, fill, ties)
+            got = _expand_any(own, cur, graph, key, state, bound, inv, slots, bins, fill, ties)
+            if got < 0:
+                shared[2] = 1
+                return -1
+            scanned += got
         mine = -1
         for j in range(slots):
             if fill[(cur + j) % slots]:
@@ -599,7 +675,9 @@ def _delta_thread(t, k, graph, dist, pred, before, key, ties, bound, inv, slots,
 def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, k):
     """``relax_local`` on ``k`` threads by delta-stepping, or None where one thread must serve:
     seeds more than ``MAX_SEED_BUCKETS`` buckets apart, more vertices than int32 ids, or a
-    bucket's copies out of room in the frontier (``dist`` and ``pred`` are then as they were)."""
+    bucket's copies out of room in the frontier (``dist`` and ``pred`` are then as they were).
+    Integer weights search on packed cells where they hold the state (``_packed``), else (or
+    when a distance outgrows them) on float64 distances."""
     width, slots, delta = buckets
     seeds = seeds[dist[seeds] < bound]
     n = hi - lo
@@ -613,26 +691,65 @@ def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bo
     # entries wait at most largest / delta + 2 buckets above the one being emptied, or above
     # the farthest seed's (the serial ring's slots - 2 widths cover the largest weight)
     slots = int(np.ceil((slots - 2) * width / delta)) + 3 + spread
-    before, pred_before = dist.copy(), pred.copy()
+    before = dist.copy()
     # a bucket's copies of a vertex are as many as the offers that lowered it inside the bucket:
     # rarely more than one a thread, and where more do not fit the search fails to one thread
     frontier = np.empty(max(k * n, seeds.size), np.int32)
+    graph, search = (indptr, indices, weights, lo, hi, base), (key, ties, bound, inv, slots, first, frontier, seeds, k)
+    cells = _packed(weights, dist, pred, key, base, n)
+    scanned = None if cells is None else _search(graph, (cells, cells.copy()), *search)
+    if scanned is not None:
+        dist[:] = np.where(cells >> 32 == UNREACHED, np.inf, cells >> 32)
+        pred[:] = (cells << 32) >> 32
+    else:  # on the floats (or again on them: a packed distance overflowed)
+        pred_before = pred.copy()
+        scanned = _search(graph, (dist, pred, before), *search)
+        if scanned is None:
+            dist[:], pred[:] = before, pred_before
+            return None
+    changed[dist < before] = True
+    return scanned
+
+
+def _search(graph, state, key, ties, bound, inv, slots, first, frontier, seeds, k):
+    """``_delta_thread`` on ``k`` threads from ``seeds``: the arcs scanned, or None if one failed."""
     frontier[: seeds.size] = seeds
     shared = np.zeros(5 + k, np.int64)
     shared[3] = seeds.size
     scanned = np.zeros(k, np.int64)
 
     def search(t):
-        graph = (indptr, indices, weights, lo, hi, base)
-        args = (dist, pred, before, key, ties, bound, inv, slots, first, frontier, shared)
-        scanned[t] = _delta_thread(t, k, graph, *args)
+        scanned[t] = _delta_thread(t, k, graph, state, key, ties, bound, inv, slots, first, frontier, shared)
 
     on_threads(search, k, shared, "dgraph-relax")
-    if (scanned < 0).any():
-        dist[:], pred[:] = before, pred_before
+    return None if (scanned < 0).any() else int(scanned.sum())
+
+
+def _packed(weights, dist, pred, key, base, n):
+    """The cells ``_expand_packed`` searches on (each vertex's distance << 32 | its predecessor),
+    or None where they cannot hold the state: weights not integers (``integer_weights``), keyed
+    tails, tails or distances beyond int32, or distances that are not whole numbers."""
+    if weights.dtype.kind not in "iu" or key.size or base + n >= UNREACHED:
         return None
-    changed[dist < before] = True
-    return int(scanned.sum())
+    reached = np.isfinite(dist)
+    d = dist[reached]
+    if d.size and not (d.min() >= 0 and d.max() < UNREACHED and (d == np.floor(d)).all()):
+        return None
+    if pred.size and not (pred.min() >= -1 and pred.max() < UNREACHED):
+        return None
+    return (np.where(reached, dist, UNREACHED).astype(np.int64) << 32) | (pred & 0xFFFFFFFF)
+
+
+def integer_weights(weights):
+    """``weights`` as int32 where every one is a whole number from 0 below 2**31 - 1, else None:
+    ``relax_local`` on several threads then keeps each vertex's distance and predecessor in one
+    8-byte cell that one compare-and-swap changes (Kronecker 20, integer weights 1..255, on two
+    threads: a tenth to a sixth less time than float64 distances and int64 predecessors under a
+    lock)."""
+    if weights is None or weights.size == 0 or not (weights.min() >= 0 and weights.max() < UNREACHED):
+        return None
+    whole = weights.astype(np.int32)
+    return whole if (whole == weights).all() else None
 
 
 _relax = twins("relax_local", numba=_relax_heap_or_fifo, numpy=_relax_numpy)
