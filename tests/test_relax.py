@@ -179,6 +179,24 @@ def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine, weighted, 
             assert pred[v] == one_closer.min() + lo
 
 
+def _split_search(monkeypatch, kind, scale=1):
+    """A small graph's rows from 5 on, for ``relax_local`` on two threads (the grain lowered so
+    that it splits; skipped without a thread-safe threading layer): rows, cols and weights of
+    every arc (weights times ``scale``), lo, hi, which arcs are the rows', and their CSR."""
+    from dgraph.kernels import paths
+
+    with kernels.using("numba", threads=2):
+        if kernels.threads() < 2:
+            pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
+    monkeypatch.setattr(paths, "DELTA_GRAIN", 1)
+    e, directed, _ = _graph(kind, zeros=False)
+    rows, cols = (e.src.to_numpy(), e.dst.to_numpy()) if directed else (np.r_[e.src, e.dst], np.r_[e.dst, e.src])
+    w = scale * (e.w.to_numpy() if directed else np.r_[e.w, e.w])
+    lo, hi = 5, int(max(rows.max(), cols.max())) + 1
+    mine = rows >= lo
+    return rows, cols, w, lo, hi, mine, *kernels.build_csr(rows[mine] - lo, cols[mine], hi - lo, weights=w[mine])
+
+
 @pytest.mark.parametrize("kind", ["grid", "kronecker", "er-directed"])
 def test_relax_local_on_two_threads_gives_the_serial_results(monkeypatch, kind):
     # delta-stepping on two threads against the serial bucket queue: the same distances, the same
@@ -186,19 +204,9 @@ def test_relax_local_on_two_threads_gives_the_serial_results(monkeypatch, kind):
     # several distances, heads outside the range); the grain is lowered so small graphs split
     from dgraph.kernels import paths
 
-    with kernels.using("numba", threads=2):
-        if kernels.threads() < 2:
-            pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
-    monkeypatch.setattr(paths, "DELTA_GRAIN", 1)
+    rows, cols, w, lo, hi, mine, indptr, indices, weights = _split_search(monkeypatch, kind)
     threaded, search = [], paths._relax_threads
     monkeypatch.setattr(paths, "_relax_threads", lambda *a: threaded.append(search(*a)) or threaded[-1])
-    e, directed, _ = _graph(kind, zeros=False)
-    rows, cols = (e.src.to_numpy(), e.dst.to_numpy()) if directed else (np.r_[e.src, e.dst], np.r_[e.dst, e.src])
-    w = e.w.to_numpy() if directed else np.r_[e.w, e.w]
-    n = int(max(rows.max(), cols.max())) + 1
-    lo, hi = 5, n
-    mine = rows >= lo
-    indptr, indices, weights = kernels.build_csr(rows[mine] - lo, cols[mine], hi - lo, weights=w[mine])
     key = np.random.default_rng(4).permutation(hi - lo).astype(np.int64)
     seeds = np.array([0, 7, 30])
     for bound, ties, start in [
@@ -259,21 +267,11 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
     # numbers, or sums that outgrow int32, search on the floats instead, with the same results
     from dgraph.kernels import paths
 
-    with kernels.using("numba", threads=2):
-        if kernels.threads() < 2:
-            pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
-    monkeypatch.setattr(paths, "DELTA_GRAIN", 1)
+    rows, cols, w, lo, hi, mine, indptr, indices, weights = _split_search(monkeypatch, kind, scale=4)  # 1..11
     searched, search = [], paths._search
     monkeypatch.setattr(
         paths, "_search", lambda graph, state, *a: searched.append(len(state)) or search(graph, state, *a)
     )
-    e, directed, _ = _graph(kind, zeros=False)
-    rows, cols = (e.src.to_numpy(), e.dst.to_numpy()) if directed else (np.r_[e.src, e.dst], np.r_[e.dst, e.src])
-    w = 4 * (e.w.to_numpy() if directed else np.r_[e.w, e.w])  # whole numbers 1..11, with ties
-    n = int(max(rows.max(), cols.max())) + 1
-    lo, hi = 5, n
-    mine = rows >= lo
-    indptr, indices, weights = kernels.build_csr(rows[mine] - lo, cols[mine], hi - lo, weights=w[mine])
     seeds = np.array([0, 7, 30])
     whole = kernels.integer_weights(weights)
     assert whole.dtype == np.int32 and (whole == weights).all()

@@ -519,14 +519,19 @@ def _expand(u, du, graph, key, dist, pred, before, bound, inv, slots, bins, fill
             held = tail
         swap_if(pred, v, LOCKED, held)  # release: the distance is written before
         if lowered and nd < bound:
-            j = int(nd * inv) % slots
-            if fill[j] == bins[j].size:
-                grown = np.empty(2 * bins[j].size, np.int32)
-                grown[: fill[j]] = bins[j]
-                bins[j] = grown
-            bins[j][fill[j]] = v
-            fill[j] += 1
+            _push(bins, fill, int(nd * inv) % slots, v)
     return indptr[u + 1] - indptr[u]
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _push(bins, fill, j, v):
+    """Add v to this thread's bin j, doubling the bin when it is full."""
+    if fill[j] == bins[j].size:
+        grown = np.empty(2 * bins[j].size, np.int32)
+        grown[: fill[j]] = bins[j]
+        bins[j] = grown
+    bins[j][fill[j]] = v
+    fill[j] += 1
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -579,13 +584,7 @@ def _expand_packed(vertices, cur, graph, cell, before, bound, inv, slots, bins, 
                         break
                 if swap_if(cell, v, old, (nd << 32) | tail) == old:
                     if lowered and nd < bound:
-                        j = int(nd * inv) % slots
-                        if fill[j] == bins[j].size:
-                            grown = np.empty(2 * bins[j].size, np.int32)
-                            grown[: fill[j]] = bins[j]
-                            bins[j] = grown
-                        bins[j][fill[j]] = v
-                        fill[j] += 1
+                        _push(bins, fill, int(nd * inv) % slots, v)
                     break
     return scanned
 
