@@ -37,16 +37,15 @@ class RankLabels:
         labels' own dtype; with pieces, collective: every worker of the run calls it."""
         if self.pieces is None:
             return {r: ids if self.placed is None else self.placed.take(ids) for r, ids in wanted.items()}
+        first = self.pieces[self.ctx.ranks[0]]
+        numbers = isinstance(first, np.ndarray) and first.dtype.kind in "iu"
         if self.bounds.size == 2:  # one rank holds every label: read in place, nothing planned or sent
             (r,) = self.ctx.ranks
-            own = self.pieces[r]
-            numbers = isinstance(own, np.ndarray) and own.dtype.kind in "iu"
-            return {r: kernels.relabel(own, np.asarray(wanted[r])) if numbers else own.take(wanted[r])}
+            return {r: kernels.relabel(first, np.asarray(wanted[r])) if numbers else first.take(wanted[r])}
         plan = Fetch(self.ctx, wanted, self.bounds)
-        first = self.pieces[self.ctx.ranks[0]]
-        if isinstance(first, np.ndarray) and first.dtype.kind in "iu":  # numbers: gathered in one pass each
+        if numbers:  # gathered in one pass each
             return plan({r: self.pieces[r] for r in self.ctx.ranks})
-        sample = pd.Series(self.pieces[self.ctx.ranks[0]][:0])
+        sample = pd.Series(first[:0])
         schema = schema_of(sample.to_frame("label"), "vertex label")
         # a column per reply, never a frame: with many ranks the pairs are thousands, and a
         # pandas frame costs a fraction of a millisecond to build

@@ -575,12 +575,13 @@ def _expand_packed(vertices, cur, graph, cell, before, bound, inv, slots, bins, 
                 return -1
             while True:  # until the offer is refused or swapped in
                 old = cell[v]
-                lowered = nd < old >> 32
+                od = old >> 32
+                if nd > od:
+                    break
+                lowered = nd < od
                 if not lowered:  # an equal offer: the smaller tail, by relax_local's rule
                     held = (old << 32) >> 32
-                    if nd > old >> 32 or not (
-                        tail < held and ((old >> 32) < (before[v] >> 32) or (ties and held >= 0))
-                    ):
+                    if not (tail < held and (od < before[v] >> 32 or (ties and held >= 0))):
                         break
                 if swap_if(cell, v, old, (nd << 32) | tail) == old:
                     if lowered and nd < bound:
@@ -731,10 +732,10 @@ def _packed(weights, dist, pred, key, base, n):
     if weights.dtype.kind not in "iu" or key.size or base + n >= UNREACHED:
         return None
     reached = np.isfinite(dist)
-    d = dist[reached]
-    if d.size and not (d.min() >= 0 and d.max() < UNREACHED and (d == np.floor(d)).all()):
+    d = dist[reached]  # the seeds' at least
+    if not (d.min() >= 0 and d.max() < UNREACHED and (d == np.floor(d)).all()):
         return None
-    if pred.size and not (pred.min() >= -1 and pred.max() < UNREACHED):
+    if not (pred.min() >= -1 and pred.max() < UNREACHED):
         return None
     return (np.where(reached, dist, UNREACHED).astype(np.int64) << 32) | (pred & 0xFFFFFFFF)
 
