@@ -59,7 +59,9 @@ def test_every_algorithm_follows_ldbc(client, tmp_path, directed):
     assert sssp.to_dict() == {v: dist.get(v, math.inf) for v in VERTICES}
     pr = ga.run(props, "PR", ranks=3).set_index("vertex").pr
     ref = ldbc_pagerank(G, 0.85, 7)
-    assert max(abs(pr[v] - ref[v]) for v in VERTICES) < 1e-12
+    # seven iterations ask for no accuracy float32 contributions would spoil (pagerank's Notes)
+    drift = 0.85 / 0.15 * 2.0**-24
+    assert all(abs(pr[v] - ref[v]) <= drift * ref[v] + 1e-15 for v in VERTICES)
     wcc = ga.run(props, "WCC", ranks=3).set_index("vertex").wcc
     comps = nx.weakly_connected_components(G) if directed else nx.connected_components(G)
     assert sorted(wcc.groupby(wcc).groups.keys()) == sorted(min(c) for c in comps)

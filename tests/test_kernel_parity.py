@@ -162,19 +162,30 @@ def _merge_cases():
 def _spmv_cases():
     indptr, indices, w = _graph()
     x = np.random.default_rng(9).random(N)
-    return [(indptr, indices, w, x, np.empty(N)), (indptr, indices, None, x, np.empty(N))]
+    narrow = x.astype(np.float32)  # PageRank's contributions on coarse runs: summed in float64
+    return [
+        (indptr, indices, w, x, np.empty(N)),
+        (indptr, indices, None, x, np.empty(N)),
+        (indptr, indices, None, narrow, np.empty(N)),
+    ]
 
 
 def _segment_cases():
     indptr, indices, w = _graph()
     empty = (np.zeros(1, np.int64), indices[:0], None)
     narrow = indices.astype(np.int32)
-    return [(indptr, indices, w, 64), (indptr, narrow, None, 7), (indptr, indices, None, N), (*empty, 8)]
+    return [
+        (indptr, indices, w, np.arange(0, N + 64, 64)),
+        (indptr, narrow, None, np.r_[0, 7, N]),
+        (indptr, indices, None, np.r_[0, N]),
+        (*empty, np.r_[0, 8]),
+    ]
 
 
 def _spmv_segments_cases():
     x = np.random.default_rng(9).random(N)
-    return [(*kernels.segment_columns(*case), x, np.full(case[0].size - 1, np.nan)) for case in _segment_cases()]
+    cases = [(*kernels.segment_columns(*case), x, np.full(case[0].size - 1, np.nan)) for case in _segment_cases()]
+    return cases + [(*cases[1][:5], x.astype(np.float32), np.full(N, np.nan))]
 
 
 def _reads_cases():
@@ -210,7 +221,8 @@ def _pagerank_inputs(seed=10):
 def _step_cases():
     indptr, indices, pr, p, outw, contrib, dangling = _pagerank_inputs()
     pulled = np.random.default_rng(11).random(N) / N
-    return [(pulled, pr, p, outw, 0.85, dangling, contrib)]
+    narrow = contrib.astype(np.float32)  # contributions as PageRank sends them on coarse runs
+    return [(pulled, pr, p, outw, 0.85, dangling, contrib), (pulled, pr.copy(), p, outw, 0.85, dangling, narrow)]
 
 
 def _iterate_cases():
@@ -218,6 +230,7 @@ def _iterate_cases():
     return [
         (indptr, indices, None, pr, p, outw, contrib, 0.85, dangling, 30, 0.0),
         (indptr, indices, None, pr, p, outw, contrib, 0.85, dangling, 100, 1e-6),
+        (indptr, indices, None, pr.copy(), p, outw, contrib.astype(np.float32), 0.85, dangling, 30, 0.0),
     ]
 
 

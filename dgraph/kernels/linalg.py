@@ -64,14 +64,14 @@ _spmv = twins("spmv", numba=_spmv_rows, numpy=_spmv_scipy)
 
 # ----------------------------------------------------------------------------- segmented SpMV
 @numba.njit(cache=True)
-def _segment_numba(indptr, indices, weights, width):
-    nseg = (indices.max() // width + 1) if indices.size else 0
+def _segment_numba(indptr, indices, weights, cuts):
+    nseg = cuts.size - 1
     arcs = np.zeros(nseg + 1, np.int64)  # arcs per segment, then where each segment's start
     runs = np.zeros(nseg + 1, np.int64)  # (segment, row) runs per segment, likewise
     last = np.full(nseg, -1, np.int64)
     for r in range(indptr.size - 1):
         for e in range(indptr[r], indptr[r + 1]):
-            g = indices[e] // width
+            g = np.searchsorted(cuts, indices[e], side="right") - 1
             arcs[g + 1] += 1
             if last[g] != r:
                 last[g] = r
@@ -87,7 +87,7 @@ def _segment_numba(indptr, indices, weights, width):
     last[:] = -1
     for r in range(indptr.size - 1):
         for e in range(indptr[r], indptr[r + 1]):
-            g = indices[e] // width
+            g = np.searchsorted(cuts, indices[e], side="right") - 1
             if last[g] != r:
                 last[g] = r
                 row_of[run_at[g]] = r
@@ -101,10 +101,10 @@ def _segment_numba(indptr, indices, weights, width):
     return runs, row_of, rptr, sidx, sw
 
 
-def _segment_numpy(indptr, indices, weights, width):
-    nseg = int(indices.max()) // width + 1 if indices.size else 0
+def _segment_numpy(indptr, indices, weights, cuts):
+    nseg = cuts.size - 1
     rows = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
-    seg = indices.astype(np.int64) // width
+    seg = np.searchsorted(cuts, indices, side="right").astype(np.int64) - 1
     key = seg * max(indptr.size - 1, 1) + rows
     order = np.argsort(key, kind="stable")  # by (segment, row), arcs in row order
     key = key[order]
@@ -118,18 +118,23 @@ def _segment_numpy(indptr, indices, weights, width):
 _segment = twins("segment_columns", numba=_segment_numba, numpy=_segment_numpy)
 
 
-def segment_columns(indptr, indices, weights, width):
-    """A CSR's arcs cut by column into segments of ``width`` columns, for ``spmv_segments``:
-    (runs, row_of, rptr, indices, weights), where run k sums arcs ``rptr[k]:rptr[k + 1]`` into
-    row ``row_of[k]``, and segment g's runs are ``runs[g]:runs[g + 1]``. Each run keeps its
-    row's arc order; ``weights`` is empty when none were given.
+def segment_columns(indptr, indices, weights, cuts):
+    """A CSR's arcs cut by column into segments, for ``spmv_segments``: segment g holds the
+    columns in ``[cuts[g], cuts[g + 1])`` (``cuts`` ascending, from 0 to past the largest
+    column). Returns (runs, row_of, rptr, indices, weights), where run k sums arcs
+    ``rptr[k]:rptr[k + 1]`` into row ``row_of[k]``, and segment g's runs are
+    ``runs[g]:runs[g + 1]``. Each run keeps its row's arc order; ``weights`` is empty when none
+    were given.
 
     >>> import numpy as np
-    >>> runs, row_of, rptr, idx, w = segment_columns(np.array([0, 3]), np.array([0, 5, 2]), None, 4)
+    >>> runs, row_of, rptr, idx, w = segment_columns(np.array([0, 3]), np.array([0, 5, 2]), None, [0, 4, 8])
     >>> runs.tolist(), row_of.tolist(), rptr.tolist(), idx.tolist()
     ([0, 1, 2], [0, 0], [0, 2, 3], [0, 2, 5])
     """
-    return _segment(indptr, indices, weights, int(width))
+    cuts = np.asarray(cuts, np.int64)
+    if cuts.size < 2 or cuts[0] != 0 or (np.diff(cuts) <= 0).any() or (indices.size and indices.max() >= cuts[-1]):
+        raise ValueError(f"cuts must rise from 0 to past the largest column, got {cuts.tolist()}")
+    return _segment(indptr, indices, weights, cuts)
 
 
 @numba.njit(cache=True)
@@ -168,7 +173,7 @@ def _spmv_segments_rows(runs, row_of, rptr, indices, weights, x, out):
 
 
 def _spmv_segments_numpy(runs, row_of, rptr, indices, weights, x, out):
-    vals = x[indices] if weights.size == 0 else x[indices] * weights
+    vals = x[indices].astype(np.float64, copy=False) if weights.size == 0 else x[indices] * weights
     sums = np.add.reduceat(vals, rptr[:-1]) if row_of.size else np.zeros(0)
     out[:] = np.bincount(row_of, weights=sums, minlength=out.size)  # in run order, as numba adds
 
@@ -178,8 +183,9 @@ _spmv_segmented = twins("spmv_segments", numba=_spmv_segments_rows, numpy=_spmv_
 
 def spmv_segments(segments, x, out):
     """``spmv`` over a CSR cut by ``segment_columns``: the rows' sums, segment after segment, so
-    the reads of ``x`` stay within ``width`` columns at a time (a cache's worth) where a row-order
-    pass reads all of ``x`` at random. Rows sum in their arcs' order within each segment."""
+    the reads of ``x`` stay within one segment's columns at a time (a cache's worth) where a
+    row-order pass reads all of ``x`` at random. Rows sum in their arcs' order within each
+    segment."""
     _spmv_segmented(*segments, x, out)
     return out
 

@@ -12,7 +12,7 @@ from . import device
 @cuda.jit
 def _spmv_rows(indptr, indices, weights, weighted, x, out):
     for r in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        s = 0.0
+        s = np.float64(0.0)  # float32 values too add in float64 (the simulator's 0.0 would not)
         for e in range(indptr[r], indptr[r + 1]):
             s += x[indices[e]] * weights[e] if weighted else x[indices[e]]
         out[r] = s
@@ -23,7 +23,7 @@ def _spmv_runs(first, count, row_of, rptr, indices, weights, weighted, x, out):
     # runs first..first+count-1 of one segment: distinct rows, so no two threads add to one
     for i in range(cuda.grid(1), count, cuda.gridsize(1)):
         k = first + i
-        s = 0.0
+        s = np.float64(0.0)
         for e in range(rptr[k], rptr[k + 1]):
             s += x[indices[e]] * weights[e] if weighted else x[indices[e]]
         out[row_of[k]] += s
@@ -57,7 +57,7 @@ def spmv(indptr, indices, weights, x, out):
         device.resident(indices),
         w,
         weighted,
-        device.mirror(x) if x.dtype == np.float64 else device.upload(x, np.float64),
+        device.mirror(x) if x.dtype.kind == "f" else device.upload(x, np.float64),
         y,
     )
     device.download(y, out)
@@ -67,7 +67,7 @@ def spmv_segments(runs, row_of, rptr, indices, weights, x, out):
     # a launch per segment, in order, so each row adds its segments' sums as the host does
     w, weighted = _weights(weights if weights.size else None)
     rows, ptr, idx = device.resident(row_of), device.resident(rptr), device.resident(indices)
-    d_x = device.mirror(x) if x.dtype == np.float64 else device.upload(x, np.float64)
+    d_x = device.mirror(x) if x.dtype.kind == "f" else device.upload(x, np.float64)
     y = device.full(out.size, 0.0, np.float64)
     for g in range(runs.size - 1):
         count = int(runs[g + 1] - runs[g])
@@ -86,7 +86,7 @@ def _run_step(d_pulled, d_pr, d_p, d_outw, alpha, dangling_sum, d_contrib):
 def pagerank_step(pulled, pr, p, outw, alpha, dangling_sum, contrib):
     # the rank's ranks, teleport and out-weights stay on the device between iterations (the
     # last two never change, the first is what the device wrote): only the pulled sums go up
-    d_pr, d_contrib = device.mirror(pr), device.empty(contrib.size, np.float64)
+    d_pr, d_contrib = device.mirror(pr), device.empty(contrib.size, contrib.dtype)
     d_p, d_outw = device.mirror(p), device.mirror(outw)
     out = _run_step(device.upload(pulled), d_pr, d_p, d_outw, alpha, dangling_sum, d_contrib)
     device.download(d_pr, pr)
