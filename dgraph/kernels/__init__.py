@@ -21,8 +21,12 @@ Afforest over a rank whose rows are its whole space hooks roots by compare-and-s
 over enough arcs (``relax_local``) runs delta-stepping on k threads that meet at barriers
 (``atomics.barrier``), with the serial search's distances and predecessors; BFS and union-find
 across ranks stay serial.
+
+Every kernel is compiled with numba's on-disk cache; ``cache_lock`` makes its saves safe when
+several processes compile at once.
 """
 
+from . import cache_lock  # noqa: F401 (locks numba's cache saves before any kernel compiles)
 from .brandes import brandes
 from .communities import local_moving, refine_communities, sum_pairs
 from .counting import (
