@@ -267,7 +267,7 @@ _assign_at = twins("assign_at", numba=_assign_at_numba, numpy=_assign_at_numpy)
 
 def assign_at(out, indices, values):
     """``out[indices] = values`` in one pass: ``relabel``'s inverse, with no int64 copy of int32
-    indices either."""
+    indices either. ``indices`` are distinct: threads may write them in any order."""
     if indices.size < SMALL_GATHER:
         out[indices] = values
     else:
