@@ -156,7 +156,7 @@ def _hubs_first(parts, size, hub_reads, weighted, segment):
 
     def segments(p):
         return kernels.segment_columns(
-            p.indptr, kernels.relabel(new, p.indices), p.weights if weighted else None, _cuts(size, segment)
+            p.indptr, kernels.relabel(new, p.indices), p.weights if weighted else None, [0, segment, size]
         )
 
     return new, [kept(p, _segments_key(hub_reads, segment, weighted), lambda p=p: segments(p)) for p in parts]
@@ -210,11 +210,6 @@ def _contribution_type(alpha, max_iter, tol, n):
     drift = FLOAT32_ROUNDING * alpha / (1 - alpha)
     asked = max(n * tol, 2 * alpha**max_iter)
     return np.float32 if asked >= 10 * drift else np.float64
-
-
-def _cuts(size, segment):
-    """``segment_columns``' cuts of a space of ``size`` hubs-first slots: the hubs, the rest."""
-    return [0, segment, size]
 
 
 def _segments_key(hub_reads, segment, weighted):
