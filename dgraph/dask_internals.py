@@ -134,6 +134,16 @@ def held_frame(name, futures, meta, direct=False, copies=None):
     return collection
 
 
+def fetch(client, collection):
+    """The value of a dask collection on ``client``: a frame of held parts (``held_frame``) as its
+    own ``compute()`` gets it, from the copies the run brought back or straight from its
+    workers (no task, no scheduler round trip: a small result in 1-2 ms instead of 10-15);
+    anything else computed by ``client``'s scheduler."""
+    if isinstance(collection, _held_frame_class()) and isinstance(collection.expr, _held_parts_class()):
+        return collection.compute()
+    return client.compute(collection).result()
+
+
 @functools.cache
 def _held_parts_class():
     """The expression class, made on first use so that importing dgraph (and every worker's

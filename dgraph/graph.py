@@ -20,7 +20,7 @@ import pandas as pd
 
 from .block import Block, block_arcs, own_canonical, owner_pieces, reverse_pieces
 from .cluster import workers
-from .dask_internals import wait_for
+from .dask_internals import fetch, wait_for
 from .errors import DgraphError, DgraphInputError
 from .labels import lookup
 from .layout import by_owner
@@ -633,9 +633,9 @@ class Graph:
         except ImportError as exc:
             raise ImportError("to_networkx needs networkx: pip install networkx") from exc
         G = nx.DiGraph() if self.directed else nx.Graph()
-        vertices = self.client.compute(self.degrees()["vertex"]).result()
+        vertices = fetch(self.client, self.degrees())["vertex"]
         G.add_nodes_from(vertices.tolist())
-        e = self.client.compute(self.edges()).result()
+        e = fetch(self.client, self.edges())
         if self.weight:
             G.add_weighted_edges_from(
                 zip(e["src"].tolist(), e["dst"].tolist(), e[self.weight].tolist()), weight=self.weight

@@ -3,6 +3,7 @@
 CI runs this module on the oldest dask the project supports as well as the newest.
 """
 
+import inspect
 import pickle
 
 import dask
@@ -36,6 +37,22 @@ def test_values_stored_by_a_worker_become_futures_without_a_task(client):
     (by_dask,) = dask.compute(frame)
     pd.testing.assert_frame_equal(frame.compute(), by_dask)
     pd.testing.assert_frame_equal(frame[frame.value > 0.2].compute(), by_dask[by_dask.value > 0.2])
+    # fetched as the held parts, no graph goes to the scheduler; anything derived from them is computed there
+    graphs, update = [], client.cluster.scheduler.stream_handlers["update-graph"]
+
+    async def counted(*args, **kwargs):  # the scheduler's own handler, counted
+        graphs.append(1)
+        done = update(*args, **kwargs)
+        return await done if inspect.isawaitable(done) else done
+
+    client.cluster.scheduler.stream_handlers["update-graph"] = counted
+    try:
+        pd.testing.assert_frame_equal(di.fetch(client, frame), by_dask)
+        assert graphs == []
+        pd.testing.assert_frame_equal(di.fetch(client, frame[frame.value > 0.2]), by_dask[by_dask.value > 0.2])
+        assert graphs == [1]
+    finally:
+        client.cluster.scheduler.stream_handlers["update-graph"] = update
     # the expression and the collection pickle by reference, as the scheduler reads them
     assert pickle.loads(pickle.dumps(type(frame.expr))) is type(frame.expr)
     assert pickle.loads(pickle.dumps(type(frame))) is type(frame)

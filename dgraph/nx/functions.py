@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from dgraph import algorithms as alg
+from dgraph.dask_internals import fetch
 
 CALLS = Counter()  # function name -> times the backend ran it
 IMPLEMENTED = {}  # function name -> the implementation
@@ -34,7 +35,7 @@ def _weighted(G, weight):
 
 
 def _frame(G, result, *label_columns):
-    return G.label(G.graph_.client.compute(result).result(), *label_columns)
+    return G.label(fetch(G.graph_.client, result), *label_columns)
 
 
 def _dict(G, result, column):
@@ -83,7 +84,7 @@ def _distances(G, source, cutoff, weight):
     """SSSP's reached vertices (in dgraph's labels), nearest first, within ``cutoff``."""
     graph = G.graph_
     found = alg.sssp(graph, G.vertex(source), weight=graph.weight if _weighted(G, weight) else None)
-    frame = graph.client.compute(found).result()
+    frame = fetch(graph.client, found)
     frame = frame[frame["distance"].notna()]
     if cutoff is not None:
         frame = frame[frame["distance"] <= cutoff]
@@ -134,7 +135,7 @@ def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
     arcs = arcs.merge(dist.rename(columns={"vertex": "src", "distance": "near"}), on="src")
     arcs = arcs.merge(dist.rename(columns={"vertex": "dst", "distance": "far"}), on="dst")
     tight = arcs[(arcs["near"] + arcs["cost"] == arcs["far"]) & (arcs["src"] != arcs["dst"])]
-    tails = graph.client.compute(tight[["src", "dst"]]).result()
+    tails = fetch(graph.client, tight[["src", "dst"]])
     rank = pd.Series(np.arange(len(frame)), index=frame["vertex"].to_numpy())
     tails = G.label(tails.iloc[np.argsort(rank[tails["src"].to_numpy()].to_numpy(), kind="stable")], "src", "dst")
     distances = _as_dict(G, frame, weight)
@@ -185,7 +186,7 @@ def connected_components(G):
 @implements
 def number_connected_components(G):
     found = alg.connected_components(G.graph_)
-    return int(G.graph_.client.compute(found["component"].nunique()).result())
+    return int(fetch(G.graph_.client, found["component"].nunique()))
 
 
 @implements
@@ -254,7 +255,7 @@ def _node_set(G):
 
 def _loops_per_vertex(G):
     arcs = G.graph_.edges()
-    loops = G.graph_.client.compute(arcs[arcs["src"] == arcs["dst"]]["src"]).result()
+    loops = fetch(G.graph_.client, arcs[arcs["src"] == arcs["dst"]]["src"])
     return pd.Series(G.names(loops.to_numpy())).value_counts()
 
 
@@ -287,7 +288,7 @@ def k_core(G, k=None, core_number=None):
     if core_number is not None:  # the caller's core numbers, by node
         cores = pd.DataFrame({"vertex": [G.vertex(v) for v in core_number], "core": list(core_number.values())})
     else:
-        cores = graph.client.compute(cores).result()
+        cores = fetch(graph.client, cores)
     if k is None:
         k = int(cores["core"].max()) if len(cores) else 0
     keep = cores.loc[cores["core"] >= k, "vertex"].tolist()
@@ -298,7 +299,7 @@ def k_core(G, k=None, core_number=None):
     arcs = arcs[arcs["src"].isin(keep) & arcs["dst"].isin(keep)]
     if not G.is_directed():
         arcs = arcs[arcs["src"] <= arcs["dst"]]
-    edges = G.label(graph.client.compute(arcs).result(), "src", "dst")
+    edges = G.label(fetch(graph.client, arcs), "src", "dst")
     out = nx.DiGraph() if G.is_directed() else nx.Graph()
     out.add_nodes_from(G.names(keep))
     if G.weight is None:

@@ -14,6 +14,7 @@ import weakref
 import numpy as np
 import pandas as pd
 
+from dgraph.dask_internals import fetch
 from dgraph.errors import DgraphInputError
 
 CONVERSIONS = {"from_networkx": 0, "to_networkx": 0}  # how many conversions ran, for tests and reports
@@ -97,7 +98,7 @@ class Graph:
         """Every node (networkx's objects), in vertex order."""
         if self.nodes_ is not None:
             return self.nodes_.tolist()
-        return self.graph_.client.compute(self.graph_.degrees()["vertex"]).result().tolist()
+        return fetch(self.graph_.client, self.graph_.degrees())["vertex"].tolist()
 
 
 class DiGraph(Graph):
