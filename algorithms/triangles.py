@@ -67,6 +67,8 @@ def _in_space(space, ghosts, dtype):
     (of ``dtype``, the rank's own rows' type), those outside it as the extra slot
     ``space.size`` (never marked, never counted)."""
     ids, ptr, idx = ghosts
+    if not ids.size:  # (one rank fetches none: its count is short, these steps are not)
+        return ids, ptr, idx.astype(dtype, copy=False)
     slots, inside = space_slots(space, idx)
     slots[~inside] = space.size
     return np.searchsorted(space, ids), ptr, slots.astype(dtype, copy=False)
@@ -162,6 +164,8 @@ def oriented_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None, deg
 
 def _inside(ids, ptr, idx, size):
     """Rows without their entries outside the space (slot ``size``): sorted rows stay sorted."""
+    if not idx.size:
+        return ids, ptr, idx
     inside = idx < size
     return ids, np.r_[0, np.cumsum(inside)][ptr], idx[inside]
 
