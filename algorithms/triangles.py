@@ -67,7 +67,7 @@ def _in_space(space, ghosts, dtype):
     (of ``dtype``, the rank's own rows' type), those outside it as the extra slot
     ``space.size`` (never marked, never counted)."""
     ids, ptr, idx = ghosts
-    if not ids.size:  # (one rank fetches none: its count is short, these steps are not)
+    if not ids.size:  # none fetched (one rank): on a small graph these passes outlast its count
         return ids, ptr, idx.astype(dtype, copy=False)
     slots, inside = space_slots(space, idx)
     slots[~inside] = space.size

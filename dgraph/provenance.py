@@ -3,8 +3,8 @@
 Every benchmark report starts with ``header()``, so a number quoted anywhere can be traced to
 the run that produced it.
 
->>> print(header(["dgraph", "graph500", "--scale", "20"]).splitlines()[0])
-$ dgraph graph500 --scale 20
+>>> print(header(["dgraph", "graph500", "--scale", "20"]).splitlines()[0])  # DASK_* settings first
+$ ...dgraph graph500 --scale 20
 """
 
 from __future__ import annotations

@@ -4,9 +4,16 @@ import os
 import sys
 import time
 
-import cloudpickle
-import pytest
-from distributed import Client, LocalCluster
+# Two test processes, each with its own two-worker cluster, share two cores. dask's diagnostics
+# (a stack sampler every 10 ms in each worker, an event-loop tick every 20 ms in every process)
+# take a tenth of a core per idle cluster, and no test reads them. Set before dask reads its
+# config; the workers, notebooks and command lines the tests start inherit it.
+os.environ.setdefault("DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED", "False")
+os.environ.setdefault("DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL", "500ms")
+
+import cloudpickle  # noqa: E402
+import pytest  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 sys.path.insert(0, HERE)
