@@ -6,8 +6,9 @@ import time
 
 # Two test processes, each with its own two-worker cluster, share two cores. dask's diagnostics
 # (a stack sampler every 10 ms in each worker, an event-loop tick every 20 ms in every process)
-# take a tenth of a core per idle cluster, and no test reads them. Set before dask reads its
-# config; the workers, notebooks and command lines the tests start inherit it.
+# take a sixth of a core per idle cluster, a twentieth with the settings below, and no test reads
+# them. Set before dask reads its config; the workers, notebooks and command lines the tests start
+# inherit them.
 os.environ.setdefault("DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED", "False")
 os.environ.setdefault("DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL", "500ms")
 
