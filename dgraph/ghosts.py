@@ -140,7 +140,8 @@ class GhostExchange:
 
 def fetch_rows(ctx, blocks, wanted, bounds, below=False):
     """Rows of other ranks' blocks: ``wanted[r]`` lists (sorted, unique) vertex ids whose row
-    of the owner's ``blocks[owner]`` rank r needs. Two supersteps (requests, then rows).
+    of the owner's ``blocks[owner]`` rank r needs. Two supersteps (requests, then rows), none on
+    one rank, which owns every row (on a small graph they would cost more than the count).
     ``below``: each row only its entries below its own id (the owner cuts them: half the bytes
     of an undirected row, for a reader of lower heads only).
 
@@ -148,15 +149,15 @@ def fetch_rows(ctx, blocks, wanted, bounds, below=False):
     placed ids (int32 while every placed id fits).
     """
     bounds = np.asarray(bounds, dtype=np.int64)
-    if ctx.nranks == 1:  # every row is the rank's own: no supersteps (on a small graph they cost more than counting)
-        ids_type = index_type(int(bounds[-1]))
+    ids_type = index_type(int(bounds[-1]))  # placed ids in int32 while they fit
+    if ctx.nranks == 1:
         return {r: (np.empty(0, np.int64), np.zeros(1, np.int64), np.empty(0, ids_type)) for r in ctx.ranks}
     requests = {}
     for r in ctx.ranks:
         cuts = np.searchsorted(wanted[r], bounds)
         requests[r] = {d: [wanted[r][a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a and d != r}
     asked = ctx.alltoall(requests)
-    replies, ids_type = {}, index_type(int(bounds[-1]))  # placed ids in int32 while they fit
+    replies = {}
     for d in ctx.ranks:
         b = blocks[d]
         replies[d] = {}
