@@ -152,17 +152,17 @@ class _Direction:
     above, hold few."""
 
     def __init__(self, ctx, em, arcs):
-        self.ctx, self.degree = ctx, em.out_degree()
+        self.ctx, self.em = ctx, em
         self.least = em.n / (ctx.nranks * PULL_FRONTIER)
         self.least_arcs = arcs / (ctx.nranks * PULL_FRONTIER)
 
     def start(self):
         """Per rank, the arcs of its vertices not reached yet: all of them."""
-        return {r: int(self.degree[r].sum()) for r in self.ctx.ranks}
+        return {r: self.em.out_arcs(r) for r in self.ctx.ranks}
 
     def arcs(self, level):
         """Per rank, the arcs of its vertices in ``level``."""
-        return {r: int(self.degree[r][level[r]].sum()) for r in self.ctx.ranks}
+        return {r: self.em.out_arcs(r, level[r]) for r in self.ctx.ranks}
 
     def reached(self, level, unreached):
         """Take a newly reached ``level``'s arcs off ``unreached``; returns them."""

@@ -69,9 +69,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, arcs, ma
         ctx.stats.info.update(levels=depth, edges_examined=scanned, bottom_up_levels=pulls)
         return {0: {"distance": level[0], "predecessor": em.placed(parent[0])}}
     relax = method == "relax"
-    if not relax:  # (a search relaxed from the start needs no degrees)
-        degree = em.out_degree()
-    stats = lambda r: [frontier[r].size, int(degree[r][frontier[r]].sum())]  # noqa: E731
+    stats = lambda r: [frontier[r].size, em.out_arcs(r, frontier[r])]  # noqa: E731
     # the source alone cannot trigger a switch unless its degree might: then its stats are reduced
     mode, depth, explored, prev_nf, modes = "push", 0, 0, 0, []
     skip = max_degree <= (arcs - max_degree) / ALPHA

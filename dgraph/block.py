@@ -235,6 +235,13 @@ def _space_key(key, space):
     return None if key is None else np.asarray(key)[space].astype(np.int32)
 
 
+def owner_rows(block, lo, hi):
+    """Whether a block is one CSR whose rows are exactly the placed ids [lo, hi): a rank's own
+    vertices, in a 1D owner block."""
+    parts = block.parts
+    return len(parts) == 1 and parts[0].row_ids is None and (parts[0].lo, parts[0].hi) == (lo, hi)
+
+
 def keyed_run(ctx):
     """Whether a run's blocks keep canonical ids (its graph's placement reorders vertices), so
     the ids it compares are keyed (``owners.keyed``)."""

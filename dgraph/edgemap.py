@@ -41,10 +41,10 @@ from typing import NamedTuple
 import numpy as np
 
 from . import kernels
-from .block import keyed_ids, keyed_run, own_canonical, space_slots
+from .block import kept, keyed_ids, keyed_run, own_canonical, owner_rows, space_slots
 from .ghosts import reduce_rows
 from .layout import by_owner
-from .owners import keyed, placed_of
+from .owners import keyed
 
 MERGES = ("min", "max", "sum", "first")
 DIRECTIONS = ("auto", "push", "pull")
@@ -149,7 +149,7 @@ class EdgeMap:
         self._scratch = None
         self._floors = {}
         self._fronts = {}
-        self._filled = {}  # id(part) -> its rows with arcs (flags, and their positions)
+        self._filled = {}  # id(part) -> the positions of its rows with arcs
         self._valueless = False
         self._subgraph = None
         self._universes = {}
@@ -191,8 +191,9 @@ class EdgeMap:
             marks.mark(r, self.seen.get(r, ()), value)
 
     def placed(self, tails):
-        """The placed ids of tails the edge map returned (-1 stays -1)."""
-        return placed_of(tails) if self.keyed else tails
+        """The placed ids of tails the edge map returned (-1 stays -1), in place: a run's own
+        tails, converted when it hands them to its result."""
+        return kernels.unkey(tails) if self.keyed else tails
 
     def own_key(self, r):
         """The canonical id of each of rank r's own vertices where placed ids are not (empty
@@ -311,6 +312,18 @@ class EdgeMap:
             self._degree = reduce_rows(self.ctx, blocks, partial, self.layout, self.bounds)
         return self._degree
 
+    def out_arcs(self, r, ids=None):
+        """The arcs leaving rank r's vertices ``ids`` (local ids; None: all of them), summed: read
+        off the row offsets where the out-block's rows are the rank's own vertices (1D), else
+        from ``out_degree`` (collective the first time: every rank of the run asks together)."""
+        lo = self.lo(r)
+        block = self.out_block(r)
+        if owner_rows(block, lo, lo + self.size(r)):
+            indptr = block.parts[0].indptr
+            return int(indptr[-1] - indptr[0]) if ids is None else kernels.rows_arcs(indptr, ids)
+        degree = self.out_degree()[r]
+        return int(degree.sum() if ids is None else degree[ids].sum())
+
     def _universe(self, r, classes):
         """Rank r's own vertices (local ids) of these classes."""
         key = (r, tuple(classes))
@@ -326,10 +339,9 @@ class EdgeMap:
         return loc, ok
 
     def _choose(self, ids):
-        degree = self.out_degree()
         if self._arcs is None:
             self._arcs = int(self.ctx.allreduce({r: [self.out_block(r).narcs] for r in self.ctx.ranks})[0])
-        nf, mf = self.ctx.allreduce({r: [ids[r].size, int(degree[r][ids[r]].sum())] for r in self.ctx.ranks})
+        nf, mf = self.ctx.allreduce({r: [ids[r].size, self.out_arcs(r, ids[r])] for r in self.ctx.ranks})
         return "pull" if nf + mf > self._arcs / PULL_SHARE else "push"
 
     def _targets(self, pull):
@@ -541,7 +553,7 @@ class EdgeMap:
             found = []
             parts = self._parts(block, pull=True)
             for part in parts:
-                local, heads = _pull_rows(part, skip, self._rows_with_arcs(part))
+                local, heads = _pull_rows(part, skip, *self._rows_with_arcs(part, listed=skip is None))
                 if fused:  # each row's merged offer found as its arcs are read
                     pos, v, src, scanned = kernels.pull_merge(
                         part.indptr, part.indices, part.weights, local, front, fval, merge, f is add_weight,
@@ -583,13 +595,14 @@ class EdgeMap:
             return {r: (results[r][0] - self.lo(r), results[r][1], results[r][2]) for r in self.ctx.ranks}, totals
         return self._scatter(results, merge, total, total_op)
 
-    def _rows_with_arcs(self, part):
-        """A part's rows that have arcs, as flags and as positions: the only rows a pull can
-        find anything for (on a Kronecker graph nearly half of a rank's rows have none)."""
-        if id(part) not in self._filled:
-            flags = part.degree() > 0
-            self._filled[id(part)] = (flags, np.flatnonzero(flags))
-        return self._filled[id(part)]
+    def _rows_with_arcs(self, part, listed):
+        """A part's rows that have arcs: flags (kept with the part) and, with ``listed``, their
+        positions (made once per edge map): the only rows a pull can find anything for (on a
+        Kronecker graph nearly half of a rank's rows have none)."""
+        flags = kept(part, "rows with arcs", lambda: part.indptr[1:] > part.indptr[:-1])
+        if listed and id(part) not in self._filled:
+            self._filled[id(part)] = np.flatnonzero(flags)
+        return flags, self._filled.get(id(part))
 
     def _front(self, r, space, dtype):
         """Rank r's pull flags and values over ``space``, all unset between pulls."""
@@ -600,11 +613,10 @@ class EdgeMap:
         return self._fronts[key]
 
 
-def _pull_rows(part, skip, filled):
+def _pull_rows(part, skip, flags, positions):
     """The rows of ``part`` a pull scans (local positions, ascending) and their heads (slots
-    of its space): those with arcs (``filled``: flags and positions) that ``skip`` (flags over
-    the space, or None) leaves."""
-    flags, positions = filled
+    of its space): those with arcs (``flags``; ``positions``, listed where ``skip`` is None)
+    that ``skip`` (flags over the space, or None) leaves."""
     if part.row_ids is None:  # a range of placed ids: a range of slots, read as a slice
         first = int(np.searchsorted(part.space, part.lo))
         local = positions if skip is None else np.flatnonzero(flags & ~skip[first : first + part.nlocal])

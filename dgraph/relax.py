@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .block import INPLACE_CHUNK, block_arcs, index_type, kept, light_arcs
+from .block import INPLACE_CHUNK, block_arcs, index_type, kept, light_arcs, owner_rows
 from .edgemap import add_weight, pull_pays
 
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
@@ -74,12 +74,6 @@ def _own_arcs(part, lo, hi):
     return count
 
 
-def _owner_block(block, lo, hi):
-    """Whether a block is one CSR whose rows are exactly the vertices [lo, hi) (a 1D block)."""
-    parts = block.parts
-    return len(parts) == 1 and parts[0].row_ids is None and (parts[0].lo, parts[0].hi) == (lo, hi)
-
-
 def local_arcs(em, r, weighted):
     """(indptr, indices, weights, boundary, first) over rank r's own vertices: the arcs it holds
     whose tail and head it owns, which of its vertices have arcs elsewhere (the only ones whose
@@ -90,7 +84,7 @@ def local_arcs(em, r, weighted):
     (``kernels.integer_weights``, kept with the block)."""
     lo, hi = em.lo(r), em.lo(r) + em.size(r)
     block = em.out_block(r)
-    if _owner_block(block, lo, hi):
+    if owner_rows(block, lo, hi):
         first = int(block.slots(lo))
         w = block.weights if weighted else None
         threaded = kernels.engine() == "numba" and kernels.threads_for(block.narcs, kernels.DELTA_GRAIN) > 1
@@ -254,15 +248,15 @@ class _HeavyRound:
     against 8.1 M scanned the cheaper way)."""
 
     def __init__(self, ctx, em, light):
-        self.ctx, self.degree = ctx, em.out_degree()
+        self.ctx, self.em = ctx, em
         self.light = {r: np.diff(light[r].indptr) for r in ctx.ranks}
-        self.open = {r: int(self.degree[r].sum()) for r in ctx.ranks}  # arcs of vertices not yet final
+        self.open = {r: em.out_arcs(r) for r in ctx.ranks}  # arcs of vertices not yet final
         self.bucket = {r: [0, 0] for r in ctx.ranks}  # arcs and heavy arcs of the bucket's vertices so far
         self.final = em.marks()  # what a pull skips: vertices whose distance is final
 
     def add(self, r, settled):
         """Count rank r's vertices the bucket just expanded for the first time."""
-        arcs = int(self.degree[r][settled].sum())
+        arcs = self.em.out_arcs(r, settled)
         self.bucket[r][0] += arcs
         self.bucket[r][1] += arcs - int(self.light[r][settled].sum())
 

@@ -758,6 +758,21 @@ def _keyed_at_cases():
     return [(space, key, rng.integers(0, N, 700)), (space, key, np.zeros(0, np.int64))]
 
 
+def _unkey_cases():
+    """Keyed ids with -1s among them, ids up to the 32 bits' top, and none."""
+    rng = np.random.default_rng(13)
+    placed = rng.integers(0, 1 << 32, 900)
+    ids = (rng.integers(0, 1 << 31, 900) << 32) | placed
+    ids[rng.random(900) < 0.2] = -1
+    return [(ids,), (np.zeros(0, np.int64),)]
+
+
+def _rows_arcs_cases():
+    indptr, _, _ = _graph(14)
+    rng = np.random.default_rng(15)
+    return [(indptr, rng.integers(0, N, 600)), (indptr, np.arange(N)), (indptr, np.zeros(0, np.int64))]
+
+
 def _levels_cases():
     """Searches from a hub (bottom-up levels among them), keyed and not, a directed graph with a
     depth limit, and an isolated source."""
@@ -843,6 +858,8 @@ CASES = {
     "onefived_subgraphs": (lambda: _onefived_cases(False), None),
     "dense_ranks": (_dense_ranks_cases, None),
     "keyed_at": (_keyed_at_cases, None),
+    "unkey": (_unkey_cases, None),
+    "rows_arcs": (_rows_arcs_cases, None),
     "set_bits": (_set_bits_cases, None),
     "pack_ids": (_pack_ids_cases, None),
     # after an arc found no room the arrays hold whatever was written before it

@@ -65,6 +65,7 @@ from .frontier import (
     merge_by_id,
     pull_merge,
     push_merge,
+    rows_arcs,
     settle_level,
 )
 from .generate import kronecker_edges
@@ -93,7 +94,7 @@ from .paths import (
 )
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
-from .slots import dense_ranks, keyed_at, pack_ids, positions, set_bits
+from .slots import dense_ranks, keyed_at, pack_ids, positions, set_bits, unkey
 from .trees import search_tree_rules, search_tree_rules_many, tree_astray
 from .unionfind import (
     afforest_bridges,
@@ -127,6 +128,8 @@ __all__ = [
     "csr_from_pieces",
     "dense_ranks",
     "keyed_at",
+    "unkey",
+    "rows_arcs",
     "device_transfers",
     "engine",
     "fill_rows",

@@ -103,6 +103,32 @@ def keyed_at(space, key, slots):
     return _keyed_at(space, key, np.asarray(slots, dtype=np.int64))
 
 
+@numba.njit(cache=True)
+def _unkey_numba(ids):
+    for i in range(ids.size):
+        if ids[i] >= 0:
+            ids[i] &= 0xFFFFFFFF
+    return ids
+
+
+def _unkey_numpy(ids):
+    return np.bitwise_and(ids, np.int64(0xFFFFFFFF), out=ids, where=ids >= 0)
+
+
+_unkey = twins("unkey", numba=_unkey_numba, numpy=_unkey_numpy)
+
+
+def unkey(ids):
+    """``owners.placed_of`` in place, on int64 keyed ids: the low 32 bits of each id >= 0 (-1
+    stays -1). One pass and no temporaries, where ``placed_of``'s three fresh arrays cost more
+    than the pass (8.4 M ids, a BFS's parents per rank on Kronecker 24: 9 ms against 60-250).
+
+    >>> unkey(np.array([7 << 32, 2 << 32 | 1, -1])).tolist()
+    [0, 1, -1]
+    """
+    return _unkey(ids)
+
+
 def dense_ranks(values, dtype=np.int64):
     """``np.unique(values, return_inverse=True)``: the distinct values, sorted, and each value's
     rank among them, as ``dtype`` (int32 halves what a caller renumbering every round holds).
