@@ -651,11 +651,7 @@ def _mark(space, flags, parts, value=True):
         elif isinstance(part, tuple):
             lo, bits = part
             a, b = np.searchsorted(space, [lo, lo + bits.size])
-            hit = bits[space[a:b] - lo]
-            if value:
-                flags[a:b] |= hit
-            else:
-                flags[a:b] &= ~hit
+            kernels.mark_bits(flags[a:b], space[a:b], lo, bits, value)
         elif len(part):  # (most peers' parts are empty when ranks are many and the graph small)
             slots, inside = space_slots(space, part)
             flags[slots[inside]] = value

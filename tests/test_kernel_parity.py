@@ -773,6 +773,14 @@ def _rows_arcs_cases():
     return [(indptr, rng.integers(0, N, 600)), (indptr, np.arange(N)), (indptr, np.zeros(0, np.int64))]
 
 
+def _mark_bits_cases():
+    rng = np.random.default_rng(16)
+    space = np.sort(rng.choice(np.arange(300, 300 + 4 * N), N, replace=False)).astype(np.int64)
+    bits = rng.random(4 * N) < 0.3
+    flags = rng.random(N) < 0.5
+    return [(flags, space, 300, bits, True), (flags, space, 300, bits, False), (flags[:0], space[:0], 300, bits, True)]
+
+
 def _levels_cases():
     """Searches from a hub (bottom-up levels among them), keyed and not, a directed graph with a
     depth limit, and an isolated source."""
@@ -860,6 +868,7 @@ CASES = {
     "keyed_at": (_keyed_at_cases, None),
     "unkey": (_unkey_cases, None),
     "rows_arcs": (_rows_arcs_cases, None),
+    "mark_bits": (_mark_bits_cases, None),
     "set_bits": (_set_bits_cases, None),
     "pack_ids": (_pack_ids_cases, None),
     # after an arc found no room the arrays hold whatever was written before it

@@ -94,7 +94,7 @@ from .paths import (
 )
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
-from .slots import dense_ranks, keyed_at, pack_ids, positions, set_bits, unkey
+from .slots import dense_ranks, keyed_at, mark_bits, pack_ids, positions, set_bits, unkey
 from .trees import search_tree_rules, search_tree_rules_many, tree_astray
 from .unionfind import (
     afforest_bridges,
@@ -129,6 +129,7 @@ __all__ = [
     "dense_ranks",
     "keyed_at",
     "unkey",
+    "mark_bits",
     "rows_arcs",
     "device_transfers",
     "engine",

