@@ -121,7 +121,7 @@ _unkey = twins("unkey", numba=_unkey_numba, numpy=_unkey_numpy)
 def unkey(ids):
     """``owners.placed_of`` in place, on int64 keyed ids: the low 32 bits of each id >= 0 (-1
     stays -1). One pass and no temporaries, where ``placed_of``'s three fresh arrays cost more
-    than the pass (8.4 M ids, a BFS's parents per rank on Kronecker 24: 9 ms against 60-250).
+    than the pass (8.4 M ids, a BFS's parents per rank on Kronecker 24: 9-10 ms against 60-250).
 
     >>> unkey(np.array([7 << 32, 2 << 32 | 1, -1])).tolist()
     [0, 1, -1]
