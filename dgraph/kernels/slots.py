@@ -7,6 +7,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..owners import PLACED_BITS
 from .engines import twins
 
 
@@ -107,12 +108,12 @@ def keyed_at(space, key, slots):
 def _unkey_numba(ids):
     for i in range(ids.size):
         if ids[i] >= 0:
-            ids[i] &= 0xFFFFFFFF
+            ids[i] &= PLACED_BITS
     return ids
 
 
 def _unkey_numpy(ids):
-    return np.bitwise_and(ids, np.int64(0xFFFFFFFF), out=ids, where=ids >= 0)
+    return np.bitwise_and(ids, PLACED_BITS, out=ids, where=ids >= 0)
 
 
 _unkey = twins("unkey", numba=_unkey_numba, numpy=_unkey_numpy)
