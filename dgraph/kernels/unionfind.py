@@ -225,38 +225,57 @@ def _hook(parent, u, v):
 
 
 @numba.njit(cache=True, parallel=True)
-def _point_at_roots(parent):
-    # between hooking passes the roots stand still: a racing write stores the same root
+def _compress(parent):
+    """GAP's Compress: point every vertex at its root. Between hooking passes the roots stand
+    still, so a racing write only stores a pointer nearer the same root."""
     for v in numba.prange(parent.size):
-        _find(parent, np.int64(v))
+        while parent[v] != parent[parent[v]]:
+            parent[v] = parent[parent[v]]
 
 
 @numba.njit(cache=True, parallel=True)
-def _afforest_parallel(indptr, indices, parent):
-    """``_afforest_numba`` on numba's threads, for rows that are their whole space (one rank: no
-    ghosts, so the smallest id is the root the serial kernel picks). Rows hook by
-    compare-and-swap (``_hook``); the rows that skip are those in the sampled largest tree once
-    every vertex points at its root (the serial kernel also skips those that join it later).
-    Returns which rows skipped, with every vertex pointing at its root."""
+def _link_round(indptr, indices, parent, r):
+    """Hook every row to its r-th neighbour, if it has one (one of Afforest's sampling rounds)."""
+    for i in numba.prange(parent.size):
+        u = np.int64(i)
+        j = indptr[u] + r
+        if j < indptr[u + 1]:
+            _hook(parent, u, indices[j])
+
+
+@numba.njit(cache=True, parallel=True)
+def _link_unsampled(indptr, indices, parent, giant, skipped):
+    """Mark the rows whose root is ``giant`` skipped, and hook the arcs of the others past the
+    sampled ones."""
     n = parent.size
-    skipped = np.zeros(n, np.bool_)
-    if n == 0:
-        return skipped
-    for u in numba.prange(n):
-        for j in range(indptr[u], min(indptr[u + 1], indptr[u] + AFFOREST_LINKS)):
-            _hook(parent, np.int64(u), indices[j])
-    _point_at_roots(parent)
-    giant = _largest_sampled(parent, 0, n)
     for u in numba.prange(n):
         skipped[u] = parent[u] == giant
     for i in numba.prange(n):
         u = np.int64(i)  # prange counts unsigned: compared with a signed head, both would be floats
         if not skipped[u]:
-            for j in range(indptr[u], indptr[u + 1]):
+            for j in range(indptr[u] + AFFOREST_LINKS, indptr[u + 1]):
                 w = indices[j]
                 if w >= u or skipped[w]:  # else w's row unites it: w skips none of its arcs
                     _hook(parent, u, w)
-    _point_at_roots(parent)
+
+
+def _afforest_parallel(indptr, indices, parent):
+    """``_afforest_numba`` on numba's threads, for rows that are their whole space (one rank: no
+    ghosts, so the smallest id is the root the serial kernel picks), in GAP's order: each
+    sampling round hooks one neighbour of every row and compresses (short paths for the next
+    round's finds; the 1000 x 1000 grid on two threads: 7.5-8.0 ms against 13.5-15 with both
+    neighbours hooked in one pass), then the rows outside the sampled largest tree hook the rest
+    of their arcs. Rows hook by compare-and-swap (``_hook``). Returns which rows skipped, with
+    every vertex pointing at its root."""
+    n = parent.size
+    skipped = np.zeros(n, np.bool_)
+    if n == 0:
+        return skipped
+    for r in range(AFFOREST_LINKS):
+        _link_round(indptr, indices, parent, r)
+        _compress(parent)
+    _link_unsampled(indptr, indices, parent, _largest_sampled(parent, 0, n), skipped)
+    _compress(parent)
     return skipped
 
 
