@@ -691,7 +691,6 @@ def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bo
     # entries wait at most largest / delta + 2 buckets above the one being emptied, or above
     # the farthest seed's (the serial ring's slots - 2 widths cover the largest weight)
     slots = int(np.ceil((slots - 2) * width / delta)) + 3 + spread
-    before = dist.copy()
     # a bucket's copies of a vertex are as many as the offers that lowered it inside the bucket:
     # rarely more than one a thread, and where more do not fit the search fails to one thread
     frontier = np.empty(max(k * n, seeds.size), np.int32)
@@ -699,14 +698,14 @@ def _relax_threads(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bo
     cells = _packed(weights, dist, pred, key, base, n)
     scanned = None if cells is None else _search(graph, (cells, cells.copy()), *search)
     if scanned is not None:
-        dist[:] = np.where(cells >> 32 == UNREACHED, np.inf, cells >> 32)
-        pred[:] = (cells << 32) >> 32
-    else:  # on the floats (or again on them: a packed distance overflowed)
-        pred_before = pred.copy()
-        scanned = _search(graph, (dist, pred, before), *search)
-        if scanned is None:
-            dist[:], pred[:] = before, pred_before
-            return None
+        _unpack(cells, dist, pred, changed)
+        return scanned
+    # on the floats (or again on them: a packed distance overflowed)
+    before, pred_before = dist.copy(), pred.copy()
+    scanned = _search(graph, (dist, pred, before), *search)
+    if scanned is None:
+        dist[:], pred[:] = before, pred_before
+        return None
     changed[dist < before] = True
     return scanned
 
@@ -731,13 +730,36 @@ def _packed(weights, dist, pred, key, base, n):
     tails, tails or distances beyond int32, or distances that are not whole numbers."""
     if weights.dtype.kind not in "iu" or key.size or base + n >= UNREACHED:
         return None
-    reached = np.isfinite(dist)
-    d = dist[reached]  # the seeds' at least
-    if not (d.min() >= 0 and d.max() < UNREACHED and (d == np.floor(d)).all()):
-        return None
-    if not (pred.min() >= -1 and pred.max() < UNREACHED):
-        return None
-    return (np.where(reached, dist, UNREACHED).astype(np.int64) << 32) | (pred & 0xFFFFFFFF)
+    cells = np.empty(n, np.int64)
+    return cells if _pack(dist, pred, cells) else None
+
+
+@numba.njit(nogil=True, cache=True)
+def _pack(dist, pred, cells):
+    """``_packed``'s cells in one pass; False (``cells`` then half written) where a distance or
+    predecessor does not fit."""
+    for v in range(cells.size):
+        d, p = dist[v], pred[v]
+        if d == np.inf:
+            d = UNREACHED
+        elif not (0 <= d < UNREACHED and d == np.floor(d)):
+            return False
+        if not -1 <= p < UNREACHED:
+            return False
+        cells[v] = (np.int64(d) << 32) | (p & 0xFFFFFFFF)
+    return True
+
+
+@numba.njit(nogil=True, cache=True)
+def _unpack(cells, dist, pred, changed):
+    """The searched cells back into ``dist`` and ``pred`` in one pass, flagging in ``changed`` the
+    vertices whose distance fell."""
+    for v in range(cells.size):
+        d = cells[v] >> 32
+        if d != UNREACHED and d < dist[v]:
+            dist[v] = d
+            changed[v] = True
+        pred[v] = (cells[v] << 32) >> 32
 
 
 def integer_weights(weights):
