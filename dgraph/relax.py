@@ -75,33 +75,33 @@ def _own_arcs(part, lo, hi):
 
 
 def local_arcs(em, r, weighted):
-    """(indptr, indices, weights, boundary, first) over rank r's own vertices: the arcs it holds
-    whose tail and head it owns, which of its vertices have arcs elsewhere (the only ones whose
-    arcs the edge map must still push after a local closure; all of them unless the rank holds
-    every arc of its vertices), and the index of its first vertex in ``indices``. A 1D owner
-    block is used as it is (the kernel skips heads outside its own slots), with its weights as
-    int32 where they are whole numbers and numba's search runs on threads
-    (``kernels.integer_weights``, kept with the block)."""
+    """(indptr, indices, weights, arcs, boundary, first) over rank r's own vertices: the arcs it
+    holds whose tail and head it owns, those arcs with their weights as one array where the
+    search runs on numba's threads and the weights are whole numbers (``kernels.weighted_arcs``,
+    kept with the block; else None), which of its vertices have arcs elsewhere (the only ones
+    whose arcs the edge map must still push after a local closure; all of them unless the rank
+    holds every arc of its vertices), and the index of its first vertex in ``indices``. A 1D
+    owner block is used as it is (the kernel skips heads outside its own slots)."""
     lo, hi = em.lo(r), em.lo(r) + em.size(r)
     block = em.out_block(r)
     if owner_rows(block, lo, hi):
         first = int(block.slots(lo))
         w = block.weights if weighted else None
         threaded = kernels.engine() == "numba" and kernels.threads_for(block.narcs, kernels.DELTA_GRAIN) > 1
+        arcs = None
         if w is not None and threaded:
-            whole = kept(block, "integer weights", lambda: kernels.integer_weights(block.weights))
-            w = w if whole is None else whole
+            arcs = kept(block, "weighted arcs", lambda: kernels.weighted_arcs(block.indices, block.weights))
         if lo == 0 and hi == em.n:  # the rank holds every vertex: no arc leaves (and no pass over them)
-            return block.indptr, block.indices, w, np.zeros(hi, dtype=bool), first
+            return block.indptr, block.indices, w, arcs, np.zeros(hi, dtype=bool), first
         boundary = kernels.rows_leaving(block.indptr, block.indices, first, first + hi - lo)
-        return block.indptr, block.indices, w, boundary, first
+        return block.indptr, block.indices, w, arcs, boundary, first
     rows, cols, w = block_arcs(block)
     keep = (rows >= lo) & (rows < hi) & (cols >= lo) & (cols < hi)
     w = w[keep] if weighted and w is not None else None
     csr = kernels.build_csr(
         rows[keep] - lo, cols[keep], hi - lo, weights=w, dedup=False, order=False, index_dtype=index_type(em.n)
     )
-    return (*csr, np.ones(hi - lo, dtype=bool), lo)
+    return (*csr, None, np.ones(hi - lo, dtype=bool), lo)
 
 
 def shortest_paths(
@@ -141,7 +141,7 @@ def shortest_paths(
     queues = {r: kernels.bucket_queue(arcs[r][2], mean_largest, lightest) for r in ctx.ranks} if local else None
     if local and ctx.nranks == 1:  # nothing arrives from another rank: one Dijkstra is all
         (r,) = ctx.ranks
-        indptr, indices, weights, _, first = arcs[r]
+        indptr, indices, weights, packed, _, first = arcs[r]
         scanned = kernels.relax_local(
             indptr,
             indices,
@@ -157,6 +157,7 @@ def shortest_paths(
             ties,
             base=em.lo(r),
             buckets=queues[r],
+            arcs=packed,
         )
         return 0, scanned
     f = add_weight if weighted else _add_one
@@ -178,7 +179,7 @@ def shortest_paths(
             lo, d, wait = em.lo(r), dist[r], pending[r]
             if local:
                 seeds = queue[r][d[queue[r]] < threshold]
-                indptr, indices, weights, boundary, first = arcs[r]
+                indptr, indices, weights, packed, boundary, first = arcs[r]
                 scanned += kernels.relax_local(
                     indptr,
                     indices,
@@ -194,6 +195,7 @@ def shortest_paths(
                     ties,
                     lo,
                     queues[r],
+                    packed,
                 )
                 queue[r] = np.flatnonzero(wait)  # the closure improved (and queued) more
             active, queue[r], nearest = kernels.take_below(queue[r], d, threshold, wait)

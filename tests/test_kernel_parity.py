@@ -576,6 +576,7 @@ def _relax_cases():
                     key,
                     True,
                     buckets,
+                    None,  # no weighted arcs: the search on several threads alone reads them
                 )
             )
         out.append(
@@ -594,6 +595,7 @@ def _relax_cases():
                 np.empty(0, np.int64),
                 True,
                 buckets,
+                None,
             )
         )
     return out

@@ -262,7 +262,7 @@ def test_relax_local_on_two_threads_gives_the_serial_results(monkeypatch, kind):
 
 @pytest.mark.parametrize("kind", ["grid", "kronecker", "er-directed"])
 def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind):
-    # int32 weights on two threads search on packed cells, with the serial float search's
+    # weighted arcs on two threads search on packed cells, with the serial float search's
     # distances, improved vertices and, with ties, predecessors; distances that are not whole
     # numbers, or sums that outgrow int32, search on the floats instead, with the same results
     from dgraph.kernels import paths
@@ -273,8 +273,8 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
         paths, "_search", lambda graph, state, *a: searched.append(len(state)) or search(graph, state, *a)
     )
     seeds = np.array([0, 7, 30])
-    whole = kernels.integer_weights(weights)
-    assert whole.dtype == np.int32 and (whole == weights).all()
+    arcs = kernels.weighted_arcs(indices, weights)
+    assert arcs.dtype == np.int64 and (arcs >> 32 == weights).all() and (arcs & 0xFFFFFFFF == indices).all()
     far = 2**31 - 2  # every offer from here outgrows int32
     for start, bound, ties, states in [
         ([0, 0, 0], np.inf, True, [2]),
@@ -284,7 +284,7 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
         ([far, far, far], np.inf, True, [2, 3]),  # packed, then again on the floats
     ]:
         out = []
-        for threads, arc_weights in ((1, weights), (2, whole)):
+        for threads, packed in ((1, None), (2, arcs)):
             dist = np.full(hi - lo, np.inf)
             dist[seeds] = start
             pred, changed = np.full(hi - lo, -1, np.int64), np.zeros(hi - lo, bool)
@@ -293,7 +293,7 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
                 kernels.relax_local(
                     indptr,
                     indices,
-                    arc_weights,
+                    weights,
                     lo,
                     hi,
                     dist,
@@ -303,6 +303,7 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
                     changed,
                     ties=ties,
                     buckets=kernels.bucket_queue(weights),
+                    arcs=packed,
                 )
             out.append((dist, pred, changed))
         assert searched == states
@@ -319,11 +320,16 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
                 assert ((tails == pred2[v] - lo) & (heads == v) & (offers == dist2[v])).any()
 
 
-def test_integer_weights_are_whole_numbers_that_int32_holds():
-    assert kernels.integer_weights(np.array([0.0, 3.0, 2**31 - 2])).tolist() == [0, 3, 2**31 - 2]
+def test_weighted_arcs_pack_whole_number_weights_that_int32_holds_with_their_heads():
+    heads = np.array([5, 0, 2**32 - 1], dtype=np.int64)
+    packed = kernels.weighted_arcs(heads, np.array([0.0, 3.0, 2**31 - 2]))
+    assert packed.tolist() == [5, (3 << 32), ((2**31 - 2) << 32) | (2**32 - 1)]
+    assert kernels.weighted_arcs(heads[:2].astype(np.int32), np.array([1.0, 2.0])).tolist() == [(1 << 32) | 5, 2 << 32]
     for weights in ([1.0, 2.5], [1.0, -1.0], [1.0, 2.0**31 - 1], [1.0, np.nan], [1.0, np.inf], []):
-        assert kernels.integer_weights(np.array(weights, dtype=float)) is None
-    assert kernels.integer_weights(None) is None
+        assert kernels.weighted_arcs(heads[: len(weights)], np.array(weights, dtype=float)) is None
+    for bad in ([-1, 0], [0, 2**32]):  # heads that the low 32 bits cannot hold
+        assert kernels.weighted_arcs(np.array(bad, dtype=np.int64), np.array([1.0, 1.0])) is None
+    assert kernels.weighted_arcs(heads, None) is None
 
 
 def test_road_network_rounds_follow_crossings(client):

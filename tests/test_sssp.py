@@ -137,8 +137,8 @@ def _delta_grain(grain):
 
 def test_one_rank_on_threads_searches_whole_number_weights_packed(client):
     # one rank with the idle worker's thread, the grain lowered so that a small graph's search
-    # runs on two threads: whole-number weights go packed (their int32 copy kept with the
-    # block), fractional ones on floats, and both give the two-rank answers
+    # runs on two threads: whole-number weights go packed (the arcs with their weights kept with
+    # the block), fractional ones on floats, and both give the two-rank answers
     from dgraph.block import has_kept, kept
 
     edges = kron_edges(10, seed=5).query("src != dst")
@@ -151,7 +151,7 @@ def test_one_rank_on_threads_searches_whole_number_weights_packed(client):
             got = sssp(one, source, weight="w").compute().sort_values("vertex").reset_index(drop=True)
             if one.last_stats.threads < 2:
                 pytest.skip("numba has no thread-safe threading layer (omp or tbb) on the workers")
-            name = "integer weights"
+            name = "weighted arcs"
             whole = client.submit(lambda b: has_kept(b, name) and type(kept(b, name, None)).__name__, one._blocks[0])
             assert whole.result() == ("ndarray" if packed else "NoneType")
             two = dgraph.from_edgelist(e, directed=False, weight="w", ranks=2)

@@ -86,11 +86,11 @@ from .paths import (
     HUB_ARCS,
     bucket_queue,
     improve,
-    integer_weights,
     light_rows,
     relax_local,
     rows_leaving,
     take_below,
+    weighted_arcs,
 )
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
@@ -165,7 +165,7 @@ __all__ = [
     "relabel",
     "relax_local",
     "bucket_queue",
-    "integer_weights",
+    "weighted_arcs",
     "row_cuts",
     "rows_leaving",
     "rows_touching",

@@ -72,8 +72,9 @@ def _settle(touched, dist, best, pred, tail, ties, changed, flag, bound, front, 
         flag[v] = 0
 
 
-def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets):
-    # rounds of the whole frontier, as numpy's twin: no queue to order, so ``buckets`` is unused
+def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, arcs):
+    # rounds of the whole frontier, as numpy's twin: no queue to order, so ``buckets`` is unused,
+    # and the arcs are read from ``indices`` and ``weights`` (``arcs`` too)
     n = hi - lo
     seeds = unique(seeds[dist[seeds] < bound])
     d_dist, d_pred, d_changed = device.mirror(dist), device.mirror(pred), device.mirror(changed)
