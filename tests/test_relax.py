@@ -320,6 +320,73 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
                 assert ((tails == pred2[v] - lo) & (heads == v) & (offers == dist2[v])).any()
 
 
+def test_full_bins_grow_in_place_or_into_a_new_pool_keeping_their_entries():
+    from dgraph.kernels import paths
+
+    room = paths.BIN_ROOM
+    pool, start, rooms, fill = paths._new_bins(3)
+    assert pool.size == 6 * room and start.tolist() == [0, room, 2 * room] and fill.tolist() == [0, 0, 0]
+    pool[start[1] : start[1] + room] = np.arange(room)
+    pool[start[2] : start[2] + 5] = -np.arange(1, 6)
+    fill[1], fill[2] = room, 5  # bin 1 is full
+    bins = paths._grown((pool, start, rooms, fill))
+    assert bins[0] is pool  # moved to the free end
+    assert start.tolist() == [0, 3 * room, 2 * room] and rooms.tolist() == [room, 2 * room, room]
+    fill[0] = room  # full too, with no room at the end for it: every bin moves into a new pool
+    pool[:room] = 7
+    grown, start, rooms, fill = paths._grown(bins)
+    assert grown.size == 2 * rooms.sum() and grown is not pool
+    assert rooms.tolist() == [2 * room, 2 * room, room] and fill.tolist() == [room, room, 5]
+    assert start.tolist() == [0, 2 * room, 4 * room]
+    assert (grown[:room] == 7).all() and grown[2 * room : 3 * room].tolist() == list(range(room))
+    assert grown[4 * room : 4 * room + 5].tolist() == [-1, -2, -3, -4, -5]
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_relax_local_on_two_threads_grows_bins_past_their_first_room(monkeypatch, packed):
+    # hubs whose leaves all join a few bins, each many times the room a bin starts with, and a
+    # chain from every leaf: the threads' results are the serial search's
+    from dgraph.kernels import paths
+
+    with kernels.using("numba", threads=2):
+        if kernels.threads() < 2:
+            pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
+    monkeypatch.setattr(paths, "DELTA_GRAIN", 1)
+    rng = np.random.default_rng(9)
+    leaves = 40 * paths.BIN_ROOM
+    hubs = np.repeat([0, 1], leaves // 2)
+    src = np.r_[0, hubs, np.arange(2, leaves + 1)]
+    dst = np.r_[1, np.arange(2, leaves + 2), np.arange(3, leaves + 2)]
+    w = np.r_[1, rng.integers(1, 4, leaves), rng.integers(1, 40, leaves - 1)].astype(float)
+    n = leaves + 2
+    indptr, indices, weights = kernels.build_csr(np.r_[src, dst], np.r_[dst, src], n, weights=np.r_[w, w])
+    out = []
+    for threads in (1, 2):
+        dist, pred, changed = np.full(n, np.inf), np.full(n, -1, np.int64), np.zeros(n, bool)
+        dist[0] = 0
+        with kernels.using("numba", threads=threads):
+            kernels.relax_local(
+                indptr,
+                indices,
+                weights,
+                0,
+                n,
+                dist,
+                pred,
+                np.array([0]),
+                np.inf,
+                changed,
+                ties=True,
+                buckets=kernels.bucket_queue(weights),
+                arcs=kernels.weighted_arcs(indices, weights) if packed else None,
+            )
+        out.append((dist, pred))
+    np.testing.assert_array_equal(out[1][0], out[0][0])
+    np.testing.assert_array_equal(out[1][1], out[0][1])
+    A = sp.csr_matrix((weights, indices, indptr), shape=(n, n))
+    np.testing.assert_array_equal(out[1][0], csgraph.dijkstra(A, indices=0))
+
+
 def test_weighted_arcs_pack_whole_number_weights_that_int32_holds_with_their_heads():
     heads = np.array([5, 0, 2**32 - 1], dtype=np.int64)
     packed = kernels.weighted_arcs(heads, np.array([0.0, 3.0, 2**31 - 2]))
