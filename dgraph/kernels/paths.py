@@ -656,7 +656,7 @@ def _new_bins(slots):
     """A thread's ring of ``slots`` bins: (pool, start, room, fill), bin j the ``fill[j]``
     vertices from ``pool[start[j]]`` in ``room[j]`` entries. A push is one store, where a bin
     that is an array in a list counts a reference atomically at every access (on two threads
-    that search took 6-14 % longer on Kronecker 20 and 9-12 % on the 1000 x 1000 grid). An
+    that search took 7-8 % longer on Kronecker 20 and 10-15 % on the 1000 x 1000 grid). An
     expansion pauses when a push fills its bin, which then grows (``_expand_in_room``)."""
     room = np.full(slots, BIN_ROOM, np.int64)
     return np.empty(2 * slots * BIN_ROOM, np.int32), np.arange(slots) * BIN_ROOM, room, np.zeros(slots, np.int64)
