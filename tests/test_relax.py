@@ -352,6 +352,12 @@ def test_relax_local_on_two_threads_grows_bins_past_their_first_room(monkeypatch
         if kernels.threads() < 2:
             pytest.skip("numba has no thread-safe threading layer (omp or tbb) on this machine")
     monkeypatch.setattr(paths, "DELTA_GRAIN", 1)
+    threaded, search = [], paths._relax_threads
+    monkeypatch.setattr(paths, "_relax_threads", lambda *a: threaded.append(search(*a)) or threaded[-1])
+    states, state_search = [], paths._search
+    monkeypatch.setattr(
+        paths, "_search", lambda graph, state, *a: states.append(len(state)) or state_search(graph, state, *a)
+    )
     rng = np.random.default_rng(9)
     leaves = 40 * paths.BIN_ROOM
     hubs = np.repeat([0, 1], leaves // 2)
@@ -381,6 +387,8 @@ def test_relax_local_on_two_threads_grows_bins_past_their_first_room(monkeypatch
                 arcs=kernels.weighted_arcs(indices, weights) if packed else None,
             )
         out.append((dist, pred))
+    assert len(threaded) == 1 and threaded[0] is not None  # the two threads ran the search
+    assert states == [2 if packed else 3]  # on packed cells, or on the floats
     np.testing.assert_array_equal(out[1][0], out[0][0])
     np.testing.assert_array_equal(out[1][1], out[0][1])
     A = sp.csr_matrix((weights, indices, indptr), shape=(n, n))
