@@ -514,7 +514,6 @@ def _expand(u, du, first, graph, key, dist, pred, before, bound, inv, slots, bin
     or, where a push filled its bin, the arc after that push's (to go on from once the bin has
     grown)."""
     indptr, indices, weights, lo, hi, base = graph
-    pool, start, room, fill = bins
     tail = (key[u] << 32) | (u + base) if key.size else u + base
     for e in range(first, indptr[u + 1]):
         v = indices[e]
@@ -538,13 +537,34 @@ def _expand(u, du, first, graph, key, dist, pred, before, bound, inv, slots, bin
         elif nd == dist[v] and tail < held and (dist[v] < before[v] or (ties and held >= 0)):
             held = tail
         swap_if(pred, v, LOCKED, held)  # release: the distance is written before
-        if lowered and nd < bound:
-            j = int(nd * inv) % slots
-            pool[start[j] + fill[j]] = v
-            fill[j] += 1
-            if fill[j] == room[j]:
-                return e + 1
+        if lowered and nd < bound and _push(bins, int(nd * inv) % slots, v):
+            return e + 1
     return -1
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _push(bins, j, v):
+    """Add v to bin j of a thread's ``bins`` (``_new_bins``); whether that filled the bin."""
+    pool, start, room, fill = bins
+    pool[start[j] + fill[j]] = v
+    fill[j] += 1
+    return fill[j] == room[j]
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _bin(bins, j):
+    """The vertices in bin j of a thread's ``bins``."""
+    return bins[0][bins[1][j] : bins[1][j] + bins[3][j]]
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _row_start(indptr, u, i, at, first):
+    """Where an expansion relaxes row u, its i-th vertex, from: arc ``first`` for the vertex ``at``
+    it goes on from (``first`` >= 0), else the row's first arc; and the arcs that adds to those
+    scanned (a row counts once, whole)."""
+    if i == at and first >= 0:
+        return first, 0
+    return indptr[u], indptr[u + 1] - indptr[u]
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -561,11 +581,8 @@ def _expand_all(vertices, at, first, cur, graph, key, dist, pred, before, bound,
         du = dist[u]
         if int(du * inv) < cur:
             continue
-        s = indptr[u]
-        if i == at and first >= 0:
-            s = first
-        else:
-            scanned += indptr[u + 1] - s
+        s, new = _row_start(indptr, u, i, at, first)
+        scanned += new
         e = _expand(u, du, s, graph, key, dist, pred, before, bound, inv, slots, bins, ties)
         if e >= 0:
             pause[0], pause[1] = i, e
@@ -587,7 +604,6 @@ def _expand_packed(vertices, at, first, cur, graph, cell, before, bound, inv, sl
     search found them. Returns the arcs scanned, or -1 when an offer reaches ``UNREACHED`` (the
     search must then run on floats)."""
     indptr, arcs, lo, hi, base = graph
-    pool, start, room, fill = bins
     scanned = 0
     for i in range(at, vertices.size):
         u = vertices[i]
@@ -595,11 +611,8 @@ def _expand_packed(vertices, at, first, cur, graph, cell, before, bound, inv, sl
         if int(du * inv) < cur:
             continue  # expanded in a lower bucket since
         tail = u + base
-        s = indptr[u]
-        if i == at and first >= 0:
-            s = first
-        else:
-            scanned += indptr[u + 1] - s
+        s, new = _row_start(indptr, u, i, at, first)
+        scanned += new
         for e in range(s, indptr[u + 1]):
             arc = arcs[e]
             v = arc & 0xFFFFFFFF
@@ -620,13 +633,9 @@ def _expand_packed(vertices, at, first, cur, graph, cell, before, bound, inv, sl
                     if not (tail < held and (od < before[v] >> 32 or (ties and held >= 0))):
                         break
                 if swap_if(cell, v, old, (nd << 32) | tail) == old:
-                    if lowered and nd < bound:
-                        j = int(nd * inv) % slots
-                        pool[start[j] + fill[j]] = v
-                        fill[j] += 1
-                        if fill[j] == room[j]:
-                            pause[0], pause[1] = i, e + 1
-                            return scanned
+                    if lowered and nd < bound and _push(bins, int(nd * inv) % slots, v):
+                        pause[0], pause[1] = i, e + 1
+                        return scanned
                     break
     pause[0] = -1
     return scanned
@@ -734,7 +743,7 @@ def _delta_thread(t, k, graph, state, key, ties, bound, inv, slots, first, front
             scanned += got
         j = cur % slots
         while 0 < fill[j] < FUSED_BIN:
-            own = bins[0][bins[1][j] : bins[1][j] + fill[j]].copy()
+            own = _bin(bins, j).copy()
             fill[j] = 0
             got, bins = _expand_in_room(own, cur, graph, key, state, bound, inv, slots, bins, ties, pause)
             if got < 0:
@@ -764,7 +773,7 @@ def _delta_thread(t, k, graph, state, key, ties, bound, inv, slots, first, front
         if at + fill[j] > frontier.size:
             shared[2] = 1  # the others stop at their next barrier
             return -1
-        frontier[at : at + fill[j]] = bins[0][bins[1][j] : bins[1][j] + fill[j]]
+        frontier[at : at + fill[j]] = _bin(bins, j)
         fill[j] = 0
         if not barrier(shared, k):
             return -1
