@@ -337,7 +337,7 @@ def from_edgelist(
     return g
 
 
-Graph.builder = staticmethod(from_edgelist)  # subgraphs are built as their graph was
+Graph.builder = staticmethod(from_edgelist)  # type: ignore[assignment]  # subgraphs are built as their graph was
 
 
 def _spread(wk, ranks):

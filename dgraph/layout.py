@@ -34,7 +34,7 @@ from .checks import integer
 from .errors import DgraphInputError
 from .owners import owner_of
 
-LAYOUTS = {}  # name -> layout class, filled by dgraph.partitioners
+LAYOUTS: dict[str, type] = {}  # name -> layout class, filled by dgraph.partitioners
 
 
 class Subgraph(NamedTuple):

@@ -144,8 +144,8 @@ def _with_owned_sum(block, r, size, *sums):
 
 
 # ----------------------------------------------------------------------------- streaming
-_FILLING = {}  # (build token, rank) -> its BlockBuilder, on the worker building that rank's block
-_BUILT = {}  # (build token, rank) -> its Block, between the streaming and the block's own task
+_FILLING: dict = {}  # (build token, rank) -> its BlockBuilder, on the worker building that rank's block
+_BUILT: dict = {}  # (build token, rank) -> its Block, between the streaming and the block's own task
 
 
 def _start(token, r, layout, bounds, n, extra, counts):

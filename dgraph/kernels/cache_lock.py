@@ -16,7 +16,7 @@ import functools
 try:
     import fcntl
 except ImportError:  # not POSIX: numba's own behaviour
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 from numba.core import caching
 

@@ -13,8 +13,8 @@ import pandas as pd
 from dgraph import algorithms as alg
 from dgraph.dask_internals import fetch
 
-CALLS = Counter()  # function name -> times the backend ran it
-IMPLEMENTED = {}  # function name -> the implementation
+CALLS: Counter[str] = Counter()  # function name -> times the backend ran it
+IMPLEMENTED: dict = {}  # function name -> the implementation
 
 
 def implements(fn):

@@ -102,7 +102,7 @@ def _transport(kind, mesh, worker_of_rank, index, ranks, stats, domains, flush_b
 class DriverSpec(NamedTuple):
     """What one worker's driver is told."""
 
-    index: int  # the worker's place among the run's workers
+    index: int  # type: ignore[assignment]  # the worker's place among the run's workers
     addresses: list  # every worker's (host, port) for the peer channels
     worker_addrs: list
     worker_of_rank: list
@@ -112,7 +112,7 @@ class DriverSpec(NamedTuple):
     engine: str
     threads: int
     route: tuple  # (transport, domains, flush bytes, pipeline block bytes or None)
-    finish: tuple = None  # (fn, *args): the worker keeps fn(ctx, {rank: result}, {rank: finish blocks}, *args)
+    finish: tuple | None = None  # (fn, *args): the worker keeps fn(ctx, {rank: result}, {rank: finish blocks}, *args)
     finish_blocks: int = 0  # how many of each rank's blocks (the last) are for finish, not the kernel
 
 

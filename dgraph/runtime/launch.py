@@ -73,7 +73,7 @@ class ClientState:
                 self.spares[worker] = tuple(reply["spare"])
 
 
-_states = weakref.WeakKeyDictionary()
+_states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _states_lock = threading.Lock()
 _exit_hooked = False
 

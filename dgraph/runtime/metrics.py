@@ -21,23 +21,23 @@ SUMMED = ("edges_examined", "local_arcs_examined", "h2d_bytes", "d2h_bytes", "re
 class RunStats:
     nranks: int
     supersteps: int = 0
-    messages: np.ndarray = None  # [src rank, dst rank] message count
-    bytes: np.ndarray = None  # [src rank, dst rank] payload bytes
+    messages: np.ndarray | None = None  # [src rank, dst rank] message count
+    bytes: np.ndarray | None = None  # [src rank, dst rank] payload bytes
     wire_bytes: int = 0
     wire_frames: int = 0
     step_bytes: list = field(default_factory=list)  # per superstep: (kind, bytes between ranks)
     phases: dict = field(default_factory=dict)  # phase name -> seconds (max over workers)
     info: dict = field(default_factory=dict)  # algorithm facts (levels, iterations, converged ...)
     marks: dict = field(default_factory=dict)  # name -> (supersteps, messages, bytes) when marked
-    domain_of: np.ndarray = None  # each rank's smallest communication domain, when domains are known
+    domain_of: np.ndarray | None = None  # each rank's smallest communication domain, when domains are known
     crossings: list = field(default_factory=list)  # per superstep: [inter msgs, inter bytes, intra msgs, intra bytes]
-    monitors: np.ndarray = None  # the monitor rank of each smallest domain, when domains are known
-    result_dtypes: dict = None  # column -> dtype of a rank's result, when kernels return dicts of arrays
+    monitors: np.ndarray | None = None  # the monitor rank of each smallest domain, when domains are known
+    result_dtypes: dict | None = None  # column -> dtype of a rank's result, when kernels return dicts of arrays
     threads: int = 1  # the most threads one worker's kernels could use (dgraph.kernels.threads)
     held: dict = field(default_factory=dict)  # this worker's vertex state: name -> bytes held now
     vertex_state_peak: int = 0  # the most bytes of vertex state this worker held at once
-    worker_vertex_state: dict = None  # merged: each worker's vertex_state_peak, by its address
-    worker_phases: dict = None  # merged: each worker's phase seconds, by its address (phases holds the max)
+    worker_vertex_state: dict | None = None  # merged: each worker's vertex_state_peak, by its address
+    worker_phases: dict | None = None  # merged: each worker's phase seconds, by its address (phases holds the max)
 
     def __post_init__(self):
         if self.messages is None:

@@ -18,7 +18,7 @@ import weakref
 import numpy as np
 from numba import config, cuda
 
-SIMULATED = bool(config.ENABLE_CUDASIM)
+SIMULATED = bool(config.ENABLE_CUDASIM)  # type: ignore[attr-defined]
 # threads per block and a cap on blocks (kernels loop with a grid stride): the simulator runs
 # every device thread as a Python thread, so it gets one small block
 THREADS = 32 if SIMULATED else 256
