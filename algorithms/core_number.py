@@ -84,7 +84,7 @@ def core_number(graph):
     """
     if graph.directed:
         raise DgraphInputError("core_number needs an undirected graph; build it with directed=False")
-    if sum(graph.client.gather([graph.client.submit(_loops, b, pure=False) for b in graph._blocks])):
+    if sum(graph.client.gather([graph.client.submit(_loops, b, pure=False) for b in graph.store.blocks])):
         raise DgraphInputError("core numbers are not defined with self-loops; build the graph with self_loops='drop'")
     return graph.run_to_frame(core_kernel, name="core_number")
 

@@ -112,7 +112,7 @@ def _heterogeneous(scale, repeats):
             print("  measured speeds (M arcs/s): " + ", ".join(f"{speeds[w] / 1e6:.0f}" for w in addrs))
             for layout in (OneD(ranks=3), OneD(ranks=3, balance="measured")):
                 g = generators.kronecker_graph(scale, layout=layout)
-                arcs = client.gather([client.submit(lambda b: int(b.indices.size), b) for b in g._blocks])
+                arcs = client.gather([client.submit(lambda b: int(b.indices.size), b) for b in g.store.blocks])
                 t = _best(lambda: alg.pagerank(g, max_iter=30, tol=0).compute(), repeats)
                 share = ", ".join(f"{a / sum(arcs):.2f}" for a in arcs)
                 compute = [p.get("compute", 0.0) for p in g.last_stats.worker_phases.values()]

@@ -126,7 +126,7 @@ def main(argv=None):
 
             def build():
                 g = dgraph.from_edgelist(df, directed=False)
-                wait(g._blocks)
+                wait(g.store.blocks)
                 graphs.append(g)
 
             ours = _best(build, args.repeats)

@@ -100,7 +100,7 @@ def main(argv=None):
             for name in args.layouts.split(","):
                 t = time.perf_counter()
                 g = kronecker_graph(args.scale, layout=name, ranks=P)
-                g._reverse_blocks()  # the in-arcs BFS and PageRank pull along, built once per graph
+                g.store.reverse()  # the in-arcs BFS and PageRank pull along, built once per graph
                 build = time.perf_counter() - t
                 if not rows:  # the same source for every layout: the highest-degree vertex
                     deg = g.degrees().compute().reset_index(drop=True)

@@ -102,11 +102,13 @@ def main(argv=None):
                 edges, n = make()
                 t = time.perf_counter()
                 g = dgraph.from_edgelist(edges, directed=False, vertices=None, renumber=False, layout=layout())
-                wait(g._blocks)
+                wait(g.store.blocks)
                 built = time.perf_counter() - t
-                holder = client.who_has(g._blocks)
-                where = [holder[b.key][0] for b in g._blocks]
-                facts = dict(zip(where, client.gather([client.submit(_block_facts, b, pure=False) for b in g._blocks])))
+                holder = client.who_has(g.store.blocks)
+                where = [holder[b.key][0] for b in g.store.blocks]
+                facts = dict(
+                    zip(where, client.gather([client.submit(_block_facts, b, pure=False) for b in g.store.blocks]))
+                )
                 client.run(_reset_peak)
                 after = {w: rss for w, (rss, _) in client.run(_memory).items()}
                 degrees = g.degrees().compute()

@@ -68,7 +68,7 @@ def graph_table(args):
     for name in args.layouts.split(","):
         t = time.perf_counter()
         g = kronecker_graph(args.scale, layout=name, ranks=args.graph_ranks)
-        g._reverse_blocks()
+        g.store.reverse()
         build = time.perf_counter() - t
         if source is None:
             deg = g.degrees().compute().reset_index(drop=True)

@@ -52,8 +52,8 @@ def main(argv=None):
                     outcomes.append(g.last_stats.dispatch)
                 except DgraphRunError as exc:
                     outcomes.append(f"failed: {str(exc)[:50]}")
-            who = client.who_has(g._blocks)
-            holders = len({who[b.key][0] for b in g._blocks if who.get(b.key)})
+            who = client.who_has(g.store.blocks)
+            holders = len({who[b.key][0] for b in g.store.blocks if who.get(b.key)})
             return best, holders, ", ".join(dict.fromkeys(outcomes))
 
         before, holders, _ = call()

@@ -85,7 +85,7 @@ def main(argv=None):
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for layout in args.layouts.split(","):
             g = kronecker_graph(args.scale, layout=layout, ranks=args.ranks)
-            g._reverse_blocks()
+            g.store.reverse()
             deg = g.degrees().compute().reset_index(drop=True)
             source = int(deg.vertex.iloc[int(deg.degree.to_numpy().argmax())])
             for transport in ("direct", "grouped"):

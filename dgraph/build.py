@@ -18,6 +18,7 @@ from . import kernels
 from .block import split_by_owner
 from .calibrate import rank_weights
 from .cluster import get_client, workers
+from .codec import LabelCodec
 from .errors import DgraphInputError
 from .graph import Graph
 from .labels import Labels, encode_part, inverse_permutation
@@ -27,6 +28,7 @@ from .placement import place_input, place_small
 from .progress import Stages
 from .runtime.driver import TRANSPORTS
 from .runtime.launch import ensure_plugin
+from .store import BlockStore
 
 DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")
@@ -302,8 +304,7 @@ def from_edgelist(
             client, frame, vertices, renumber, directed, weight, layout, duplicates, self_loops, wk, one_rank_below > 0
         )
         if g is not None:
-            g.transport, g.domains = transport, domains
-            return g
+            return g if (transport, domains) == ("direct", None) else g.with_transport(transport, domains)
 
     with Stages("from_edgelist") as stages:  # a status line once construction takes over 3 s
         edges = df[[source, destination] + ([weight] if weight else [])]
@@ -333,11 +334,26 @@ def from_edgelist(
             if not directed:  # every arc was counted at both ends: twice the out-degrees, in canonical order
                 out_degree = client.submit(_halved_descending, ends)
         g = _place(client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below, out_degree, stages)
-    g.transport, g.domains = transport, domains
-    return g
+    return g if (transport, domains) == ("direct", None) else g.with_transport(transport, domains)
 
 
-Graph.builder = staticmethod(from_edgelist)  # type: ignore[assignment]  # subgraphs are built as their graph was
+def _graph(client, labels, layout, blocks, *, bounds, directed, weight, dedup, order, inverse, extra):
+    """The Graph of placed blocks: its label codec, its block store, and from_edgelist to build
+    its subgraphs as it was built."""
+    codec = LabelCodec(client, labels, order=order, inverse=inverse)
+    store = BlockStore(
+        client,
+        layout,
+        blocks,
+        bounds=bounds,
+        n=labels.n,
+        directed=directed,
+        weighted=weight is not None,
+        dedup=dedup,
+        order=order,
+        extra=extra,
+    )
+    return Graph(codec, store, weight=weight, rebuild=from_edgelist)
 
 
 def _spread(wk, ranks):
@@ -395,7 +411,19 @@ def _place_small(client, frame, labels, directed, weight, layout, duplicates, wk
     pieces = [[p] for p in pieces]
     dedup = duplicates == "drop"
     blocks = place_small(client, layout, pieces, bounds, n, "out", placed[0], dedup, placed[2], where, (order, extra))
-    return Graph(client, labels, directed, weight, layout, *placed[:2], bounds, blocks, duplicates, placed[2])
+    return _graph(
+        client,
+        labels,
+        layout,
+        blocks,
+        bounds=bounds,
+        directed=directed,
+        weight=weight,
+        dedup=dedup,
+        order=placed[0],
+        inverse=placed[1],
+        extra=placed[2],
+    )
 
 
 def _place(
@@ -446,4 +474,16 @@ def _place(
         counts = [client.submit(_row_counts, degree, order, *layout.row_range(r, bounds), pure=False) for r in range(P)]
     blocks = place_input(client, parts, cut, arcs, layout, bounds, n, order, dedup, weighted, where, counts, extra, say)
     del degree, plan
-    return Graph(client, labels, directed, weight, layout, order, inverse, bounds, blocks, duplicates, extra)
+    return _graph(
+        client,
+        labels,
+        layout,
+        blocks,
+        bounds=bounds,
+        directed=directed,
+        weight=weight,
+        dedup=dedup,
+        order=order,
+        inverse=inverse,
+        extra=extra,
+    )

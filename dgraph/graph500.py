@@ -266,11 +266,11 @@ def run(
         domains=domains,
         client=client,
     )
-    g._reverse_blocks()
+    g.store.reverse()
     out["construction_time"] = time.perf_counter() - t
     del edges  # validation regenerates the list, a partition at a time
     out["memory"]["construction"] = _peak_rss(client)
-    resident = sum(client.gather([client.submit(_resident, b, pure=False) for b in g._blocks]))
+    resident = sum(client.gather([client.submit(_resident, b, pure=False) for b in g.store.blocks]))
     out["bytes_per_directed_edge"] = resident / max(g.num_arcs, 1)
     out["ranks"], out["layout"], out["vertex_order"] = g.nranks, repr(g.layout), vertex_order
     say(

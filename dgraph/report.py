@@ -128,8 +128,8 @@ def layout_report(graph, measure=False):
         "dense_bytes_total": int(nbytes.sum()),
         "sparse_peers_per_rank_max": peers,
     }
-    if graph._extra is not None:  # what the plan decided (1.5D: thresholds and classes)
-        rep.attrs["summary"].update(graph.client.submit(layout.plan_facts, graph._extra, pure=False).result())
+    if graph.store.extra is not None:  # what the plan decided (1.5D: thresholds and classes)
+        rep.attrs["summary"].update(graph.client.submit(layout.plan_facts, graph.store.extra, pure=False).result())
     return rep
 
 

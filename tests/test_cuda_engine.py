@@ -120,7 +120,7 @@ def test_a_graph_goes_to_the_device_once_and_an_iteration_moves_only_what_ranks_
     assert again.info["resident_bytes"] == 0  # and stayed: a second run uploads no graph bytes
     # an iteration uploads each rank's pulled sums (its own vertices) and the changed entries of
     # what its SpMV reads (its space); teleport, out-weights and ranks stay on the device
-    spaces = sum(client.gather([client.submit(lambda b: b.space.size, b) for b in g._blocks]))
+    spaces = sum(client.gather([client.submit(lambda b: b.space.size, b) for b in g.store.blocks]))
     n = g.num_vertices
     extra = again.info["h2d_bytes"] - (first.info["h2d_bytes"] - first.info["resident_bytes"])
     assert extra / 3 <= 8 * (spaces + n) + 64 * g.nranks

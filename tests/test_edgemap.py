@@ -72,7 +72,7 @@ def _placed_arcs(g, edges):
     """The graph's arcs in placed ids, and the canonical id of each placed id (to build the
     reference in placed ids)."""
     n = g.num_vertices
-    order = g._order.result() if g._order is not None else np.arange(n)
+    order = g.store.order.result() if g.store.order is not None else np.arange(n)
     placed = np.empty(n, np.int64)
     placed[order] = np.arange(n)
     labels = g.labels.index.result() if g.labels.index is not None else np.arange(n)

@@ -13,7 +13,7 @@ from dgraph.partitioners import OneD
 
 
 def _arcs_per_rank(client, g):
-    return np.array(client.gather([client.submit(lambda b: int(b.indices.size), b) for b in g._blocks]))
+    return np.array(client.gather([client.submit(lambda b: int(b.indices.size), b) for b in g.store.blocks]))
 
 
 def test_weights_give_ranks_shares_in_proportion_and_the_same_answers(client):

@@ -2,7 +2,8 @@
 
 Every ``import`` of a dgraph module counts, inside functions too: layouts import the core and
 never the reverse, and the import graph has no cycle (an import of a module's own enclosing
-package, whose ``__init__`` runs first anyway, is not an edge).
+package, whose ``__init__`` runs first anyway, is not an edge). Imports under ``if
+TYPE_CHECKING:`` never run: they name types for annotations and are not edges.
 """
 
 import ast
@@ -34,6 +35,18 @@ def _modules():
     return mods
 
 
+def _runtime_nodes(tree):
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:``."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            test = child.test if isinstance(child, ast.If) else None
+            if not (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"):
+                todo.append(child)
+
+
 def _imports(mods):
     """module -> the dgraph modules it imports anywhere in its source."""
     edges = {}
@@ -41,7 +54,7 @@ def _imports(mods):
         found = set()
         with open(path) as f:
             tree = ast.parse(f.read())
-        for node in ast.walk(tree):
+        for node in _runtime_nodes(tree):
             if isinstance(node, ast.Import):
                 found.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom):

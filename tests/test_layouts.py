@@ -191,12 +191,12 @@ def test_degrees_on_every_layout_come_from_its_own_blocks(client, request, direc
             assert got.out_degree.to_dict() == dict(G.out_degree()), layout
         else:
             assert got.degree.to_dict() == dict(G.degree()), layout
-        assert not g._owned, f"{layout!r} built owner blocks for its degrees"
+        assert not g.store.owned, f"{layout!r} built owner blocks for its degrees"
 
 
 def test_one_point_five_d_classes_and_thresholds(client):
     g = dgraph.generators.kronecker_graph(12, layout=OnePointFiveD(rows=2, cols=2))
-    x = g._extra.result()
+    x = g.store.extra.result()
     e, h, heavy, ne, classes = x["e_threshold"], x["h_threshold"], x["heavy"], x["n_extreme"], x["classes"]
     assert e >= 2 * 4 and 2 + 2 <= h <= e  # automatic: above the rank count / the row-and-column peers
     assert 0 < ne < heavy.size < g.num_vertices // 4  # all three classes present, heavy ones a small tail
@@ -206,13 +206,13 @@ def test_one_point_five_d_classes_and_thresholds(client):
         and np.count_nonzero(classes) == heavy.size
     )
     degree = g.degrees().compute().set_index("vertex")["degree"]
-    order = g._order.result()
+    order = g.store.order.result()
     assert degree.loc[order[heavy]].min() > degree.median()  # heavy really means high degree
     summary = g.layout_report().attrs["summary"]
     assert (summary["e_threshold"], summary["h_threshold"]) == (e, h)
     assert (summary["vertices_E"], summary["vertices_H"]) == (ne, heavy.size - ne)
     given = dgraph.generators.kronecker_graph(10, layout=OnePointFiveD(rows=2, cols=2, e_threshold=40, h_threshold=9))
-    assert (given._extra.result()["e_threshold"], given._extra.result()["h_threshold"]) == (40, 9)
+    assert (given.store.extra.result()["e_threshold"], given.store.extra.result()["h_threshold"]) == (40, 9)
     with pytest.raises(dgraph.DgraphInputError, match="h_threshold=9 is above e_threshold=5"):
         OnePointFiveD(e_threshold=5, h_threshold=9)
 

@@ -11,7 +11,7 @@ from graphs import er_edges
 
 import dgraph
 from dgraph import algorithms as alg
-from dgraph import graph as graph_module
+from dgraph import store as store_module
 from dgraph.cluster import workers
 from dgraph.errors import DgraphError, DgraphRunError
 from dgraph.generators import grid_graph
@@ -26,8 +26,8 @@ def own_client():
 
 
 def _holders(c, g):
-    who = c.who_has(g._blocks)
-    return {who[b.key][0] for b in g._blocks if who.get(b.key)}
+    who = c.who_has(g.store.blocks)
+    return {who[b.key][0] for b in g.store.blocks if who.get(b.key)}
 
 
 @pytest.mark.parametrize(
@@ -35,7 +35,7 @@ def _holders(c, g):
 )  # blocks streamed from the degrees; from a count of their own; as subgraphs (grid: every class)
 def test_ranks_spread_back_over_a_replaced_worker(own_client, streamed, monkeypatch, layout):
     c = own_client
-    monkeypatch.setattr(graph_module, "SPREAD_EVERY", 0.0)
+    monkeypatch.setattr(store_module, "SPREAD_EVERY", 0.0)
     g = grid_graph(20, 20, ranks=4, layout=layout, client=c)
     expected = c.compute(alg.pagerank(g, max_iter=20, tol=0)).result().sort_values("vertex", ignore_index=True)
     assert len(_holders(c, g)) == 2
@@ -61,7 +61,7 @@ def test_blocks_rebuilt_from_blocks_come_back_after_a_lost_worker(own_client, st
     """Reverse and owner blocks (placed anew from the layout's blocks) lost with a worker are
     rebuilt, and the answers do not change."""
     c = own_client
-    monkeypatch.setattr(graph_module, "SPREAD_EVERY", 0.0)
+    monkeypatch.setattr(store_module, "SPREAD_EVERY", 0.0)
     edges = er_edges(300, 1500, seed=5)
     g = dgraph.from_edgelist(edges[edges.src != edges.dst], directed=True, layout=TwoD(rows=2, cols=2), client=c)
 
@@ -69,7 +69,7 @@ def test_blocks_rebuilt_from_blocks_come_back_after_a_lost_worker(own_client, st
         return c.compute(alg.label_propagation(g, max_iter=5)).result().sort_values("vertex", ignore_index=True)
 
     expected = cdlp()
-    assert g._rblocks is not None and len(g._owned) == 2
+    assert g.store.rblocks is not None and len(g.store.owned) == 2
     victim = workers(c)[1]
     os.kill(c.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
     try:

@@ -285,7 +285,7 @@ def test_workers_stay_usable_during_a_run(client, tmp_path):
 def test_runs_go_to_workers_directly_or_through_tasks_with_equal_results(client, layout):
     g = grid_graph(12, 12, layout=layout)
     # 2D: the canonical order rides as a future in the kernel's params, held by one worker
-    assert isinstance(g._order, Future) == isinstance(layout, TwoD)
+    assert isinstance(g.store.order, Future) == isinstance(layout, TwoD)
     direct = bfs(g, 5).compute().sort_values("vertex", ignore_index=True)
     assert g.last_stats.dispatch == "direct"
     with dask.config.set({"dgraph.dispatch": "tasks"}):
@@ -335,7 +335,7 @@ def test_a_run_fetches_a_param_from_wherever_the_scheduler_keeps_it_now(client):
     e = pd.DataFrame({"src": [f"v{i}" for i in range(60)], "dst": [f"v{(i * 7 + 1) % 60}" for i in range(60)]})
     g = dgraph.from_edgelist(e, directed=False, ranks=2, vertex_order="degree")
     expected = bfs(g, "v3").compute().sort_values("vertex", ignore_index=True)
-    labels = g._order  # every run's kernel gets it (placed ids -> canonical ids, for ties)
+    labels = g.store.order  # every run's kernel gets it (placed ids -> canonical ids, for ties)
     holder = client.who_has([labels])[labels.key][0]
     client.replicate([labels])
     client.run_on_scheduler(_drop_replica, labels.key, holder)

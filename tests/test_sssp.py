@@ -65,7 +65,7 @@ def test_searches_from_other_sources_reuse_the_light_arcs(client, layout):
     for source, delta in [(int(e.src.iloc[0]), None), (int(e.dst.iloc[-1]), None), (int(e.dst.iloc[-1]), 0.75)]:
         _check_paths(sssp(g, source, weight="w", delta=delta).compute(), G, source)
         assert g.last_stats.info["method"] == "delta-stepping"
-        widths = set(client.gather([client.submit(_light_width, b, pure=False) for b in g._blocks]))
+        widths = set(client.gather([client.submit(_light_width, b, pure=False) for b in g.store.blocks]))
         assert len(widths) == 1 and (delta is None or widths == {delta})
 
 
@@ -152,7 +152,9 @@ def test_one_rank_on_threads_searches_whole_number_weights_packed(client):
             if one.last_stats.threads < 2:
                 pytest.skip("numba has no thread-safe threading layer (omp or tbb) on the workers")
             name = "weighted arcs"
-            whole = client.submit(lambda b: has_kept(b, name) and type(kept(b, name, None)).__name__, one._blocks[0])
+            whole = client.submit(
+                lambda b: has_kept(b, name) and type(kept(b, name, None)).__name__, one.store.blocks[0]
+            )
             assert whole.result() == ("ndarray" if packed else "NoneType")
             two = dgraph.from_edgelist(e, directed=False, weight="w", ranks=2)
             pd.testing.assert_frame_equal(

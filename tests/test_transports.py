@@ -58,7 +58,7 @@ def test_grouped_gives_the_same_answers_as_direct_on_every_layout(client, layout
     direct = _everything(g, source)
     for domains in (1, 2, 4) if isinstance(layout, OneD) else (2, 4):  # 1: every message stays inside
         grouped = g.with_transport("grouped", domains=domains)
-        assert grouped._blocks is g._blocks  # the same placed blocks
+        assert grouped.store.blocks is g.store.blocks  # the same placed blocks
         got = _everything(grouped, source)
         _same(got, direct, f"{domains} domains", atol=1e-15)
 
@@ -104,7 +104,7 @@ def test_grouped_cuts_inter_domain_messages_and_monitors_hold_heavy_vertices(cli
     assert runs["grouped"].supersteps == runs["direct"].supersteps
     split = runs["grouped"].by_domain()
     assert split["inter_messages"].sum() == gr[0] and split["intra_bytes"].sum() == gr[3]
-    heaviest = g.with_transport("grouped", domains=4)._monitor_weights()
+    heaviest = g.with_transport("grouped", domains=4).runner.monitor_weights()
     for dom in range(4):
         members = np.flatnonzero(runs["grouped"].domain_of == dom)
         assert runs["grouped"].monitors[dom] == members[np.argmax(np.asarray(heaviest)[members])]

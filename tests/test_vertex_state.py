@@ -25,7 +25,7 @@ def test_a_block_indexes_its_space_and_keeps_its_arcs(client):
     edges = grid_edges(30, 40)
     g = dgraph.from_edgelist(edges, directed=False, renumber=False, layout=OneD(ranks=4))
     both = pd.concat([edges, edges.rename(columns={"src": "dst", "dst": "src"})], ignore_index=True)
-    for r, (space, rows, cols, lo, hi) in enumerate(client.gather([client.submit(_facts, b) for b in g._blocks])):
+    for r, (space, rows, cols, lo, hi) in enumerate(client.gather([client.submit(_facts, b) for b in g.store.blocks])):
         mine = both[(both.src >= lo) & (both.src < hi)]
         expect = np.union1d(np.arange(lo, hi), mine.dst.to_numpy())
         np.testing.assert_array_equal(space, expect)  # own vertices and the ghosts their arcs read
@@ -68,7 +68,7 @@ def test_each_worker_holds_state_for_its_spaces_not_for_the_graph(client, layout
     CALLS[name](g).compute()
     held = g.last_stats.worker_vertex_state
     blocks = (
-        g._owner_blocks() if name in ("wcc", "core", "matching", "cdlp") and not g.layout.owns_rows() else g._blocks
+        g.store.owner() if name in ("wcc", "core", "matching", "cdlp") and not g.layout.owns_rows() else g.store.blocks
     )
     who = client.who_has(blocks)
     slots = {}
@@ -144,9 +144,9 @@ def test_runs_on_a_reordering_placement_fetch_no_table_of_every_vertex(client, l
     edges["w"] = (edges.src * 7 + edges.dst) % 4 + 1.0
     g = dgraph.from_edgelist(edges, directed=False, weight="w", layout=layout)
     ref = dgraph.from_edgelist(edges, directed=False, weight="w", layout=OneD(ranks=1))
-    assert g._order is not None  # the placement reorders vertices
-    key = g._order.key  # construction's copies of the order go (dask's active memory manager)
-    wait_until(lambda: len(client.who_has([g._order])[key]) == 1, 30, "one copy of the vertex order")
+    assert g.store.order is not None  # the placement reorders vertices
+    key = g.store.order.key  # construction's copies of the order go (dask's active memory manager)
+    wait_until(lambda: len(client.who_has([g.store.order])[key]) == 1, 30, "one copy of the vertex order")
     calls = {
         "bfs": lambda h: alg.bfs(h, 0),
         "sssp": lambda h: alg.sssp(h, 0, weight="w"),

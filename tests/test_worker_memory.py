@@ -40,7 +40,7 @@ def test_a_block_keeps_the_slots_its_arcs_read_and_is_weighed_with_them(memory_c
     from dgraph.block import _block_bytes, slots_read
 
     g = dgraph.from_edgelist(kron_edges(9, seed=3), directed=False, layout=OneD(ranks=2), client=memory_client)
-    block = memory_client.gather(g._blocks[1])
+    block = memory_client.gather(g.store.blocks[1])
     alone = _block_bytes(block)
     read = slots_read(block)
     np.testing.assert_array_equal(read, np.unique(block.indices))
@@ -50,7 +50,7 @@ def test_a_block_keeps_the_slots_its_arcs_read_and_is_weighed_with_them(memory_c
     first = alg.pagerank(g, max_iter=12, tol=0).compute()
     again = alg.pagerank(g, max_iter=12, tol=0).compute()  # from the hub labels the first call kept
     pd.testing.assert_frame_equal(first, again)
-    kept = memory_client.gather(g._blocks[1]).__dict__["_kept"]
+    kept = memory_client.gather(g.store.blocks[1]).__dict__["_kept"]
     assert kept[("hubs first", 64)].size == block.space.size and "slots read" in kept
 
 
@@ -67,12 +67,12 @@ def test_blocks_are_dask_data_that_spills_to_disk_and_back(memory_client, layout
     c = memory_client
     edges = kron_edges(9, seed=3)
     g = dgraph.from_edgelist(edges, directed=False, layout=layout, client=c)
-    weighed = c.nbytes(keys=[b.key for b in g._blocks], summary=False)
-    held = c.gather([c.submit(_array_bytes, b, pure=False) for b in g._blocks])
-    assert [weighed[b.key] for b in g._blocks] == held
+    weighed = c.nbytes(keys=[b.key for b in g.store.blocks], summary=False)
+    held = c.gather([c.submit(_array_bytes, b, pure=False) for b in g.store.blocks])
+    assert [weighed[b.key] for b in g.store.blocks] == held
 
     on_disk = set().union(*c.run(_spill_everything).values())
-    assert {b.key for b in g._blocks} <= on_disk
+    assert {b.key for b in g.store.blocks} <= on_disk
     G = nx_graph(edges, directed=False)
     root = int(edges.src.iloc[0])
     got = c.compute(alg.bfs(g, root)).result().set_index("vertex").distance

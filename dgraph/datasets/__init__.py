@@ -143,8 +143,7 @@ def load(name, **graph_kwargs):
         edges, vertices = _wikispeedia() if kind == "wikispeedia" else _rutherford_boeing()
         graph_kwargs.setdefault("vertices", vertices)
         g = from_edgelist(edges, **graph_kwargs)
-    g.ground_truth = ground_truth(name)
-    return g
+    return g._replace(ground_truth=ground_truth(name))
 
 
 def ground_truth(name):

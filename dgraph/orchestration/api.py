@@ -12,8 +12,8 @@ from .. import frames
 from ..build import _to_dask
 from ..cluster import get_client, workers
 from ..errors import DgraphInputError
-from ..graph import _timeout
 from ..results import part_name, to_dask
+from ..runner import _timeout
 from ..runtime import launch
 from .merges import Merge
 from .stage import ADDRESS, Stage
