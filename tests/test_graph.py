@@ -166,7 +166,7 @@ def test_a_reordered_graphs_vertex_params_are_asked_of_the_table_worker_not_run_
             assert {int(u): int(d) for u, d in got.items()} == nx.single_source_shortest_path_length(G, v)
         assert submitted == []  # each source looked up by the tables' workers, not by a task
         asked = []
-        monkeypatch.setattr(dgraph.graph, "lookup_held", lambda *args: asked.append(args) or lookup_held(*args))
+        monkeypatch.setattr(dgraph.codec, "lookup_held", lambda *args: asked.append(args) or lookup_held(*args))
         again = bfs(g, sources[1]).compute().set_index("vertex").distance.dropna()
         assert asked == [] and again.equals(bfs(g, sources[1]).compute().set_index("vertex").distance.dropna())
         with pytest.raises(dgraph.DgraphInputError, match="not a vertex"):
