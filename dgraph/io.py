@@ -104,16 +104,38 @@ def _is_number(token):
     return True
 
 
-def _has_header(path, sep, comment, columns):
-    """Whether the first line is a header: some of ``columns`` (positions) hold a number on the
-    second line but not on the first. String labels on both lines cannot tell: no header then."""
-    lines = _data_lines(path, comment)
+# Names edge-list files give their columns (compared in lower case). A first line made only of
+# these, whose label fields name no vertex on the lines below it, is a header.
+COLUMN_NAMES = frozenset(
+    "src dst source target destination from to u v head tail node1 node2 node_1 node_2 source_id target_id "
+    "from_id to_id src_id dst_id sourceid targetid start end id1 id2 vertex1 vertex2 i j "
+    "weight weights w cost length distance time capacity value label type timestamp".split()
+)
+HEADER_SAMPLE = 1000  # lines read to tell a header from a first edge
+
+
+def _has_header(path, sep, comment, labels):
+    """Whether the first line of a text edge list is a header (``header=None``).
+
+    It is when a field that holds a number on every line of the sample below it does not hold
+    one on it (the weights, or integer labels, under their names), or when all its fields are
+    usual column names (``COLUMN_NAMES``: src, dst, source, target, weight, ...) and its fields at
+    the ``labels`` positions (source, destination) name no vertex of the sample below it. String
+    labels named otherwise, or named like a vertex that appears below, read as an edge:
+    ``header=True`` says otherwise.
+    """
+    lines = _data_lines(path, comment, count=HEADER_SAMPLE + 1)
     if len(lines) < 2:
         return False
-    first, second = _fields(lines[0], sep), _fields(lines[1], sep)
-    return any(
-        c < len(first) and c < len(second) and _is_number(second[c]) and not _is_number(first[c]) for c in columns
-    )
+    first, rest = _fields(lines[0], sep), [_fields(line, sep) for line in lines[1:]]
+    width = min(len(first), *(len(r) for r in rest))
+    numbers_below = [c for c in range(width) if all(_is_number(r[c]) for r in rest)]
+    if any(not _is_number(first[c]) for c in numbers_below):
+        return True
+    if not all(f.lower() in COLUMN_NAMES for f in first):
+        return False
+    below = {r[c] for r in rest for c in labels if c < len(r)}
+    return not any(first[c] in below for c in labels if c < len(first))
 
 
 def read_gml_edges(path):
@@ -165,9 +187,12 @@ def read_edgelist(
         Default: ``False`` for a symmetric Matrix Market file or a GML file without
         ``directed 1``, else ``True`` (the command line's default too).
     header : bool, optional
-        Whether a text file's first line names its columns. Default: detected (the first line is
-        a header when a column that holds numbers below does not hold one there; with string
-        labels throughout say ``header=True``). A Matrix Market file has none.
+        Whether a text file's first line names its columns. Default: detected from the first
+        1000 lines: the first line is a header when a column that holds numbers below does not
+        hold one there, or when its fields are all usual column names (``src``, ``dst``,
+        ``source``, ``target``, ``from``, ``to``, ``weight``, ...: ``dgraph.io.COLUMN_NAMES``) and
+        its source and destination fields name no vertex below it. Say ``header=True`` for
+        string labels under other names. A Matrix Market file has none.
     **graph_kwargs
         Passed to ``dgraph.from_edgelist`` (``layout``, ``ranks``, ``duplicates``, ...).
 
@@ -240,8 +265,8 @@ def read_edgelist(
             raise DgraphInputError(f"header must be True, False or None (detect), got {header!r}")
         named = any(isinstance(c, str) for c in (source, destination, weight) if c is not None)
         if header is None:
-            positions = [c for c in (source, destination, weight) if isinstance(c, int)]
-            header = named or _has_header(paths[0], opts["sep"], opts["comment"], positions)
+            ends = [c for c in (source, destination) if isinstance(c, int)]
+            header = named or _has_header(paths[0], opts["sep"], opts["comment"], ends)
         df = _read_text(dd, paths, fmt, header is not False, opts)
         if header is not False:
             names = list(df.columns)
