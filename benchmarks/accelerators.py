@@ -103,7 +103,7 @@ def _heterogeneous(scale, repeats):
     if len(os.sched_getaffinity(0)) < 2:
         print("  needs 2 cores; skipped")
         return
-    with LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster:
         with Client(cluster) as client:
             addrs = sorted(client.scheduler_info()["workers"])
             for i, w in enumerate(addrs):
@@ -137,7 +137,7 @@ def main(argv=None):
     from dgraph.provenance import header
 
     print(header() + "\n")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster:
         with Client(cluster) as client:
             edges, _ = generators.kronecker(args.scale, seed=1, weights=True)
             g = dgraph.from_edgelist(edges, directed=False, weight="weight", layout=OneD(ranks=4))

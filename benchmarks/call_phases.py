@@ -42,7 +42,7 @@ def main(argv=None):
     print(header(None if argv is None else [sys.argv[0], *argv]) + "\n", flush=True)
     weighted = args.algorithm == "sssp"
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster) as client,
     ):
         edges, n = kronecker(args.scale, 16, 1, weights=weighted)

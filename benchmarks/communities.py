@@ -162,7 +162,7 @@ def main(argv=None):
     print(header() + "\n")
     scales = [int(s) for s in args.scales.split(",") if s]
     gaps, ratios = {}, {}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster:
         with Client(cluster) as client:
             for name, edges, truth in _inputs(args.quick, scales):
                 codes, uniques = pd.factorize(pd.concat([edges.src, edges.dst], ignore_index=True))

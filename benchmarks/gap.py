@@ -196,7 +196,10 @@ def main(argv=None):
             return 0
         with (
             LocalCluster(
-                n_workers=args.workers, threads_per_worker=args.threads, host="127.0.0.1", dashboard_address=None
+                n_workers=args.workers,
+                threads_per_worker=args.threads,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
             ) as cluster,
             Client(cluster) as client,
         ):

@@ -75,7 +75,7 @@ def main(argv=None):
         print("no CUDA GPU here; NUMBA_ENABLE_CUDASIM=1 runs this script in numba's simulator (small --scale)")
         return 0
     if config.ENABLE_CUDASIM:
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0")
     else:
         from dgraph.cluster import gpu_cluster
 

@@ -119,7 +119,9 @@ def main(argv=None):
         path = os.path.join(workdir, "arcs.npy")
         np.save(path, arcs)
         with (
-            LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster,
+            LocalCluster(
+                n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+            ) as cluster,
             Client(cluster),
         ):
             graphs = []

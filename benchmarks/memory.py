@@ -88,7 +88,7 @@ def main(argv=None):
     with (
         # no memory limit: a worker growing past an eighth of the machine is measured, not restarted
         LocalCluster(
-            n_workers=8, threads_per_worker=1, memory_limit=0, host="127.0.0.1", dashboard_address=None
+            n_workers=8, threads_per_worker=1, memory_limit=0, host="127.0.0.1", dashboard_address="127.0.0.1:0"
         ) as cluster,
         Client(cluster) as client,
     ):

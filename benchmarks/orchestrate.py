@@ -110,7 +110,7 @@ def main(argv=None):
     from distributed import Client, LocalCluster
 
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster) as client,
     ):
         print(f"2 workers x 1 thread; {args.tasks_per_rank:,} tasks per rank; best of {args.repeat}")

@@ -654,7 +654,7 @@ def main(argv=None):
     algos = [a for a in args.algorithms.split(",") if a]
     rows, nx_rate = [], {}
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster) as client,
     ):
         print(

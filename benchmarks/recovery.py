@@ -37,7 +37,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     print(header(None if argv is None else [sys.argv[0], *argv]) + "\n", flush=True)
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster) as client,
     ):
         g = kronecker_graph(args.scale, ranks=args.ranks)

@@ -71,7 +71,7 @@ def main(argv=None):
     from dgraph.generators import kronecker_graph
 
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster),
     ):
         print(

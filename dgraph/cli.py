@@ -253,7 +253,9 @@ def _connected(args):
                 yield client
             return
         _say(f"dgraph: starting a local cluster of {args.workers} workers")
-        local = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        local = LocalCluster(
+            n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
+        )
         with local as cluster, Client(cluster) as client:
             yield client
     finally:

@@ -16,7 +16,8 @@ def get_client():
     """The active ``distributed.Client``; without one, start a LocalCluster sized to the machine.
 
     The cluster dgraph starts has one single-threaded worker process per core (the BSP runtime
-    drives all of a worker's ranks from one thread) and is announced once on stderr.
+    drives all of a worker's ranks from one thread), listens on 127.0.0.1 only (its HTTP server on
+    a free port) and is announced once on stderr.
     """
     global _own
     from distributed import Client, LocalCluster, default_client
@@ -28,14 +29,23 @@ def get_client():
     with _lock:
         if _own is None or _own.status == "closed":
             n = max(1, min(os.cpu_count() or 1, 8))
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0")
             _own = Client(cluster, set_as_default=True)
             print(
-                f"dgraph: no dask client was active; started a local cluster with {n} workers "
-                f"({_own.dashboard_link or 'no dashboard'})",
+                f"dgraph: no dask client was active; started a local cluster with {n} workers ({_dashboard(_own)})",
                 file=sys.stderr,
             )
         return _own
+
+
+def _dashboard(client):
+    """Where the cluster's dashboard is, when one is served: dask serves it only with bokeh
+    installed (``pip install bokeh``), and its address answers 404 without."""
+    import importlib.util
+
+    if importlib.util.find_spec("bokeh") is None or not client.dashboard_link:
+        return "no dashboard: pip install bokeh for one"
+    return f"dashboard at {client.dashboard_link}"
 
 
 def workers(client):
@@ -99,7 +109,7 @@ def gpu_cluster(**kwargs):
         )
     kwargs.setdefault("threads_per_worker", 1)  # the BSP runtime drives a worker's ranks from one thread
     kwargs.setdefault("host", "127.0.0.1")
-    kwargs.setdefault("dashboard_address", None)
+    kwargs.setdefault("dashboard_address", "127.0.0.1:0")
     return dask_cuda.LocalCUDACluster(**kwargs)
 
 

@@ -37,7 +37,7 @@ def pytest_sessionstart(session):
 
 @pytest.fixture(scope="session")
 def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster:
         with Client(cluster, set_as_default=True) as c:
             yield c
 

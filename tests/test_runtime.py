@@ -595,7 +595,7 @@ def test_a_script_that_exits_with_results_alive_logs_no_lost_data(tmp_path):
         "import dgraph\n"
         "from dgraph.algorithms import bfs, connected_components\n"
         "if __name__ == '__main__':\n"
-        "    client = Client(n_workers=2, threads_per_worker=1, dashboard_address=None)\n"
+        "    client = Client(n_workers=2, threads_per_worker=1, dashboard_address='127.0.0.1:0')\n"
         "    edges = pd.DataFrame({'src': ['ann', 'bob', 'cat'], 'dst': ['bob', 'cat', 'ann']})\n"
         "    g = dgraph.from_edgelist(edges, directed=False)\n"
         "    kept = [bfs(g, 'ann'), connected_components(g)]\n"

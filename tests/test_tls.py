@@ -15,7 +15,12 @@ from dgraph.cluster import workers
 def tls_client():
     security = Security.temporary()
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, security=security, host="127.0.0.1"
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address="127.0.0.1:0",
+        security=security,
+        host="127.0.0.1",
     ) as cluster:
         with Client(cluster, security=security, set_as_default=False) as c:
             yield c

@@ -197,7 +197,7 @@ def test_connect_by_scheduler_file(tmp_path):
         n_workers=1,
         threads_per_worker=1,
         processes=False,
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",
         scheduler_kwargs={"scheduler_file": path},
     ):
         with connect(scheduler_file=path) as c:

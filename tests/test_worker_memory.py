@@ -20,7 +20,7 @@ from dgraph.partitioners import OneD, OnePointFiveD
 
 @pytest.fixture(scope="module")
 def memory_client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster:
         with Client(cluster, set_as_default=False) as c:
             yield c
 

@@ -51,7 +51,7 @@ def compile_kernels(half=None):
     directed = er_edges(300, 1200, seed=2)
     tree = {"src": np.arange(1, 64), "dst": np.arange(1, 64) // 2}
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster, set_as_default=True),
     ):
         cases = [
