@@ -1,32 +1,50 @@
 """networkx functions run by dgraph: each takes networkx's arguments, runs dgraph's algorithm on
 the cluster and returns what networkx returns (dicts, generators, sets, graphs), keyed by the
-caller's own nodes. ``CALLS`` counts how often each one really ran."""
+caller's own nodes. ``CALLS`` counts how often each one really ran.
+
+Which networkx functions the backend runs is the registry's word (each entry's ``networkx``
+names, ``dgraph.algorithms.REGISTRY``), plus the graph constructors (``CONSTRUCTORS``): every
+one of them has an implementation here, registered with ``implements(note)``, whose note
+networkx shows in the function's documentation (``_dgraph_nx``, generated from ``NOTES`` by
+``python -m dgraph.nx.info``)."""
 
 from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from dgraph import algorithms as alg
+from dgraph.algorithms.registry import networkx_names
 from dgraph.dask_internals import fetch
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 CALLS: Counter[str] = Counter()  # function name -> times the backend ran it
-IMPLEMENTED: dict = {}  # function name -> the implementation
+WRITTEN: dict[str, Callable[..., Any]] = {}  # function name -> its implementation here
+NOTES: dict[str, str] = {}  # function name -> what a user of networkx should know when dgraph runs it
+CONSTRUCTORS = ("from_pandas_edgelist",)  # networkx functions that build a graph: not algorithms
 
 
-def implements(fn):
-    """Register ``fn`` as the backend's implementation of networkx's function of the same name."""
+def implements(note: str = "") -> Callable[[F], F]:
+    """Register the decorated function as the backend's implementation of networkx's function of
+    the same name, with ``note`` for networkx's documentation of it."""
 
-    @functools.wraps(fn)
-    def counted(*args, **kwargs):
-        CALLS[fn.__name__] += 1
-        return fn(*args, **kwargs)
+    def register(fn: F) -> F:
+        @functools.wraps(fn)
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            CALLS[fn.__name__] += 1
+            return fn(*args, **kwargs)
 
-    IMPLEMENTED[fn.__name__] = counted
-    return counted
+        WRITTEN[fn.__name__] = counted
+        NOTES[fn.__name__] = note
+        return counted  # type: ignore[return-value]
+
+    return register
 
 
 def _weighted(G, weight):
@@ -54,14 +72,18 @@ def _groups(G, result, column):
 
 
 # --------------------------------------------------------------------------- traversal
-@implements
+@implements(
+    "The tree's parents are the first in the node order among those one level closer (networkx takes the "
+    "first found), so the edges may differ where a vertex has several; edges come level by level. Runs "
+    "with reverse=False and without sort_neighbors."
+)
 def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     found = _bfs(G, source, depth_limit)
     tree = found[found["predecessor"].notna()]
     return iter(list(zip(tree["predecessor"].tolist(), tree["vertex"].tolist())))
 
 
-@implements
+@implements("As bfs_edges.")
 def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     import networkx as nx
 
@@ -73,7 +95,7 @@ def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     return T
 
 
-@implements
+@implements()
 def single_source_shortest_path_length(G, source, cutoff=None):
     found = _bfs(G, source, cutoff)
     return dict(zip(found["vertex"].tolist(), found["distance"].astype(np.int64).tolist()))
@@ -99,12 +121,15 @@ def _as_dict(G, frame, weight):
     return dict(zip(named["vertex"].tolist(), values))
 
 
-@implements
+@implements("weight: an edge attribute name (not a function).")
 def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     return _as_dict(G, _distances(G, source, cutoff, weight), weight)
 
 
-@implements
+@implements(
+    "Among paths of equal length, each vertex's predecessor is the first in the node order among the "
+    "strictly closer ones, as dgraph.algorithms.sssp picks it; networkx's may be another."
+)
 def single_source_dijkstra(G, source, target=None, cutoff=None, weight="weight"):
     import networkx as nx
 
@@ -122,7 +147,7 @@ def single_source_dijkstra(G, source, target=None, cutoff=None, weight="weight")
     return dist[target], paths[target]
 
 
-@implements
+@implements("Every predecessor, listed nearest first.")
 def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
     """Every predecessor on a shortest path, as networkx lists them (nearest first): each arc
     whose tail's distance plus its weight gives the head's, found on the workers by joining the
@@ -147,7 +172,7 @@ def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
 
 
 # --------------------------------------------------------------------------- link analysis
-@implements
+@implements("Without nstart and dangling; results agree with networkx's within tol.")
 def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstart=None, weight="weight", dangling=None):
     import warnings
 
@@ -171,30 +196,31 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstar
             personalization=personalization,
             weight=graph.weight if _weighted(G, weight) else None,
         )
+        converged = graph.last_stats.info.get("converged", True)
         ranks = _dict(G, found, "pagerank")
-    if not graph.last_stats.info.get("converged", True):
+    if not converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
     return ranks
 
 
 # --------------------------------------------------------------------------- components
-@implements
+@implements()
 def connected_components(G):
     return _groups(G, alg.connected_components(G.graph_), "component")
 
 
-@implements
+@implements()
 def number_connected_components(G):
     found = alg.connected_components(G.graph_)
     return int(fetch(G.graph_.client, found["component"].nunique()))
 
 
-@implements
+@implements()
 def weakly_connected_components(G):
     return _groups(G, alg.weakly_connected_components(G.graph_), "component")
 
 
-@implements
+@implements()
 def strongly_connected_components(G):
     return _groups(G, alg.strongly_connected_components(G.graph_), "component")
 
@@ -213,7 +239,7 @@ def _is_container(nodes):
     return hasattr(nodes, "__iter__") and not isinstance(nodes, (str, bytes, tuple))
 
 
-@implements
+@implements()
 def triangles(G, nodes=None):
     if nodes is not None and not _is_container(nodes) and nodes not in _node_set(G):
         import networkx as nx
@@ -222,7 +248,7 @@ def triangles(G, nodes=None):
     return _at(G, _dict(G, alg.triangle_count(G.graph_), "triangles"), nodes)
 
 
-@implements
+@implements()
 def transitivity(G):
     counts = _frame(G, alg.triangle_count(G.graph_), "vertex").set_index("vertex")["triangles"]
     degree = _frame(G, G.graph_.degrees(), "vertex").set_index("vertex")["degree"]
@@ -233,12 +259,12 @@ def transitivity(G):
     return 0 if total == 0 else total / pairs
 
 
-@implements
+@implements("Undirected graphs, unweighted (weight=None).")
 def clustering(G, nodes=None, weight=None):
     return _at(G, _dict(G, alg.local_clustering_coefficient(G.graph_), "lcc"), nodes)
 
 
-@implements
+@implements("Undirected graphs, unweighted (weight=None).")
 def average_clustering(G, nodes=None, weight=None, count_zeros=True):
     values = clustering.__wrapped__(G, nodes if nodes is None or _is_container(nodes) else [nodes])
     c = list(values.values())
@@ -260,7 +286,7 @@ def _loops_per_vertex(G):
 
 
 # --------------------------------------------------------------------------- centrality
-@implements
+@implements("Unweighted, endpoints=False; with k, the same sample networkx draws with the same seed.")
 def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
     sources = None
     if k is not None:  # the sample networkx draws with the same seed
@@ -271,12 +297,12 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
 
 
 # --------------------------------------------------------------------------- cores, matching
-@implements
+@implements("Graphs without self-loops (networkx refuses them too).")
 def core_number(G):
     return _dict(G, alg.core_number(G.graph_), "core")
 
 
-@implements
+@implements("Returns the core's nodes and edges (with the call's weight), not the input's other attributes.")
 def k_core(G, k=None, core_number=None):
     """The k-core: core numbers from dgraph; the subgraph cut from the caller's networkx graph
     when there is one (every attribute kept, as networkx returns it), else the core's nodes and
@@ -309,7 +335,10 @@ def k_core(G, k=None, core_number=None):
     return out
 
 
-@implements
+@implements(
+    "Only where dgraph's locally dominant matching is the maximum one: every component a star (one "
+    "centre) and maxcardinality=False; can_run declines other graphs."
+)
 def max_weight_matching(G, maxcardinality=False, weight="weight"):
     graph = G.graph_
     found = alg.max_weight_matching(graph, weight=graph.weight if _weighted(G, weight) else None)
@@ -335,19 +364,37 @@ def _communities(method, G, weight, seed, **params):
     return list(_groups(G, method(graph, seed=_seed(seed), weight=weight, **params), "community"))
 
 
-@implements
+@implements(
+    "Distributed Louvain: a different partition than networkx's for a seed, of comparable modularity (see"
+    " the dgraph benchmarks)."
+)
 def louvain_communities(G, weight="weight", resolution=1, threshold=1e-07, max_level=None, seed=None):
     return _communities(alg.louvain, G, weight, seed, resolution=resolution, threshold=threshold, max_level=max_level)
 
 
-@implements
+@implements("Distributed Leiden: every community connected.")
 def leiden_communities(G, weight="weight", resolution=1, max_level=None, seed=None):
     return _communities(alg.leiden, G, weight, seed, resolution=resolution, max_level=max_level)
 
 
 # --------------------------------------------------------------------------- construction
-@implements
+@implements(
+    "Builds a dgraph.nx.Graph on the cluster (also from a dask DataFrame); one edge attribute at most, no multigraphs."
+)
 def from_pandas_edgelist(df, source="source", target="target", edge_attr=None, create_using=None, edge_key=None):
     from .graphs import from_pandas_edgelist as build
 
     return build(df, source, target, edge_attr, create_using, edge_key)
+
+
+def _offered() -> dict[str, Callable[..., Any]]:
+    names = (*networkx_names(), *CONSTRUCTORS)
+    missing = [name for name in names if name not in WRITTEN]
+    if missing:
+        raise RuntimeError(
+            f"dgraph.algorithms.REGISTRY names networkx functions dgraph.nx does not implement: {missing}"
+        )
+    return {name: WRITTEN[name] for name in names}
+
+
+IMPLEMENTED = _offered()  # function name -> the implementation: the registry's networkx names and the constructors
