@@ -261,7 +261,7 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
         raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
     if sub_iterations and method == "relax":
         raise DgraphInputError("sub_iterations=True runs level by level: use method='auto' or 'levels' with it")
-    if sub_iterations and graph.layout.name != "1.5d":
+    if sub_iterations and graph.layout.subgraph_schedule() is None:
         raise DgraphInputError(
             f"sub_iterations=True needs a layout with subgraphs (layout='1.5d'), not {graph.layout!r}"
         )
