@@ -25,6 +25,8 @@ Output encoding: ``pagerank`` (float64, sums to 1).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,6 +37,11 @@ from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange, reduce_rows
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
+
 HUB_READS = 64  # reads of one vertex's contribution above which the SpMV gathers in hubs-first labels
 HUBS_AFTER = 5  # iterations before that, in runs allowed at least as many more
 SEGMENT = 1 << 16  # the hubs' SpMV segment: the most read sources, 256 KiB of float32 contributions
@@ -42,7 +49,7 @@ FLOAT32_ROUNDING = 2.0**-24  # the relative error of rounding a float64 to float
 
 
 def pagerank_kernel(
-    ctx, alpha, max_iter, tol, personalization, weighted, bounds, layout, hub_reads=HUB_READS, segment=SEGMENT
+    ctx, *, alpha, max_iter, tol, personalization, weighted, bounds, layout, hub_reads=HUB_READS, segment=SEGMENT
 ):
     n = int(bounds[-1])
     kind = _contribution_type(alpha, tol, n)
@@ -239,7 +246,15 @@ def _personalization_vector(labels_ids, values, n):
     return vec / vec.sum()
 
 
-def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, weight=None):
+def pagerank(
+    graph: Graph,
+    *,
+    alpha: float = 0.85,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    personalization: Mapping[Hashable, float] | pd.Series | pd.DataFrame | None = None,
+    weight: str | None = None,
+) -> dd.DataFrame:
     """PageRank of every vertex.
 
     Parameters
@@ -308,11 +323,11 @@ def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, we
             if not {"vertex", "values"} <= set(personalization.columns):
                 raise DgraphInputError("a personalization DataFrame needs columns 'vertex' and 'values'")
             personalization = pd.Series(personalization["values"].to_numpy(), index=personalization["vertex"])
-        personalization = pd.Series(personalization)
-        vals = personalization.to_numpy(dtype=np.float64)
+        chosen = pd.Series(personalization)
+        vals = chosen.to_numpy(dtype=np.float64)
         if (vals < 0).any() or not np.isfinite(vals).all() or vals.sum() <= 0:
             raise DgraphInputError("personalization values must be finite, non-negative and not all zero")
-        ids = graph.encode_vertices(personalization.index.tolist(), "personalization vertex")
+        ids = graph.encode_vertices(chosen.index.tolist(), "personalization vertex")
         pers = graph.client.submit(_personalization_vector, ids, vals, graph.num_vertices)
     frame = graph.run_to_frame(
         pagerank_kernel,

@@ -167,7 +167,7 @@ def _local_rules(snap, weights, limit, tolerance):
     return rules
 
 
-def check_bfs(snap, frame, source, depth_limit=None):
+def check_bfs(snap, frame, *, source, depth_limit=None):
     root = _source(snap, source)
     dist = frame["distance"]
     reach = np.where(dist.notna(), dist.fillna(-1).to_numpy(np.float64), -1.0)
@@ -182,7 +182,7 @@ def check_bfs(snap, frame, source, depth_limit=None):
     return errors
 
 
-def check_sssp(snap, frame, source, weight=None, **_):
+def check_sssp(snap, frame, *, source, weight=None, **_):
     root = _source(snap, source)
     dist = frame["distance"]
     reach = np.where(dist.notna(), dist.fillna(np.inf).to_numpy(np.float64), np.inf)
@@ -239,7 +239,7 @@ def check_scc(snap, frame):
     return _components(snap, frame, "strong")
 
 
-def check_communities(snap, frame, connected, modularity=None, resolution=1.0, weight=None):
+def check_communities(snap, frame, connected, *, modularity=None, resolution=1.0, weight=None):
     labels = _ids(snap, frame["community"])
     if (labels < 0).any():
         return ["a community label is not a vertex of the graph"]
@@ -281,7 +281,7 @@ def check_leiden(snap, frame, **params):
 
 
 # --------------------------------------------------------------------------- PageRank
-def check_pagerank(snap, frame, alpha=0.85, tol=1e-6, personalization=None, weight=None, max_iter=100):
+def check_pagerank(snap, frame, *, alpha=0.85, tol=1e-6, personalization=None, weight=None, max_iter=100):
     x = frame["pagerank"].to_numpy(np.float64)
     n = snap.n
     errors = []
@@ -386,7 +386,7 @@ def _peel(n, src, dst):
     return core
 
 
-def check_mwm(snap, frame, weight="weight"):
+def check_mwm(snap, frame, *, weight="weight"):
     if snap.directed:
         return ["a matching is defined on undirected graphs"]
     mate = _ids(snap, frame["mate"])
@@ -416,7 +416,7 @@ def check_mwm(snap, frame, weight="weight"):
 
 
 # --------------------------------------------------------------------------- replays
-def check_cdlp(snap, frame, max_iter=10):
+def check_cdlp(snap, frame, *, max_iter=10):
     """Label propagation is deterministic: replay it over the whole graph (LDBC's semantics)."""
     order = np.argsort(snap.key)  # canonical id -> placed id
     canon = snap.key  # placed id -> canonical id
@@ -440,7 +440,7 @@ def check_cdlp(snap, frame, max_iter=10):
     return []
 
 
-def check_bc(snap, frame, sources=None, normalized=True, k=None):
+def check_bc(snap, frame, *, sources=None, normalized=True, k=None):
     if k is not None:
         raise DgraphInputError("verify('bc') needs the sources a sampled run used: pass sources=, not k=")
     from .betweenness_centrality import _scales

@@ -73,3 +73,34 @@ def test_the_table_networkx_reads_is_written_from_the_backend():
     assert _dgraph_nx.NOTES == info.table()
     assert list(_dgraph_nx.NOTES) == list(info.table())
     assert set(_dgraph_nx.get_info()["functions"]) == set(dnx.IMPLEMENTED)
+
+
+def _unannotated(fn):
+    signature = inspect.signature(fn)
+    missing = [p.name for p in signature.parameters.values() if p.annotation is inspect.Parameter.empty]
+    return missing + (["return"] if signature.return_annotation is inspect.Signature.empty else [])
+
+
+def test_public_functions_are_annotated():
+    public = [getattr(alg, name) for name in alg.__all__ if inspect.isfunction(getattr(alg, name))]
+    backend = [dnx.can_run, dnx.should_run, dnx.convert_from_nx, dnx.convert_to_nx, dnx.BackendInterface.on_start_tests]
+    backend += [inspect.unwrap(fn) for fn in dnx.IMPLEMENTED.values()]
+    assert {fn.__qualname__: _unannotated(fn) for fn in public + backend if _unannotated(fn)} == {}
+
+
+def test_no_function_takes_more_than_six_positional_parameters():
+    """Options are keyword-only: kernels take their params by name (graph.run passes them so),
+    public functions the graph and their one or two natural arguments."""
+    import ast
+    import pathlib
+
+    roots = [pathlib.Path(alg.__file__).parent, pathlib.Path(dnx.__file__).parent]
+    wide = []
+    for path in sorted(p for root in roots for p in root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args.posonlyargs + node.args.args
+                count = len(args) - (1 if args and args[0].arg in ("self", "cls") else 0)
+                if count > 6:
+                    wide.append(f"{path.name}:{node.lineno} {node.name} {count}")
+    assert wide == []
