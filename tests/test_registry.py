@@ -104,3 +104,15 @@ def test_no_function_takes_more_than_six_positional_parameters():
                 if count > 6:
                     wide.append(f"{path.name}:{node.lineno} {node.name} {count}")
     assert wide == []
+
+
+def test_the_table_networkx_reads_imports_without_dask():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, _dgraph_nx; _dgraph_nx.get_info(); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'dgraph')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
