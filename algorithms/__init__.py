@@ -1,5 +1,6 @@
 """Graph algorithms. Each takes a ``dgraph.Graph`` first and returns a dask DataFrame with a
-``vertex`` column in the user's labels and named value columns."""
+``vertex`` column in the user's labels and named value columns. ``REGISTRY`` lists them
+(``registry.py``): an algorithm is its module plus its entry there."""
 
 from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
@@ -12,13 +13,15 @@ from .neighbourhood import ego_graph, k_hop
 from .pagerank import pagerank
 from .personalized_pagerank import personalized_pagerank
 from .pointer_jumping import pointer_jumping
+from .registry import REGISTRY, Algorithm, verify
 from .shortest_paths import shortest_paths
 from .sssp import sssp
 from .strongly_connected_components import strongly_connected_components
 from .triangles import local_clustering_coefficient, total_triangles, triangle_count
-from .verify import verify
 
 __all__ = [
+    "REGISTRY",
+    "Algorithm",
     "betweenness_centrality",
     "bfs",
     "connected_components",

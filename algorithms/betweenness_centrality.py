@@ -29,6 +29,8 @@ Output encoding: ``betweenness`` (float64).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,6 +40,11 @@ from dgraph.checks import integer
 from dgraph.edgemap import EdgeMap, pull_is_cheaper
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import sum_at_owners
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
 
 METHODS = ("auto", "replicated", "levels")
 # "auto" copies the graph when a copy (the gathered arc list, then the CSR built from it: about
@@ -52,7 +59,7 @@ PULL_FRONTIER = 64  # see _Direction
 ROUND_ARCS = 50_000_000  # arcs a worker scans between two progress reports (one allreduce)
 
 
-def brandes_kernel(ctx, sources, scales, directed, arcs, bounds, layout):
+def brandes_kernel(ctx, *, sources, scales, directed, arcs, bounds, layout):
     forward = EdgeMap(ctx, bounds, block=0, layout=layout)
     backward = EdgeMap(ctx, bounds, block=1 if directed else 0, layout=layout)
     nl = {r: forward.size(r) for r in ctx.ranks}
@@ -183,7 +190,7 @@ class _Direction:
         return "pull"
 
 
-def replicated_kernel(ctx, sources, scales, bounds, layout):
+def replicated_kernel(ctx, *, sources, scales, bounds, layout):
     n = int(bounds[-1])
     with ctx.phase("replicate"):
         indptr, indices = _whole_graph(ctx, n, layout.owns_rows())
@@ -271,7 +278,15 @@ def _few_sources(graph, k, workers):
     return k < workers and graph.num_arcs >= LEVELS_DEGREE * graph.num_vertices
 
 
-def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=None, method="auto"):
+def betweenness_centrality(
+    graph: Graph,
+    *,
+    sources: Iterable[Hashable] | None = None,
+    k: int | None = None,
+    normalized: bool = True,
+    seed: int | None = None,
+    method: str = "auto",
+) -> dd.DataFrame:
     """Betweenness centrality of every vertex (shortest paths by hop count).
 
     Parameters
@@ -336,6 +351,7 @@ def betweenness_centrality(graph, sources=None, k=None, normalized=True, seed=No
         info = list(graph.client.scheduler_info(n_workers=-1)["workers"].values())
         few = _few_sources(graph, len(ids), len(info))
         method = "levels" if few or not _replica_fits(graph, info) else "replicated"
+    kernel: Callable[..., Any]
     if method == "replicated":
         kernel, args = replicated_kernel, {}
     else:

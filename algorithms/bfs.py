@@ -31,6 +31,9 @@ every layout and rank count.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
 import numpy as np
 
 from dgraph import kernels
@@ -39,13 +42,18 @@ from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_paths
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
+
 ALPHA, BETA = 15, 18
 LOCAL_PULL_SHARE = 0.05  # such a subgraph pulls once 5% of its sources are active
 RELAX_AFTER = 16  # levels before a search whose frontier stays thin may finish by local relaxation
 METHODS = ("auto", "levels", "relax")
 
 
-def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, arcs, max_degree, bounds, layout):
+def bfs_kernel(ctx, *, source, depth_limit, sub_iterations, method, share, arcs, max_degree, bounds, layout):
     em = EdgeMap(ctx, bounds, layout=layout)
     n = em.n
     level = {r: np.full(em.size(r), -1, np.int64) for r in ctx.ranks}
@@ -60,7 +68,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, arcs, ma
         visited.mark(r, [np.array([source])])
     ctx.hold("bfs level, parent", level, parent)
     if sub_iterations:
-        return _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited)
+        return _by_subgraph(ctx, em, depth_limit, _Search(level, parent, visited), frontier)
     if method == "auto" and _whole(em):  # one rank holds every vertex and arc: one call
         depth, scanned, pulls = kernels.bfs_levels(
             *_csr(em.out_block(0)), *_csr(em.in_block(0)), source, level[0], parent[0], em.own_key(0),
@@ -98,7 +106,7 @@ def bfs_kernel(ctx, source, depth_limit, sub_iterations, method, share, arcs, ma
         if pushed:
             sent, nf, mf = totals
         explored, prev_nf = explored + mf, nf
-        frontier = _settle(ctx, em, merged, depth, level, parent, visited)
+        frontier = _settle(ctx, em, merged, depth, _Search(level, parent, visited))
         # a pushed level reaching few heads cannot trigger a switch: skip reducing the next
         # frontier's stats (they ride with the next level instead); none reached ends the search
         skip = False
@@ -146,9 +154,19 @@ def _relax_rest(ctx, em, depth_limit, level, parent, frontier):
     return int(ctx.allreduce({r: [deepest] for r in ctx.ranks}, "max")[0])
 
 
-def _settle(ctx, em, merged, depth, level, parent, visited):
+class _Search(NamedTuple):
+    """What a search writes as it settles levels: each rank's levels and parents over its
+    vertex space, and what each rank knows to be visited (``EdgeMap.marks``)."""
+
+    level: dict
+    parent: dict
+    visited: Any
+
+
+def _settle(ctx, em, merged, depth, search):
     """Write back a level's merged offers: heads not yet reached take the level and the offered
     parent, and become known as visited; returns them per rank (the next frontier)."""
+    level, parent, visited = search
     em.mark_seen(visited)
     settled = {}
     for r in ctx.ranks:
@@ -161,10 +179,11 @@ def _settle(ctx, em, merged, depth, level, parent, visited):
     return settled
 
 
-def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
+def _by_subgraph(ctx, em, depth_limit, search, frontier):
     """Sunway's sub-iteration direction optimization (section 4.2) on a 1.5D layout: each level
     runs the six subgraphs in turn, higher degrees first, each choosing its own direction from
     the latest counts and skipping heads an earlier subgraph of the level already reached."""
+    level, visited = search.level, search.visited
     schedule = em.layout.subgraph_schedule()
     classes = em.classes
     own = {r: np.arange(em.lo(r), em.lo(r) + em.size(r)) for r in ctx.ranks}
@@ -198,14 +217,21 @@ def _by_subgraph(ctx, em, depth_limit, level, parent, frontier, visited):
             modes.append(f"{name}:{mode}")
             sub = {r: frontier[r][np.isin(fclass[r], src)] for r in ctx.ranks}
             merged, _ = em(sub, None, None, "first", skip_dst=visited, direction=mode, subgraph=name)
-            for r, ids in _settle(ctx, em, merged, depth, level, parent, visited).items():
+            for r, ids in _settle(ctx, em, merged, depth, search).items():
                 found[r].append(ids)
         frontier = {r: np.sort(np.concatenate(found[r])) for r in ctx.ranks}
     ctx.stats.info.update(levels=depth, edges_examined=em.edges_examined, sub_iterations=modes)
-    return {r: {"distance": level[r], "predecessor": em.placed(parent[r])} for r in ctx.ranks}
+    return {r: {"distance": level[r], "predecessor": em.placed(search.parent[r])} for r in ctx.ranks}
 
 
-def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
+def bfs(
+    graph: Graph,
+    source: Hashable,
+    *,
+    depth_limit: int | None = None,
+    sub_iterations: bool = False,
+    method: str = "auto",
+) -> dd.DataFrame:
     """Breadth-first search from ``source``.
 
     Parameters
@@ -261,7 +287,7 @@ def bfs(graph, source, depth_limit=None, sub_iterations=False, method="auto"):
         raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
     if sub_iterations and method == "relax":
         raise DgraphInputError("sub_iterations=True runs level by level: use method='auto' or 'levels' with it")
-    if sub_iterations and graph.layout.name != "1.5d":
+    if sub_iterations and graph.layout.subgraph_schedule() is None:
         raise DgraphInputError(
             f"sub_iterations=True needs a layout with subgraphs (layout='1.5d'), not {graph.layout!r}"
         )

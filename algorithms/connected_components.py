@@ -29,6 +29,7 @@ with the smallest canonical id (the graph's vertex order: the sorted labels, or 
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +43,11 @@ from dgraph.pair_components import pair_components
 from dgraph.runtime.plugin import trim_allocator
 
 from .strongly_connected_components import strongly_connected_components
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
 
 
 def _representatives(v, root, keyed):
@@ -232,7 +238,7 @@ def _with_skipped(v, root, lo, skipped, giant):
     return np.concatenate([v, rows]), np.concatenate([root, np.full(rows.size, giant, root.dtype)])
 
 
-def _interface_of_rank(ctx, r, blocks, space, forest, far, n, skipped, giant):
+def _interface_of_rank(ctx, r, blocks, space, forest, *, far, n, skipped, giant):
     """Rank r's forest summarised for the merge (``component_interface``'s groups in placed ids):
     ((ghosts, their anchors and whether their owner skipped them; anchors, their trees'
     smallest-key members and those members' keys), (owned members, their targets, the rows
@@ -267,7 +273,7 @@ def _interface_of_rank(ctx, r, blocks, space, forest, far, n, skipped, giant):
     return ((*ghosts, one_sided), trees), (*owned, skipped, giant_target)
 
 
-def components_kernel(ctx, directed, bounds):
+def components_kernel(ctx, *, directed, bounds):
     n, P = int(bounds[-1]), ctx.nranks
     keyed = keyed_run(ctx)
     if P == 1 and not directed and not keyed:
@@ -290,7 +296,9 @@ def components_kernel(ctx, directed, bounds):
     pairs, local, examined = {}, {}, 0
     with ctx.phase("local"):
         for r, blocks, space, forest, far, (skipped, giant) in _local_forests(ctx, bounds, directed):
-            pairs[r], local[r] = _interface_of_rank(ctx, r, blocks, space, forest, far, n, skipped, giant)
+            pairs[r], local[r] = _interface_of_rank(
+                ctx, r, blocks, space, forest, far=far, n=n, skipped=skipped, giant=giant
+            )
             examined += sum(blk.narcs for blk in blocks)
             del forest, far
     ctx.stats.info.update(edges_examined=examined)
@@ -305,7 +313,7 @@ def components_kernel(ctx, directed, bounds):
     return {r: {"component": c} for r, c in comp.items()}
 
 
-def connected_components(graph, connection=None):
+def connected_components(graph: Graph, *, connection: str | None = None) -> dd.DataFrame:
     """Connected components of an undirected graph; weak or strong ones of a directed graph.
 
     Parameters
@@ -353,6 +361,6 @@ def connected_components(graph, connection=None):
     )
 
 
-def weakly_connected_components(graph):
+def weakly_connected_components(graph: Graph) -> dd.DataFrame:
     """Weakly connected components: ``connected_components(graph, connection="weak")``."""
     return connected_components(graph, connection="weak")

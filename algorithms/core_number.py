@@ -12,6 +12,8 @@ Output encoding: ``core`` (int64), as ``networkx.core_number``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dgraph import kernels
@@ -20,8 +22,13 @@ from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange
 from dgraph.kernels import unique
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
-def core_kernel(ctx, bounds):
+    from dgraph.graph import Graph
+
+
+def core_kernel(ctx, *, bounds):
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
     gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     core = {r: blocks[r].degree().astype(np.int64) for r in ctx.ranks}
@@ -66,7 +73,7 @@ def _loops(block):
     return block.loops
 
 
-def core_number(graph):
+def core_number(graph: Graph) -> dd.DataFrame:
     """The core number of every vertex: the largest k such that it belongs to the k-core.
 
     Returns
@@ -89,7 +96,7 @@ def core_number(graph):
     return graph.run_to_frame(core_kernel, name="core_number")
 
 
-def k_core(graph, k=None):
+def k_core(graph: Graph, k: int | None = None) -> dd.DataFrame:
     """The vertices of the k-core (default: the largest k with a non-empty core), with their
     core numbers: a dask DataFrame [vertex, core]."""
     cores = core_number(graph)

@@ -14,6 +14,8 @@ first for a graph built with ``vertex_order="degree"``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dgraph import kernels
@@ -21,8 +23,13 @@ from dgraph.block import common_space, index_type, own_canonical
 from dgraph.checks import integer
 from dgraph.ghosts import GhostExchange, placed_ids
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
-def cdlp_kernel(ctx, max_iter, bounds):
+    from dgraph.graph import Graph
+
+
+def cdlp_kernel(ctx, *, max_iter, bounds):
     n = int(bounds[-1])
     blocks = {r: common_space(ctx.blocks[r]) for r in ctx.ranks}  # out (and in) in one space
     spaces = {r: blocks[r][0].space for r in ctx.ranks}
@@ -49,7 +56,7 @@ def cdlp_kernel(ctx, max_iter, bounds):
     return {r: {"label": p} for r, p in placed_ids(ctx, own, bounds).items()}
 
 
-def label_propagation(graph, max_iter=10):
+def label_propagation(graph: Graph, *, max_iter: int = 10) -> dd.DataFrame:
     """Communities by synchronous label propagation (LDBC Graphalytics CDLP).
 
     Parameters

@@ -33,6 +33,8 @@ community (the graph's vertex order, as components use).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 
@@ -43,6 +45,11 @@ from dgraph.ghosts import Fetch, add_at_owners, fetch, placed_ids
 from dgraph.kernels import unique
 from dgraph.owners import by_owner
 from dgraph.pair_components import pair_components, sorted_pairs
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
 
 MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
 FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half each sweep
@@ -79,16 +86,27 @@ def _first_level(block, weighted):
     return _Level(lo, hi, block.indptr, w, space, cols.astype(np.int64))
 
 
-def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, gather, iterations, bounds, theta=None):
+def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gather, iterations, bounds, theta=None):
     """Louvain; with ``theta`` (not None) Leiden: each level's communities are refined before
     aggregation, the next level starts from them, and disconnected communities are split.
     Each iteration after the first starts from the partition the last one found."""
     base = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
     lb = np.asarray(bounds, dtype=np.int64)
     two_m = float(ctx.allreduce({r: [base[r].k.sum()] for r in ctx.ranks})[0])
-    run = _Run(ctx, two_m, resolution, threshold, max_level, seed, gather, theta)
+    run = _Run(
+        ctx,
+        two_m,
+        resolution=resolution,
+        threshold=threshold,
+        max_level=max_level,
+        seed=seed,
+        gather=gather,
+        theta=theta,
+    )
     community = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}  # singletons
-    run.qs.append(_modularity(ctx, base, community, _seen(ctx, base, community, lb), lb, two_m, resolution))
+    run.qs.append(
+        _modularity(ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution)
+    )
     split = 0
     for iteration in range(iterations):
         kept = len(run.sweeps)
@@ -97,7 +115,9 @@ def louvain_kernel(ctx, resolution, threshold, max_level, seed, weighted, gather
             community, cut = _split_disconnected(ctx, base, community, lb)
             split += cut
             if cut:
-                run.qs[-1] = _modularity(ctx, base, community, _seen(ctx, base, community, lb), lb, two_m, resolution)
+                run.qs[-1] = _modularity(
+                    ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution
+                )
         if len(run.sweeps) == kept:
             break
     ctx.stats.info.update(
@@ -118,7 +138,7 @@ class _Run:
     """One Louvain or Leiden call's settings and record: each kept level's modularity (the
     singletons' first) and sweeps."""
 
-    def __init__(self, ctx, two_m, resolution, threshold, max_level, seed, gather, theta):
+    def __init__(self, ctx, two_m, *, resolution, threshold, max_level, seed, gather, theta):
         self.ctx, self.two_m, self.resolution, self.threshold = ctx, two_m, resolution, threshold
         self.max_level, self.seed, self.gather, self.theta = max_level, seed, gather, theta
         self.scale = resolution / two_m if two_m > 0 else 0.0
@@ -141,13 +161,17 @@ class _Run:
             rngs = {r: np.random.default_rng([self.seed, r, iteration, depth]) for r in ctx.ranks}
             own, tot, count = _move(ctx, level, lb, self.scale, rngs, start)
             seen = _seen(ctx, level, own, lb)
-            new_q = _modularity(ctx, level, own, seen, lb, self.two_m, self.resolution)
+            new_q = _modularity(ctx, level, own, seen, lb, two_m=self.two_m, resolution=self.resolution)
             raised = new_q - q > self.threshold
             if not raised and theta is None:
                 break
             if not raised:  # Leiden keeps the partition, but refinement may still join a community's nodes
                 own, seen, tot = start, _seen(ctx, level, start, lb), _totals(ctx, level, start, lb)[0]
-            parts = own if theta is None else _refine(ctx, level, own, seen, tot, lb, self.scale, theta, rngs)
+            parts = (
+                own
+                if theta is None
+                else _refine(ctx, level, own, seen, tot, lb, scale=self.scale, theta=theta, rngs=rngs)
+            )
             if not raised and _count_parts(ctx, parts) == lb[-1]:
                 break
             q = new_q if raised else q
@@ -214,7 +238,7 @@ def _count_parts(ctx, parts):
     return int(ctx.allreduce({r: [unique(p).size] for r, p in parts.items()})[0])
 
 
-def _refine(ctx, level, own, seen, tot, lb, scale, theta, rngs):
+def _refine(ctx, level, own, seen, tot, lb, *, scale, theta, rngs):
     """Leiden's refinement of the partition ``own``: each own vertex's refined community, an id
     of the level owned by the same rank (refined communities never cross ranks; aggregation
     brings a community's refined pieces together on one rank, so the next level can join them)."""
@@ -277,7 +301,7 @@ def _seen(ctx, level, own, lb):
     return fetch(ctx, {r: lv.space for r, lv in level.items()}, own, lb)
 
 
-def _modularity(ctx, level, own, seen, lb, two_m, resolution):
+def _modularity(ctx, level, own, seen, lb, *, two_m, resolution):
     """Modularity of the level's partition ``own`` (each own vertex's community id; ``seen``:
     the community of each slot of the ranks' spaces)."""
     if two_m <= 0:
@@ -374,7 +398,17 @@ def _smallest_member(ctx, member, canon, mb):
     return fetch(ctx, member, smallest, mb)
 
 
-def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, weight=None, gather=GATHER, iterations=2):
+def louvain(
+    graph: Graph,
+    *,
+    resolution: float = 1.0,
+    threshold: float = 1e-7,
+    max_level: int | None = None,
+    seed: int | None = None,
+    weight: str | None = None,
+    gather: int = GATHER,
+    iterations: int = 2,
+) -> dd.DataFrame:
     """Communities by distributed Louvain: a partition of high modularity, in levels.
 
     Parameters
@@ -424,10 +458,20 @@ def louvain(graph, resolution=1.0, threshold=1e-7, max_level=None, seed=None, we
     """
     if graph.directed:
         raise DgraphInputError("louvain needs an undirected graph: build it with directed=False")
-    return _communities(graph, "louvain", resolution, threshold, max_level, seed, weight, gather, iterations)
+    return _communities(
+        graph,
+        "louvain",
+        resolution=resolution,
+        threshold=threshold,
+        max_level=max_level,
+        seed=seed,
+        weight=weight,
+        gather=gather,
+        iterations=iterations,
+    )
 
 
-def _communities(graph, name, resolution, threshold, max_level, seed, weight, gather, iterations=1, theta=None):
+def _communities(graph, name, *, resolution, threshold, max_level, seed, weight, gather, iterations=1, theta=None):
     if not resolution > 0:
         raise DgraphInputError(f"resolution must be positive, got {resolution!r}")
     if max_level is not None and int(max_level) < 1:
@@ -452,16 +496,17 @@ def _communities(graph, name, resolution, threshold, max_level, seed, weight, ga
 
 
 def leiden(
-    graph,
-    resolution=1.0,
-    theta=0.01,
-    seed=None,
-    weight=None,
-    max_level=None,
-    threshold=1e-7,
-    gather=GATHER,
-    iterations=2,
-):
+    graph: Graph,
+    *,
+    resolution: float = 1.0,
+    theta: float = 0.01,
+    seed: int | None = None,
+    weight: str | None = None,
+    max_level: int | None = None,
+    threshold: float = 1e-7,
+    gather: int = GATHER,
+    iterations: int = 2,
+) -> dd.DataFrame:
     """Communities by distributed Leiden: Louvain with a refinement phase, so every community is
     connected.
 
@@ -519,7 +564,16 @@ def leiden(
     if not theta >= 0:
         raise DgraphInputError(f"theta must be zero or positive, got {theta!r}")
     return _communities(
-        graph, "leiden", resolution, threshold, max_level, seed, weight, gather, iterations, theta=float(theta)
+        graph,
+        "leiden",
+        resolution=resolution,
+        threshold=threshold,
+        max_level=max_level,
+        seed=seed,
+        weight=weight,
+        gather=gather,
+        iterations=iterations,
+        theta=float(theta),
     )
 
 
@@ -532,16 +586,18 @@ def _weighted(graph, weight):
     return weight is not None
 
 
-def modularity_kernel(ctx, weighted, resolution, bounds):
+def modularity_kernel(ctx, *, weighted, resolution, bounds):
     level = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
     own = {r: np.asarray(ctx.blocks[r][-1], dtype=np.int64) for r in ctx.ranks}  # the rank's communities
     two_m = float(ctx.allreduce({r: [level[r].k.sum()] for r in ctx.ranks})[0])
     lb = np.asarray(bounds, dtype=np.int64)
-    ctx.stats.info.update(modularity=_modularity(ctx, level, own, _seen(ctx, level, own, lb), lb, two_m, resolution))
+    ctx.stats.info.update(
+        modularity=_modularity(ctx, level, own, _seen(ctx, level, own, lb), lb, two_m=two_m, resolution=resolution)
+    )
     return {r: {} for r in ctx.ranks}
 
 
-def modularity(graph, communities, resolution=1.0, weight=None):
+def modularity(graph: Graph, communities: Any, *, resolution: float = 1.0, weight: str | None = None) -> float:
     """The modularity of a partition of an undirected graph's vertices, as networkx's
     ``community.modularity`` computes it.
 
@@ -581,8 +637,10 @@ def modularity(graph, communities, resolution=1.0, weight=None):
     codes = pd.factorize(pd.Series(labels))[0].astype(np.int64)
     placed = np.empty(graph.num_vertices, dtype=np.int64)
     placed[ids] = codes  # community numbers 0..K-1 < n: owned as vertex ids are
-    graph.run(modularity_kernel, name="modularity", per_vertex=placed, weighted=weighted, resolution=float(resolution))
-    return graph.last_stats.info["modularity"]
+    _, stats = graph.run(
+        modularity_kernel, name="modularity", per_vertex=placed, weighted=weighted, resolution=float(resolution)
+    )
+    return stats.info["modularity"]
 
 
 def _partition(communities):

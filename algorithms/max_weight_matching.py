@@ -13,6 +13,7 @@ Output encoding: ``mate`` (the label of the matched neighbour, null when unmatch
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,8 +21,13 @@ from dgraph import kernels
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
-def matching_kernel(ctx, weighted, bounds):
+    from dgraph.graph import Graph
+
+
+def matching_kernel(ctx, *, weighted, bounds):
     blocks, spaces, keys = {}, {}, {}
     for r in ctx.ranks:
         b = ctx.blocks[r][0]
@@ -52,7 +58,7 @@ def matching_kernel(ctx, weighted, bounds):
     return {r: {"mate": mate[r]} for r in ctx.ranks}
 
 
-def max_weight_matching(graph, weight=None):
+def max_weight_matching(graph: Graph, *, weight: str | None = None) -> dd.DataFrame:
     """A matching of at least half the maximum weight (locally dominant, deterministic).
 
     Parameters

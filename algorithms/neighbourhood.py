@@ -17,12 +17,20 @@ BFS distance (0 for the seed itself). Rows come in no particular order.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dgraph import kernels
 from dgraph.checks import integer
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
 
 WORD = 64  # seeds per machine word
 
@@ -86,7 +94,7 @@ def _balls(ctx, seeds, k, bounds):
     return seen, found
 
 
-def k_hop_kernel(ctx, seeds, k, bounds):
+def k_hop_kernel(ctx, *, seeds, k, bounds):
     _, found = _balls(ctx, seeds, k, bounds)
     out = {}
     for r in ctx.ranks:
@@ -95,7 +103,7 @@ def k_hop_kernel(ctx, seeds, k, bounds):
     return out
 
 
-def ego_kernel(ctx, seeds, radius, directed, weighted, bounds):
+def ego_kernel(ctx, *, seeds, radius, directed, weighted, bounds):
     seen, _ = _balls(ctx, seeds, radius, bounds)
     heads, tails, weights = {}, {}, {}
     for r in ctx.ranks:
@@ -132,7 +140,7 @@ def seed_ids(graph, seeds, what="seed"):
     return np.asarray(graph.encode_vertices(seeds, what), dtype=np.int64)
 
 
-def k_hop(graph, seeds, k):
+def k_hop(graph: Graph, seeds: Hashable | Iterable[Hashable], k: int) -> dd.DataFrame:
     """Every vertex within ``k`` hops of each seed (following arcs forward), all seeds in one run.
 
     Parameters
@@ -168,7 +176,7 @@ def k_hop(graph, seeds, k):
     return graph.run_to_rows(k_hop_kernel, label_columns=("seed", "vertex"), name="k_hop", seeds=ids, k=k)
 
 
-def ego_graph(graph, seeds, radius=1):
+def ego_graph(graph: Graph, seeds: Hashable | Iterable[Hashable], *, radius: int = 1) -> dd.DataFrame:
     """The subgraph each seed's ball of ``radius`` hops induces (networkx's ``ego_graph`` for
     many seeds at once, ``center=True``, distances in hops).
 
@@ -189,7 +197,7 @@ def ego_graph(graph, seeds, radius=1):
     --------
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate")
-    >>> ego = dgraph.algorithms.ego_graph(g, [1, 34], 1).compute()
+    >>> ego = dgraph.algorithms.ego_graph(g, [1, 34], radius=1).compute()
     >>> ego.groupby("seed").size().to_dict()
     {1: 34, 34: 32}
     """

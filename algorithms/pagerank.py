@@ -14,11 +14,10 @@ exactly ``max_iter``). The dangling sum and the previous change ride in the same
 iteration is one superstep in 1D (two in 2D). On one rank holding every arc nothing is exchanged,
 and all iterations run in one local call (``kernels.power_iterations``).
 
-Contributions travel and are gathered as float32 where the run asks for no more accuracy than
-that keeps, with ten times room (``_contribution_type``); sums, ranks and the change stay
-float64. The exchange and the gather then move half the bytes (Kronecker 20 on one rank and two
-threads, 20 iterations, the two alternating in one cluster: 0.83-1.39 s, against 1.13-1.52 s in
-float64).
+Contributions travel and are gathered as float32 where the tolerance asks for no more accuracy
+than that keeps, with ten times room (``_contribution_type``; never with ``tol=0``, which asks for
+the iterations themselves); sums, ranks and the change stay float64. The exchange and the gather
+then move half the bytes.
 
 Output encoding: ``pagerank`` (float64, sums to 1).
 """
@@ -26,6 +25,8 @@ Output encoding: ``pagerank`` (float64, sums to 1).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,11 @@ from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange, reduce_rows
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
+
 HUB_READS = 64  # reads of one vertex's contribution above which the SpMV gathers in hubs-first labels
 HUBS_AFTER = 5  # iterations before that, in runs allowed at least as many more
 SEGMENT = 1 << 16  # the hubs' SpMV segment: the most read sources, 256 KiB of float32 contributions
@@ -43,10 +49,10 @@ FLOAT32_ROUNDING = 2.0**-24  # the relative error of rounding a float64 to float
 
 
 def pagerank_kernel(
-    ctx, alpha, max_iter, tol, personalization, weighted, bounds, layout, hub_reads=HUB_READS, segment=SEGMENT
+    ctx, *, alpha, max_iter, tol, personalization, weighted, bounds, layout, hub_reads=HUB_READS, segment=SEGMENT
 ):
     n = int(bounds[-1])
-    kind = _contribution_type(alpha, max_iter, tol, n)
+    kind = _contribution_type(alpha, tol, n)
     outs = {r: ctx.blocks[r][0] for r in ctx.ranks}
     ins = {r: ctx.blocks[r][1] for r in ctx.ranks}
     partial = {r: [_out_weight(p, weighted) for p in outs[r].parts] for r in ctx.ranks}
@@ -190,7 +196,7 @@ def _segments_pay(block, max_iter, hub_reads, segment):
     return _hub_labels(block.parts, block.space.size, hub_reads) is not None
 
 
-def _contribution_type(alpha, max_iter, tol, n):
+def _contribution_type(alpha, tol, n):
     """The type contributions travel and are gathered in: float32 where the most its rounding can
     move the ranks is a tenth of the accuracy the run asks for, float64 otherwise.
 
@@ -199,17 +205,15 @@ def _contribution_type(alpha, max_iter, tol, n):
     its sources' own drift. Every rank thus stays within ``alpha / (1 - alpha) * 2**-24`` of
     the float64 iteration's, relatively (3.4e-7 at ``alpha=0.85``), and the ranks, which sum to
     1, within that in L1. The run asks for ``n * tol`` in L1 (it stops when an iteration changes
-    less), or for what ``max_iter`` iterations reach at worst, ``2 * alpha**max_iter``, if that
-    is coarser.
+    less); ``tol=0`` asks for the ``max_iter`` iterations themselves, in float64.
 
-    >>> _contribution_type(0.85, 20, 0.0, 10**6).__name__, _contribution_type(0.85, 500, 1e-12, 10**6).__name__
+    >>> _contribution_type(0.85, 1e-6, 10**6).__name__, _contribution_type(0.85, 0.0, 10**6).__name__
     ('float32', 'float64')
     """
     if alpha >= 1:
         return np.float64
     drift = FLOAT32_ROUNDING * alpha / (1 - alpha)
-    asked = max(n * tol, 2 * alpha**max_iter)
-    return np.float32 if asked >= 10 * drift else np.float64
+    return np.float32 if n * tol >= 10 * drift else np.float64
 
 
 def _segments_key(hub_reads, segment, weighted):
@@ -242,7 +246,15 @@ def _personalization_vector(labels_ids, values, n):
     return vec / vec.sum()
 
 
-def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, weight=None):
+def pagerank(
+    graph: Graph,
+    *,
+    alpha: float = 0.85,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    personalization: Mapping[Hashable, float] | pd.Series | pd.DataFrame | None = None,
+    weight: str | None = None,
+) -> dd.DataFrame:
     """PageRank of every vertex.
 
     Parameters
@@ -271,10 +283,11 @@ def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, we
     One superstep per iteration (plus one to plan the exchange; none on one rank), moving a
     contribution per (vertex, rank) pair where the rank holds an in-arc from the vertex: at most
     n (P - 1) of them, far fewer on graphs with locality such as road networks and grids.
-    Contributions are float32 (4 bytes) where the run asks for an accuracy in L1, ``n * tol`` or
-    ``2 * alpha**max_iter`` if coarser, of at least ten times ``alpha / (1 - alpha) * 2**-24``
-    (3.4e-6 at ``alpha=0.85``): each rank is then within ``alpha / (1 - alpha) * 2**-24`` of the
-    float64 iteration's, relatively. Tighter runs use float64 (8 bytes). A ``ConvergenceWarning`` is
+    Contributions are float32 (4 bytes) only where the tolerance allows them: where the accuracy
+    the run asks for in L1, ``n * tol``, is at least ten times ``alpha / (1 - alpha) * 2**-24``
+    (3.4e-6 at ``alpha=0.85``); each rank is then within ``alpha / (1 - alpha) * 2**-24`` of the
+    float64 iteration's, relatively. Tighter runs, and ``tol=0`` (exactly ``max_iter`` float64
+    iterations, as LDBC's PageRank), use float64 (8 bytes). A ``ConvergenceWarning`` is
     issued when ``tol > 0`` and the iteration did not converge within ``max_iter``. Results agree with
     ``networkx.pagerank`` to about ``tol``.
 
@@ -310,11 +323,11 @@ def pagerank(graph, alpha=0.85, max_iter=100, tol=1e-6, personalization=None, we
             if not {"vertex", "values"} <= set(personalization.columns):
                 raise DgraphInputError("a personalization DataFrame needs columns 'vertex' and 'values'")
             personalization = pd.Series(personalization["values"].to_numpy(), index=personalization["vertex"])
-        personalization = pd.Series(personalization)
-        vals = personalization.to_numpy(dtype=np.float64)
+        chosen = pd.Series(personalization)
+        vals = chosen.to_numpy(dtype=np.float64)
         if (vals < 0).any() or not np.isfinite(vals).all() or vals.sum() <= 0:
             raise DgraphInputError("personalization values must be finite, non-negative and not all zero")
-        ids = graph.encode_vertices(personalization.index.tolist(), "personalization vertex")
+        ids = graph.encode_vertices(chosen.index.tolist(), "personalization vertex")
         pers = graph.client.submit(_personalization_vector, ids, vals, graph.num_vertices)
     frame = graph.run_to_frame(
         pagerank_kernel,

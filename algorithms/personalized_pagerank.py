@@ -17,6 +17,7 @@ each query's column sums to 1 before ``top`` cuts it).
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,11 @@ from dgraph.ghosts import GhostExchange
 
 from .pagerank import _out_weight
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
+
 GROUP_BYTES = 256 << 20  # per rank, for one group's rows (five floats per vertex and query)
 
 
@@ -37,7 +43,7 @@ def _matrix(block, weighted):
     return sp.csr_matrix((data, block.indices, block.indptr), shape=(block.nlocal, block.space.size))
 
 
-def ppr_kernel(ctx, alpha, max_iter, tol, seeds, query_of, share, groups, top, weighted, bounds):
+def ppr_kernel(ctx, *, alpha, max_iter, tol, seeds, query_of, share, groups, top, weighted, bounds):
     n = int(bounds[-1])
     outs = {r: ctx.blocks[r][0] for r in ctx.ranks}
     ins = {r: ctx.blocks[r][-1] for r in ctx.ranks}
@@ -117,7 +123,16 @@ def _top(ctx, pr, top, bounds):
     return out
 
 
-def personalized_pagerank(graph, seeds, alpha=0.85, max_iter=100, tol=1e-6, top=None, weight=None):
+def personalized_pagerank(
+    graph: Graph,
+    seeds: pd.DataFrame,
+    *,
+    alpha: float = 0.85,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    top: int | None = None,
+    weight: str | None = None,
+) -> dd.DataFrame:
     """PageRank personalized to each query's seeds, every query in one run.
 
     Parameters

@@ -11,14 +11,20 @@ Output encoding: ``root``, the label of the vertex's root.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import fetch
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
 
-def pointer_jumping_kernel(ctx, bounds):
+    from dgraph.graph import Graph
+
+
+def pointer_jumping_kernel(ctx, *, bounds):
     n = int(bounds[-1])
     parent, orig, extra = {}, {}, {}
     for r in ctx.ranks:
@@ -51,7 +57,7 @@ def pointer_jumping_kernel(ctx, bounds):
 TWO_PARENTS, CYCLE = "two parents", "cycle"
 
 
-def pointer_jumping(graph):
+def pointer_jumping(graph: Graph) -> dd.DataFrame:
     """Roots of the forest whose parent pointers are the graph's arcs.
 
     Parameters

@@ -17,6 +17,9 @@ that under ``GROUP_BYTES``.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dgraph import kernels
@@ -27,6 +30,11 @@ from dgraph.owners import by_owner, placed_of
 
 from .neighbourhood import seed_ids
 from .sssp import _weight_facts
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
 
 GROUP_BYTES = 256 << 20  # per rank, for one group's distances, predecessors and frontier
 LAST = np.iinfo(np.int64).max
@@ -180,7 +188,7 @@ def _walk(ctx, start, pred, bounds):
     }, moves
 
 
-def paths_kernel(ctx, sources, targets, group, weighted, bounds):
+def paths_kernel(ctx, *, sources, targets, group, weighted, bounds):
     rows = {r: [] for r in ctx.ranks}
     rounds = moves = 0
     for g0 in range(0, sources.size, group):
@@ -225,7 +233,13 @@ def paths_kernel(ctx, sources, targets, group, weighted, bounds):
     return out
 
 
-def shortest_paths(graph, sources, targets=None, weight=None):
+def shortest_paths(
+    graph: Graph,
+    sources: Hashable | Iterable[Hashable],
+    targets: Hashable | Iterable[Hashable] | None = None,
+    *,
+    weight: str | None = None,
+) -> dd.DataFrame:
     """Shortest paths from each source to each target (or to every vertex it reaches), with
     their lengths, all sources in one run.
 

@@ -31,6 +31,9 @@ vertices; ties broken towards the smallest canonical id: the first in the graph'
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dgraph import kernels
@@ -40,10 +43,15 @@ from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tree, shortest_paths, ties_are_safe
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
+
 METHODS = ("auto", "delta-stepping", "relax")
 
 
-def sssp_kernel(ctx, source, delta, weight_facts, arcs, method, ties, weighted, symmetric, share, bounds, layout):
+def sssp_kernel(ctx, *, source, delta, weight_facts, arcs, method, ties, weighted, symmetric, share, bounds, layout):
     """``weight_facts``: the graph's mean and largest weight, and its least where vertices have
     many arcs (else None: ``kernels.bucket_queue``)."""
     mean_weight, largest_weight, lightest_weight = weight_facts
@@ -106,7 +114,14 @@ def _weight_facts(block):
     )
 
 
-def sssp(graph, source, weight=None, delta=None, method="auto"):
+def sssp(
+    graph: Graph,
+    source: Hashable,
+    *,
+    weight: str | None = None,
+    delta: float | None = None,
+    method: str = "auto",
+) -> dd.DataFrame:
     """Shortest-path distances and predecessors from ``source``.
 
     Parameters

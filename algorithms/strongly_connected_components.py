@@ -16,12 +16,19 @@ the rule ``connected_components`` follows too.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dgraph.block import own_canonical
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import placed_ids
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
 
 
 def _propagate(ctx, edge_map, merge, frontier, value, accept):
@@ -40,7 +47,7 @@ def _propagate(ctx, edge_map, merge, frontier, value, accept):
         frontier = {r: accept(r, *merged[r][:2]) for r in ctx.ranks}
 
 
-def scc_kernel(ctx, bounds, layout):
+def scc_kernel(ctx, *, bounds, layout):
     forward = EdgeMap(ctx, bounds, block=0, layout=layout)
     backward = EdgeMap(ctx, bounds, block=1, layout=layout)
     n = int(bounds[-1])
@@ -90,7 +97,7 @@ def scc_kernel(ctx, bounds, layout):
     return {r: {"component": p} for r, p in placed_ids(ctx, comp, bounds).items()}
 
 
-def strongly_connected_components(graph):
+def strongly_connected_components(graph: Graph) -> dd.DataFrame:
     """Strongly connected components of a directed graph.
 
     Returns

@@ -36,6 +36,7 @@ before the next: a rank holds its own rows, its marks and tallies, and one batch
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,6 +45,11 @@ from dgraph.block import common_space, index_type, space_slots
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange, add_at_owners, fetch, fetch_rows
 from dgraph.kernels import unique
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+    from dgraph.graph import Graph
 
 ORIENT_ABOVE = 64  # largest degree at which edges are oriented by id alone (undirected)
 ROW_BATCH_ARCS = 1 << 21  # arcs of fetched rows a rank holds at once: ghost rows come in batches
@@ -74,7 +80,7 @@ def _in_space(space, ghosts, dtype):
     return np.searchsorted(space, ids), ptr, slots.astype(dtype, copy=False)
 
 
-def neighbourhood_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS):
+def neighbourhood_kernel(ctx, *, bounds, batch_arcs=ROW_BATCH_ARCS):
     sets, wanted, views, first = {}, {}, {}, {}
     for r in ctx.ranks:
         views[r] = common_space(ctx.blocks[r])  # out (and in) blocks in one space
@@ -107,7 +113,7 @@ def neighbourhood_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS):
     return {r: {"arcs": arcs[r], "degree": np.diff(sets[r][0])} for r in ctx.ranks}
 
 
-def oriented_kernel(ctx, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None, degrees=False):
+def oriented_kernel(ctx, *, bounds, batch_arcs=ROW_BATCH_ARCS, max_degree=None, degrees=False):
     """``max_degree``: orient by id alone, which bounds an oriented row by it; None: by (degree, id).
     Returns the triangles at each vertex, with its degree too where ``degrees`` (for the LCC)."""
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
@@ -216,7 +222,7 @@ def _lcc(res):
     return {"lcc": lcc}
 
 
-def local_clustering_coefficient(graph):
+def local_clustering_coefficient(graph: Graph) -> dd.DataFrame:
     """Local clustering coefficient of every vertex.
 
     Returns
@@ -236,7 +242,7 @@ def local_clustering_coefficient(graph):
     return _frame(graph, _lcc)
 
 
-def triangle_count(graph):
+def triangle_count(graph: Graph) -> dd.DataFrame:
     """Triangles through every vertex of an undirected graph.
 
     Returns
@@ -261,6 +267,6 @@ def triangle_count(graph):
     return _frame(graph)
 
 
-def total_triangles(graph):
+def total_triangles(graph: Graph) -> int:
     """The number of triangles of an undirected graph (an int)."""
     return int(graph.client.compute(triangle_count(graph)["triangles"].sum()).result()) // 3

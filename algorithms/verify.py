@@ -1,7 +1,8 @@
 """Verifiers: does an algorithm's result hold what it promises, on this graph?
 
-``verify(name, graph, result, **params)`` returns the violations it finds, as sentences (an
-empty list when the result is valid). The checks are properties in the spirit of GAP's
+``dgraph.algorithms.verify(name, graph, result, **params)`` finds algorithm ``name``'s verifier in
+the registry and returns the violations it finds, as sentences (an empty list when the result is
+valid). The checks are properties in the spirit of GAP's
 verifiers, not a second run of the same code: a BFS or SSSP tree must be a tree of the graph's
 arcs that no arc could shorten; components must be closed under arcs, connected, and labelled
 by their first member in the graph's vertex order; PageRank must be a fixed point to the
@@ -26,27 +27,19 @@ from scipy.sparse.csgraph import connected_components
 from dgraph import kernels
 from dgraph.errors import DgraphInputError
 
-NAMES = ("bfs", "sssp", "wcc", "scc", "pagerank", "cdlp", "triangles", "lcc", "core", "mwm", "bc", "louvain", "leiden")
 SHOWN = 3  # offending vertices named per violation
 
 
-def verify(name, graph, result, **params):
-    """The violations of ``result`` (a dask or pandas DataFrame an algorithm returned for
-    ``graph``) of algorithm ``name``'s guarantees; an empty list when it is valid.
-
-    ``name``: one of ``NAMES``; ``params``: what the algorithm was called with where the check
-    needs it (bfs: ``source``, ``depth_limit``; sssp: ``source``, ``weight``; pagerank:
-    ``alpha``, ``tol``, ``personalization``, ``weight``; cdlp: ``max_iter``; bc: ``sources``,
-    ``normalized``; mwm: ``weight``; louvain and leiden: ``modularity``, ``resolution``,
-    ``weight``).
+def check(verifier, name, graph, result, **params):
+    """The violations ``verifier`` (a registry entry's) finds in ``result``, the dask or pandas
+    DataFrame algorithm ``name`` returned for ``graph``: each vertex once, then the algorithm's
+    own guarantees. ``dgraph.algorithms.verify`` finds the verifier by the algorithm's name.
 
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate")
-    >>> verify("bfs", g, dgraph.algorithms.bfs(g, 1), source=1)
+    >>> dgraph.algorithms.verify("bfs", g, dgraph.algorithms.bfs(g, 1), source=1)
     []
     """
-    if name not in CHECKS:
-        raise DgraphInputError(f"no verifier named {name!r}; verifiers: {', '.join(NAMES)}")
     frame = graph.client.compute(result).result() if hasattr(result, "dask") else result
     if not isinstance(frame, pd.DataFrame) or "vertex" not in frame.columns:
         raise DgraphInputError("result must be the DataFrame an algorithm returned, with a 'vertex' column")
@@ -57,7 +50,7 @@ def verify(name, graph, result, **params):
     order = np.argsort(pos)
     frame = frame.iloc[order].reset_index(drop=True)
     try:
-        return CHECKS[name](snap, frame, **params)
+        return verifier(snap, frame, **params)
     except TypeError as exc:
         raise DgraphInputError(f"verify({name!r}): {exc}") from None
 
@@ -109,7 +102,7 @@ def _matrix(snap, weights=None, loops=True):
 
 
 # --------------------------------------------------------------------------- search trees
-def search_tree(root, reach, parent, edge_rules, weighted, limit=np.inf, tolerance=1e-9, name=int):
+def search_tree(root, reach, parent, edge_rules, weighted, *, limit=np.inf, tolerance=1e-9, name=int):
     """The violations of one search from ``root`` by the Graph 500 rules: ``reach`` holds levels
     (-1 unreached) or distances (inf unreached) and ``parent`` the tree (-1 none), per vertex.
     ``edge_rules(reach, parent)`` checks every arc (``kernels.search_tree_rules``, wherever the
@@ -174,7 +167,7 @@ def _local_rules(snap, weights, limit, tolerance):
     return rules
 
 
-def _check_bfs(snap, frame, source, depth_limit=None):
+def check_bfs(snap, frame, *, source, depth_limit=None):
     root = _source(snap, source)
     dist = frame["distance"]
     reach = np.where(dist.notna(), dist.fillna(-1).to_numpy(np.float64), -1.0)
@@ -183,13 +176,13 @@ def _check_bfs(snap, frame, source, depth_limit=None):
         return ["a predecessor is not a vertex of the graph"]
     limit = np.inf if depth_limit is None else float(depth_limit)
     rules = _local_rules(snap, None, limit, 0.0)
-    errors, _ = search_tree(root, reach, parent, rules, False, limit, name=lambda v: repr(snap.labels[v]))
+    errors, _ = search_tree(root, reach, parent, rules, False, limit=limit, name=lambda v: repr(snap.labels[v]))
     if depth_limit is not None and reach.max() > depth_limit:
         errors.append(f"vertices beyond depth_limit={depth_limit}")
     return errors
 
 
-def _check_sssp(snap, frame, source, weight=None, **_):
+def check_sssp(snap, frame, *, source, weight=None, **_):
     root = _source(snap, source)
     dist = frame["distance"]
     reach = np.where(dist.notna(), dist.fillna(np.inf).to_numpy(np.float64), np.inf)
@@ -238,15 +231,15 @@ def _components(snap, frame, connection):
     return errors
 
 
-def _check_wcc(snap, frame):
+def check_wcc(snap, frame):
     return _components(snap, frame, "weak")
 
 
-def _check_scc(snap, frame):
+def check_scc(snap, frame):
     return _components(snap, frame, "strong")
 
 
-def _check_communities(snap, frame, connected, modularity=None, resolution=1.0, weight=None):
+def check_communities(snap, frame, connected, *, modularity=None, resolution=1.0, weight=None):
     labels = _ids(snap, frame["community"])
     if (labels < 0).any():
         return ["a community label is not a vertex of the graph"]
@@ -279,16 +272,16 @@ def _check_communities(snap, frame, connected, modularity=None, resolution=1.0, 
     return errors
 
 
-def _check_louvain(snap, frame, **params):
-    return _check_communities(snap, frame, False, **params)
+def check_louvain(snap, frame, **params):
+    return check_communities(snap, frame, False, **params)
 
 
-def _check_leiden(snap, frame, **params):
-    return _check_communities(snap, frame, True, **params)
+def check_leiden(snap, frame, **params):
+    return check_communities(snap, frame, True, **params)
 
 
 # --------------------------------------------------------------------------- PageRank
-def _check_pagerank(snap, frame, alpha=0.85, tol=1e-6, personalization=None, weight=None, max_iter=100):
+def check_pagerank(snap, frame, *, alpha=0.85, tol=1e-6, personalization=None, weight=None, max_iter=100):
     x = frame["pagerank"].to_numpy(np.float64)
     n = snap.n
     errors = []
@@ -331,7 +324,7 @@ def _arcs_among_neighbours(snap):
     return among, np.asarray(N.sum(axis=1)).ravel()
 
 
-def _check_triangles(snap, frame):
+def check_triangles(snap, frame):
     if snap.directed:
         return ["triangle counts are defined for undirected graphs"]
     among, _ = _arcs_among_neighbours(snap)
@@ -345,7 +338,7 @@ def _check_triangles(snap, frame):
     return errors
 
 
-def _check_lcc(snap, frame):
+def check_lcc(snap, frame):
     among, d = _arcs_among_neighbours(snap)
     expect = np.divide(among, d * (d - 1.0), out=np.zeros(snap.n), where=d > 1)
     got = frame["lcc"].to_numpy(np.float64)
@@ -355,7 +348,7 @@ def _check_lcc(snap, frame):
     return []
 
 
-def _check_core(snap, frame):
+def check_core(snap, frame):
     core = frame["core"].to_numpy(np.int64)
     keep = snap.src != snap.dst
     src, dst = snap.src[keep], snap.dst[keep]
@@ -393,7 +386,7 @@ def _peel(n, src, dst):
     return core
 
 
-def _check_mwm(snap, frame, weight="weight"):
+def check_mwm(snap, frame, *, weight="weight"):
     if snap.directed:
         return ["a matching is defined on undirected graphs"]
     mate = _ids(snap, frame["mate"])
@@ -423,7 +416,7 @@ def _check_mwm(snap, frame, weight="weight"):
 
 
 # --------------------------------------------------------------------------- replays
-def _check_cdlp(snap, frame, max_iter=10):
+def check_cdlp(snap, frame, *, max_iter=10):
     """Label propagation is deterministic: replay it over the whole graph (LDBC's semantics)."""
     order = np.argsort(snap.key)  # canonical id -> placed id
     canon = snap.key  # placed id -> canonical id
@@ -447,7 +440,7 @@ def _check_cdlp(snap, frame, max_iter=10):
     return []
 
 
-def _check_bc(snap, frame, sources=None, normalized=True, k=None):
+def check_bc(snap, frame, *, sources=None, normalized=True, k=None):
     if k is not None:
         raise DgraphInputError("verify('bc') needs the sources a sampled run used: pass sources=, not k=")
     from .betweenness_centrality import _scales
@@ -471,20 +464,3 @@ def _check_bc(snap, frame, sources=None, normalized=True, k=None):
             f"{_show(snap.labels[wrong])}"
         ]
     return []
-
-
-CHECKS = {
-    "bfs": _check_bfs,
-    "sssp": _check_sssp,
-    "wcc": _check_wcc,
-    "scc": _check_scc,
-    "pagerank": _check_pagerank,
-    "cdlp": _check_cdlp,
-    "triangles": _check_triangles,
-    "lcc": _check_lcc,
-    "core": _check_core,
-    "mwm": _check_mwm,
-    "bc": _check_bc,
-    "louvain": _check_louvain,
-    "leiden": _check_leiden,
-}

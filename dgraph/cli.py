@@ -18,23 +18,8 @@ import sys
 import time
 from contextlib import contextmanager
 
-# name -> (function in dgraph.algorithms, takes a source, column to rank by: (name, ascending) or
-# None to print group sizes of the first value column)
-ALGORITHMS = {
-    "bfs": ("bfs", True, ("distance", True)),
-    "sssp": ("sssp", True, ("distance", True)),
-    "pagerank": ("pagerank", False, ("pagerank", False)),
-    "wcc": ("weakly_connected_components", False, None),
-    "scc": ("strongly_connected_components", False, None),
-    "cdlp": ("label_propagation", False, None),
-    "lcc": ("local_clustering_coefficient", False, ("lcc", False)),
-    "triangles": ("triangle_count", False, ("triangles", False)),
-    "core": ("core_number", False, ("core", False)),
-    "bc": ("betweenness_centrality", False, ("betweenness", False)),
-    "mwm": ("max_weight_matching", False, None),
-    "louvain": ("louvain", False, None),
-    "leiden": ("leiden", False, None),
-}
+from dgraph.algorithms import registry
+from dgraph.runtime.driver import TRANSPORTS
 
 
 def _graph_options(cmd):
@@ -67,8 +52,9 @@ def _graph_options(cmd):
     cmd.add_argument(
         "--transport",
         default="direct",
-        choices=("direct", "grouped"),
-        help="grouped: aggregate messages between communication domains through their monitors",
+        choices=TRANSPORTS,
+        help="grouped: aggregate messages between communication domains through their monitors; "
+        "pipelined: overlap a superstep's sends with its receives, block by block",
     )
     cmd.add_argument(
         "--domains", help="communication domains: host (default), job (dask-jobqueue jobs) or K contiguous rank groups"
@@ -95,7 +81,7 @@ def _parser():
     p = argparse.ArgumentParser(prog="dgraph", description="Distributed graph analytics on dask.")
     sub = p.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run an algorithm and print a summary")
-    run.add_argument("algorithm", choices=sorted(ALGORITHMS))
+    run.add_argument("algorithm", choices=registry.cli_names())
     _graph_options(run)
     run.add_argument("--source", help="BFS/SSSP source label (default: the highest-degree vertex)")
     run.add_argument("--output", metavar="PATH.parquet", help="write the result to a parquet directory")
@@ -134,7 +120,7 @@ def _parser():
         choices=("degree", "labels"),
         help="canonical vertex order built in kernel 1 (default: by degree, hubs first)",
     )
-    g5.add_argument("--transport", default="direct", choices=("direct", "grouped"))
+    g5.add_argument("--transport", default="direct", choices=TRANSPORTS)
     g5.add_argument("--domains", help="communication domains: host, job or K contiguous rank groups")
     g5.add_argument(
         "--no-warmup",
@@ -354,13 +340,14 @@ def run(args):
         with _Phase("load and place", times):
             graph, what = _load(args)
         extra = {}
-        name, needs_source, sort = ALGORITHMS[args.algorithm]
+        entry = registry.lookup(args.algorithm)
         with _Phase(args.algorithm, times):
-            fn = getattr(algorithms, name)
-            kwargs = {"weight": graph.weight} if args.algorithm in ("sssp", "mwm") else {}
-            if args.algorithm == "bc" and graph.num_vertices > 2000:  # sampled: all sources would take n passes
+            fn = entry.function
+            kwargs = {"weight": graph.weight} if entry.weighted else {}
+            if fn is algorithms.betweenness_centrality and graph.num_vertices > 2000:
+                # sampled: all sources would take n passes
                 kwargs = {"sources": _sample(graph, 64)} if args.verify else {"k": 64, "seed": 0}
-            if needs_source:
+            if entry.source:
                 extra["source"] = _source(graph, args.source)
                 result = fn(graph, extra["source"], **kwargs)
             else:
@@ -391,6 +378,7 @@ def run(args):
                 + ", ".join(f"{k} {v}" for k, v in stats.info.items())
                 + "".join(f", {k} {v}" for k, v in extra.items())
             )
+        sort = entry.rank_by
         if sort is None:
             column = frame.columns[1]
             sizes = frame.groupby(column).size().sort_values(ascending=False)
@@ -402,7 +390,7 @@ def run(args):
             result.to_parquet(args.output, write_index=False)
             print(f"wrote      {args.output}")
         if args.verify:
-            if args.algorithm in ("louvain", "leiden"):
+            if "modularity" in stats.info:  # communities: the verifier checks the modularity reported
                 kwargs["modularity"] = stats.info["modularity"]
             problems = algorithms.verify(args.algorithm, graph, frame, **extra, **kwargs)
             print("verified   " + ("valid" if not problems else "INVALID"))

@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 from .functions import IMPLEMENTED
 from .graphs import Graph, convert_from_nx, convert_to_nx
 
 SMALL = 50_000  # edges: below this networkx itself is faster than a round trip to a cluster
 
 # function -> {parameter: value dgraph takes} for the parameters it does not have
-SUPPORTED_ONLY = {
+SUPPORTED_ONLY: dict[str, dict[str, Any]] = {
     "bfs_edges": {"reverse": False, "sort_neighbors": None},
     "bfs_tree": {"reverse": False, "sort_neighbors": None},
     "pagerank": {"nstart": None, "dangling": None},
@@ -39,7 +43,7 @@ def _graph_arg(bound):
     return None
 
 
-def can_run(name, args, kwargs):
+def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | str:
     """True, or why not: networkx then runs the call itself (or says why, without fallback)."""
     bound = _bound(name, args, kwargs)
     for parameter, value in SUPPORTED_ONLY.get(name, {}).items():
@@ -84,7 +88,7 @@ def can_run(name, args, kwargs):
     return True
 
 
-def should_run(name, args, kwargs):
+def should_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | str:
     """Whether dgraph is worth it when networkx picks backends by priority: not below ``SMALL``
     edges, where a cluster round trip costs more than networkx's own loop. (An explicit
     ``backend="dgraph"`` always runs dgraph.)"""
@@ -155,7 +159,7 @@ def _stars(G):
     return all(u != v and (degree[u] == 1 or degree[v] == 1) for u, v in G.edges())
 
 
-def on_start_tests(items):
+def on_start_tests(items: list[Any]) -> None:
     """Mark networkx's tests whose answers dgraph gives differently by design (see ``DIFFERENT``)."""
     import pytest
 
@@ -177,5 +181,32 @@ class BackendInterface:
     on_start_tests = staticmethod(on_start_tests)
 
 
+def _by_name(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` called with every argument by name: networkx passes what a caller gave by name
+    positionally as far as the parameters run in order, so an implementation's options may be
+    keyword-only."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return fn(**_given(name, args, kwargs))
+
+    return call
+
+
+def _given(name, args, kwargs):
+    """The arguments a call gave (no defaults), by parameter name of networkx's function."""
+    import inspect
+
+    import networkx as nx
+
+    fn = nx.utils.backends._registered_algorithms[name]
+    signature = inspect.signature(getattr(fn, "orig_func", fn))
+    given = dict(signature.bind_partial(*args, **kwargs).arguments)
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.VAR_KEYWORD:
+            given.update(given.pop(parameter.name, {}))
+    return given
+
+
 for _name, _fn in IMPLEMENTED.items():
-    setattr(BackendInterface, _name, staticmethod(_fn))
+    setattr(BackendInterface, _name, staticmethod(_by_name(_name, _fn)))

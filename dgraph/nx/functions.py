@@ -1,32 +1,55 @@
 """networkx functions run by dgraph: each takes networkx's arguments, runs dgraph's algorithm on
 the cluster and returns what networkx returns (dicts, generators, sets, graphs), keyed by the
-caller's own nodes. ``CALLS`` counts how often each one really ran."""
+caller's own nodes. ``CALLS`` counts how often each one really ran.
+
+Which networkx functions the backend runs is the registry's word (each entry's ``networkx``
+names, ``dgraph.algorithms.REGISTRY``), plus the graph constructors (``CONSTRUCTORS``): every
+one of them has an implementation here, registered with ``implements(note)``, whose note
+networkx shows in the function's documentation (``_dgraph_nx``, generated from ``NOTES`` by
+``python -m dgraph.nx.info``)."""
 
 from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Callable, Hashable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from dgraph import algorithms as alg
+from dgraph.algorithms.registry import networkx_names
 from dgraph.dask_internals import fetch
 
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from .graphs import Graph
+
+F = TypeVar("F", bound=Callable[..., Any])
+
 CALLS: Counter[str] = Counter()  # function name -> times the backend ran it
-IMPLEMENTED: dict = {}  # function name -> the implementation
+WRITTEN: dict[str, Callable[..., Any]] = {}  # function name -> its implementation here
+NOTES: dict[str, str] = {}  # function name -> what a user of networkx should know when dgraph runs it
+CONSTRUCTORS = ("from_pandas_edgelist",)  # networkx functions that build a graph: not algorithms
 
 
-def implements(fn):
-    """Register ``fn`` as the backend's implementation of networkx's function of the same name."""
+def implements(note: str = "") -> Callable[[F], F]:
+    """Register the decorated function as the backend's implementation of networkx's function of
+    the same name, with ``note`` for networkx's documentation of it."""
 
-    @functools.wraps(fn)
-    def counted(*args, **kwargs):
-        CALLS[fn.__name__] += 1
-        return fn(*args, **kwargs)
+    def register(fn: F) -> F:
+        @functools.wraps(fn)
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            CALLS[fn.__name__] += 1
+            return fn(*args, **kwargs)
 
-    IMPLEMENTED[fn.__name__] = counted
-    return counted
+        WRITTEN[fn.__name__] = counted
+        NOTES[fn.__name__] = note
+        return counted  # type: ignore[return-value]
+
+    return register
 
 
 def _weighted(G, weight):
@@ -54,15 +77,27 @@ def _groups(G, result, column):
 
 
 # --------------------------------------------------------------------------- traversal
-@implements
-def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
+@implements(
+    "The tree's parents are the first in the node order among those one level closer (networkx takes the "
+    "first found), so the edges may differ where a vertex has several; edges come level by level. Runs "
+    "with reverse=False and without sort_neighbors."
+)
+def bfs_edges(
+    G: Graph,
+    source: Hashable,
+    reverse: bool = False,
+    depth_limit: int | None = None,
+    sort_neighbors: Any = None,
+) -> Iterator[tuple[Hashable, Hashable]]:
     found = _bfs(G, source, depth_limit)
     tree = found[found["predecessor"].notna()]
     return iter(list(zip(tree["predecessor"].tolist(), tree["vertex"].tolist())))
 
 
-@implements
-def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
+@implements("As bfs_edges.")
+def bfs_tree(
+    G: Graph, source: Hashable, reverse: bool = False, depth_limit: int | None = None, sort_neighbors: Any = None
+) -> nx.DiGraph:
     import networkx as nx
 
     found = _bfs(G, source, depth_limit)
@@ -73,8 +108,8 @@ def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     return T
 
 
-@implements
-def single_source_shortest_path_length(G, source, cutoff=None):
+@implements()
+def single_source_shortest_path_length(G: Graph, source: Hashable, cutoff: int | None = None) -> dict[Hashable, int]:
     found = _bfs(G, source, cutoff)
     return dict(zip(found["vertex"].tolist(), found["distance"].astype(np.int64).tolist()))
 
@@ -99,18 +134,25 @@ def _as_dict(G, frame, weight):
     return dict(zip(named["vertex"].tolist(), values))
 
 
-@implements
-def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
+@implements("weight: an edge attribute name (not a function).")
+def single_source_dijkstra_path_length(
+    G: Graph, source: Hashable, cutoff: float | None = None, weight: str | None = "weight"
+) -> dict[Hashable, float]:
     return _as_dict(G, _distances(G, source, cutoff, weight), weight)
 
 
-@implements
-def single_source_dijkstra(G, source, target=None, cutoff=None, weight="weight"):
+@implements(
+    "Among paths of equal length, each vertex's predecessor is the first in the node order among the "
+    "strictly closer ones, as dgraph.algorithms.sssp picks it; networkx's may be another."
+)
+def single_source_dijkstra(
+    G: Graph, source: Hashable, target: Hashable = None, cutoff: float | None = None, weight: str | None = "weight"
+) -> tuple[Any, Any]:
     import networkx as nx
 
     frame = _distances(G, source, cutoff, weight)
     dist = _as_dict(G, frame, weight)
-    found = {}  # paths in dgraph's labels, nearest first: a predecessor's path is known first
+    found: dict[Any, list[Any]] = {}  # paths in dgraph's labels, nearest first: a predecessor's path is known first
     roots = frame["predecessor"].isna().tolist()
     for v, p, root in zip(frame["vertex"].tolist(), frame["predecessor"].tolist(), roots):
         found[v] = [v] if root else found[p] + [v]
@@ -122,8 +164,10 @@ def single_source_dijkstra(G, source, target=None, cutoff=None, weight="weight")
     return dist[target], paths[target]
 
 
-@implements
-def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
+@implements("Every predecessor, listed nearest first.")
+def dijkstra_predecessor_and_distance(
+    G: Graph, source: Hashable, cutoff: float | None = None, weight: str | None = "weight"
+) -> tuple[dict[Hashable, list[Hashable]], dict[Hashable, float]]:
     """Every predecessor on a shortest path, as networkx lists them (nearest first): each arc
     whose tail's distance plus its weight gives the head's, found on the workers by joining the
     arcs with the distances."""
@@ -139,7 +183,7 @@ def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
     rank = pd.Series(np.arange(len(frame)), index=frame["vertex"].to_numpy())
     tails = G.label(tails.iloc[np.argsort(rank[tails["src"].to_numpy()].to_numpy(), kind="stable")], "src", "dst")
     distances = _as_dict(G, frame, weight)
-    pred = {v: [] for v in distances}
+    pred: dict[Hashable, list[Hashable]] = {v: [] for v in distances}
     for tail, head in zip(tails["src"].tolist(), tails["dst"].tolist()):
         pred[head].append(tail)
     pred[source] = []
@@ -147,8 +191,18 @@ def dijkstra_predecessor_and_distance(G, source, cutoff=None, weight="weight"):
 
 
 # --------------------------------------------------------------------------- link analysis
-@implements
-def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstart=None, weight="weight", dangling=None):
+@implements("Without nstart and dangling; results agree with networkx's within tol.")
+def pagerank(
+    G: Graph,
+    alpha: float = 0.85,
+    *,
+    personalization: dict[Hashable, float] | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-06,
+    nstart: Any = None,
+    weight: str | None = "weight",
+    dangling: Any = None,
+) -> dict[Hashable, float]:
     import warnings
 
     import networkx as nx
@@ -171,31 +225,32 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstar
             personalization=personalization,
             weight=graph.weight if _weighted(G, weight) else None,
         )
+        converged = graph.last_stats.info.get("converged", True)
         ranks = _dict(G, found, "pagerank")
-    if not graph.last_stats.info.get("converged", True):
+    if not converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
     return ranks
 
 
 # --------------------------------------------------------------------------- components
-@implements
-def connected_components(G):
+@implements()
+def connected_components(G: Graph) -> Iterator[set[Hashable]]:
     return _groups(G, alg.connected_components(G.graph_), "component")
 
 
-@implements
-def number_connected_components(G):
+@implements()
+def number_connected_components(G: Graph) -> int:
     found = alg.connected_components(G.graph_)
     return int(fetch(G.graph_.client, found["component"].nunique()))
 
 
-@implements
-def weakly_connected_components(G):
+@implements()
+def weakly_connected_components(G: Graph) -> Iterator[set[Hashable]]:
     return _groups(G, alg.weakly_connected_components(G.graph_), "component")
 
 
-@implements
-def strongly_connected_components(G):
+@implements()
+def strongly_connected_components(G: Graph) -> Iterator[set[Hashable]]:
     return _groups(G, alg.strongly_connected_components(G.graph_), "component")
 
 
@@ -213,8 +268,8 @@ def _is_container(nodes):
     return hasattr(nodes, "__iter__") and not isinstance(nodes, (str, bytes, tuple))
 
 
-@implements
-def triangles(G, nodes=None):
+@implements()
+def triangles(G: Graph, nodes: Any = None) -> Any:
     if nodes is not None and not _is_container(nodes) and nodes not in _node_set(G):
         import networkx as nx
 
@@ -222,8 +277,8 @@ def triangles(G, nodes=None):
     return _at(G, _dict(G, alg.triangle_count(G.graph_), "triangles"), nodes)
 
 
-@implements
-def transitivity(G):
+@implements()
+def transitivity(G: Graph) -> float:
     counts = _frame(G, alg.triangle_count(G.graph_), "vertex").set_index("vertex")["triangles"]
     degree = _frame(G, G.graph_.degrees(), "vertex").set_index("vertex")["degree"]
     loops = _loops_per_vertex(G)
@@ -233,14 +288,15 @@ def transitivity(G):
     return 0 if total == 0 else total / pairs
 
 
-@implements
-def clustering(G, nodes=None, weight=None):
+@implements("Undirected graphs, unweighted (weight=None).")
+def clustering(G: Graph, nodes: Any = None, weight: str | None = None) -> Any:
     return _at(G, _dict(G, alg.local_clustering_coefficient(G.graph_), "lcc"), nodes)
 
 
-@implements
-def average_clustering(G, nodes=None, weight=None, count_zeros=True):
-    values = clustering.__wrapped__(G, nodes if nodes is None or _is_container(nodes) else [nodes])
+@implements("Undirected graphs, unweighted (weight=None).")
+def average_clustering(G: Graph, nodes: Any = None, weight: str | None = None, count_zeros: bool = True) -> float:
+    uncounted = clustering.__wrapped__  # type: ignore[attr-defined]  # functools.wraps keeps it
+    values = uncounted(G, nodes if nodes is None or _is_container(nodes) else [nodes])
     c = list(values.values())
     if not count_zeros:
         c = [v for v in c if abs(v) > 0]
@@ -260,8 +316,15 @@ def _loops_per_vertex(G):
 
 
 # --------------------------------------------------------------------------- centrality
-@implements
-def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
+@implements("Unweighted, endpoints=False; with k, the same sample networkx draws with the same seed.")
+def betweenness_centrality(
+    G: Graph,
+    k: int | None = None,
+    normalized: bool = True,
+    weight: str | None = None,
+    endpoints: bool = False,
+    seed: Any = None,
+) -> dict[Hashable, float]:
     sources = None
     if k is not None:  # the sample networkx draws with the same seed
         sample = seed.sample(G.nodes(), k)
@@ -271,13 +334,13 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
 
 
 # --------------------------------------------------------------------------- cores, matching
-@implements
-def core_number(G):
+@implements("Graphs without self-loops (networkx refuses them too).")
+def core_number(G: Graph) -> dict[Hashable, int]:
     return _dict(G, alg.core_number(G.graph_), "core")
 
 
-@implements
-def k_core(G, k=None, core_number=None):
+@implements("Returns the core's nodes and edges (with the call's weight), not the input's other attributes.")
+def k_core(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
     """The k-core: core numbers from dgraph; the subgraph cut from the caller's networkx graph
     when there is one (every attribute kept, as networkx returns it), else the core's nodes and
     the arcs between them (with the graph's weight), filtered on the workers."""
@@ -309,8 +372,13 @@ def k_core(G, k=None, core_number=None):
     return out
 
 
-@implements
-def max_weight_matching(G, maxcardinality=False, weight="weight"):
+@implements(
+    "Only where dgraph's locally dominant matching is the maximum one: every component a star (one "
+    "centre) and maxcardinality=False; can_run declines other graphs."
+)
+def max_weight_matching(
+    G: Graph, maxcardinality: bool = False, weight: str | None = "weight"
+) -> set[tuple[Hashable, Hashable]]:
     graph = G.graph_
     found = alg.max_weight_matching(graph, weight=graph.weight if _weighted(G, weight) else None)
     frame = _frame(G, found, "vertex", "mate")
@@ -335,19 +403,53 @@ def _communities(method, G, weight, seed, **params):
     return list(_groups(G, method(graph, seed=_seed(seed), weight=weight, **params), "community"))
 
 
-@implements
-def louvain_communities(G, weight="weight", resolution=1, threshold=1e-07, max_level=None, seed=None):
+@implements(
+    "Distributed Louvain: a different partition than networkx's for a seed, of comparable modularity (see"
+    " the dgraph benchmarks)."
+)
+def louvain_communities(
+    G: Graph,
+    weight: str | None = "weight",
+    resolution: float = 1,
+    threshold: float = 1e-07,
+    max_level: int | None = None,
+    seed: Any = None,
+) -> list[set[Hashable]]:
     return _communities(alg.louvain, G, weight, seed, resolution=resolution, threshold=threshold, max_level=max_level)
 
 
-@implements
-def leiden_communities(G, weight="weight", resolution=1, max_level=None, seed=None):
+@implements("Distributed Leiden: every community connected.")
+def leiden_communities(
+    G: Graph, weight: str | None = "weight", resolution: float = 1, max_level: int | None = None, seed: Any = None
+) -> list[set[Hashable]]:
     return _communities(alg.leiden, G, weight, seed, resolution=resolution, max_level=max_level)
 
 
 # --------------------------------------------------------------------------- construction
-@implements
-def from_pandas_edgelist(df, source="source", target="target", edge_attr=None, create_using=None, edge_key=None):
+@implements(
+    "Builds a dgraph.nx.Graph on the cluster (also from a dask DataFrame); one edge attribute at most, no multigraphs."
+)
+def from_pandas_edgelist(
+    df: Any,
+    source: Hashable = "source",
+    target: Hashable = "target",
+    edge_attr: Any = None,
+    create_using: Any = None,
+    edge_key: Any = None,
+) -> Graph:
     from .graphs import from_pandas_edgelist as build
 
     return build(df, source, target, edge_attr, create_using, edge_key)
+
+
+def _offered() -> dict[str, Callable[..., Any]]:
+    names = (*networkx_names(), *CONSTRUCTORS)
+    missing = [name for name in names if name not in WRITTEN]
+    if missing:
+        raise RuntimeError(
+            f"dgraph.algorithms.REGISTRY names networkx functions dgraph.nx does not implement: {missing}"
+        )
+    return {name: WRITTEN[name] for name in names}
+
+
+IMPLEMENTED = _offered()  # function name -> the implementation: the registry's networkx names and the constructors

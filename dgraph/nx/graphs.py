@@ -10,6 +10,8 @@ attribute the call asked for) and no node or graph attributes: an algorithm need
 from __future__ import annotations
 
 import weakref
+from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -115,15 +117,16 @@ def _node_error(node):
 
 
 def convert_from_nx(
-    G,
-    edge_attrs=None,
-    node_attrs=None,
-    preserve_edge_attrs=False,
-    preserve_node_attrs=False,
-    preserve_graph_attrs=False,
-    name=None,
-    graph_name=None,
-):
+    G: Any,
+    *,
+    edge_attrs: dict[str, Any] | None = None,
+    node_attrs: dict[str, Any] | None = None,
+    preserve_edge_attrs: bool = False,
+    preserve_node_attrs: bool = False,
+    preserve_graph_attrs: bool = False,
+    name: str | None = None,
+    graph_name: str | None = None,
+) -> Graph:
     """A ``dgraph.nx.Graph`` of a networkx graph: its nodes and edges, and the one edge
     attribute the call needs (``edge_attrs``: {attribute: default}) as weights."""
     import dgraph
@@ -160,7 +163,7 @@ def convert_from_nx(
     return (DiGraph if G.is_directed() else Graph)(graph, nodes, weight, weakref.ref(G), index)
 
 
-def convert_to_nx(obj, *, name=None):
+def convert_to_nx(obj: Any, *, name: str | None = None) -> Any:
     """networkx's form of a result: a ``dgraph.nx.Graph`` becomes a networkx graph of its nodes,
     edges and weights; anything else is returned as it is."""
     if not isinstance(obj, Graph):
@@ -179,7 +182,14 @@ def convert_to_nx(obj, *, name=None):
     return G
 
 
-def from_pandas_edgelist(df, source="source", target="target", edge_attr=None, create_using=None, edge_key=None):
+def from_pandas_edgelist(
+    df: Any,
+    source: Hashable = "source",
+    target: Hashable = "target",
+    edge_attr: Any = None,
+    create_using: Any = None,
+    edge_key: Any = None,
+) -> Graph:
     """A ``dgraph.nx.Graph`` straight from an edge list (pandas or dask), as networkx's
     ``from_pandas_edgelist`` reads one, without the graph ever existing in networkx: the
     labels are the frame's own (integers or strings), and ``edge_attr`` may name one numeric

@@ -1,0 +1,179 @@
+"""The registry of algorithms: the one list of them.
+
+Each algorithm is a module of this package plus one ``Algorithm`` entry here: its function, its
+verifier, whether ``dgraph run`` offers it and the networkx functions the backend serves with it.
+The command line's choices, ``verify``'s names, the networkx backend's functions (and the table
+``_dgraph_nx`` shows networkx, generated from them) all read this registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from dgraph.errors import DgraphInputError
+
+from . import verify as checks
+from .betweenness_centrality import betweenness_centrality
+from .bfs import bfs
+from .connected_components import connected_components, weakly_connected_components
+from .core_number import core_number, k_core
+from .label_propagation import label_propagation
+from .louvain import leiden, louvain
+from .max_weight_matching import max_weight_matching
+from .neighbourhood import ego_graph, k_hop
+from .pagerank import pagerank
+from .personalized_pagerank import personalized_pagerank
+from .pointer_jumping import pointer_jumping
+from .shortest_paths import shortest_paths
+from .sssp import sssp
+from .strongly_connected_components import strongly_connected_components
+from .triangles import local_clustering_coefficient, total_triangles, triangle_count
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from dgraph.graph import Graph
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One algorithm: its function in ``dgraph.algorithms`` and what serves it elsewhere."""
+
+    function: Callable[..., Any]
+    alias: str | None = None  # a short name (``dgraph run``'s and ``verify``'s), as LDBC's and GAP's
+    verifier: Callable[..., list[str]] | None = None  # (snapshot, sorted result frame, **params) -> violations
+    cli: bool = False  # offered by ``dgraph run``
+    networkx: tuple[str, ...] = ()  # the networkx functions the backend (dgraph.nx) runs with it
+    # how ``dgraph run`` calls it and shows its result
+    source: bool = False  # takes a source vertex after the graph
+    weighted: bool = False  # passed the graph's weight
+    rank_by: tuple[str, bool] | None = None  # print the top rows by (column, ascending); None: group sizes
+
+    @property
+    def name(self) -> str:
+        """The function's name in ``dgraph.algorithms``."""
+        return self.function.__name__
+
+    @property
+    def short(self) -> str:
+        """The name ``dgraph run`` and ``verify`` use: the alias, or the function's name."""
+        return self.alias or self.name
+
+
+_ENTRIES = (
+    Algorithm(
+        bfs,
+        "bfs",
+        checks.check_bfs,
+        cli=True,
+        networkx=("bfs_edges", "bfs_tree", "single_source_shortest_path_length"),
+        source=True,
+        rank_by=("distance", True),
+    ),
+    Algorithm(
+        sssp,
+        "sssp",
+        checks.check_sssp,
+        cli=True,
+        networkx=("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance"),
+        source=True,
+        weighted=True,
+        rank_by=("distance", True),
+    ),
+    Algorithm(
+        pagerank, "pagerank", checks.check_pagerank, cli=True, networkx=("pagerank",), rank_by=("pagerank", False)
+    ),
+    Algorithm(personalized_pagerank),
+    Algorithm(connected_components, networkx=("connected_components", "number_connected_components")),
+    Algorithm(
+        weakly_connected_components, "wcc", checks.check_wcc, cli=True, networkx=("weakly_connected_components",)
+    ),
+    Algorithm(
+        strongly_connected_components, "scc", checks.check_scc, cli=True, networkx=("strongly_connected_components",)
+    ),
+    Algorithm(label_propagation, "cdlp", checks.check_cdlp, cli=True),
+    Algorithm(
+        local_clustering_coefficient,
+        "lcc",
+        checks.check_lcc,
+        cli=True,
+        networkx=("clustering", "average_clustering"),
+        rank_by=("lcc", False),
+    ),
+    Algorithm(
+        triangle_count,
+        "triangles",
+        checks.check_triangles,
+        cli=True,
+        networkx=("triangles", "transitivity"),
+        rank_by=("triangles", False),
+    ),
+    Algorithm(total_triangles),
+    Algorithm(core_number, "core", checks.check_core, cli=True, networkx=("core_number",), rank_by=("core", False)),
+    Algorithm(k_core, networkx=("k_core",)),
+    Algorithm(
+        betweenness_centrality,
+        "bc",
+        checks.check_bc,
+        cli=True,
+        networkx=("betweenness_centrality",),
+        rank_by=("betweenness", False),
+    ),
+    Algorithm(max_weight_matching, "mwm", checks.check_mwm, cli=True, networkx=("max_weight_matching",), weighted=True),
+    Algorithm(louvain, "louvain", checks.check_louvain, cli=True, networkx=("louvain_communities",)),
+    Algorithm(leiden, "leiden", checks.check_leiden, cli=True, networkx=("leiden_communities",)),
+    Algorithm(shortest_paths),
+    Algorithm(k_hop),
+    Algorithm(ego_graph),
+    Algorithm(pointer_jumping),
+)
+
+REGISTRY: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _ENTRIES})
+"""Function name -> its ``Algorithm``."""
+
+_BY_SHORT = {a.short: a for a in _ENTRIES}
+NOT_ALGORITHMS = ("modularity", "verify")  # in dgraph.algorithms.__all__: a measure and the verifiers
+
+
+def lookup(name: str) -> Algorithm:
+    """The entry named ``name``: a function's name or a short name (``"wcc"``)."""
+    found = REGISTRY.get(name) or _BY_SHORT.get(name)
+    if found is None:
+        raise DgraphInputError(f"no algorithm named {name!r}; algorithms: {', '.join(sorted(REGISTRY))}")
+    return found
+
+
+def cli_names() -> list[str]:
+    """The algorithms ``dgraph run`` offers, by short name."""
+    return sorted(a.short for a in _ENTRIES if a.cli)
+
+
+def verifier_names() -> list[str]:
+    """The names ``verify`` takes for the algorithms that have a verifier (short names)."""
+    return [a.short for a in _ENTRIES if a.verifier is not None]
+
+
+def networkx_names() -> dict[str, str]:
+    """networkx function -> the name of the algorithm that serves it."""
+    return {fn: a.name for a in _ENTRIES for fn in a.networkx}
+
+
+def verify(name: str, graph: Graph, result: dd.DataFrame | pd.DataFrame, **params: Any) -> list[str]:
+    """The violations of ``result`` (a dask or pandas DataFrame an algorithm returned for
+    ``graph``) of the guarantees of algorithm ``name`` (its short name, such as ``"wcc"``, or
+    its function's name); an empty list when it is valid. See ``dgraph.algorithms.verify`` (the
+    module) for what each verifier checks.
+
+    ``params``: what the algorithm was called with where the check needs it (bfs: ``source``,
+    ``depth_limit``; sssp: ``source``, ``weight``; pagerank: ``alpha``, ``tol``,
+    ``personalization``, ``weight``; cdlp: ``max_iter``; bc: ``sources``, ``normalized``; mwm:
+    ``weight``; louvain and leiden: ``modularity``, ``resolution``, ``weight``).
+    """
+    entry = REGISTRY.get(name) or _BY_SHORT.get(name)
+    if entry is None or entry.verifier is None:
+        raise DgraphInputError(f"no verifier named {name!r}; verifiers: {', '.join(verifier_names())}")
+    return checks.check(entry.verifier, name, graph, result, **params)
