@@ -337,16 +337,16 @@ def betweenness_centrality(
     n = graph.num_vertices
     sampled = None
     if sources is not None:
-        ids = graph.encode_vertices(list(sources), "betweenness source")
-        sampled = len(ids)
+        placed = graph.encode_vertices(list(sources), "betweenness source")
+        sampled = len(placed)
     elif k is not None:
         k = integer(k, "k", minimum=1, maximum=n)
         canonical = np.sort(np.random.default_rng(seed).choice(n, size=int(k), replace=False))
-        ids = graph.placed_ids(canonical)  # the same vertices whatever the layout
+        placed = graph.placed_ids(canonical)  # the same vertices whatever the layout
         sampled = int(k)
     else:
-        ids = graph.placed_ids(np.arange(n))
-    ids = [int(s) for s in ids]
+        placed = graph.placed_ids(np.arange(n))
+    ids = [int(s) for s in placed]
     if method == "auto":
         info = list(graph.client.scheduler_info(n_workers=-1)["workers"].values())
         few = _few_sources(graph, len(ids), len(info))

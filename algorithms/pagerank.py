@@ -329,7 +329,7 @@ def pagerank(
             raise DgraphInputError("personalization values must be finite, non-negative and not all zero")
         ids = graph.encode_vertices(chosen.index.tolist(), "personalization vertex")
         pers = graph.client.submit(_personalization_vector, ids, vals, graph.num_vertices)
-    frame = graph.run_to_frame(
+    frame, stats = graph.runner.run_to_frame(
         pagerank_kernel,
         reverse=True,
         name="pagerank",
@@ -342,7 +342,7 @@ def pagerank(
         hub_reads=HUB_READS,
         segment=SEGMENT,
     )
-    if tol > 0 and not graph.last_stats.info.get("converged"):
+    if tol > 0 and not stats.info.get("converged"):
         warnings.warn(
             f"pagerank did not converge to tol={tol} in {max_iter} iterations", ConvergenceWarning, stacklevel=2
         )

@@ -187,7 +187,7 @@ def personalized_pagerank(
     ids = np.asarray(graph.encode_vertices(seeds["seed"].tolist(), "seed"), dtype=np.int64)
     per_query = max(1, int(GROUP_BYTES // (40 * max(int(np.diff(graph.bounds).max()), 1))))
     groups = np.r_[np.arange(0, queries.size, per_query), queries.size]
-    frame = graph.run_to_rows(
+    frame, stats = graph.runner.run_to_rows(
         ppr_kernel,
         label_columns=("vertex",),
         name="personalized_pagerank",
@@ -202,9 +202,9 @@ def personalized_pagerank(
         top=top,
         weighted=weight is not None,
     )
-    if graph.last_stats.info["unconverged"]:
+    if stats.info["unconverged"]:
         warnings.warn(
-            f"personalized_pagerank: {graph.last_stats.info['unconverged']} queries did not converge in "
+            f"personalized_pagerank: {stats.info['unconverged']} queries did not converge in "
             f"{max_iter} iterations; raise max_iter or tol",
             ConvergenceWarning,
             stacklevel=2,

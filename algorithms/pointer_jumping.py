@@ -85,8 +85,8 @@ def pointer_jumping(graph: Graph) -> dd.DataFrame:
     """
     if not graph.directed:
         raise DgraphInputError("pointer_jumping needs a directed graph whose arcs point from child to parent")
-    frame = graph.run_to_frame(pointer_jumping_kernel, label_columns=("root",), name="pointer_jumping")
-    problem = graph.last_stats.info.get("problem")
+    frame, stats = graph.runner.run_to_frame(pointer_jumping_kernel, label_columns=("root",), name="pointer_jumping")
+    problem = stats.info.get("problem")
     if problem == TWO_PARENTS:
         raise DgraphInputError("a vertex has more than one out-arc: parent pointers allow one parent per vertex")
     if problem == CYCLE:

@@ -200,12 +200,13 @@ class Graph:
         return self.runner.run(kernel, **options)
 
     def run_to_frame(self, kernel: Callable, **options: Any) -> dd.DataFrame:
-        """``Runner.run_to_frame``: a run whose results are a dask DataFrame [vertex, ...]."""
-        return self.runner.run_to_frame(kernel, **options)
+        """``Runner.run_to_frame``'s frame: a run whose results are a dask DataFrame [vertex, ...]
+        (an algorithm that reports its run's stats calls ``graph.runner.run_to_frame``)."""
+        return self.runner.run_to_frame(kernel, **options)[0]
 
     def run_to_rows(self, kernel: Callable, **options: Any) -> dd.DataFrame:
-        """``Runner.run_to_rows``: a run whose ranks return free-standing rows."""
-        return self.runner.run_to_rows(kernel, **options)
+        """``Runner.run_to_rows``'s frame: a run whose ranks return free-standing rows."""
+        return self.runner.run_to_rows(kernel, **options)[0]
 
     def to_frame(self, results: RankResults, **options: Any) -> dd.DataFrame:
         """``Runner.to_frame``: per-rank dicts of arrays as a dask DataFrame [vertex, ...]."""
@@ -252,7 +253,7 @@ class Graph:
             placement="layout",
             record=False,  # a view of the graph: the last algorithm's stats stay
             weight=self.weight,
-        )
+        )[0]
 
     def subgraph(self, vertices: Iterable) -> Graph:
         """The graph induced by ``vertices`` (labels): those vertices, isolated ones included, and

@@ -143,15 +143,15 @@ class Runner:
         nullable: Sequence[str] = (),
         transform: Callable | None = None,
         **run_args: Any,
-    ) -> dd.DataFrame:
+    ) -> tuple[dd.DataFrame, RunStats]:
         """``run(kernel, **run_args)`` with its results as a dask DataFrame [vertex, ...], each worker
         making its partition from its ranks' results before it keeps them: no task after the run
-        (``results.vertex_frames`` describes the columns)."""
+        (``results.vertex_frames`` describes the columns). Returns ``(frame, stats)``."""
         columns = (tuple(label_columns), tuple(nullable), transform)
         pieces = self.store.label_pieces(self.codec)
         finish = (rank_frames, self.store.bounds, *columns)
         results, stats = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
-        return self._to_dask(results.futures, self._frame_meta(stats.result_dtypes, columns), results.copies)
+        return self._to_dask(results.futures, self._frame_meta(stats.result_dtypes, columns), results.copies), stats
 
     def run_to_rows(
         self,
@@ -161,13 +161,13 @@ class Runner:
         nullable: Sequence[str] = (),
         list_columns: Sequence[str] = (),
         **run_args: Any,
-    ) -> dd.DataFrame:
+    ) -> tuple[dd.DataFrame, RunStats]:
         """``run(kernel, **run_args)`` whose ranks return free-standing rows (any number per rank,
-        see ``results.rows_frames``), as a dask DataFrame."""
+        see ``results.rows_frames``), as a dask DataFrame. Returns ``(frame, stats)``."""
         pieces = self.store.label_pieces(self.codec)
         finish = (rows_frames, self.store.bounds, tuple(label_columns), tuple(nullable), tuple(list_columns))
-        results, _ = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
-        return self._to_dask(results.futures, copies=results.copies)
+        results, stats = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
+        return self._to_dask(results.futures, copies=results.copies), stats
 
     def to_frame(
         self, results: RankResults, *, nullable: Sequence[str] = (), transform: Callable | None = None
