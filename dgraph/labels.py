@@ -38,6 +38,10 @@ def _distinct_numbers(dtype, *columns):
     return unique(np.concatenate([c.dropna().to_numpy(dtype=dtype) for c in columns]))
 
 
+def _has_nulls(index):
+    return bool(index.hasnans)
+
+
 def _number_index(values):
     return pd.Index(values, copy=False)
 
@@ -46,6 +50,25 @@ def _facts(index):
     n = len(index)
     identity = bool(pd.api.types.is_integer_dtype(index.dtype) and n > 0 and index[0] == 0 and index[n - 1] == n - 1)
     return n, identity
+
+
+def _first_null(series):
+    """The index of the first null of a pandas or dask Series, or None (reads a dask one)."""
+    nulls = series[series.isna()]
+    head = nulls.head(1, npartitions=-1) if hasattr(nulls, "npartitions") else nulls.head(1)
+    return head.index[0] if len(head) else None
+
+
+def _refuse_nulls(series):
+    """A null label is a missing field or an empty value in the input: name its column and row,
+    and a fix that works (on the client, so no worker logs a failed task)."""
+    for s in series:
+        row = _first_null(s)
+        if row is not None:
+            raise DgraphInputError(
+                f"column {s.name!r} holds a null vertex id (first at row {row!r}: a missing field or an empty "
+                "value); drop or fill those edges first, for example df.dropna(subset=['src', 'dst'])"
+            )
 
 
 def _kinds(series):
@@ -58,6 +81,7 @@ def _kinds(series):
             "vertices one type (for example .astype(str) on each)"
         )
     if any(pd.api.types.is_float_dtype(s.dtype) for s in series):
+        _refuse_nulls(series)  # integers read with a gap become floats
         raise DgraphInputError(
             f"vertex labels are floating point ({sorted(dtypes)}); use integer or string labels, "
             "for example df.astype({'src': 'int64', 'dst': 'int64'})"
@@ -121,8 +145,8 @@ class Labels:
         import dask
         import dask.dataframe as dd
 
-        series = [s.rename("label") for s in series]
         kinds = _kinds(series)
+        named, series = series, [s.rename("label") for s in series]
         if kinds == {"num"}:  # sorted distinct numbers per partition, merged pairwise
             common = _common_dtype(series)
             ends = series[:2] if len(series) > 1 and series[0].npartitions == series[1].npartitions else series[:1]
@@ -133,8 +157,10 @@ class Labels:
             index = client.compute(dask.delayed(_number_index)(parts[0]))
         else:
             allv = dd.concat(series) if len(series) > 1 else series[0]
-            parts = allv.dropna().drop_duplicates(split_out=max(1, allv.npartitions // 4)).to_delayed()
+            parts = allv.drop_duplicates(split_out=max(1, allv.npartitions // 4)).to_delayed()
             index = client.compute(dask.delayed(_sorted_labels)(*parts))
+            if client.submit(_has_nulls, index).result():  # a null sorts last
+                _refuse_nulls(named)
         n, identity = client.submit(_facts, index).result()
         if identity:
             index.release()
