@@ -38,7 +38,7 @@ def _block_size(m, block):
     return max(0, min(BLOCK, m - block * BLOCK))
 
 
-def _kron_block(scale, m, seed, block, a, b, c, weights):
+def _kron_block(scale, m, seed, block, *, a, b, c, weights=False):
     from .kernels.generate import kronecker_edges
 
     src, dst, w = kronecker_edges(scale, seed, block * BLOCK, _block_size(m, block), a, b, c, weights)
@@ -55,7 +55,7 @@ def _from_blocks(make, m, npartitions, seed, columns):
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
-def kronecker(scale, edge_factor=16, seed=0, npartitions=None, A=0.57, B=0.19, C=0.19, weights=False):
+def kronecker(scale, edge_factor=16, seed=0, *, npartitions=None, A=0.57, B=0.19, C=0.19, weights=False):
     """Graph 500 Kronecker (R-MAT) edge list: 2**scale vertices, edge_factor * 2**scale edges.
 
     As the Graph 500 specification asks, vertex labels go through a random bijection and the

@@ -24,8 +24,8 @@ from .dask_internals import fetch, wait_for
 from .errors import DgraphError, DgraphInputError
 from .labels import lookup
 from .layout import by_owner
-from .placement import each_held, owned_counts, ranks_by_worker, rebuild_blocks
-from .results import RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
+from .placement import PlacementSpec, each_held, owned_counts, ranks_by_worker, rebuild_blocks
+from .results import FrameColumns, RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
 from .runtime.launch import client_state, lookup_held
 
@@ -214,13 +214,8 @@ class Graph:
                 self._where(self._blocks),
                 reverse_pieces,
                 (self.bounds, self.layout, self._extra),
-                self.layout,
-                self.bounds,
-                self.num_vertices,
-                "in",
-                self._order,
-                self._dedup,
-                self.weight is not None,
+                PlacementSpec(self.layout, self.bounds, self.num_vertices, "in", self._dedup, self.weight is not None),
+                key=self._order,
                 extra=self._extra,
             )
         return self._rblocks
@@ -242,13 +237,15 @@ class Graph:
                     self._where(layout_blocks),
                     owner_pieces,
                     (self.bounds,),
-                    by_owner(self.nranks),
-                    self.bounds,
-                    self.num_vertices,
-                    "in" if reverse else "out",
-                    self._order,
-                    self._dedup,
-                    self.weight is not None,
+                    PlacementSpec(
+                        by_owner(self.nranks),
+                        self.bounds,
+                        self.num_vertices,
+                        "in" if reverse else "out",
+                        self._dedup,
+                        self.weight is not None,
+                    ),
+                    key=self._order,
                     counts=lambda: self._owned_counts(layout_blocks),  # each row's arcs: its vertex's degree
                 )
         return self._owned[reverse]
@@ -441,7 +438,7 @@ class Graph:
         (``results.vertex_frames`` describes the columns)."""
         columns = (tuple(label_columns), tuple(nullable), transform)
         pieces = self._finish_labels()
-        finish = (rank_frames, self.bounds, *columns)
+        finish = (rank_frames, self.bounds, FrameColumns(*columns))
         results, stats = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
         return self._to_dask(results.futures, self._frame_meta(stats.result_dtypes, columns), results.copies)
 
@@ -449,7 +446,8 @@ class Graph:
         """``run(kernel, **run_args)`` whose ranks return free-standing rows (any number per rank,
         see ``results.rows_frames``), as a dask DataFrame."""
         pieces = self._finish_labels()
-        finish = (rows_frames, self.bounds, tuple(label_columns), tuple(nullable), tuple(list_columns))
+        columns = FrameColumns(tuple(label_columns), tuple(nullable), None, tuple(list_columns))
+        finish = (rows_frames, self.bounds, columns)
         results, _ = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
         return self._to_dask(results.futures, copies=results.copies)
 

@@ -139,6 +139,7 @@ def read_gml_edges(path):
 def read_edgelist(
     path_or_glob,
     format="auto",
+    *,
     source=0,
     destination=1,
     weight=None,
