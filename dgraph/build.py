@@ -9,11 +9,14 @@ worker from the pieces of the input partitions (``dgraph.placement``).
 from __future__ import annotations
 
 import operator
-from typing import NamedTuple
+from collections.abc import Hashable, Sequence
+from typing import Any, NamedTuple
 
 import dask
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+from distributed import Client
 
 from . import kernels
 from .block import split_by_owner
@@ -197,23 +200,23 @@ def _vertices_pandas(vertices):
 
 
 def from_edgelist(
-    df,
-    source="src",
-    destination="dst",
-    weight=None,
+    df: pd.DataFrame | dd.DataFrame,
+    source: Hashable = "src",
+    destination: Hashable = "dst",
+    weight: Hashable | None = None,
     *,
-    directed=True,
-    vertices=None,
-    layout="1d",
-    ranks=None,
-    duplicates="drop",
-    self_loops="keep",
-    renumber=True,
-    vertex_order="labels",
-    client=None,
-    transport="direct",
-    domains=None,
-):
+    directed: bool = True,
+    vertices: pd.Series | dd.Series | Sequence[Any] | np.ndarray | None = None,
+    layout: str | Layout = "1d",
+    ranks: int | None = None,
+    duplicates: str = "drop",
+    self_loops: str = "keep",
+    renumber: bool = True,
+    vertex_order: str = "labels",
+    client: Client | None = None,
+    transport: str = "direct",
+    domains: Any = None,
+) -> Graph:
     """Build a distributed graph from an edge list.
 
     Parameters
@@ -354,7 +357,7 @@ class BuildSpec(NamedTuple):
     spread over, and the arcs below which it gets one rank (``one_rank_below``; 0: never)."""
 
     directed: bool
-    weight: str | None
+    weight: Hashable | None
     layout: Layout
     duplicates: str
     workers: list

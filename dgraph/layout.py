@@ -156,7 +156,7 @@ def layout_named(name, **options):
     return LAYOUTS[name.lower()](**options)
 
 
-def resolve_layout(layout, ranks, default_ranks):
+def resolve_layout(layout, ranks, default_ranks) -> Layout:
     """A Layout object with a rank count from ``layout="1d"``/``"2d"`` / an object, and ``ranks``."""
     if ranks is not None:
         ranks = integer(ranks, "ranks", minimum=1)

@@ -35,11 +35,15 @@ import gzip
 import os
 import re
 import tarfile
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DgraphInputError
+
+if TYPE_CHECKING:
+    from ..graph import Graph
 
 _HERE = os.path.dirname(__file__)
 
@@ -114,7 +118,7 @@ def _rutherford_boeing():
     return pd.DataFrame({"src": rows, "dst": cols}), pd.Series(np.arange(1, ncol + 1))
 
 
-def load(name, **graph_kwargs):
+def load(name: str, **graph_kwargs: Any) -> Graph:
     """The embedded dataset ``name`` as a Graph, with ``graph.ground_truth`` (a Series of each
     vertex's group, or None). Keyword arguments go to ``from_edgelist`` / ``read_edgelist``
     (``layout=``, ``ranks=``, ``directed=`` to override ...).
@@ -143,7 +147,7 @@ def load(name, **graph_kwargs):
         edges, vertices = _wikispeedia() if kind == "wikispeedia" else _rutherford_boeing()
         graph_kwargs.setdefault("vertices", vertices)
         g = from_edgelist(edges, **graph_kwargs)
-    g.ground_truth = ground_truth(name)
+    setattr(g, "ground_truth", ground_truth(name))  # this graph's alone, not every Graph's
     return g
 
 
