@@ -68,12 +68,12 @@ _FILES = {
 }
 
 
-def available():
+def available() -> list[str]:
     """Names of the embedded datasets."""
     return list(_FILES)
 
 
-def path(name):
+def path(name: str) -> str:
     """File path of an embedded dataset's edge file."""
     if name not in _FILES:
         raise DgraphInputError(f"unknown dataset {name!r}; embedded datasets: {available()}")
@@ -151,7 +151,7 @@ def load(name: str, **graph_kwargs: Any) -> Graph:
     return g
 
 
-def ground_truth(name):
+def ground_truth(name: str) -> pd.Series | None:
     """The dataset's known groups as a Series indexed by vertex label, or None."""
     file = path(name)
     if name == "email-Eu-core":
