@@ -300,7 +300,8 @@ def light_arcs(block, delta):
         return kept[1]
     parts = []
     for p in block.parts:
-        ptr, idx, w, loops = kernels.light_rows(p.indptr, p.indices, p.weights, float(delta), p.row_slots())
+        csr = kernels.LocalCSR(p.indptr, p.indices, p.weights)
+        ptr, idx, w, loops = kernels.light_rows(csr, float(delta), p.row_slots())
         parts.append(dataclasses.replace(p, indptr=ptr, indices=idx, weights=w, loops=loops))
     light = dataclasses.replace(block, parts=parts) if isinstance(block, Subgraphs) else parts[0]
     block.__dict__["_light"] = (delta, light)
@@ -335,7 +336,7 @@ def slots_read(block):
     return kept(block, "slots read", marked)
 
 
-def split_by_owner(rows, cols, weights, bounds, layout=None, extra=None, narrow=False):
+def split_by_owner(rows, cols, weights, bounds, *, layout=None, extra=None, narrow=False):
     """Cut arcs into one piece per rank: the owner of ``rows`` (placed ids), or with a layout the
     rank that stores the arc (``layout.arc_ranks``). ``narrow``: the pieces hold the ids as
     int32 when every placed id fits (a graph's construction holds all its pieces at once)."""
@@ -361,7 +362,7 @@ class BlockBuilder:
     vertex space holds whatever its arcs.
     """
 
-    def __init__(self, rank, n, csrs, own, which=None, heavy=None, n_extreme=0):
+    def __init__(self, rank, n, csrs, own, *, which=None, heavy=None, n_extreme=0):
         self.rank, self.n, self.own, self.which = rank, n, own, which
         self.heavy, self.n_extreme = heavy, n_extreme
         self.csrs = [_CsrRows(*c) for c in csrs]
@@ -491,7 +492,7 @@ def reverse_pieces(block, chunk, bounds, layout=None, extra=None):
     """The arcs of a chunk of a block's rows (``block_chunks``), flipped and cut by the rank
     that stores the flipped arc."""
     rows, cols, w = block_arcs(block, chunk)
-    return split_by_owner(cols, rows, w, bounds, layout, extra, narrow=True)
+    return split_by_owner(cols, rows, w, bounds, layout=layout, extra=extra, narrow=True)
 
 
 def degree_pieces(block, bounds, loops=False):

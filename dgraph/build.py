@@ -9,10 +9,14 @@ worker from the pieces of the input partitions (``dgraph.placement``).
 from __future__ import annotations
 
 import operator
+from collections.abc import Hashable, Sequence
+from typing import Any, NamedTuple
 
 import dask
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+from distributed import Client
 
 from . import kernels
 from .block import split_by_owner
@@ -22,9 +26,9 @@ from .codec import LabelCodec
 from .errors import DgraphInputError
 from .graph import Graph
 from .labels import Labels, encode_part, inverse_permutation
-from .layout import layout_named, resolve_layout
+from .layout import Layout, layout_named, resolve_layout
 from .owners import KEYED_LIMIT
-from .placement import place_input, place_small
+from .placement import PlacementSpec, place_input, place_small
 from .progress import Stages
 from .runtime.driver import TRANSPORTS
 from .runtime.launch import ensure_plugin
@@ -105,7 +109,7 @@ def _split(part, inverse, bounds, weight, layout, extra):
     if inverse is not None:
         rows, cols = inverse[rows], inverse[cols]
     w = part[weight].to_numpy(dtype=np.float64) if weight else None
-    return split_by_owner(rows, cols, w, bounds, layout, extra, narrow=True)
+    return split_by_owner(rows, cols, w, bounds, layout=layout, extra=extra, narrow=True)
 
 
 def _row_counts(degree, order, lo, hi):
@@ -198,22 +202,23 @@ def _vertices_pandas(vertices):
 
 
 def from_edgelist(
-    df,
-    source="src",
-    destination="dst",
-    weight=None,
-    directed=True,
-    vertices=None,
-    layout="1d",
-    ranks=None,
-    duplicates="drop",
-    self_loops="keep",
-    renumber=True,
-    vertex_order="labels",
-    client=None,
-    transport="direct",
-    domains=None,
-):
+    df: pd.DataFrame | dd.DataFrame,
+    source: Hashable = "src",
+    destination: Hashable = "dst",
+    weight: Hashable | None = None,
+    *,
+    directed: bool = True,
+    vertices: pd.Series | dd.Series | Sequence[Any] | np.ndarray | None = None,
+    layout: str | Layout = "1d",
+    ranks: int | None = None,
+    duplicates: str = "drop",
+    self_loops: str = "keep",
+    renumber: bool = True,
+    vertex_order: str = "labels",
+    client: Client | None = None,
+    transport: str = "direct",
+    domains: Any = None,
+) -> Graph:
     """Build a distributed graph from an edge list.
 
     Parameters
@@ -251,9 +256,11 @@ def from_edgelist(
         scale 20: BFS kernel -25 to -30%). Keep ``"labels"`` for roads and meshes whose labels
         carry locality. With ``layout="1d"`` the vertices are then dealt to ranks in turn
         (``OneD(balance="striped")``), so every rank gets its share of hubs.
-    transport : {"direct", "grouped"}
-        How supersteps move messages: one per rank pair, or TuCOMM's aggregation through one
-        monitor per communication domain (see ``dgraph.runtime.grouped``).
+    transport : {"direct", "grouped", "pipelined"}
+        How supersteps move messages (``dgraph.runtime.driver.TRANSPORTS``): one per rank pair,
+        TuCOMM's aggregation through one monitor per communication domain (see
+        ``dgraph.runtime.grouped``), or cut into blocks that move while earlier ones merge (see
+        ``dgraph.runtime.pipelined``).
     domains : optional
         The communication domains (``dgraph.runtime.domains``: by host by default, an int K for
         K contiguous rank groups, a dict of worker lists, or a function). With domains, run
@@ -297,12 +304,11 @@ def from_edgelist(
         raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
 
     small = isinstance(given, pd.DataFrame) and len(given) <= SMALL_EDGES and not hasattr(vertices, "dask")
+    spec = BuildSpec(directed, weight, layout, duplicates, wk, one_rank_below)
     if small and vertex_order == "labels":
         columns = {source: "src", destination: "dst", **({weight: "weight"} if weight else {})}
         frame = given[list(columns)].astype(df[list(columns)].dtypes.to_dict()).rename(columns=columns)
-        g = _from_small_frame(
-            client, frame, vertices, renumber, directed, weight, layout, duplicates, self_loops, wk, one_rank_below > 0
-        )
+        g = _from_small_frame(client, frame, vertices, renumber, self_loops, spec)
         if g is not None:
             return g if (transport, domains) == ("direct", None) else g.with_transport(transport, domains)
 
@@ -333,7 +339,7 @@ def from_edgelist(
             edges = labels.reorder(edges, ["src", "dst"])
             if not directed:  # every arc was counted at both ends: twice the out-degrees, in canonical order
                 out_degree = client.submit(_halved_descending, ends)
-        g = _place(client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below, out_degree, stages)
+        g = _place(client, edges, labels, spec, out_degree=out_degree, stages=stages)
     return g if (transport, domains) == ("direct", None) else g.with_transport(transport, domains)
 
 
@@ -361,9 +367,20 @@ def _spread(wk, ranks):
     return [wk[r * len(wk) // ranks] for r in range(ranks)]
 
 
-def _from_small_frame(
-    client, frame, vertices, renumber, directed, weight, layout, duplicates, self_loops, wk, one_rank
-):
+class BuildSpec(NamedTuple):
+    """What a graph is built as, whatever its input: ``directed`` or not, its ``weight`` column
+    (None: unweighted), its ``layout``, the ``duplicates`` policy, the ``workers`` its ranks
+    spread over, and the arcs below which it gets one rank (``one_rank_below``; 0: never)."""
+
+    directed: bool
+    weight: Hashable | None
+    layout: Layout
+    duplicates: str
+    workers: list
+    one_rank_below: int = 0
+
+
+def _from_small_frame(client, frame, vertices, renumber, self_loops, spec):
     """``from_edgelist`` of a small pandas edge list (columns src, dst[, weight], in the dtypes
     dask gives them): labels found and encoded here, the blocks placed by ``_place_small``; None
     when that declines (then the general path)."""
@@ -382,20 +399,21 @@ def _from_small_frame(
     frame = encode_part(frame, table, ["src", "dst"])
     if self_loops == "drop":
         frame = frame[frame["src"] != frame["dst"]]
-    return _place_small(client, frame, labels, directed, weight, layout, duplicates, wk, one_rank)
+    return _place_small(client, frame, labels, spec)
 
 
-def _place_small(client, frame, labels, directed, weight, layout, duplicates, wk, one_rank):
+def _place_small(client, frame, labels, spec):
     """``_place`` for a small pandas edge list of ids 0..n-1: planned and cut here, each rank's
     block built by one task that carries its piece (``place_small``), in one wave instead of
     dozens of round trips. None for a layout measuring the workers' speeds."""
+    directed, weight, layout, duplicates, wk, one_rank_below = spec
     if getattr(layout, "balance", None) == "measured":
         return None
     n = labels.n
     if not directed:
         frame = _symmetrize(frame)
     degree = _degree_count(frame, n)
-    if layout.ranks > 1 and one_rank and degree.sum() < ONE_RANK_ARCS:
+    if layout.ranks > 1 and one_rank_below and degree.sum() < one_rank_below:
         layout = layout.with_ranks(1)
     plan = layout.plan(degree)
     order, bounds, extra = plan[0], np.asarray(plan[1], dtype=np.int64), _plan_extra(plan)
@@ -410,7 +428,8 @@ def _place_small(client, frame, labels, directed, weight, layout, duplicates, wk
     where = _spread(wk, layout.ranks)
     pieces = [[p] for p in pieces]
     dedup = duplicates == "drop"
-    blocks = place_small(client, layout, pieces, bounds, n, "out", placed[0], dedup, placed[2], where, (order, extra))
+    spec = PlacementSpec(layout, bounds, n, "out", dedup, weight is not None)
+    blocks = place_small(client, spec, pieces, where, key=placed[0], extra=placed[2], tables=(order, extra))
     return _graph(
         client,
         labels,
@@ -426,9 +445,11 @@ def _place_small(client, frame, labels, directed, weight, layout, duplicates, wk
     )
 
 
-def _place(
-    client, edges, labels, directed, weight, layout, duplicates, wk, one_rank_below=0, out_degree=None, stages=None
-):
+def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
+    """The graph of ``edges`` (canonical ids, symmetrized where undirected), built as ``spec``
+    says: planned on the workers, its blocks placed there (``place_input``). ``out_degree``: a
+    future of the degrees when already counted; ``stages(name)`` hears of each stage."""
+    directed, weight, layout, duplicates, wk, one_rank_below = spec
     stages = stages or (lambda stage: None)
     stages("degrees")
     parts = edges.to_delayed()
@@ -472,7 +493,8 @@ def _place(
     counts = None  # a rank's rows are its own vertices: their degrees size its CSR; else counted
     if layout.owns_rows():
         counts = [client.submit(_row_counts, degree, order, *layout.row_range(r, bounds), pure=False) for r in range(P)]
-    blocks = place_input(client, parts, cut, arcs, layout, bounds, n, order, dedup, weighted, where, counts, extra, say)
+    spec = PlacementSpec(layout, bounds, n, "out", dedup, weighted)
+    blocks = place_input(client, parts, cut, arcs, spec, where, key=order, extra=extra, counts=counts, say=say)
     del degree, plan
     return _graph(
         client,

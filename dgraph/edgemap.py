@@ -36,80 +36,67 @@ space. Messages carry placed ids; slots stay inside a rank.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
 from . import kernels
 from .block import kept, keyed_ids, keyed_run, own_canonical, owner_rows, space_slots
+from .frontier_messages import concat, pack, unpack
 from .ghosts import reduce_rows
+from .heavy_index import HeavyIndex, heavy_index
 from .layout import by_owner
 from .owners import keyed
+from .vertex_subset import SpaceFlags, VertexMarks, VertexSubset, mark_parts
+
+__all__ = [
+    "EdgeMap",
+    "EdgeMapStep",
+    "HeavyIndex",
+    "VertexMarks",
+    "VertexSubset",
+    "add_weight",
+    "heavy_index",
+    "pull_is_cheaper",
+    "pull_pays",
+]
 
 MERGES = ("min", "max", "sum", "first")
 DIRECTIONS = ("auto", "push", "pull")
 PULL_SHARE = 20  # Ligra: pull when |F| + outdeg(F) > arcs / 20
 
 
-class VertexSubset:
-    """Active vertices of one rank's owned range, held sparse (sorted local ids) or dense
-    (a bitmap); each form is built from the other on first use.
-
-    >>> f = VertexSubset(6, ids=np.array([1, 4]))
-    >>> f.mask.tolist(), len(f)
-    ([False, True, False, False, True, False], 2)
-    """
-
-    __slots__ = ("size", "_ids", "_mask")
-
-    def __init__(self, size, ids=None, mask=None):
-        self.size = int(size)
-        self._ids = None if ids is None else np.asarray(ids, dtype=np.int64)
-        self._mask = mask
-
-    @property
-    def ids(self):
-        if self._ids is None:
-            self._ids = np.flatnonzero(self._mask)
-        return self._ids
-
-    @property
-    def mask(self):
-        if self._mask is None:
-            self._mask = np.zeros(self.size, dtype=bool)
-            self._mask[self._ids] = True
-        return self._mask
-
-    def __len__(self):
-        return int(self._ids.size if self._ids is not None else np.count_nonzero(self._mask))
-
-
-def _pack(local_ids, arrays, size):
-    """A message of (ids, *arrays) in its smaller form: ids, or a bitmap of the owner's range."""
-    if local_ids.size * 64 > size:
-        if local_ids.size > 1 and not np.all(local_ids[1:] > local_ids[:-1]):
-            order = np.argsort(local_ids)
-            local_ids, arrays = local_ids[order], [a[order] for a in arrays]
-        bits = np.zeros(size, dtype=bool)
-        bits[local_ids] = True
-        return [np.packbits(bits), *arrays]
-    return [local_ids, *arrays]
-
-
-def _unpack(message, size):
-    head = message[0]
-    ids = kernels.set_bits(head, size) if head.dtype == np.uint8 else head
-    return ids, message[1:]
-
-
-def _concat(parts, dtype):
-    return np.concatenate(parts) if parts else np.empty(0, dtype)
-
-
 # A pulled arc costs about two pushed ones: its tail's flag and value are read at random, where a
 # push's reads run along the row (Kronecker 20, 2 ranks: 20-40 ns an arc against 12-18). What an
 # algorithm that knows both counts (SSSP's heavy arcs, BC's levels) weighs them by.
 PULLED_ARC_COST = 2
+
+
+@dataclass(frozen=True, eq=False)
+class EdgeMapStep:
+    """One call of an edge map (``EdgeMap.__call__`` describes each option): what is applied
+    along the arcs (``f``), how results merge at a head (``merge``), the direction, which is
+    "push" or "pull" by now, and the call's options. ``valueless``: the call gave neither values
+    nor ``f``, so only the winning tails matter and messages carry no values."""
+
+    f: Callable
+    merge: Any
+    direction: str
+    valueless: bool = False
+    total: Any = None
+    total_op: str = "sum"
+    skip_dst: Any = None
+    subgraph: str | None = None
+    arcs: Any = None
+    window: tuple | None = None
+    falling: bool = False
+
+    def __post_init__(self):
+        if self.falling and (self.direction != "push" or self.merge != "min" or self.f not in (_carry, add_weight)):
+            raise ValueError("falling= is for min pushes of the carried value or add_weight")
+        if self.direction == "pull" and (self.arcs is not None or self.window is not None):
+            raise ValueError("arcs= and window= are for pushes")
 
 
 def pull_pays(push, pull):
@@ -150,8 +137,6 @@ class EdgeMap:
         self._floors = {}
         self._fronts = {}
         self._filled = {}  # id(part) -> the positions of its rows with arcs
-        self._valueless = False
-        self._subgraph = None
         self._universes = {}
         self._degree = None
         self._arcs = None
@@ -239,6 +224,7 @@ class EdgeMap:
         values,
         f,
         merge,
+        *,
         total=None,
         total_op="sum",
         skip_dst=None,
@@ -279,25 +265,26 @@ class EdgeMap:
             r: (frontier[r].ids if isinstance(frontier[r], VertexSubset) else np.asarray(frontier[r], np.int64))
             for r in self.ctx.ranks
         }
-        # without values or f only the winning tails matter, and messages carry no values
-        self._valueless = values is None and f is None
         vals = {r: np.zeros(ids[r].size, np.int64) if values is None else np.asarray(values[r]) for r in self.ctx.ranks}
-        f = f or _carry
-        if direction == "auto":
-            direction = self._choose(ids)
-        self._subgraph = subgraph
-        if falling and (direction != "push" or merge != "min" or f not in (_carry, add_weight)):
-            raise ValueError("falling= is for min pushes of the carried value or add_weight")
-        if direction == "pull":
-            if arcs is not None or window is not None:
-                raise ValueError("arcs= and window= are for pushes")
-            return self._pull(ids, vals, f, merge, total, total_op, skip_dst)
-        return self._push(ids, vals, f, merge, total, total_op, skip_dst, arcs, window, falling)
+        step = EdgeMapStep(
+            f or _carry,
+            merge,
+            self._choose(ids) if direction == "auto" else direction,
+            valueless=values is None and f is None,
+            total=total,
+            total_op=total_op,
+            skip_dst=skip_dst,
+            subgraph=subgraph,
+            arcs=arcs,
+            window=window,
+            falling=falling,
+        )
+        return self._pull(step, ids, vals) if step.direction == "pull" else self._push(step, ids, vals)
 
-    def _parts(self, block, pull):
-        if self._subgraph is None:
+    def _parts(self, block, pull, subgraph):
+        if subgraph is None:
             return block.parts
-        name = self.layout.mirror(self._subgraph) if pull else self._subgraph
+        name = self.layout.mirror(subgraph) if pull else subgraph
         return [p for p in block.parts if p.name == name]
 
     def out_degree(self):
@@ -344,12 +331,12 @@ class EdgeMap:
         nf, mf = self.ctx.allreduce({r: [ids[r].size, self.out_arcs(r, ids[r])] for r in self.ctx.ranks})
         return "pull" if nf + mf > self._arcs / PULL_SHARE else "push"
 
-    def _targets(self, pull):
+    def _targets(self, pull, subgraph):
         """Per rank, which peers get which of its active vertices before a push or a pull."""
         of = self.layout.pull_targets if pull else self.layout.push_targets
-        return {r: of(r, self._subgraph) for r in self.ctx.ranks}
+        return {r: of(r, subgraph) for r in self.ctx.ranks}
 
-    def _gather(self, ids, vals, targets, total=None, total_op="sum", masks=False):
+    def _gather(self, ids, vals, targets, *, valueless, total=None, total_op="sum", masks=False):
         """Every rank's frontier (global ids, values) plus those its peers sent it.
         ``targets[r][d]``: which of r's active vertices peer d gets: None for all, or a tuple of
         the layout's vertex classes. A class-restricted message numbers the vertices among the
@@ -357,7 +344,8 @@ class EdgeMap:
         so a bitmap of a few heavy vertices costs a few bytes, not one bit per owned vertex.
         ``masks`` (a valueless pull, which only marks the frontier): a peer's bitmap stays a mask
         of its range, ``(lo, mask)``, not listed as ids; rank r's rows are then the list of its
-        parts (global ids or such pairs), the form of ``self.seen``."""
+        parts (global ids or such pairs), the form of ``self.seen``. ``valueless``: messages
+        carry ids alone."""
         send = {}
         for r in self.ctx.ranks:
             send[r] = {}
@@ -367,7 +355,7 @@ class EdgeMap:
             packed = {}  # r's message per class restriction (None: all), made once for every peer it goes to
             for d, classes in targets[r].items():
                 if classes not in packed:
-                    packed[classes] = self._message(r, ids[r], vals[r], cls, classes)
+                    packed[classes] = self._message(r, ids[r], vals[r], cls, classes, valueless=valueless)
                 if packed[classes] is not None:
                     send[r][d] = packed[classes]
         if not any(targets[r] for r in self.ctx.ranks) and total is None:  # the layout never gathers (1D)
@@ -380,13 +368,13 @@ class EdgeMap:
             for src, message in got[r]:
                 if message[0].dtype == np.int8:  # class-restricted: positions in the sender's universe
                     universe = self._universe(src, tuple(c for c in range(8) if int(message[0][0]) >> c & 1))
-                    pos, rest = _unpack(message[1:], universe.size)
+                    pos, rest = unpack(message[1:], universe.size)
                     local = universe[pos]
                 elif masks and message[0].dtype == np.uint8:  # unpacked in place of listing its ids
                     spans.append((self.lo(src), np.unpackbits(message[0], count=self.size(src)).view(bool)))
                     continue
                 else:
-                    local, rest = _unpack(message, self.size(src))
+                    local, rest = unpack(message, self.size(src))
                 parts.append((local + self.lo(src), rest[0] if rest else np.zeros(local.size, vals[r].dtype)))
             if masks:
                 rows[r] = [p[0] for p in parts] + spans
@@ -395,18 +383,18 @@ class EdgeMap:
         self.seen = {r: rows[r] if masks else [rows[r][0]] for r in self.ctx.ranks}
         return rows, totals
 
-    def _message(self, r, ids, vals, cls, classes):
+    def _message(self, r, ids, vals, cls, classes, *, valueless):
         """Rank r's frontier message to a peer that gets its active vertices ``ids`` of
         ``classes`` (None: all; ``cls``: each active vertex's class), or None if it has none."""
-        carried = lambda sel: [] if self._valueless else [vals[sel]]  # noqa: E731
+        carried = lambda sel: [] if valueless else [vals[sel]]  # noqa: E731
         if classes is None:
-            return _pack(ids, carried(slice(None)), self.size(r))
+            return pack(ids, carried(slice(None)), self.size(r))
         sel = np.flatnonzero(np.isin(cls, classes))
         if sel.size == 0:
             return None
         universe = self._universe(r, classes)
         header = np.array([sum(1 << c for c in classes)], np.int8)
-        return [header, *_pack(np.searchsorted(universe, ids[sel]), carried(sel), universe.size)]
+        return [header, *pack(np.searchsorted(universe, ids[sel]), carried(sel), universe.size)]
 
     def _exchange(self, send, total, total_op, combine=None):
         """One alltoall superstep; ``total`` (if any) is reduced in the same frames. A transport
@@ -415,25 +403,25 @@ class EdgeMap:
             return self.ctx.alltoall(send, combine=combine), None
         return self.ctx.alltoall(send, total=total, op=total_op, combine=combine)
 
-    def _combiner(self, merge):
+    def _combiner(self, merge, valueless):
         """Merge several scatter messages bound for rank ``dst`` into one, with the call's merge
         (the same merge the owner would apply): a monitor forwarding them sends fewer bytes."""
 
         def combine(dst, messages):
-            parts = [_unpack(m, self.size(dst)) for m in messages]
-            local = _concat([p[0] for p in parts], np.int64)
-            tails = _concat([p[1][-1] for p in parts], np.int64)
-            vals = np.zeros(local.size, np.int64) if self._valueless else _concat([p[1][0] for p in parts], np.float64)
+            parts = [unpack(m, self.size(dst)) for m in messages]
+            local = concat([p[0] for p in parts], np.int64)
+            tails = concat([p[1][-1] for p in parts], np.int64)
+            vals = np.zeros(local.size, np.int64) if valueless else concat([p[1][0] for p in parts], np.float64)
             heads, vals, tails = self._merge(local, vals, tails, merge, self.size(dst))
-            return _pack(heads, ([] if self._valueless else [vals]) + [tails], self.size(dst))
+            return pack(heads, ([] if valueless else [vals]) + [tails], self.size(dst))
 
         def cut(dst, message, pieces):
             """A message for ``dst`` as up to ``pieces`` messages of about equal rows, for a
             transport that pipelines (a bitmap's heads are cut too, each piece in its smaller form)."""
-            ids, rest = _unpack(message, self.size(dst))
+            ids, rest = unpack(message, self.size(dst))
             step = max(-(-ids.size // pieces), 1)
             return [
-                _pack(ids[i : i + step], [a[i : i + step] for a in rest], self.size(dst))
+                pack(ids[i : i + step], [a[i : i + step] for a in rest], self.size(dst))
                 for i in range(0, ids.size, step)
             ]
 
@@ -450,39 +438,40 @@ class EdgeMap:
             return dst[starts], merge.reduceat(vals, starts) if dst.size else vals, tails[starts]
         return kernels.merge_by_id(dst, vals, tails, merge, self.scratch(size))
 
-    def _scatter(self, results, merge, total, total_op):
-        """Send each rank's merged (heads, values, tails) to the heads' owners and merge there."""
+    def _scatter(self, step, results):
+        """Send each rank's merged (heads, values, tails) to the heads' owners and merge there,
+        with the ``step``'s merge and total."""
+        merge, total, valueless = step.merge, step.total, step.valueless
         send = {}
         for r in self.ctx.ranks:
             ids, vals, tails = results[r]
             cuts = np.searchsorted(ids, self.bounds)
             send[r] = {
-                d: _pack(
-                    ids[a:b] - self.bounds[d], ([] if self._valueless else [vals[a:b]]) + [tails[a:b]], self.size(d)
-                )
+                d: pack(ids[a:b] - self.bounds[d], ([] if valueless else [vals[a:b]]) + [tails[a:b]], self.size(d))
                 for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:]))
                 if b > a
             }
         if callable(total):
             total = {r: total(r, *results[r][:2]) for r in self.ctx.ranks}
-        got, totals = self._exchange(send, total, total_op, self._combiner(merge))
+        got, totals = self._exchange(send, total, step.total_op, self._combiner(merge, valueless))
         merged = {}
         for r in self.ctx.ranks:
             parts = []
             for _, m in got[r]:
-                local, rest = _unpack(m, self.size(r))
+                local, rest = unpack(m, self.size(r))
                 parts.append((local, rest[0] if len(rest) == 2 else np.zeros(local.size, np.int64), rest[-1]))
             if len(parts) == 1:  # one sender: already merged and sorted
                 merged[r] = parts[0]
                 continue
-            local = _concat([p[0] for p in parts], np.int64)
-            v = _concat([p[1] for p in parts], np.float64)
-            t = _concat([p[2] for p in parts], np.int64)
+            local = concat([p[0] for p in parts], np.int64)
+            v = concat([p[1] for p in parts], np.float64)
+            t = concat([p[2] for p in parts], np.int64)
             merged[r] = self._merge(local, v, t, merge, self.size(r))
         return merged, totals
 
-    def _push(self, ids, vals, f, merge, total, total_op, skip_dst, arcs=None, window=None, falling=False):
-        rows = self._gather(ids, vals, self._targets(pull=False))[0]
+    def _push(self, step, ids, vals):
+        f, merge, skip_dst, arcs, window = step.f, step.merge, step.skip_dst, step.arcs, step.window
+        rows = self._gather(ids, vals, self._targets(False, step.subgraph), valueless=step.valueless)[0]
         fused = (f is _carry or f is add_weight) and merge in ("min", "max", "sum", "first")
         results = {}
         for r in self.ctx.ranks:
@@ -490,7 +479,7 @@ class EdgeMap:
             block = arcs[r] if arcs is not None else self.out_block(r)
             space = block.space
             skip = None if skip_dst is None else skip_dst.of(r, space)
-            for part in self._parts(block, pull=False):
+            for part in self._parts(block, False, step.subgraph):
                 loc, ok = self._local(part, rows[r][0])
                 sel = np.flatnonzero(ok)
                 tails, tvals = rows[r][0][sel], rows[r][1][sel]
@@ -507,7 +496,7 @@ class EdgeMap:
                         merge,
                         f is add_weight,
                         self.scratch(space.size),
-                        self.floor(r, space) if falling else None,
+                        self.floor(r, space) if step.falling else None,
                         window,
                     )
                     self.edges_examined += examined
@@ -523,17 +512,21 @@ class EdgeMap:
                 found.append((dst, np.asarray(f(tails[pos], space[dst], w, tvals[pos])), ranked[pos]))
             heads, v, t = found[0] if fused and len(found) == 1 else self._merge(*_join(found), merge, space.size)
             results[r] = (space[heads], v, t)  # slots ascending: placed ids ascending
-        return self._scatter(results, merge, total, total_op)
+        return self._scatter(step, results)
 
-    def _pull(self, ids, vals, f, merge, total, total_op, skip_dst):
+    def _pull(self, step, ids, vals):
+        f, merge, total, skip_dst, valueless = step.f, step.merge, step.total, step.skip_dst, step.valueless
         dtype = vals[self.ctx.ranks[0]].dtype
         # in 1D the results stay home, so the totals ride on the gather instead
         early = total if self.local_rows and not callable(total) else None
         # valueless (only the winning tails matter): the frontier is only marked, from the bitmaps
-        rows, totals = self._gather(ids, vals, self._targets(pull=True), early, total_op, masks=self._valueless)
+        targets = self._targets(True, step.subgraph)
+        rows, totals = self._gather(
+            ids, vals, targets, valueless=valueless, total=early, total_op=step.total_op, masks=valueless
+        )
         # path lengths and carried sums of floats (SSSP, BC): one pass over each row's arcs
         fused = (
-            not self._valueless
+            not valueless
             and np.issubdtype(dtype, np.floating)
             and ((merge == "min" and f is add_weight) or (merge == "sum" and f is _carry))
         )
@@ -542,8 +535,8 @@ class EdgeMap:
             block = self.in_block(r)
             space = block.space
             front, fval = self._front(r, space, dtype)
-            if self._valueless:
-                _mark(space, front, rows[r])
+            if valueless:
+                mark_parts(space, front, rows[r])
                 self.seen[r] = [SpaceFlags(space, front.copy(), rows[r])]  # what mark_seen reads, marked once
             else:
                 slots, inside = space_slots(space, rows[r][0])
@@ -551,7 +544,7 @@ class EdgeMap:
                 fval[slots[inside]] = rows[r][1][inside]
             skip = None if skip_dst is None else skip_dst.of(r, space)
             found = []
-            parts = self._parts(block, pull=True)
+            parts = self._parts(block, True, step.subgraph)
             for part in parts:
                 local, heads = _pull_rows(part, skip, *self._rows_with_arcs(part, listed=skip is None))
                 if fused:  # each row's merged offer found as its arcs are read
@@ -574,9 +567,7 @@ class EdgeMap:
                 self.edges_examined += scanned
                 dst = heads[pos]
                 value = (
-                    np.zeros(src.size, fval.dtype)
-                    if self._valueless
-                    else np.asarray(f(space[src], space[dst], w, fval[src]))
+                    np.zeros(src.size, fval.dtype) if valueless else np.asarray(f(space[src], space[dst], w, fval[src]))
                 )
                 found.append((dst, value, keyed_ids(part, src)))
             if (merge == "first" or fused) and len(parts) == 1 and parts[0].row_ids is None:  # one per head, in order
@@ -585,15 +576,15 @@ class EdgeMap:
             else:
                 dst, v, src = self._merge(*_join(found), merge, space.size)
             results[r] = (space[dst], v, src)
-            if self._valueless:
+            if valueless:
                 front.fill(False)  # pulls run on dense frontiers: a fill beats unmarking
             else:
                 front[slots[inside]] = False
         if self.local_rows:
             if callable(total):
-                totals = self.ctx.allreduce({r: total(r, *results[r][:2]) for r in self.ctx.ranks}, total_op)
+                totals = self.ctx.allreduce({r: total(r, *results[r][:2]) for r in self.ctx.ranks}, step.total_op)
             return {r: (results[r][0] - self.lo(r), results[r][1], results[r][2]) for r in self.ctx.ranks}, totals
-        return self._scatter(results, merge, total, total_op)
+        return self._scatter(step, results)
 
     def _rows_with_arcs(self, part, listed):
         """A part's rows that have arcs: flags (kept with the part) and, with ``listed``, their
@@ -628,63 +619,6 @@ def _pull_rows(part, skip, flags, positions):
     return local, slots[local]
 
 
-class SpaceFlags(NamedTuple):
-    """A frontier already marked as flags over one vertex space, and the parts it was marked
-    from (for any other space)."""
-
-    space: np.ndarray
-    flags: np.ndarray
-    parts: list
-
-
-def _mark(space, flags, parts, value=True):
-    """Set ``flags`` (over ``space``) at the vertices of ``parts``: arrays of placed ids,
-    ``(lo, bits)``, a bitmap of the placed ids from lo, or ``SpaceFlags``."""
-    for part in parts:
-        if isinstance(part, SpaceFlags):
-            if part.space is not space:
-                _mark(space, flags, part.parts, value)
-            elif value:
-                flags |= part.flags
-            else:
-                flags &= ~part.flags
-        elif isinstance(part, tuple):
-            lo, bits = part
-            a, b = np.searchsorted(space, [lo, lo + bits.size])
-            kernels.mark_bits(flags[a:b], space[a:b], lo, bits, value)
-        elif len(part):  # (most peers' parts are empty when ranks are many and the graph small)
-            slots, inside = space_slots(space, part)
-            flags[slots[inside]] = value
-
-
-class VertexMarks:
-    """A flag per vertex of each of a rank's vertex spaces (``EdgeMap.spaces``), for state an
-    algorithm shares with the edge map (BFS's visited: ``skip_dst``)."""
-
-    def __init__(self, em):
-        self.em = em
-        self.flags = {(r, id(space)): np.zeros(space.size, dtype=bool) for r in em.ctx.ranks for space in em.spaces(r)}
-        em.ctx.stats.hold_vertex_state(f"marks {id(self)}", sum(f.size for f in self.flags.values()))
-
-    def of(self, r, space):
-        return self.flags[(r, id(space))]
-
-    def mark(self, r, parts, value=True):
-        """Set the flags of rank r at the vertices of ``parts`` (as ``_mark`` reads them)."""
-        for space in self.em.spaces(r):
-            _mark(space, self.of(r, space), parts, value)
-
-    def own(self, r, space):
-        """Rank r's flags of its own vertices in ``space``, a view (they are a run of slots)."""
-        first = int(np.searchsorted(space, self.em.lo(r)))
-        return self.of(r, space)[first : first + self.em.size(r)]
-
-    def mark_own(self, r, local):
-        """Set the flags of rank r's own vertices ``local`` (ids minus the rank's first)."""
-        for space in self.em.spaces(r):
-            self.own(r, space)[local] = True
-
-
 def _carry(src, dst, w, value):
     return value
 
@@ -698,38 +632,3 @@ def _join(found):
     if len(found) == 1:
         return found[0]
     return tuple(np.concatenate([x[i] for x in found]) for i in range(3))
-
-
-class HeavyIndex:
-    """For layouts with heavy vertices (1.5D): each vertex's heavy index (``index``: -1 for
-    light ones) and class (``classes[ids]``: 0 L, 1 H, 2 E), by a binary search over the heavy
-    vertices rather than a table over all n.
-
-    >>> h = HeavyIndex(np.array([9, 4, 7]), n_extreme=1)
-    >>> h.index(np.array([4, 5, 9])).tolist(), h[np.array([4, 5, 9])].tolist(), h[3:6].tolist()
-    ([1, -1, 0], [1, 0, 2], [0, 1, 0])
-    """
-
-    def __init__(self, heavy, n_extreme):
-        self.order = np.argsort(heavy, kind="stable")
-        self.sorted = np.asarray(heavy)[self.order]
-        self.n_extreme = int(n_extreme)
-
-    def index(self, ids):
-        ids = np.asarray(ids)
-        if self.sorted.size == 0:
-            return np.full(ids.shape, -1, np.int64)
-        pos = np.minimum(np.searchsorted(self.sorted, ids), self.sorted.size - 1)
-        return np.where(self.sorted[pos] == ids, self.order[pos], -1)
-
-    def __getitem__(self, ids):
-        if isinstance(ids, slice):
-            ids = np.arange(ids.start, ids.stop)
-        idx = self.index(ids)
-        return np.where(idx < 0, 0, np.where(idx < self.n_extreme, 2, 1)).astype(np.int8)
-
-
-def heavy_index(block):
-    """The ``HeavyIndex`` of a block of a layout with heavy vertices (1.5D), else None."""
-    heavy = getattr(block, "heavy", None)
-    return None if heavy is None else HeavyIndex(heavy, block.n_extreme)

@@ -9,6 +9,7 @@ whatever the cluster.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import dask
 import dask.dataframe as dd
@@ -16,6 +17,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import DgraphInputError
+
+if TYPE_CHECKING:
+    from .graph import Graph
 
 GRAPH500 = {"A": 0.57, "B": 0.19, "C": 0.19}
 
@@ -38,7 +42,7 @@ def _block_size(m, block):
     return max(0, min(BLOCK, m - block * BLOCK))
 
 
-def _kron_block(scale, m, seed, block, a, b, c, weights):
+def _kron_block(scale, m, seed, block, *, a, b, c, weights=False):
     from .kernels.generate import kronecker_edges
 
     src, dst, w = kronecker_edges(scale, seed, block * BLOCK, _block_size(m, block), a, b, c, weights)
@@ -55,7 +59,17 @@ def _from_blocks(make, m, npartitions, seed, columns):
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
-def kronecker(scale, edge_factor=16, seed=0, npartitions=None, A=0.57, B=0.19, C=0.19, weights=False):
+def kronecker(
+    scale: int,
+    edge_factor: int = 16,
+    seed: int = 0,
+    *,
+    npartitions: int | None = None,
+    A: float = 0.57,
+    B: float = 0.19,
+    C: float = 0.19,
+    weights: bool = False,
+) -> tuple[dd.DataFrame, int]:
     """Graph 500 Kronecker (R-MAT) edge list: 2**scale vertices, edge_factor * 2**scale edges.
 
     As the Graph 500 specification asks, vertex labels go through a random bijection and the
@@ -98,7 +112,7 @@ def _grid_part(rows, cols, r0, r1):
     )
 
 
-def grid_2d(rows, cols, npartitions=None):
+def grid_2d(rows: int, cols: int, npartitions: int | None = None) -> tuple[dd.DataFrame, int]:
     """Edges of a rows x cols 4-neighbour grid; vertex (i, j) is ``i * cols + j``.
 
     Returns ``(edges, n)``.
@@ -124,7 +138,7 @@ def _er_block(n, m, seed, block):
     return pd.DataFrame({"src": rng.integers(0, n, count), "dst": rng.integers(0, n, count)})
 
 
-def erdos_renyi(n, m, seed=0, npartitions=None):
+def erdos_renyi(n: int, m: int, seed: int = 0, npartitions: int | None = None) -> tuple[dd.DataFrame, int]:
     """Erdos-Renyi G(n, m): ``m`` edges with endpoints drawn uniformly from 0..n-1 (a repeat or
     a loop is possible; construction drops them by its policy). The same seed gives the same
     edges whatever ``npartitions``.
@@ -178,7 +192,9 @@ def _ba_block(n, d, attract, seed, m, block):
     return pd.DataFrame({"src": src, "dst": target})
 
 
-def barabasi_albert(n, edges_per_vertex=8, exponent=2.2, seed=0, npartitions=None):
+def barabasi_albert(
+    n: int, edges_per_vertex: int = 8, exponent: float = 2.2, seed: int = 0, npartitions: int | None = None
+) -> tuple[dd.DataFrame, int]:
     """Scale-free graph by preferential attachment (Barabasi-Albert with initial attractiveness):
     vertex v joins with ``edges_per_vertex`` (d) edges to earlier vertices, each picked with
     probability proportional to its in-degree + a, which gives degrees a power law of exponent
@@ -214,21 +230,23 @@ def _graph(edges_n, directed, **kwargs):
     return from_edgelist(edges, directed=directed, vertices=np.arange(n), renumber=False, **kwargs)
 
 
-def kronecker_graph(scale, edge_factor=16, seed=0, **graph_kwargs):
+def kronecker_graph(scale: int, edge_factor: int = 16, seed: int = 0, **graph_kwargs: Any) -> Graph:
     """The undirected Graph 500 Kronecker graph as a ``Graph`` (labels 0..2**scale-1)."""
     return _graph(kronecker(scale, edge_factor, seed), False, **graph_kwargs)
 
 
-def grid_graph(rows, cols, **graph_kwargs):
+def grid_graph(rows: int, cols: int, **graph_kwargs: Any) -> Graph:
     """An undirected rows x cols grid as a ``Graph``."""
     return _graph(grid_2d(rows, cols), False, **graph_kwargs)
 
 
-def barabasi_albert_graph(n, edges_per_vertex=8, exponent=2.2, seed=0, **graph_kwargs):
+def barabasi_albert_graph(
+    n: int, edges_per_vertex: int = 8, exponent: float = 2.2, seed: int = 0, **graph_kwargs: Any
+) -> Graph:
     """The undirected ``barabasi_albert`` graph as a ``Graph``."""
     return _graph(barabasi_albert(n, edges_per_vertex, exponent, seed), False, **graph_kwargs)
 
 
-def erdos_renyi_graph(n, m, seed=0, directed=False, **graph_kwargs):
+def erdos_renyi_graph(n: int, m: int, seed: int = 0, directed: bool = False, **graph_kwargs: Any) -> Graph:
     """A random graph with ``m`` uniform edges on ``n`` vertices as a ``Graph``."""
     return _graph(erdos_renyi(n, m, seed), directed, **graph_kwargs)

@@ -214,6 +214,7 @@ def run(
     edge_factor=16,
     roots=64,
     kernels=KERNELS,
+    *,
     layout="1d",
     ranks=None,
     transport="direct",

@@ -11,10 +11,15 @@ import glob as _glob
 import gzip
 import os
 import re
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .errors import DgraphInputError
+
+if TYPE_CHECKING:
+    from .graph import Graph
 
 FORMATS = ("auto", "csv", "tsv", "snap", "mtx", "gml", "gr", "parquet")
 
@@ -159,18 +164,19 @@ def read_gml_edges(path):
 
 
 def read_edgelist(
-    path_or_glob,
-    format="auto",
-    source=0,
-    destination=1,
-    weight=None,
-    directed=None,
-    comment=None,
-    sep=None,
-    header=None,
-    blocksize="64MB",
-    **graph_kwargs,
-):
+    path_or_glob: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    format: str = "auto",
+    *,
+    source: int | str = 0,
+    destination: int | str = 1,
+    weight: int | str | None = None,
+    directed: bool | None = None,
+    comment: str | None = None,
+    sep: str | None = None,
+    header: bool | None = None,
+    blocksize: str | int = "64MB",
+    **graph_kwargs: Any,
+) -> Graph:
     """Read an edge list file (or a glob / list of files) into a ``Graph``.
 
     Parameters
@@ -213,6 +219,9 @@ def read_edgelist(
     fmt = _detect(paths[0]) if format == "auto" else format
     gz = paths[0].endswith(".gz")
     vertices = None
+    src: Hashable
+    dst: Hashable
+    w: Hashable | None
     if fmt == "parquet":
         df = dd.read_parquet(paths)
         src, dst, w = source, destination, weight
@@ -331,7 +340,7 @@ def _check_mtx(df, src, dst, path, size):
     return pd.Series(range(1, n + 1), dtype="int64")
 
 
-def from_networkx(G, weight=None, **graph_kwargs):
+def from_networkx(G: Any, weight: str | None = None, **graph_kwargs: Any) -> Graph:
     """A dgraph ``Graph`` of a networkx graph (its nodes, including isolated ones, and edges).
 
     Examples

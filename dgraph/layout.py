@@ -93,10 +93,12 @@ class Layout:
         if not self.subgraphs:
             return BlockBuilder(rank, n, csrs, own)
         which = functools.partial(self.csr_of, extra=extra)
-        return BlockBuilder(rank, n, csrs, own, which, extra["heavy"], int(extra["n_extreme"]))
+        return BlockBuilder(rank, n, csrs, own, which=which, heavy=extra["heavy"], n_extreme=int(extra["n_extreme"]))
 
-    def build(self, rank, bounds, n, direction, key, dedup, extra, *pieces):
-        """Rank's block from the pieces placed on it, in hand."""
+    def build(self, rank, bounds, n, *pieces, direction="out", key=None, dedup=False, extra=None):
+        """Rank's block from the pieces placed on it, in hand: ``direction`` of its arcs, ``key``
+        (placed id -> canonical id, or None) that rows are sorted by, ``dedup`` to drop repeated
+        arcs, ``extra`` the plan's."""
         return self.builder(rank, bounds, n, extra).build(pieces, direction, key, dedup)
 
     def row_range(self, r, bounds):
@@ -154,7 +156,7 @@ def layout_named(name, **options):
     return LAYOUTS[name.lower()](**options)
 
 
-def resolve_layout(layout, ranks, default_ranks):
+def resolve_layout(layout, ranks, default_ranks) -> Layout:
     """A Layout object with a rank count from ``layout="1d"``/``"2d"`` / an object, and ``ranks``."""
     if ranks is not None:
         ranks = integer(ranks, "ranks", minimum=1)

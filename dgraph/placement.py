@@ -19,6 +19,8 @@ from __future__ import annotations
 import collections
 import operator
 import uuid
+from dataclasses import dataclass
+from typing import Any
 
 import dask
 import numpy as np
@@ -30,6 +32,7 @@ from .block import block_chunks, degree_pieces, owned_sum, with_owned_degree
 from .cluster import workers
 from .dask_internals import wait_for, worker_memory
 from .errors import DgraphInputError, DgraphMemoryError, DgraphRunError
+from .layout import Layout
 from .runtime.plugin import trim_allocator
 
 # parts being cut and written at once, per worker: two, or more while their arcs stay in budget
@@ -37,6 +40,35 @@ IN_FLIGHT_PER_WORKER, IN_FLIGHT_ARCS_PER_WORKER = 2, 1 << 23
 AT_ONCE_ARCS = 1 << 22  # a source this small is cut whole and built in one wave (pieces: 32 MB)
 SMALL_ARCS = 1 << 17  # blocks this small are placed anew from pieces gathered on the client (place_small)
 LIVENESS_SECONDS = 5  # how often construction checks that the workers building blocks are there
+
+
+@dataclass(frozen=True, eq=False)
+class PlacementSpec:
+    """What builds every rank's block beside its pieces: the ``layout`` and its owner ``bounds``
+    over ``n`` vertices, the arcs' ``direction`` ("out", or "in" for in-blocks), whether rows
+    drop duplicate arcs (``dedup``) and whether arcs carry weights (``weighted``). Plain values,
+    so it travels inside tasks as it is; the plan's tables (``key``: placed id -> canonical id,
+    ``extra``: the layout's) are futures and travel beside it, for dask to resolve."""
+
+    layout: Layout
+    bounds: np.ndarray
+    n: int
+    direction: str = "out"
+    dedup: bool = False
+    weighted: bool = False
+
+    def builder(self, r: int, extra: Any = None):
+        """Rank r's block, empty, to be counted and filled."""
+        return self.layout.builder(r, self.bounds, self.n, extra)
+
+    def build(self, r: int, key: Any, extra: Any, *pieces):
+        """Rank r's block from its pieces, in hand (``key``, ``extra``: values, not futures)."""
+        return self.layout.build(
+            r, self.bounds, self.n, *pieces, direction=self.direction, key=key, dedup=self.dedup, extra=extra
+        )
+
+    def owned_size(self, r: int) -> int:
+        return int(self.bounds[r + 1] - self.bounds[r])
 
 
 def _pick(ranks, pieces):
@@ -148,9 +180,9 @@ _FILLING: dict = {}  # (build token, rank) -> its BlockBuilder, on the worker bu
 _BUILT: dict = {}  # (build token, rank) -> its Block, between the streaming and the block's own task
 
 
-def _start(token, r, layout, bounds, n, extra, counts):
+def _start(token, r, spec, extra, counts):
     """Rank r's block, to be filled: its rows' arc ``counts`` (None: counted by ``_count``)."""
-    builder = _FILLING[token, r] = layout.builder(r, bounds, n, extra)
+    builder = _FILLING[token, r] = spec.builder(r, extra)
     if counts is not None:
         builder.csrs[0].counts[:] = counts
 
@@ -220,6 +252,7 @@ class _Chunks:
     def __init__(self, blocks, where, chunks, cut, args):
         self.blocks, self.where, self.keys, self.cut, self.args = blocks, where, [b.key for b in blocks], cut, args
         self.parts = [(i, chunk[:3], chunk[3]) for i, of_block in enumerate(chunks) for chunk in of_block]
+        self.arcs = sum(part[2] for part in self.parts)
 
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if k not in ("blocks", "where")}
@@ -245,20 +278,20 @@ def _piece(cut, block, chunk, args, r):
     return cut(block, chunk, *args)[r]
 
 
-def _finish(token, r, direction, key, dedup):
+def _finish(token, r, spec, key):
     builder = _filling(token, r)
     del _FILLING[token, r]
     if not builder.full():
         raise _unsteady("fewer")
-    _BUILT[token, r] = builder.finish(direction, key, dedup)
+    _BUILT[token, r] = builder.finish(spec.direction, key, spec.dedup)
 
 
-def _take(token, r, layout, bounds, n, direction, key, dedup, extra, source):
+def _take(token, r, spec, key, extra, source):
     """Rank r's block: the one streamed into this worker, or, when dask runs this elsewhere
     (the block was lost with its worker and is asked for again), one built anew."""
     block = _BUILT.pop((token, r), None)
     if block is None:
-        block = layout.build(r, bounds, n, direction, key, dedup, extra, *source.pieces(r))
+        block = spec.build(r, key, extra, *source.pieces(r))
     return block
 
 
@@ -368,37 +401,30 @@ def _ranks(ranks):
     return f"ranks {ranks[0]}-{ranks[-1]}" if contiguous else "ranks " + ", ".join(map(str, ranks))
 
 
-def place_input(
-    client, parts, cut, arcs, layout, bounds, n, key, dedup, weighted, where, counts=None, extra=None, say=None
-):
+def place_input(client, parts, cut, arcs, spec, where, *, key=None, extra=None, counts=None, say=None):
     """The blocks of an input of ``arcs`` arcs: its partitions ``parts`` (dask Delayed), each
     cut into a piece per rank by ``cut(part)`` (a Delayed); see ``place``."""
-    source = _Partitions(parts, cut, arcs)
-    return place(client, source, arcs, layout, bounds, n, "out", key, dedup, weighted, where, counts, extra, say)
+    return place(client, _Partitions(parts, cut, arcs), spec, where, key=key, extra=extra, counts=counts, say=say)
 
 
-def rebuild_blocks(
-    client, blocks, where, cut, args, layout, bounds, n, direction, key, dedup, weighted, counts=None, extra=None
-):
+def rebuild_blocks(client, blocks, where, cut, args, spec, *, key=None, extra=None, counts=None):
     """Blocks placed anew from a graph's ``blocks`` (rank r's on worker ``where[r]``, where its
     new block is built): ``cut(block, chunk, *args)`` cuts a chunk of a block's rows
     (``block.block_chunks``) into a piece per rank; see ``place``. ``counts``: a function giving
     ``place``'s counts (only a source too large for ``place_small`` needs them)."""
     held, loose = ranks_by_worker(where), dict(allow_other_workers=True, pure=False)
     chunks = each_held(client, block_chunks, blocks, where)
-    arcs = sum(chunk[3] for of_block in chunks for chunk in of_block)
-    if arcs <= SMALL_ARCS:  # cut on the workers, each worker's blocks in one task
-        P = layout.ranks
+    source = _Chunks(blocks, where, chunks, cut, args)
+    if source.arcs <= SMALL_ARCS:  # cut on the workers, each worker's blocks in one task
+        P = spec.layout.ranks
         cuts = [
             client.submit(_cut_each, cut, args, P, [(blocks[i], chunks[i]) for i in ranks], workers=[w], **loose)
             for w, ranks in held.items()
         ]
         of_workers = client.gather(cuts)
         pieces = [[w[r] for w in of_workers if w[r] is not None] for r in range(P)]
-        return place_small(client, layout, pieces, bounds, n, direction, key, dedup, extra, where)
-    source = _Chunks(blocks, where, chunks, cut, args)
-    counts = counts() if counts else None
-    return place(client, source, arcs, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra)
+        return place_small(client, spec, pieces, where, key=key, extra=extra)
+    return place(client, source, spec, where, key=key, extra=extra, counts=counts() if counts else None)
 
 
 def _cut_each(cut, args, nranks, blocks):
@@ -416,55 +442,55 @@ def _joined(pieces):
     return np.concatenate(rows), np.concatenate(cols), None if weights[0] is None else np.concatenate(weights)
 
 
-def place_small(client, layout, pieces, bounds, n, direction, key, dedup, extra, where, tables=None):
+def place_small(client, spec, pieces, where, *, key=None, extra=None, tables=None):
     """Rank r's block on worker ``where[r]`` from ``pieces[r]`` (its pieces, here on the client):
     one task per rank that carries them (so dask can rebuild it anywhere), a single wave. A
     layout whose blocks hold rows of other ranks' vertices has its blocks built here as well, to
     count each vertex's whole degree (the same code, so the same counts), which the tasks then
     attach. ``key`` and ``extra``: as ``place``'s, futures; ``tables``: their values when the
     client has them (else fetched when needed)."""
-    degrees = [None] * layout.ranks
-    if not layout.owns_rows():
+    P = spec.layout.ranks
+    degrees = [None] * P
+    if not spec.layout.owns_rows():
         key_value, extra_value = tables if tables is not None else client.gather([key, extra])
-        built = [layout.build(r, bounds, n, direction, key_value, dedup, extra_value, *p) for r, p in enumerate(pieces)]
-        sums = _degree_sums(bounds, False, *built)
-        degrees = [owned_sum(int(bounds[r + 1] - bounds[r]), sums[r]) for r in range(layout.ranks)]
+        built = [spec.build(r, key_value, extra_value, *p) for r, p in enumerate(pieces)]
+        sums = _degree_sums(spec.bounds, False, *built)
+        degrees = [owned_sum(spec.owned_size(r), sums[r]) for r in range(P)]
     blocks = [
         client.submit(
             _small_block,
-            layout,
-            (r, bounds, n, direction, key, dedup, extra),
+            spec,
+            (r, key, extra),
             degrees[r],
             *pieces[r],
             workers=[where[r]],
             allow_other_workers=True,
             pure=False,
         )
-        for r in range(layout.ranks)
+        for r in range(P)
     ]
     _wait_alive(client, blocks, where)
     return blocks
 
 
-def _small_block(layout, args, owned_degree, *pieces):
-    block = layout.build(*args, *pieces)
+def _small_block(spec, args, owned_degree, *pieces):
+    block = spec.build(*args, *pieces)
     return block if owned_degree is None else with_owned_degree(block, owned_degree)
 
 
-def place(client, source, arcs, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra, say=None):
-    """Rank r's block (``layout.builder``'s) on worker ``where[r]``, from the ``arcs`` arcs
-    of ``source``'s parts: streamed (``stream_blocks``), or for a small source cut whole and
-    built in one wave, which saves the round trips of streaming."""
-    if arcs > AT_ONCE_ARCS:
-        args = (layout, bounds, n, direction, key, dedup, weighted, where, counts, extra, say)
-        return stream_blocks(client, source, *args)
+def place(client, source, spec, where, *, key=None, extra=None, counts=None, say=None):
+    """Rank r's block (``spec.layout.builder``'s) on worker ``where[r]``, from the
+    ``source.arcs`` arcs of ``source``'s parts: streamed (``stream_blocks``), or for a small
+    source cut whole and built in one wave, which saves the round trips of streaming."""
+    if source.arcs > AT_ONCE_ARCS:
+        return stream_blocks(client, source, spec, where, key=key, extra=extra, counts=counts, say=say)
     cuts = [source.submit(client, p) for p in source.parts]
     blocks = [
         client.submit(
             _with_pieces,
-            layout.build,
+            spec.build,
             r,
-            (r, bounds, n, direction, key, dedup, extra),
+            (r, key, extra),
             *groups,
             workers=[where[r]],
             allow_other_workers=True,
@@ -472,14 +498,14 @@ def place(client, source, arcs, layout, bounds, n, direction, key, dedup, weight
         )
         for r, groups in enumerate(route(client, cuts, where))
     ]
-    if not layout.owns_rows():
-        blocks = _with_owned_degrees(client, blocks, bounds, where)
+    if not spec.layout.owns_rows():
+        blocks = _with_owned_degrees(client, blocks, spec.bounds, where)
     _wait_alive(client, blocks, where)  # a chunk's cut waits for its block's worker
     return blocks
 
 
-def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weighted, where, counts, extra, say=None):
-    """Rank r's block (``layout.builder``'s) on worker ``where[r]``, from the parts of
+def stream_blocks(client, source, spec, where, *, key=None, extra=None, counts=None, say=None):
+    """Rank r's block (``spec.layout.builder``'s) on worker ``where[r]``, from the parts of
     ``source``, each cut into a piece per rank (a future, ``source.submit``). ``counts``: for
     each rank, a future of its rows' arc counts, which size its CSR beforehand (only where a
     rank's block is one CSR over its own vertices); None: a first pass over the source counts
@@ -493,15 +519,13 @@ def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weig
                 _start,
                 token,
                 r,
-                layout,
-                bounds,
-                n,
+                spec,
                 extra,
                 None if counts is None else counts[r],
                 workers=[where[r]],  # strictly: a loose restriction lets an idle worker steal a rank
                 pure=False,
             )
-            for r in range(layout.ranks)
+            for r in range(spec.layout.ranks)
         ]
         at = list(where)  # each rank's block is filled on its own worker
         _wait_alive(client, started, at)
@@ -540,15 +564,14 @@ def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weig
         if counts is None:
             pour(_count, "counting arcs")
         keyed = key is not None
+        weighted = spec.weighted
         needs = [client.submit(_needs, token, r, weighted, keyed, workers=[w], pure=False) for r, w in enumerate(at)]
         _wait_alive(client, needs, at)
         check_room(client, at, client.gather(needs))
         allocated = [client.submit(_allocate, token, r, weighted, workers=[w], pure=False) for r, w in enumerate(at)]
         _wait_alive(client, allocated, at)
         pour(_fill, "placing arcs")
-        finishing = [
-            client.submit(_finish, token, r, direction, key, dedup, workers=[w], pure=False) for r, w in enumerate(at)
-        ]
+        finishing = [client.submit(_finish, token, r, spec, key, workers=[w], pure=False) for r, w in enumerate(at)]
         _wait_alive(client, finishing, at)
         # the blocks' own tasks depend on nothing pinned, so dask can rebuild a lost one anywhere
         blocks = [
@@ -556,12 +579,8 @@ def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weig
                 _take,
                 token,
                 r,
-                layout,
-                bounds,
-                n,
-                direction,
+                spec,
                 key,
-                dedup,
                 extra,
                 source,
                 workers=[at[r]],
@@ -570,8 +589,8 @@ def stream_blocks(client, source, layout, bounds, n, direction, key, dedup, weig
             )
             for r in range(len(at))
         ]
-        if not layout.owns_rows():
-            blocks = _with_owned_degrees(client, blocks, bounds, at)
+        if not spec.layout.owns_rows():
+            blocks = _with_owned_degrees(client, blocks, spec.bounds, at)
         wait_for(blocks)
         client.run(_forget, token)  # a block built twice (its task moved) leaves no copy behind
     except BaseException:

@@ -21,6 +21,8 @@ every distance, else chosen by ``shortest_path_tree`` once at the end.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import kernels
@@ -74,8 +76,17 @@ def _own_arcs(part, lo, hi):
     return count
 
 
+class OwnArcs(NamedTuple):
+    """A rank's arcs between its own vertices, for its local closures (``local_arcs``)."""
+
+    csr: kernels.LocalCSR
+    packed: np.ndarray | None  # kernels.weighted_arcs of them, where the search runs on threads
+    boundary: np.ndarray  # which own vertices have arcs elsewhere
+    first: int  # the index of the rank's first vertex in csr.indices
+
+
 def local_arcs(em, r, weighted):
-    """(indptr, indices, weights, arcs, boundary, first) over rank r's own vertices: the arcs it
+    """``OwnArcs`` (csr, packed, boundary, first) over rank r's own vertices: the arcs it
     holds whose tail and head it owns, those arcs with their weights as one array where the
     search runs on numba's threads and the weights are whole numbers (``kernels.weighted_arcs``,
     kept with the block; else None), which of its vertices have arcs elsewhere (the only ones
@@ -92,16 +103,16 @@ def local_arcs(em, r, weighted):
         if w is not None and threaded:
             arcs = kept(block, "weighted arcs", lambda: kernels.weighted_arcs(block.indices, block.weights))
         if lo == 0 and hi == em.n:  # the rank holds every vertex: no arc leaves (and no pass over them)
-            return block.indptr, block.indices, w, arcs, np.zeros(hi, dtype=bool), first
+            return OwnArcs(kernels.LocalCSR(block.indptr, block.indices, w), arcs, np.zeros(hi, dtype=bool), first)
         boundary = kernels.rows_leaving(block.indptr, block.indices, first, first + hi - lo)
-        return block.indptr, block.indices, w, arcs, boundary, first
+        return OwnArcs(kernels.LocalCSR(block.indptr, block.indices, w), arcs, boundary, first)
     rows, cols, w = block_arcs(block)
     keep = (rows >= lo) & (rows < hi) & (cols >= lo) & (cols < hi)
     w = w[keep] if weighted and w is not None else None
     csr = kernels.build_csr(
         rows[keep] - lo, cols[keep], hi - lo, weights=w, dedup=False, order=False, index_dtype=index_type(em.n)
     )
-    return (*csr, None, np.ones(hi - lo, dtype=bool), lo)
+    return OwnArcs(kernels.LocalCSR(*csr), None, np.ones(hi - lo, dtype=bool), lo)
 
 
 def shortest_paths(
@@ -111,6 +122,7 @@ def shortest_paths(
     pred,
     pending,
     delta,
+    *,
     weighted,
     limit=np.inf,
     local=True,
@@ -138,14 +150,14 @@ def shortest_paths(
     (``kernels.bucket_queue``). Returns the number of rounds (one superstep each) and of arcs the local
     closures scanned."""
     arcs = {r: local_arcs(em, r, weighted) for r in ctx.ranks} if local else None
-    queues = {r: kernels.bucket_queue(arcs[r][2], mean_largest, lightest) for r in ctx.ranks} if local else None
+    queues = (
+        {r: kernels.bucket_queue(arcs[r].csr.weights, mean_largest, lightest) for r in ctx.ranks} if local else None
+    )
     if local and ctx.nranks == 1:  # nothing arrives from another rank: one Dijkstra is all
         (r,) = ctx.ranks
-        indptr, indices, weights, packed, _, first = arcs[r]
+        csr, packed, _, first = arcs[r]
         scanned = kernels.relax_local(
-            indptr,
-            indices,
-            weights,
+            csr,
             first,
             first + em.size(r),
             dist[r],
@@ -179,11 +191,9 @@ def shortest_paths(
             lo, d, wait = em.lo(r), dist[r], pending[r]
             if local:
                 seeds = queue[r][d[queue[r]] < threshold]
-                indptr, indices, weights, packed, boundary, first = arcs[r]
+                csr, packed, boundary, first = arcs[r]
                 scanned += kernels.relax_local(
-                    indptr,
-                    indices,
-                    weights,
+                    csr,
                     first,
                     first + em.size(r),
                     d,
@@ -213,10 +223,18 @@ def shortest_paths(
             return [*total[r], offers.min() if offers.size else np.inf, *(heavy.facts(r) if heavy else (0, 0))]
 
         merged, (any_active, closest, lowest, pushed, pulled) = em(
-            frontier, values, f, "min", ride, _ROUND_OPS, direction="push", arcs=light, falling=f is add_weight
+            frontier,
+            values,
+            f,
+            "min",
+            total=ride,
+            total_op=_ROUND_OPS,
+            direction="push",
+            arcs=light,
+            falling=f is add_weight,
         )
         rounds += 1
-        _improve(ctx, em, merged, dist, pred, pending, queue, ties)
+        _improve(ctx, merged, dist, pred, pending, queue, ties=ties)
         # a bucket is done when a round finds nothing in it to expand, or as soon as a round that
         # expanded offered nothing below the threshold: what it improved waits for a later bucket
         # (a superstep saved per bucket)
@@ -230,7 +248,7 @@ def shortest_paths(
                     frontier, values, f, "min", direction="push", window=(delta, np.inf), falling=f is add_weight
                 )
             rounds += 1
-            _improve(ctx, em, merged, dist, pred, pending, queue, ties)
+            _improve(ctx, merged, dist, pred, pending, queue, ties=ties)
             settled, busy = {r: [] for r in ctx.ranks}, False
             threshold = min(threshold + delta, limit)  # a round that finds it empty says where to go next
             continue
@@ -281,7 +299,7 @@ class _HeavyRound:
         return True
 
 
-def _improve(ctx, em, merged, dist, pred, pending, queue, ties):
+def _improve(ctx, merged, dist, pred, pending, queue, *, ties):
     for r in ctx.ranks:
         queued = kernels.improve(*merged[r], dist[r], pred[r], pending[r], ties)
         queue[r] = np.concatenate([queue[r], queued]) if queued.size else queue[r]

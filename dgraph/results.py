@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -143,26 +144,42 @@ def vertex_frames(labels, results, label_columns=(), nullable=(), transform=None
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
-def rank_frames(ctx, held, pieces, bounds, label_columns, nullable, transform=None):
+class FrameColumns(NamedTuple):
+    """How a run's finish makes its columns: ``label_columns`` hold placed ids and become
+    labels, ``nullable`` ones are null where negative (integers) or not finite (floats),
+    ``transform(dict) -> dict`` is applied to each rank's columns first, and each of
+    ``list_columns`` (free-standing rows only) becomes a list of labels per row
+    (``rows_frames``)."""
+
+    label_columns: tuple = ()
+    nullable: tuple = ()
+    transform: Callable | None = None
+    list_columns: tuple = ()
+
+
+def rank_frames(ctx, held, pieces, bounds, columns):
     """A run's finish: one worker's ``{rank: {column: array}}`` as its partition of a result
-    frame (``vertex_frames``); ``pieces[r]`` is ``(rank r's own labels,)`` or empty when the
-    ids are their own labels (see ``RankLabels``)."""
-    return vertex_frames(_rank_labels(ctx, bounds, pieces), held, label_columns, nullable, transform)
+    frame (``vertex_frames``), its columns as ``columns`` (a ``FrameColumns``) says;
+    ``pieces[r]`` is ``(rank r's own labels,)`` or empty when the ids are their own labels (see
+    ``RankLabels``)."""
+    labels = _rank_labels(ctx, bounds, pieces)
+    return vertex_frames(labels, held, columns.label_columns, columns.nullable, columns.transform)
 
 
 def _rank_labels(ctx, bounds, pieces):
     return RankLabels(ctx, bounds, pieces={r: p[0] for r, p in pieces.items()} if any(pieces.values()) else None)
 
 
-def rows_frames(ctx, held, pieces, bounds, label_columns, nullable=(), list_columns=()):
+def rows_frames(ctx, held, pieces, bounds, columns):
     """A run's finish: one worker's ``{rank: {column: array}}`` of free-standing rows (no vertex
-    column implied), its ranks in order, as its partition of a result frame. ``label_columns``
-    hold placed ids (negative: null); ``nullable`` columns are null where negative (integers) or
-    not finite (floats); each of ``list_columns`` is (flat placed ids, starts, lengths), the
-    rows' spans of ids in order, and becomes a list of labels per row (null where the length is
-    -1). ``pieces`` as for ``rank_frames``."""
+    column implied), its ranks in order, as its partition of a result frame. Of ``columns`` (a
+    ``FrameColumns``): ``label_columns`` hold placed ids (negative: null); ``nullable`` columns
+    are null where negative (integers) or not finite (floats); each of ``list_columns`` is (flat
+    placed ids, starts, lengths), the rows' spans of ids in order, and becomes a list of labels
+    per row (null where the length is -1). ``pieces`` as for ``rank_frames``."""
     labels = _rank_labels(ctx, bounds, pieces)
-    cols = decoded(labels, {r: held[r] for r in sorted(held)}, label_columns, nullable, list_columns)
+    held = {r: held[r] for r in sorted(held)}
+    cols = decoded(labels, held, columns.label_columns, columns.nullable, columns.list_columns)
     frames = [pd.DataFrame(c) for c in cols.values()]
     return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 

@@ -20,7 +20,7 @@ import pandas as pd
 from distributed import Future
 
 from .codec import LabelCodec
-from .results import RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
+from .results import FrameColumns, RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
 from .runtime.launch import client_state
 from .runtime.metrics import RunStats
@@ -149,7 +149,7 @@ class Runner:
         (``results.vertex_frames`` describes the columns). Returns ``(frame, stats)``."""
         columns = (tuple(label_columns), tuple(nullable), transform)
         pieces = self.store.label_pieces(self.codec)
-        finish = (rank_frames, self.store.bounds, *columns)
+        finish = (rank_frames, self.store.bounds, FrameColumns(*columns))
         results, stats = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
         return self._to_dask(results.futures, self._frame_meta(stats.result_dtypes, columns), results.copies), stats
 
@@ -165,7 +165,8 @@ class Runner:
         """``run(kernel, **run_args)`` whose ranks return free-standing rows (any number per rank,
         see ``results.rows_frames``), as a dask DataFrame. Returns ``(frame, stats)``."""
         pieces = self.store.label_pieces(self.codec)
-        finish = (rows_frames, self.store.bounds, tuple(label_columns), tuple(nullable), tuple(list_columns))
+        columns = FrameColumns(tuple(label_columns), tuple(nullable), None, tuple(list_columns))
+        finish = (rows_frames, self.store.bounds, columns)
         results, stats = self.run(kernel, finish=finish, finish_blocks=_each(pieces), **run_args)
         return self._to_dask(results.futures, copies=results.copies), stats
 

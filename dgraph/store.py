@@ -22,7 +22,7 @@ from .codec import LabelCodec
 from .dask_internals import wait_for
 from .errors import DgraphError
 from .layout import Layout, by_owner
-from .placement import each_held, owned_counts, ranks_by_worker, rebuild_blocks
+from .placement import PlacementSpec, each_held, owned_counts, ranks_by_worker, rebuild_blocks
 
 SPREAD_EVERY = 5.0  # seconds between looks at whether rank blocks still cover the live workers
 SPREAD_WITHIN = 60.0  # seconds moving blocks to a worker may take before they stay where they are
@@ -120,13 +120,8 @@ class BlockStore:
                 self.where(self.blocks),
                 reverse_pieces,
                 (self.bounds, self.layout, self.extra),
-                self.layout,
-                self.bounds,
-                self.n,
-                "in",
-                self.order,
-                self.dedup,
-                self.weighted,
+                PlacementSpec(self.layout, self.bounds, self.n, "in", self.dedup, self.weighted),
+                key=self.order,
                 extra=self.extra,
             )
         return self.rblocks
@@ -148,13 +143,15 @@ class BlockStore:
                     self.where(layout_blocks),
                     owner_pieces,
                     (self.bounds,),
-                    by_owner(self.layout.ranks),
-                    self.bounds,
-                    self.n,
-                    "in" if reverse else "out",
-                    self.order,
-                    self.dedup,
-                    self.weighted,
+                    PlacementSpec(
+                        by_owner(self.layout.ranks),
+                        self.bounds,
+                        self.n,
+                        "in" if reverse else "out",
+                        self.dedup,
+                        self.weighted,
+                    ),
+                    key=self.order,
                     counts=lambda: self.owned_counts(layout_blocks),  # each row's arcs: its vertex's degree
                 )
         return self.owned[reverse]

@@ -30,7 +30,7 @@ def er_edges(n, m, seed):
 def kron_edges(scale, seed=1, edge_factor=8):
     m = edge_factor << scale
     return pd.concat(
-        [_kron_block(scale, m, seed, k, 0.57, 0.19, 0.19, False) for k in range(-(-m // BLOCK))], ignore_index=True
+        [_kron_block(scale, m, seed, k, a=0.57, b=0.19, c=0.19) for k in range(-(-m // BLOCK))], ignore_index=True
     )
 
 

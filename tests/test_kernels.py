@@ -345,7 +345,7 @@ def test_light_rows_keep_rows_and_order_on_both_engines(delta):
     out = {}
     for e in kernels.ENGINES:
         with kernels.using(e):
-            out[e] = kernels.light_rows(indptr, indices, weights, delta, ids)
+            out[e] = kernels.light_rows(kernels.LocalCSR(indptr, indices, weights), delta, ids)
     for x, y in zip(out["numba"], out["numpy"]):
         np.testing.assert_array_equal(x, y)
     lp, li, lw, loops = out["numba"]

@@ -161,7 +161,16 @@ def test_relax_local_kernel_matches_dijkstra_inside_its_range(engine, weighted, 
     bound = 4.0 if weighted else 5.0
     with kernels.using(engine):
         kernels.relax_local(
-            indptr, indices, weights, lo, hi, dist, pred, seeds, bound, changed, ties=not weighted, buckets=buckets
+            kernels.LocalCSR(indptr, indices, weights),
+            lo,
+            hi,
+            dist,
+            pred,
+            seeds,
+            bound,
+            changed,
+            ties=not weighted,
+            buckets=buckets,
         )
     ref = np.min([s + csgraph.dijkstra(A, indices=int(v)) for v, s in zip(seeds, start)], axis=0)
     reached = ref < bound  # expanded below the bound; their out-neighbours hold exact offers
@@ -221,9 +230,7 @@ def test_relax_local_on_two_threads_gives_the_serial_results(monkeypatch, kind):
             pred, changed = np.full(hi - lo, -1, np.int64), np.zeros(hi - lo, bool)
             with kernels.using("numba", threads=threads):
                 scanned = kernels.relax_local(
-                    indptr,
-                    indices,
-                    weights,
+                    kernels.LocalCSR(indptr, indices, weights),
                     lo,
                     hi,
                     dist,
@@ -265,12 +272,12 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
     # weighted arcs on two threads search on packed cells, with the serial float search's
     # distances, improved vertices and, with ties, predecessors; distances that are not whole
     # numbers, or sums that outgrow int32, search on the floats instead, with the same results
-    from dgraph.kernels import paths
+    from dgraph.kernels import delta_threads
 
     rows, cols, w, lo, hi, mine, indptr, indices, weights = _split_search(monkeypatch, kind, scale=4)  # 1..11
-    searched, search = [], paths._search
+    searched, search = [], delta_threads._search
     monkeypatch.setattr(
-        paths, "_search", lambda graph, state, *a: searched.append(len(state)) or search(graph, state, *a)
+        delta_threads, "_search", lambda graph, state, *a: searched.append(len(state)) or search(graph, state, *a)
     )
     seeds = np.array([0, 7, 30])
     arcs = kernels.weighted_arcs(indices, weights)
@@ -291,9 +298,7 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
             searched.clear()
             with kernels.using("numba", threads=threads):
                 kernels.relax_local(
-                    indptr,
-                    indices,
-                    weights,
+                    kernels.LocalCSR(indptr, indices, weights),
                     lo,
                     hi,
                     dist,
@@ -321,20 +326,20 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
 
 
 def test_full_bins_grow_in_place_or_into_a_new_pool_keeping_their_entries():
-    from dgraph.kernels import paths
+    from dgraph.kernels import delta_threads
 
-    room = paths.BIN_ROOM
-    pool, start, rooms, fill = paths._new_bins(3)
+    room = delta_threads.BIN_ROOM
+    pool, start, rooms, fill = delta_threads._new_bins(3)
     assert pool.size == 6 * room and start.tolist() == [0, room, 2 * room] and fill.tolist() == [0, 0, 0]
     pool[start[1] : start[1] + room] = np.arange(room)
     pool[start[2] : start[2] + 5] = -np.arange(1, 6)
     fill[1], fill[2] = room, 5  # bin 1 is full
-    bins = paths._grown((pool, start, rooms, fill))
+    bins = delta_threads._grown((pool, start, rooms, fill))
     assert bins[0] is pool  # moved to the free end
     assert start.tolist() == [0, 3 * room, 2 * room] and rooms.tolist() == [room, 2 * room, room]
     fill[0] = room  # full too, with no room at the end for it: every bin moves into a new pool
     pool[:room] = 7
-    grown, start, rooms, fill = paths._grown(bins)
+    grown, start, rooms, fill = delta_threads._grown(bins)
     assert grown.size == 2 * rooms.sum() and grown is not pool
     assert rooms.tolist() == [2 * room, 2 * room, room] and fill.tolist() == [room, room, 5]
     assert start.tolist() == [0, 2 * room, 4 * room]
@@ -346,7 +351,7 @@ def test_full_bins_grow_in_place_or_into_a_new_pool_keeping_their_entries():
 def test_relax_local_on_two_threads_grows_bins_past_their_first_room(monkeypatch, packed):
     # hubs whose leaves all join a few bins, each many times the room a bin starts with, and a
     # chain from every leaf: the threads' results are the serial search's
-    from dgraph.kernels import paths
+    from dgraph.kernels import delta_threads, paths
 
     with kernels.using("numba", threads=2):
         if kernels.threads() < 2:
@@ -354,12 +359,12 @@ def test_relax_local_on_two_threads_grows_bins_past_their_first_room(monkeypatch
     monkeypatch.setattr(paths, "DELTA_GRAIN", 1)
     threaded, search = [], paths._relax_threads
     monkeypatch.setattr(paths, "_relax_threads", lambda *a: threaded.append(search(*a)) or threaded[-1])
-    states, state_search = [], paths._search
+    states, state_search = [], delta_threads._search
     monkeypatch.setattr(
-        paths, "_search", lambda graph, state, *a: states.append(len(state)) or state_search(graph, state, *a)
+        delta_threads, "_search", lambda graph, state, *a: states.append(len(state)) or state_search(graph, state, *a)
     )
     rng = np.random.default_rng(9)
-    leaves = 40 * paths.BIN_ROOM
+    leaves = 40 * delta_threads.BIN_ROOM
     hubs = np.repeat([0, 1], leaves // 2)
     src = np.r_[0, hubs, np.arange(2, leaves + 1)]
     dst = np.r_[1, np.arange(2, leaves + 2), np.arange(3, leaves + 2)]
@@ -372,9 +377,7 @@ def test_relax_local_on_two_threads_grows_bins_past_their_first_room(monkeypatch
         dist[0] = 0
         with kernels.using("numba", threads=threads):
             kernels.relax_local(
-                indptr,
-                indices,
-                weights,
+                kernels.LocalCSR(indptr, indices, weights),
                 0,
                 n,
                 dist,

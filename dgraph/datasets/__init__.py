@@ -35,11 +35,15 @@ import gzip
 import os
 import re
 import tarfile
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DgraphInputError
+
+if TYPE_CHECKING:
+    from ..graph import Graph
 
 _HERE = os.path.dirname(__file__)
 
@@ -64,12 +68,12 @@ _FILES = {
 }
 
 
-def available():
+def available() -> list[str]:
     """Names of the embedded datasets."""
     return list(_FILES)
 
 
-def path(name):
+def path(name: str) -> str:
     """File path of an embedded dataset's edge file."""
     if name not in _FILES:
         raise DgraphInputError(f"unknown dataset {name!r}; embedded datasets: {available()}")
@@ -114,7 +118,7 @@ def _rutherford_boeing():
     return pd.DataFrame({"src": rows, "dst": cols}), pd.Series(np.arange(1, ncol + 1))
 
 
-def load(name, **graph_kwargs):
+def load(name: str, **graph_kwargs: Any) -> Graph:
     """The embedded dataset ``name`` as a Graph, with ``graph.ground_truth`` (a Series of each
     vertex's group, or None). Keyword arguments go to ``from_edgelist`` / ``read_edgelist``
     (``layout=``, ``ranks=``, ``directed=`` to override ...).
@@ -146,7 +150,7 @@ def load(name, **graph_kwargs):
     return g._replace(ground_truth=ground_truth(name))
 
 
-def ground_truth(name):
+def ground_truth(name: str) -> pd.Series | None:
     """The dataset's known groups as a Series indexed by vertex label, or None."""
     file = path(name)
     if name == "email-Eu-core":

@@ -41,7 +41,9 @@ from .counting import (
     oriented_triangles,
     rows_touching,
 )
-from .csr import build_csr, count_loops, csr_from_pieces, fill_rows, order_rows, take_rows
+from .csr import LocalCSR, build_csr, count_loops, csr_from_pieces, fill_rows, order_rows, take_rows
+from .delta_threads import weighted_arcs
+from .dijkstra import HUB_ARCS, bucket_queue, rows_leaving
 from .engines import (
     COUNT_GRAIN,
     ENGINES,
@@ -81,17 +83,8 @@ from .linalg import (
     spmv_segments,
 )
 from .matching import heaviest_free_neighbour
-from .paths import (
-    DELTA_GRAIN,
-    HUB_ARCS,
-    bucket_queue,
-    improve,
-    light_rows,
-    relax_local,
-    rows_leaving,
-    take_below,
-    weighted_arcs,
-)
+from .path_rounds import improve, light_rows, take_below
+from .paths import DELTA_GRAIN, relax_local
 from .placing import onefived_ranks, onefived_subgraphs
 from .sets import union, unique
 from .slots import dense_ranks, keyed_at, mark_bits, pack_ids, positions, set_bits, unkey
@@ -121,6 +114,7 @@ __all__ = [
     "bfs_levels",
     "block_forest",
     "brandes",
+    "LocalCSR",
     "build_csr",
     "component_interface",
     "count_loops",

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
 from .engines import twins
 from .frontier import _arcs_numpy
+
+
+class LocalCSR(NamedTuple):
+    """One rank's arcs as a CSR, for the path kernels: ``indptr`` (a row's arcs start there),
+    ``indices`` (each arc's head) and ``weights`` (each arc's, or None: every arc costs 1)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray | None = None
 
 
 @numba.njit(cache=True)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from operator import itemgetter
+from typing import Any
 
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
@@ -124,6 +127,7 @@ def run_orchestration(
     f,
     merge="sum",
     write_back=None,
+    *,
     address="address",
     strategy="tdorch",
     ranks=None,
@@ -205,21 +209,22 @@ def run_orchestration(
 
 
 def orchestrate(
-    tasks,
-    data,
-    f,
-    merge="sum",
-    write_back=None,
-    address="address",
-    strategy="tdorch",
-    ranks=None,
-    fanout=None,
-    chunk=None,
-    missing="raise",
-    priority=None,
-    transport="direct",
-    domains=None,
-):
+    tasks: pd.DataFrame | dd.DataFrame,
+    data: pd.DataFrame | dd.DataFrame,
+    f: Callable[[pd.DataFrame, pd.DataFrame], Any],
+    merge: str | tuple[Callable[..., Any], Callable[..., Any]] = "sum",
+    *,
+    write_back: Callable[[pd.DataFrame, pd.Series], pd.DataFrame] | None = None,
+    address: str = "address",
+    strategy: str = "tdorch",
+    ranks: int | None = None,
+    fanout: int | None = None,
+    chunk: int | None = None,
+    missing: str = "raise",
+    priority: str | None = None,
+    transport: str = "direct",
+    domains: Any = None,
+) -> tuple[dd.DataFrame, dd.DataFrame]:
     """Run a batch of tasks, each reading the data row at its address, and merge what they
     write back: TD-Orch's task-data orchestration over the ranks of a dask cluster.
 
@@ -287,15 +292,15 @@ def orchestrate(
         f,
         merge,
         write_back,
-        address,
-        strategy,
-        ranks,
-        fanout,
-        chunk,
-        missing,
-        priority,
-        client,
-        transport,
-        domains,
+        address=address,
+        strategy=strategy,
+        ranks=ranks,
+        fanout=fanout,
+        chunk=chunk,
+        missing=missing,
+        priority=priority,
+        client=client,
+        transport=transport,
+        domains=domains,
     )
     return to_dask(client, outs), to_dask(client, datas)

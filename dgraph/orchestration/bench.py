@@ -55,6 +55,7 @@ def words(stats):
 
 
 def zipf_bench(
+    *,
     ranks=(2, 4, 8, 16),
     tasks_per_rank=100_000,
     zipf=(1.5, 2.0, 2.5),

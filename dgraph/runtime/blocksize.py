@@ -34,7 +34,7 @@ def t_total(d, s, a_x, k_x, a_c, k_c):
     return t_n + (s - 1) * max(t_n, t_c) + t_c
 
 
-def choose(d, a_x, k_x, a_c, k_c, max_blocks=MAX_BLOCKS, min_block=MIN_BLOCK):
+def choose(d, a_x, k_x, a_c, k_c, *, max_blocks=MAX_BLOCKS, min_block=MIN_BLOCK):
     """The block size (bytes) and block count that minimise ``t_total`` for ``d`` bytes."""
     if d <= min_block:
         return max(int(d), 1), 1

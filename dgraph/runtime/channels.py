@@ -268,7 +268,7 @@ class PeerMesh:
         self.selector.close()
 
 
-def connect_mesh(index, addresses, listener, run_id, secret, wake, timeout, tls=None):
+def connect_mesh(index, addresses, listener, run_id, secret, wake, *, timeout, tls=None):
     """Open this worker's channels: connect to higher-indexed peers, accept lower-indexed ones.
 
     TCP connects complete against the peer's listen backlog, so connecting first and then

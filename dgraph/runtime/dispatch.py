@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any, NamedTuple
 
 import dask
 from distributed.comm import get_address_host
@@ -34,14 +35,25 @@ OPEN_WITHIN = 5.0  # seconds for a worker to answer the client (else an open goe
 GRACE = 5.0  # seconds the other workers get to report once a run failed
 
 
-def run_direct(client, state, worker_addrs, specs, keys, needs, timeout, name, line):
-    """Open and drive the run by telling each worker directly (``keys[i]``: the blocks worker i
-    must hold; ``needs``: the params' futures, key -> a worker holding it). Returns ``(futures,
-    outcomes, "direct")``, or None when the run could not start this way (nothing ran)."""
+class PlannedRun(NamedTuple):
+    """A run as ``launch`` planned it, for dispatch: its workers in order, each one's
+    ``DriverSpec``, the seconds a rank may wait, the run's name and the status line that shows a
+    long run's progress."""
+
+    worker_addrs: list
+    specs: list
+    timeout: float
+    name: str
+    line: Any
+
+
+def run_direct(client, state, planned, keys, needs):
+    """Open and drive the ``planned`` run by telling each worker directly (``keys[i]``: the
+    blocks worker i must hold; ``needs``: the params' futures, key -> a worker holding it).
+    Returns ``(futures, outcomes, "direct")``, or None when the run could not start this way
+    (nothing ran)."""
     try:
-        opened, outcomes, futures = client.sync(
-            _direct, client, state, worker_addrs, timeout, specs, keys, needs, name, line
-        )
+        opened, outcomes, futures = client.sync(_direct, client, state, planned, keys, needs)
     except DgraphRunError:
         state.holders.clear()  # a worker may have left: ask where blocks are next time
         raise
@@ -54,11 +66,12 @@ def run_direct(client, state, worker_addrs, specs, keys, needs, timeout, name, l
     return futures, outcomes, "direct"
 
 
-async def _direct(client, state, worker_addrs, timeout, specs, keys, needs, name, line):
+async def _direct(client, state, planned, keys, needs):
     """The direct run on the client's event loop: ``(open replies, outcomes, futures)``; outcomes
     is None when some worker could not open the run (those that did are closed again). If a
     spare listener is gone (another client's run took it) or a block moved, the one-message
     start is closed everywhere and the run starts again: open, then drive."""
+    worker_addrs, timeout = planned.worker_addrs, planned.timeout
     needs = [[k, holder] for k, holder in needs.items()]
     spares = state.take_spares(worker_addrs)
     if spares is not None:
@@ -69,7 +82,7 @@ async def _direct(client, state, worker_addrs, timeout, specs, keys, needs, name
             for w, k in zip(worker_addrs, keys)
         ]
         run = await _drive_all(
-            client, state, worker_addrs, run_id, secret, "dgraph_start", addresses, extra, specs, name, line
+            client, state, planned, run_id=run_id, secret=secret, op="dgraph_start", addresses=addresses, extra=extra
         )
         if run is not None:
             return run
@@ -91,7 +104,7 @@ async def _direct(client, state, worker_addrs, timeout, specs, keys, needs, name
     addresses = [(r["host"], r["port"]) for r in replies]
     extra = [{"secret": secret}] * len(worker_addrs)
     run = await _drive_all(
-        client, state, worker_addrs, run_id, secret, "dgraph_drive", addresses, extra, specs, name, line
+        client, state, planned, run_id=run_id, secret=secret, op="dgraph_drive", addresses=addresses, extra=extra
     )
     if run is None:  # a block left between the open and the drive
         return opened, None, None
@@ -111,11 +124,12 @@ async def _tell(client, targets, run_id, secret, op, **msg):
         pass
 
 
-async def _drive_all(client, state, worker_addrs, run_id, secret, op, addresses, extra, specs, name, line):
+async def _drive_all(client, state, planned, *, run_id, secret, op, addresses, extra):
     """Drive the run on every worker (``op``: "dgraph_drive" for an opened run, "dgraph_start"
     to open it in the same message, with ``extra[i]`` for worker i) and wait for all of them;
     worker i stores its results under ``(run name, i)``. ``(None, outcomes, futures)``, or None
     when a worker answered "moved" (the run is closed everywhere, nothing kept)."""
+    worker_addrs, specs, name = planned.worker_addrs, planned.specs, planned.name
     results = [(f"dgraph-{name}-{run_id}", i) for i in range(len(worker_addrs))]
     done, moved = {}, []
 
@@ -139,7 +153,7 @@ async def _drive_all(client, state, worker_addrs, run_id, secret, op, addresses,
             msg = dict(run_id=run_id, spec=message, key=results[i], **extra[i])
             call = _start(client, w, msg) if op == "dgraph_start" else client.rpc(w).dgraph_drive(**msg)
             calls[asyncio.ensure_future(call)] = i
-        errors, gone = await watch(client, worker_addrs, run_id, secret, calls, judge, line)
+        errors, gone = await watch(client, worker_addrs, calls, judge, run_id=run_id, secret=secret, line=planned.line)
     finally:
         for f in calls:
             f.cancel()
@@ -173,8 +187,10 @@ async def _start(client, worker, msg):
         client.rpc.reuse(worker, comm)
 
 
-def run_tasks(client, state, worker_addrs, specs, blocks, timeout, name, line):
-    """Open the run through the scheduler and submit one driver task per worker."""
+def run_tasks(client, state, planned, blocks):
+    """Open the ``planned`` run through the scheduler and submit one driver task per worker
+    (``blocks[i]``: the block futures worker i holds)."""
+    worker_addrs, specs, name, timeout = planned.worker_addrs, planned.specs, planned.name, planned.timeout
     run_id, secret = state.new_run()
     replies = broadcast(client, worker_addrs, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
     opened = [w for w, r in replies.items() if _ok(r)]
@@ -194,7 +210,7 @@ def run_tasks(client, state, worker_addrs, specs, blocks, timeout, name, line):
                     )
                 )
         futures = client.compute(drivers, optimize_graph=False)
-        client.sync(_watch_tasks, client, worker_addrs, run_id, secret, futures, line)
+        client.sync(_watch_tasks, client, planned, run_id, secret, futures)
         replies = broadcast(client, opened, op="dgraph_close", run_id=run_id, secret=secret)
         opened = []
         lost = [w for w in worker_addrs if not (isinstance(replies.get(w), dict) and replies[w].get("outcome"))]
@@ -208,7 +224,7 @@ def run_tasks(client, state, worker_addrs, specs, blocks, timeout, name, line):
             broadcast(client, opened, check=True, op="dgraph_close", run_id=run_id, secret=secret)
 
 
-async def _watch_tasks(client, worker_addrs, run_id, secret, futures, line):
+async def _watch_tasks(client, planned, run_id, secret, futures):
     """``watch`` over the driver tasks; a worker that leaves fails the run (its task would wait
     for it forever: it may run nowhere else)."""
 
@@ -220,7 +236,16 @@ async def _watch_tasks(client, worker_addrs, run_id, secret, futures, line):
 
     calls = {asyncio.ensure_future(settled(f)): i for i, f in enumerate(futures)}
     try:
-        errors, _ = await watch(client, worker_addrs, run_id, secret, calls, judge, line, watch_workers=True)
+        errors, _ = await watch(
+            client,
+            planned.worker_addrs,
+            calls,
+            judge,
+            run_id=run_id,
+            secret=secret,
+            line=planned.line,
+            watch_workers=True,
+        )
     finally:
         for c in calls:
             c.cancel()
@@ -230,7 +255,7 @@ async def _watch_tasks(client, worker_addrs, run_id, secret, futures, line):
         raise _root_cause(errors)
 
 
-async def watch(client, worker_addrs, run_id, secret, calls, judge, line, watch_workers=False):
+async def watch(client, worker_addrs, calls, judge, *, run_id, secret, line, watch_workers=False):
     """Wait for every worker's call (``calls``: asyncio future -> worker index); ``judge(i,
     call)`` says what a finished call means: None when it succeeded, else the error (or
     ``(error, True)`` when the worker is gone). On the first error, or a lost worker with

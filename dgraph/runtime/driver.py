@@ -89,13 +89,25 @@ def describe(ranks):
     return f"ranks {ranks}"
 
 
-def _transport(kind, mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes, block_bytes):
+class Route(NamedTuple):
+    """How a run's exchanges travel: the transport's name (one of ``TRANSPORTS``), the run's
+    ``Domains`` (or None), the grouped transport's flush threshold and the pipelined
+    transport's block size (None: its model's choice)."""
+
+    transport: str
+    domains: object
+    flush_bytes: int
+    block_bytes: int | None
+
+
+def _transport(route, mesh, worker_of_rank, index, ranks, stats):
+    domains = route.domains
     if domains is not None:
         stats.domain_of, stats.monitors = domains.level[0], domains.monitor[0]
-    if kind == "grouped":
-        return GroupedTransport(mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes)
-    if kind == "pipelined":
-        return PipelinedTransport(mesh, worker_of_rank, index, ranks, stats, block_bytes)
+    if route.transport == "grouped":
+        return GroupedTransport(mesh, worker_of_rank, index, ranks, stats, domains, flush_bytes=route.flush_bytes)
+    if route.transport == "pipelined":
+        return PipelinedTransport(mesh, worker_of_rank, index, ranks, stats, route.block_bytes)
     return DirectTransport(mesh, worker_of_rank, index, ranks, stats)
 
 
@@ -111,7 +123,7 @@ class DriverSpec(NamedTuple):
     params: dict
     engine: str
     threads: int
-    route: tuple  # (transport, domains, flush bytes, pipeline block bytes or None)
+    route: Route
     finish: tuple | None = None  # (fn, *args): the worker keeps fn(ctx, {rank: result}, {rank: finish blocks}, *args)
     finish_blocks: int = 0  # how many of each rank's blocks (the last) are for finish, not the kernel
 
@@ -130,11 +142,13 @@ def drive(worker, run, spec, blocks):
     try:
         with stats.phase("connect"):
             run_id, tls = bytes.fromhex(run.run_id), channel_tls(worker)
-            mesh = connect_mesh(index, addresses, run.listener, run_id, run.secret, run.wake_r, run.timeout, tls)
+            mesh = connect_mesh(
+                index, addresses, run.listener, run_id, run.secret, run.wake_r, timeout=run.timeout, tls=tls
+            )
             if tls is not None and len(addresses) > 1:
                 stats.info["channels"] = "tls"
         run.mesh = mesh
-        transport = _transport(*route[:1], mesh, worker_of_rank, index, ranks, stats, *route[1:])
+        transport = _transport(route, mesh, worker_of_rank, index, ranks, stats)
         k = len(blocks) // max(len(ranks), 1)
         per_rank = {r: tuple(blocks[i * k : (i + 1) * k - extra]) for i, r in enumerate(ranks)}
         for_finish = {r: tuple(blocks[(i + 1) * k - extra : (i + 1) * k]) for i, r in enumerate(ranks)}

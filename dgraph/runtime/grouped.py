@@ -33,7 +33,9 @@ DEFAULT_FLUSH_BYTES = 4 << 20
 class GroupedTransport(DirectTransport):
     name = "grouped"
 
-    def __init__(self, mesh, worker_of_rank, my_worker, local_ranks, stats, domains, flush_bytes=DEFAULT_FLUSH_BYTES):
+    def __init__(
+        self, mesh, worker_of_rank, my_worker, local_ranks, stats, domains, *, flush_bytes=DEFAULT_FLUSH_BYTES
+    ):
         super().__init__(mesh, worker_of_rank, my_worker, local_ranks, stats)
         self.domains = domains
         self.flush_bytes = int(flush_bytes)

@@ -31,9 +31,9 @@ from ..cluster import identity
 from ..dask_internals import wait_for
 from ..errors import DgraphInputError, DgraphRunError
 from ..progress import Progress
-from .dispatch import OPEN_WITHIN, run_direct, run_tasks
+from .dispatch import OPEN_WITHIN, PlannedRun, run_direct, run_tasks
 from .domains import Domains, rank_paths
-from .driver import TRANSPORTS, DriverSpec
+from .driver import TRANSPORTS, DriverSpec, Route
 from .grouped import DEFAULT_FLUSH_BYTES
 from .metrics import RunStats
 from .params import hold
@@ -120,6 +120,7 @@ def launch(
     blocks,
     kernel,
     params,
+    *,
     timeout=600.0,
     name="run",
     transport="direct",
@@ -171,7 +172,7 @@ def launch(
         holders = _holders(client, state, [b[0] for b in blocks], fresh)
         worker_addrs = list(dict.fromkeys(holders))  # in rank order: worker i holds partition i of a result frame
         worker_of_rank = [worker_addrs.index(h) for h in holders]
-        route = (
+        route = Route(
             transport,
             *resolve_domains(client, transport, domains, worker_of_rank, worker_addrs, weights),
             flush_bytes,
@@ -206,10 +207,10 @@ def launch(
         needs = dict(zip([f.key for f in param_futures], _holders(client, state, param_futures)))
         specs = [spec._replace(params=held_params, finish=held_finish) for spec in specs]
         keys = [[f.key for f in h] for h in held]
-        run = run_direct(client, state, worker_addrs, specs, keys, needs, timeout, name, line)
+        run = run_direct(client, state, PlannedRun(worker_addrs, specs, timeout, name, line), keys, needs)
     if run is None:
         worker_addrs, driven, specs, held = plan(fresh=True)  # the holders remembered may be stale
-        run = run_tasks(client, state, worker_addrs, specs, held, timeout, name, line)
+        run = run_tasks(client, state, PlannedRun(worker_addrs, specs, timeout, name, line), held)
     futures, outcomes, dispatch = run
     outcomes = [pickle.loads(o) for o in outcomes]
     stats = RunStats.merge([s for s, _, _ in outcomes])

@@ -213,7 +213,7 @@ class ExchangePlugin(WorkerPlugin):
         return {"status": "OK", "host": host, "port": run.port, "spare": self._spare()}
 
     async def start(
-        self, run_id=None, secret=None, timeout=None, keys=None, needs=None, spare=None, spec=None, key=None
+        self, *, run_id=None, secret=None, timeout=None, keys=None, needs=None, spare=None, spec=None, key=None
     ):
         """Open a run on the spare listener named ``spare`` (the client learnt its port from an
         earlier reply and gave it to the peers) and drive it, in one message. "moved" when that
