@@ -167,14 +167,17 @@ def test_domain_specs(client):
 def test_hpc_cluster_renders_a_job_script_and_connect_checks_its_input(tmp_path):
     from dgraph.cluster import connect, hpc_cluster
 
-    cluster = hpc_cluster("slurm", cores=8, memory="32GB", walltime="00:30:00", queue="normal", account="graphs")
+    local = dict(interface="lo", scheduler_options={"dashboard_address": "127.0.0.1:0"})  # its scheduler: loopback
+    cluster = hpc_cluster(
+        "slurm", cores=8, memory="32GB", walltime="00:30:00", queue="normal", account="graphs", **local
+    )
     try:
         script = cluster.job_script()
     finally:
         cluster.close()
     assert "#SBATCH -p normal" in script and "#SBATCH -A graphs" in script and "#SBATCH -t 00:30:00" in script
     assert "--nworkers 8" in script and "--nthreads 1" in script  # one thread per worker process
-    pbs = hpc_cluster("pbs", cores=4, memory="8GB")
+    pbs = hpc_cluster("pbs", cores=4, memory="8GB", **local)
     try:
         assert "#PBS" in pbs.job_script() and "--nworkers 4" in pbs.job_script()
     finally:
