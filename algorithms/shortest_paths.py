@@ -21,6 +21,7 @@ from collections.abc import Hashable, Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from dgraph import kernels
 from dgraph.block import keyed_ids, keyed_run
@@ -259,9 +260,9 @@ def shortest_paths(
     -------
     dask.dataframe.DataFrame
         Columns ``source``, ``target``, ``distance`` (Int64 hops, or Float64 with weights;
-        null when the target is unreachable) and ``path``: the list of labels from source to
-        target (null when unreachable). Among paths of equal length, each vertex's predecessor
-        is the one first in the graph's vertex order, as in ``bfs`` and ``sssp``.
+        null when the target is unreachable) and ``path``: the labels from source to target as
+        a Python list (None when unreachable). Among paths of equal length, each vertex's
+        predecessor is the one first in the graph's vertex order, as in ``bfs`` and ``sssp``.
         ``graph.last_stats.info`` holds the search's ``rounds`` and ``walk_supersteps``.
 
     Examples
@@ -283,7 +284,7 @@ def shortest_paths(
     wanted = None if targets is None else unique(seed_ids(graph, targets, "target"))
     largest = int(np.diff(graph.bounds).max())
     group = int(max(1, min(ids.size, GROUP_BYTES // (17 * max(largest, 1)))))
-    return graph.run_to_rows(
+    found = graph.run_to_rows(
         paths_kernel,
         label_columns=("source", "target"),
         nullable=("distance",),
@@ -294,3 +295,14 @@ def shortest_paths(
         group=group,
         weighted=weighted,
     )
+    empty = pd.DataFrame({c: pd.Series(dtype=t) for c, t in found.dtypes.items()})
+    return found.map_partitions(_as_lists, meta=_as_lists(empty))
+
+
+def _as_lists(part):
+    """A partition with its paths as Python lists of labels (None where unreachable), as the
+    frame is documented, rather than the arrow list column the run builds."""
+    missing = part["path"].isna().to_numpy()
+    lists = [None if gone else path for path, gone in zip(part["path"].tolist(), missing)]
+    paths = pd.Series(lists, index=part.index, dtype=object, name="path")
+    return part.assign(path=paths)

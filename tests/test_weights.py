@@ -47,6 +47,9 @@ def test_sssp_and_shortest_paths_use_the_graphs_weight_unless_told_none(client):
     assert alg.verify("sssp", g, unit, source=0, weight=None) == []
     paths = alg.shortest_paths(g, [0], targets=[6]).compute()
     assert paths["distance"].tolist() == [weighted[6]] and paths["path"].tolist() == [[0, 2, 3, 5, 6]]
+    assert all(type(p) is list for p in paths["path"].to_numpy()) and "[0, 2, 3, 5, 6]" in paths.to_string()
+    back = alg.shortest_paths(g, [6], targets=[0]).compute()  # unreachable
+    assert back["path"].tolist() == [None] and back["distance"].isna().all()
     hop = alg.shortest_paths(g, [0], targets=[6], weight=None).compute()
     assert hop["distance"].tolist() == [hops[6]] and hop["path"].tolist() == [[0, 1, 6]]
     with pytest.raises(DgraphInputError, match="the graph's weight is 'w'"):

@@ -69,6 +69,17 @@ def available():
     return list(_FILES)
 
 
+def properties(name):
+    """``{"directed": bool, "weighted": bool}``: how the embedded dataset ``name`` loads by default.
+
+    >>> properties("rome99")
+    {'directed': True, 'weighted': True}
+    """
+    path(name)  # an unknown name: the error that lists the datasets
+    _, _, directed, weighted = _FILES[name]
+    return {"directed": directed, "weighted": weighted}
+
+
 def path(name):
     """File path of an embedded dataset's edge file."""
     if name not in _FILES:
