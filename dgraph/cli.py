@@ -312,14 +312,18 @@ def _size(nbytes):
     return f"{nbytes:,} B"
 
 
+def _ranks(n):
+    return "1 rank" if n == 1 else f"{n:,} ranks"
+
+
 def _traffic(stats, nranks):
     """The run line: what the ranks exchanged, in words that do not read like a failure."""
     if stats.total_messages == 0:
-        ranks = "one rank" if nranks == 1 else f"{nranks} ranks"
+        ranks = "one rank" if nranks == 1 else _ranks(nranks)
         steps = "" if stats.supersteps == 0 else f", {stats.supersteps:,} supersteps"
         return f"{ranks}{steps}, no messages"
     return (
-        f"{nranks} ranks, {stats.supersteps:,} supersteps, {stats.total_messages:,} messages, "
+        f"{_ranks(nranks)}, {stats.supersteps:,} supersteps, {stats.total_messages:,} messages, "
         f"{_size(stats.total_bytes)} moved ({_size(stats.wire_bytes)} over sockets)"
     )
 
@@ -413,7 +417,7 @@ def partition(args):
         report = graph.layout_report(measure=args.measure)
         print(
             f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs stored, "
-            f"{graph.nranks} ranks, "
+            f"{_ranks(graph.nranks)}, "
             f"layout {graph.layout!r}"
         )
         with pd.option_context("display.width", 200, "display.max_rows", 200):
@@ -509,7 +513,7 @@ def run(args):
         weighing = f", weights {weight!r}" if entry.weighted and weight is not None else ""
         print(
             f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
-            f"({'directed' if graph.directed else 'undirected'}{weighing}), {graph.nranks} ranks, "
+            f"({'directed' if graph.directed else 'undirected'}{weighing}), {_ranks(graph.nranks)}, "
             f"layout {graph.layout!r}"
         )
         for k, v in times.items():
