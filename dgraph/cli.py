@@ -51,10 +51,10 @@ def _graph_options(cmd):
     weigh.add_argument(
         "--weight",
         action="store_true",
-        help="use edge weights: a third column of --input, or a weighted dataset's (rome99, cal_road), which "
-        "are used by default; every weighted algorithm and --verify use them",
+        help="weigh the arcs in every weighted algorithm and in --verify: by --input's third column, or by a "
+        "weighted dataset's weights (rome99, cal_road: used without --weight too)",
     )
-    weigh.add_argument("--no-weight", action="store_true", help="ignore a weighted dataset's weights")
+    weigh.add_argument("--no-weight", action="store_true", help="unit weights, even on a weighted dataset")
     cmd.add_argument(
         "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**25 arcs)"
     )
