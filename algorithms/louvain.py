@@ -45,6 +45,7 @@ from dgraph.ghosts import Fetch, add_at_owners, fetch, placed_ids
 from dgraph.kernels import unique
 from dgraph.owners import by_owner
 from dgraph.pair_components import pair_components, sorted_pairs
+from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -405,7 +406,7 @@ def louvain(
     threshold: float = 1e-7,
     max_level: int | None = None,
     seed: int | None = None,
-    weight: str | None = None,
+    weight: Weight = GRAPH_WEIGHT,
     gather: int = GATHER,
     iterations: int = 2,
 ) -> dd.DataFrame:
@@ -423,8 +424,9 @@ def louvain(
         At most this many levels, over all the iterations.
     seed : int, optional
         The seed of each rank's sweep order: the same seed and rank count give the same result.
-    weight : str, optional
-        The edge weight (the graph's ``weight``); None counts every edge as 1.
+    weight : str or None, optional
+        Left out: the graph's weight, if it was built with one. ``None``: every edge counts 1.
+        A name must be the graph's weight column.
     gather : int
         A level of at most this many vertices (the graph itself, if it is that small) is moved
         to one rank, where each move sees the ones before it: on such a graph the result is the
@@ -488,7 +490,7 @@ def _communities(graph, name, *, resolution, threshold, max_level, seed, weight,
         threshold=float(threshold),
         max_level=None if max_level is None else int(max_level),
         seed=0 if seed is None else int(seed),
-        weighted=_weighted(graph, weight),
+        weighted=_weighted(graph, weight, name),
         gather=int(gather),
         iterations=int(iterations),
         theta=theta,
@@ -501,7 +503,7 @@ def leiden(
     resolution: float = 1.0,
     theta: float = 0.01,
     seed: int | None = None,
-    weight: str | None = None,
+    weight: Weight = GRAPH_WEIGHT,
     max_level: int | None = None,
     threshold: float = 1e-7,
     gather: int = GATHER,
@@ -529,8 +531,9 @@ def leiden(
         0 takes the best gain.
     seed : int, optional
         The same seed and rank count give the same result.
-    weight : str, optional
-        The graph's edge weight; None counts every edge as 1.
+    weight : str or None, optional
+        Left out: the graph's weight, if it was built with one. ``None``: every edge counts 1.
+        A name must be the graph's weight column.
     max_level : int, optional
     threshold : float
         A level is kept only if it raises modularity by more than this.
@@ -577,13 +580,8 @@ def leiden(
     )
 
 
-def _weighted(graph, weight):
-    if weight is not None and weight != graph.weight:
-        raise DgraphInputError(
-            f"weight {weight!r} is not this graph's edge weight ({graph.weight!r}); "
-            f"build the graph with weight={weight!r}"
-        )
-    return weight is not None
+def _weighted(graph, weight, name):
+    return chosen_weight(graph, weight, name) is not None
 
 
 def modularity_kernel(ctx, *, weighted, resolution, bounds):
@@ -597,7 +595,7 @@ def modularity_kernel(ctx, *, weighted, resolution, bounds):
     return {r: {} for r in ctx.ranks}
 
 
-def modularity(graph: Graph, communities: Any, *, resolution: float = 1.0, weight: str | None = None) -> float:
+def modularity(graph: Graph, communities: Any, *, resolution: float = 1.0, weight: Weight = GRAPH_WEIGHT) -> float:
     """The modularity of a partition of an undirected graph's vertices, as networkx's
     ``community.modularity`` computes it.
 
@@ -609,8 +607,9 @@ def modularity(graph: Graph, communities: Any, *, resolution: float = 1.0, weigh
         or ``connected_components``' result, pandas or dask), a dict vertex -> community, or the
         communities as sets of vertices (networkx's form). Every vertex in exactly one.
     resolution : float
-    weight : str, optional
-        The graph's edge weight; None counts every edge as 1.
+    weight : str or None, optional
+        Left out: the graph's weight, if it was built with one. ``None``: every edge counts 1.
+        A name must be the graph's weight column.
 
     Returns
     -------
@@ -626,7 +625,7 @@ def modularity(graph: Graph, communities: Any, *, resolution: float = 1.0, weigh
     """
     if graph.directed:
         raise DgraphInputError("modularity needs an undirected graph: build it with directed=False")
-    weighted = _weighted(graph, weight)
+    weighted = _weighted(graph, weight, "modularity")
     vertices, labels = _partition(communities)
     if len(vertices) != graph.num_vertices or len(set(vertices)) != len(vertices):
         raise DgraphInputError(

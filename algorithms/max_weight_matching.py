@@ -20,6 +20,7 @@ import numpy as np
 from dgraph import kernels
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange
+from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -58,15 +59,16 @@ def matching_kernel(ctx, *, weighted, bounds):
     return {r: {"mate": mate[r]} for r in ctx.ranks}
 
 
-def max_weight_matching(graph: Graph, *, weight: str | None = None) -> dd.DataFrame:
+def max_weight_matching(graph: Graph, *, weight: Weight = GRAPH_WEIGHT) -> dd.DataFrame:
     """A matching of at least half the maximum weight (locally dominant, deterministic).
 
     Parameters
     ----------
     graph : dgraph.Graph
         Undirected.
-    weight : str, optional
-        The graph's weight column; without it every edge weighs 1 (a maximal matching).
+    weight : str or None, optional
+        Left out: the graph's weight, if it was built with one. ``None``: every edge weighs 1
+        (a maximal matching). A name must be the graph's weight column.
 
     Returns
     -------
@@ -83,15 +85,12 @@ def max_weight_matching(graph: Graph, *, weight: str | None = None) -> dd.DataFr
     >>> import pandas as pd, dgraph
     >>> e = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3], "w": [1.0, 5.0, 1.0]})
     >>> g = dgraph.from_edgelist(e, weight="w", directed=False)
-    >>> dgraph.algorithms.max_weight_matching(g, weight="w").compute().mate.tolist()
+    >>> dgraph.algorithms.max_weight_matching(g).compute().mate.tolist()
     [<NA>, 2, 1, <NA>]
     """
     if graph.directed:
         raise DgraphInputError("max_weight_matching needs an undirected graph; build it with directed=False")
-    if weight is not None and graph.weight is None:
-        raise DgraphInputError(f"weight={weight!r} but the graph has no weights; build it with weight={weight!r}")
-    if weight is not None and weight != graph.weight:
-        raise DgraphInputError(f"weight={weight!r} but the graph was built with weight={graph.weight!r}")
+    weight = chosen_weight(graph, weight, "max_weight_matching")
     return graph.run_to_frame(
         matching_kernel, label_columns=("mate",), nullable=("mate",), name="matching", weighted=weight is not None
     )

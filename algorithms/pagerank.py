@@ -36,6 +36,7 @@ from dgraph.block import block_arcs, has_kept, kept
 from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange, reduce_rows
+from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -253,7 +254,7 @@ def pagerank(
     max_iter: int = 100,
     tol: float = 1e-6,
     personalization: Mapping[Hashable, float] | pd.Series | pd.DataFrame | None = None,
-    weight: str | None = None,
+    weight: Weight = GRAPH_WEIGHT,
 ) -> dd.DataFrame:
     """PageRank of every vertex.
 
@@ -269,9 +270,9 @@ def pagerank(
         ``max_iter`` iterations.
     personalization : dict, pandas Series or DataFrame [vertex, values], optional
         Teleport (and dangling) distribution over vertices, by label; unlisted vertices get 0.
-    weight : str, optional
-        Use the graph's edge weights (the name of the weight column it was built with).
-        Without it every arc counts 1.
+    weight : str or None, optional
+        Left out: the graph's weight, if it was built with one. ``None``: every arc counts 1.
+        A name must be the graph's weight column.
 
     Returns
     -------
@@ -306,11 +307,7 @@ def pagerank(
     alpha = number(alpha, "alpha", low=0, high=1, low_open=True)
     max_iter = integer(max_iter, "max_iter", minimum=1)
     tol = number(tol, "tol", low=0)
-    if weight is not None and weight != graph.weight:
-        raise DgraphInputError(
-            f"weight={weight!r} but the graph was built with weight={graph.weight!r}; rebuild it with "
-            f"from_edgelist(..., weight={weight!r}) or call pagerank without weight"
-        )
+    weight = chosen_weight(graph, weight, "pagerank")
     if weight is not None:
         lowest = min(graph.block_facts(_lightest))
         if not lowest >= 0:

@@ -27,6 +27,7 @@ from dgraph.block import own_canonical
 from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange
+from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
 
 from .pagerank import _out_weight
 
@@ -131,7 +132,7 @@ def personalized_pagerank(
     max_iter: int = 100,
     tol: float = 1e-6,
     top: int | None = None,
-    weight: str | None = None,
+    weight: Weight = GRAPH_WEIGHT,
 ) -> dd.DataFrame:
     """PageRank personalized to each query's seeds, every query in one run.
 
@@ -146,8 +147,9 @@ def personalized_pagerank(
         ``n * tol``).
     top : int, optional
         Only each query's ``top`` highest vertices (ties: first in the graph's vertex order).
-    weight : str, optional
-        The graph's edge weight; None counts every arc as 1.
+    weight : str or None, optional
+        Left out: the graph's weight, if it was built with one. ``None``: every arc counts 1.
+        A name must be the graph's weight column.
 
     Returns
     -------
@@ -175,8 +177,7 @@ def personalized_pagerank(
     max_iter = integer(max_iter, "max_iter", minimum=1)
     tol = number(tol, "tol", low=0)
     top = None if top is None else integer(top, "top", minimum=1)
-    if weight is not None and weight != graph.weight:
-        raise DgraphInputError(f"weight {weight!r} is not this graph's edge weight ({graph.weight!r})")
+    weight = chosen_weight(graph, weight, "personalized_pagerank")
     share = seeds["weight"].to_numpy(np.float64) if "weight" in seeds.columns else np.ones(len(seeds))
     if not np.isfinite(share).all() or (share < 0).any():
         raise DgraphInputError("seed weights must be finite and non-negative")

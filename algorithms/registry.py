@@ -50,7 +50,8 @@ class Algorithm:
     networkx: tuple[str, ...] = ()  # the networkx functions the backend (dgraph.nx) runs with it
     # how ``dgraph run`` calls it and shows its result
     source: bool = False  # takes a source vertex after the graph
-    weighted: bool = False  # passed the graph's weight
+    weighted: bool = False  # takes weight= (default: the graph's weight; None: unit weights)
+    undirected: bool = False  # needs an undirected graph
     rank_by: tuple[str, bool] | None = None  # print the top rows by (column, ascending); None: group sizes
 
     @property
@@ -85,9 +86,15 @@ _ENTRIES = (
         rank_by=("distance", True),
     ),
     Algorithm(
-        pagerank, "pagerank", checks.check_pagerank, cli=True, networkx=("pagerank",), rank_by=("pagerank", False)
+        pagerank,
+        "pagerank",
+        checks.check_pagerank,
+        cli=True,
+        networkx=("pagerank",),
+        weighted=True,
+        rank_by=("pagerank", False),
     ),
-    Algorithm(personalized_pagerank),
+    Algorithm(personalized_pagerank, weighted=True),
     Algorithm(connected_components, networkx=("connected_components", "number_connected_components")),
     Algorithm(
         weakly_connected_components, "wcc", checks.check_wcc, cli=True, networkx=("weakly_connected_components",)
@@ -110,11 +117,20 @@ _ENTRIES = (
         checks.check_triangles,
         cli=True,
         networkx=("triangles", "transitivity"),
+        undirected=True,
         rank_by=("triangles", False),
     ),
     Algorithm(total_triangles),
-    Algorithm(core_number, "core", checks.check_core, cli=True, networkx=("core_number",), rank_by=("core", False)),
-    Algorithm(k_core, networkx=("k_core",)),
+    Algorithm(
+        core_number,
+        "core",
+        checks.check_core,
+        cli=True,
+        networkx=("core_number",),
+        undirected=True,
+        rank_by=("core", False),
+    ),
+    Algorithm(k_core, networkx=("k_core",), undirected=True),
     Algorithm(
         betweenness_centrality,
         "bc",
@@ -123,10 +139,34 @@ _ENTRIES = (
         networkx=("betweenness_centrality",),
         rank_by=("betweenness", False),
     ),
-    Algorithm(max_weight_matching, "mwm", checks.check_mwm, cli=True, networkx=("max_weight_matching",), weighted=True),
-    Algorithm(louvain, "louvain", checks.check_louvain, cli=True, networkx=("louvain_communities",)),
-    Algorithm(leiden, "leiden", checks.check_leiden, cli=True, networkx=("leiden_communities",)),
-    Algorithm(shortest_paths),
+    Algorithm(
+        max_weight_matching,
+        "mwm",
+        checks.check_mwm,
+        cli=True,
+        networkx=("max_weight_matching",),
+        weighted=True,
+        undirected=True,
+    ),
+    Algorithm(
+        louvain,
+        "louvain",
+        checks.check_louvain,
+        cli=True,
+        networkx=("louvain_communities",),
+        weighted=True,
+        undirected=True,
+    ),
+    Algorithm(
+        leiden,
+        "leiden",
+        checks.check_leiden,
+        cli=True,
+        networkx=("leiden_communities",),
+        weighted=True,
+        undirected=True,
+    ),
+    Algorithm(shortest_paths, weighted=True),
     Algorithm(k_hop),
     Algorithm(ego_graph),
     Algorithm(pointer_jumping),
@@ -171,7 +211,8 @@ def verify(name: str, graph: Graph, result: dd.DataFrame | pd.DataFrame, **param
     ``params``: what the algorithm was called with where the check needs it (bfs: ``source``,
     ``depth_limit``; sssp: ``source``, ``weight``; pagerank: ``alpha``, ``tol``,
     ``personalization``, ``weight``; cdlp: ``max_iter``; bc: ``sources``, ``normalized``; mwm:
-    ``weight``; louvain and leiden: ``modularity``, ``resolution``, ``weight``).
+    ``weight``; louvain and leiden: ``modularity``, ``resolution``, ``weight``). ``weight`` means
+    what it means to the algorithms: left out, the graph's weight; None, unit weights.
     """
     entry = REGISTRY.get(name) or _BY_SHORT.get(name)
     if entry is None or entry.verifier is None:

@@ -21,12 +21,14 @@ from collections.abc import Hashable, Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from dgraph import kernels
 from dgraph.block import keyed_ids, keyed_run
 from dgraph.errors import DgraphInputError
 from dgraph.kernels import unique
 from dgraph.owners import by_owner, placed_of
+from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
 
 from .neighbourhood import seed_ids
 from .sssp import _weight_facts
@@ -238,7 +240,7 @@ def shortest_paths(
     sources: Hashable | Iterable[Hashable],
     targets: Hashable | Iterable[Hashable] | None = None,
     *,
-    weight: str | None = None,
+    weight: Weight = GRAPH_WEIGHT,
 ) -> dd.DataFrame:
     """Shortest paths from each source to each target (or to every vertex it reaches), with
     their lengths, all sources in one run.
@@ -250,16 +252,17 @@ def shortest_paths(
         Repeats count once.
     targets : label or iterable of labels, optional
         Every (source, target) pair gets a row; None: every vertex each source reaches.
-    weight : str, optional
-        The graph's weight column (non-negative weights); None counts hops.
+    weight : str or None, optional
+        Left out: the graph's weight, if it was built with one (non-negative weights).
+        ``None``: hops. A name must be the graph's weight column.
 
     Returns
     -------
     dask.dataframe.DataFrame
-        Columns ``source``, ``target``, ``distance`` (Int64 hops, or Float64 with ``weight``;
-        null when the target is unreachable) and ``path``: the list of labels from source to
-        target (null when unreachable). Among paths of equal length, each vertex's predecessor
-        is the one first in the graph's vertex order, as in ``bfs`` and ``sssp``.
+        Columns ``source``, ``target``, ``distance`` (Int64 hops, or Float64 with weights;
+        null when the target is unreachable) and ``path``: the labels from source to target as
+        a Python list (None when unreachable). Among paths of equal length, each vertex's
+        predecessor is the one first in the graph's vertex order, as in ``bfs`` and ``sssp``.
         ``graph.last_stats.info`` holds the search's ``rounds`` and ``walk_supersteps``.
 
     Examples
@@ -271,13 +274,9 @@ def shortest_paths(
     >>> list(zip(found.source.tolist(), found.target.tolist(), found.path.tolist()))
     [(1, 12, [1, 12]), (1, 16, [1, 3, 33, 16]), (34, 12, [34, 9, 1, 12]), (34, 16, [34, 16])]
     """
+    weight = chosen_weight(graph, weight, "shortest_paths")
     weighted = weight is not None
     if weighted:
-        if weight != graph.weight:
-            raise DgraphInputError(
-                f"weight={weight!r} but the graph was built with weight={graph.weight!r}; rebuild it with "
-                f"from_edgelist(..., weight={weight!r}) or leave weight=None to count hops"
-            )
         lowest = min(f[0] for f in graph.block_facts(_weight_facts))
         if lowest < 0 or np.isnan(lowest):
             raise DgraphInputError(f"shortest_paths needs non-negative weights; column {weight!r} holds {lowest}")
@@ -285,7 +284,7 @@ def shortest_paths(
     wanted = None if targets is None else unique(seed_ids(graph, targets, "target"))
     largest = int(np.diff(graph.bounds).max())
     group = int(max(1, min(ids.size, GROUP_BYTES // (17 * max(largest, 1)))))
-    return graph.run_to_rows(
+    found = graph.run_to_rows(
         paths_kernel,
         label_columns=("source", "target"),
         nullable=("distance",),
@@ -296,3 +295,14 @@ def shortest_paths(
         group=group,
         weighted=weighted,
     )
+    empty = pd.DataFrame({c: pd.Series(dtype=t) for c, t in found.dtypes.items()})
+    return found.map_partitions(_as_lists, meta=_as_lists(empty))
+
+
+def _as_lists(part):
+    """A partition with its paths as Python lists of labels (None where unreachable), as the
+    frame is documented, rather than the arrow list column the run builds."""
+    missing = part["path"].isna().to_numpy()
+    lists = [None if gone else path for path, gone in zip(part["path"].tolist(), missing)]
+    paths = pd.Series(lists, index=part.index, dtype=object, name="path")
+    return part.assign(path=paths)

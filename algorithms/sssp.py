@@ -42,6 +42,7 @@ from dgraph.checks import number
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tree, shortest_paths, ties_are_safe
+from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -104,6 +105,15 @@ def light_share(arcs_per_rank):
     return float(np.clip(2.0**20 / max(arcs_per_rank, 1), 0.25, 1.0))
 
 
+def _hops(graph, source):
+    """``sssp``'s frame for unit arc costs on a graph whose blocks hold weights: BFS levels,
+    whose predecessors follow the same tie rule, as float distances."""
+    from .bfs import bfs
+
+    found = bfs(graph, source)
+    return found.assign(distance=found["distance"].astype("Float64"))
+
+
 def _weight_facts(block):
     w = block_arcs(block)[2]
     return (
@@ -118,7 +128,7 @@ def sssp(
     graph: Graph,
     source: Hashable,
     *,
-    weight: str | None = None,
+    weight: Weight = GRAPH_WEIGHT,
     delta: float | None = None,
     method: str = "auto",
 ) -> dd.DataFrame:
@@ -128,8 +138,9 @@ def sssp(
     ----------
     graph : dgraph.Graph
     source : label
-    weight : str, optional
-        The graph's weight column; without it (or on an unweighted graph) every arc costs 1.
+    weight : str or None, optional
+        Left out: the graph's weight, if it was built with one (as networkx's Dijkstra uses
+        ``"weight"``). ``None``: every arc costs 1. A name must be the graph's weight column.
         Weights must be non-negative (0 is allowed).
     delta : float, optional
         Bucket width: a round expands only vertices below the current bucket's end (default:
@@ -165,19 +176,14 @@ def sssp(
     >>> import pandas as pd, dgraph
     >>> e = pd.DataFrame({"src": [0, 0, 1], "dst": [1, 2, 2], "w": [1.0, 5.0, 1.5]})
     >>> g = dgraph.from_edgelist(e, weight="w")
-    >>> dgraph.algorithms.sssp(g, 0, weight="w").compute().distance.tolist()
+    >>> dgraph.algorithms.sssp(g, 0).compute().distance.tolist()
     [0.0, 1.0, 2.5]
+    >>> dgraph.algorithms.sssp(g, 0, weight=None).compute().distance.tolist()
+    [0.0, 1.0, 1.0]
     """
-    if weight is not None and weight != graph.weight:
-        raise DgraphInputError(
-            f"weight={weight!r} but the graph was built with weight={graph.weight!r}; rebuild it with "
-            f"from_edgelist(..., weight={weight!r}) or call sssp without weight for unit weights"
-        )
-    if weight is None and graph.weight is not None:
-        raise DgraphInputError(
-            f"the graph has weights {graph.weight!r}: pass weight={graph.weight!r} to use them "
-            "(or build it without weight= for unit-cost shortest paths)"
-        )
+    weight = chosen_weight(graph, weight, "sssp")
+    if weight is None and graph.weight is not None:  # unit costs on a weighted graph: hops
+        return _hops(graph, source)
     facts = graph.block_facts(_weight_facts)
     lowest = min(f[0] for f in facts)
     if lowest < 0 or np.isnan(lowest):

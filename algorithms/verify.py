@@ -17,6 +17,7 @@ search-tree rules over its distributed edge list.
 
 from __future__ import annotations
 
+import inspect
 from types import SimpleNamespace
 
 import numpy as np
@@ -26,6 +27,7 @@ from scipy.sparse.csgraph import connected_components
 
 from dgraph import kernels
 from dgraph.errors import DgraphInputError
+from dgraph.weights import GRAPH_WEIGHT, chosen_weight
 
 SHOWN = 3  # offending vertices named per violation
 
@@ -49,6 +51,9 @@ def check(verifier, name, graph, result, **params):
         return problems
     order = np.argsort(pos)
     frame = frame.iloc[order].reset_index(drop=True)
+    if "weight" in inspect.signature(verifier).parameters or "weight" in params:
+        # the algorithms' own rule: the graph's weight unless the call said otherwise
+        params["weight"] = chosen_weight(graph, params.get("weight", GRAPH_WEIGHT), f"verify({name!r})")
     try:
         return verifier(snap, frame, **params)
     except TypeError as exc:
@@ -272,12 +277,12 @@ def check_communities(snap, frame, connected, *, modularity=None, resolution=1.0
     return errors
 
 
-def check_louvain(snap, frame, **params):
-    return check_communities(snap, frame, False, **params)
+def check_louvain(snap, frame, *, weight=None, **params):
+    return check_communities(snap, frame, False, weight=weight, **params)
 
 
-def check_leiden(snap, frame, **params):
-    return check_communities(snap, frame, True, **params)
+def check_leiden(snap, frame, *, weight=None, **params):
+    return check_communities(snap, frame, True, weight=weight, **params)
 
 
 # --------------------------------------------------------------------------- PageRank
@@ -386,7 +391,7 @@ def _peel(n, src, dst):
     return core
 
 
-def check_mwm(snap, frame, *, weight="weight"):
+def check_mwm(snap, frame, *, weight=None):
     if snap.directed:
         return ["a matching is defined on undirected graphs"]
     mate = _ids(snap, frame["mate"])

@@ -24,7 +24,7 @@ import numpy as np
 CALLS = {
     "bfs": lambda alg, g, s: alg.bfs(g, s, method="levels"),
     "sssp": lambda alg, g, s: alg.sssp(g, s, weight="weight", method="relax"),
-    "pagerank": lambda alg, g, s: alg.pagerank(g, max_iter=20, tol=0),
+    "pagerank": lambda alg, g, s: alg.pagerank(g, max_iter=20, tol=0, weight=None),
     "wcc": lambda alg, g, s: alg.connected_components(g),
     "cdlp": lambda alg, g, s: alg.label_propagation(g, max_iter=10),
     "triangles": lambda alg, g, s: alg.triangle_count(g),

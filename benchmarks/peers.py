@@ -448,7 +448,7 @@ def run_dgraph(client, path, n, algo, source, sources, vertex_order="labels"):
         "bfs": (lambda: A.bfs(g, source), "distance"),
         "sssp": (lambda: A.sssp(g, source, weight="w"), "distance"),
         "wcc": (lambda: A.connected_components(g, connection="weak"), "component"),
-        "pagerank": (lambda: A.pagerank(g, max_iter=PR_ITERS, tol=0), "pagerank"),
+        "pagerank": (lambda: A.pagerank(g, max_iter=PR_ITERS, tol=0, weight=None), "pagerank"),
         "cdlp": (lambda: A.label_propagation(g, max_iter=10), "label"),
         "triangles": (lambda: A.triangle_count(g), "triangles"),
         "lcc": (lambda: A.local_clustering_coefficient(g), "lcc"),

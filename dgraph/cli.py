@@ -3,6 +3,8 @@
 dgraph run pagerank                       # embedded ca-GrQc on a local cluster
 dgraph run bfs --dataset karate --source 1
 dgraph run wcc --kronecker 16 --workers 2 --ranks 8 --output cc.parquet
+dgraph run louvain --dataset email-Eu-core --undirected --output parts.csv
+dgraph run pagerank --dataset rome99 --verify      # a weighted dataset: its weights, --no-weight ignores them
 dgraph run sssp --input roads.tsv --weight --source 17
 dgraph run bfs --input edges.tsv --directed --scheduler tcp://host:8786
 dgraph partition --kronecker 16 --layout 2d --ranks 64 --measure
@@ -14,6 +16,9 @@ dgraph graph500 --scale 20 --roots 64 --kernels bfs,sssp
 from __future__ import annotations
 
 import argparse
+import glob
+import math
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -32,15 +37,24 @@ def _graph_options(cmd):
     src.add_argument("--kronecker", metavar="SCALE", type=int, help="Graph 500 Kronecker graph of 2**SCALE vertices")
     way = cmd.add_mutually_exclusive_group()
     way.add_argument(
-        "--directed", action="store_true", help="treat --input as directed (the default, as read_edgelist's)"
+        "--directed",
+        action="store_true",
+        help="treat the graph as directed (default: the file's or dataset's own; Kronecker graphs are undirected)",
     )
-    way.add_argument("--undirected", action="store_true", help="treat --input as undirected (both arcs of each edge)")
+    way.add_argument("--undirected", action="store_true", help="treat the graph as undirected (both arcs of each edge)")
     head = cmd.add_mutually_exclusive_group()
     head.add_argument("--header", action="store_true", default=None, help="--input's first line names its columns")
     head.add_argument(
         "--no-header", dest="header", action="store_false", help="--input has no header (default: detected)"
     )
-    cmd.add_argument("--weight", action="store_true", help="read a third column of --input as edge weights")
+    weigh = cmd.add_mutually_exclusive_group()
+    weigh.add_argument(
+        "--weight",
+        action="store_true",
+        help="weigh the arcs in every weighted algorithm and in --verify: by --input's third column, or by a "
+        "weighted dataset's weights (rome99, cal_road: used without --weight too)",
+    )
+    weigh.add_argument("--no-weight", action="store_true", help="unit weights, even on a weighted dataset")
     cmd.add_argument(
         "--ranks", type=int, help="logical ranks (default: one per worker; one for graphs under 2**25 arcs)"
     )
@@ -84,7 +98,11 @@ def _parser():
     run.add_argument("algorithm", choices=registry.cli_names())
     _graph_options(run)
     run.add_argument("--source", help="BFS/SSSP source label (default: the highest-degree vertex)")
-    run.add_argument("--output", metavar="PATH.parquet", help="write the result to a parquet directory")
+    run.add_argument(
+        "--output",
+        metavar="PATH",
+        help="write the result: PATH.csv or PATH.parquet (one file), or DIR/ (partitioned parquet, from the workers)",
+    )
     run.add_argument("--top", type=int, default=10, help="rows of the result to print")
     run.add_argument(
         "--verify",
@@ -162,6 +180,10 @@ class _Phase:
             _say(f"  {self.name} done in {self.times[self.name]:.2f} s")
 
 
+def _directed(args):
+    return True if args.directed else False if args.undirected else None
+
+
 def _load(args):
     import dgraph
     from dgraph.generators import kronecker_graph
@@ -172,15 +194,138 @@ def _load(args):
     kw = dict(layout=args.layout, ranks=args.ranks, transport=args.transport, domains=domains)
     if getattr(args, "algorithm", None) == "core":
         kw["self_loops"] = "drop"  # core numbers are undefined with self-loops
+    directed = _directed(args)
     if args.kronecker is not None:
-        return kronecker_graph(args.kronecker, **kw), f"Kronecker scale {args.kronecker}"
+        return kronecker_graph(args.kronecker, directed=bool(directed), **kw), f"Kronecker scale {args.kronecker}"
     if args.input:
         weight = None if not args.weight else "weight" if args.input.endswith((".gr", ".gr.gz")) else 2
-        directed = True if args.directed else False if args.undirected else None
         graph = dgraph.read_edgelist(args.input, directed=directed, weight=weight, header=args.header, **kw)
         return graph, args.input
     name = args.dataset or "ca-GrQc"
+    if directed is not None:
+        kw["directed"] = directed
     return dgraph.datasets.load(name, **kw), f"dataset {name}"
+
+
+def _check(args):
+    """Refuse what is wrong with the command line before any cluster starts: a missing file, an
+    unknown dataset or layout, options that do not fit the graph or the algorithm."""
+    from dgraph import datasets
+    from dgraph.errors import DgraphInputError
+    from dgraph.layout import LAYOUTS
+
+    for option in ("ranks", "workers", "kronecker"):
+        value = getattr(args, option, None)
+        if value is not None and value < 1:
+            raise DgraphInputError(f"--{option} must be at least 1, got {value}")
+    if getattr(args, "top", 0) < 0:
+        raise DgraphInputError(f"--top must be 0 or more, got {args.top}")
+    if args.layout.lower() not in LAYOUTS:
+        raise DgraphInputError(f"--layout {args.layout!r} is not a layout; layouts: {', '.join(sorted(LAYOUTS))}")
+    if args.domains is not None and not (args.domains in ("host", "job") or args.domains.isdigit()):
+        raise DgraphInputError(f"--domains {args.domains!r}: give host, job or a number of rank groups")
+    if args.input is None and args.header is not None:
+        raise DgraphInputError("--header and --no-header describe an --input file")
+    directed = _directed(args)
+    if args.input is not None:
+        if "://" not in args.input and not glob.glob(args.input):
+            if glob.has_magic(args.input):
+                raise DgraphInputError(f"--input {args.input!r}: no file matches it")
+            raise DgraphInputError(f"--input {args.input!r} does not exist")
+    elif args.kronecker is not None:
+        if args.weight:
+            raise DgraphInputError("--weight: Kronecker graphs have no weights")
+        directed = bool(directed)
+    else:
+        name = args.dataset or "ca-GrQc"
+        if name not in datasets.available():
+            names = ", ".join(datasets.available())
+            raise DgraphInputError(f"--dataset {name!r} is not an embedded dataset; datasets: {names}")
+        known = datasets.properties(name)
+        if args.weight and not known["weighted"]:
+            weighted = [n for n in datasets.available() if datasets.properties(n)["weighted"]]
+            raise DgraphInputError(f"--weight: dataset {name} has no weights; weighted datasets: {', '.join(weighted)}")
+        directed = known["directed"] if directed is None else directed
+    if getattr(args, "algorithm", None) is None:
+        return
+    entry = registry.lookup(args.algorithm)
+    if args.source is not None and not entry.source:
+        sources = ", ".join(a for a in registry.cli_names() if registry.lookup(a).source)
+        raise DgraphInputError(f"--source: {args.algorithm} takes no source (only {sources} do)")
+    if entry.undirected and directed:
+        what = "the Kronecker graph" if args.kronecker is not None else f"dataset {args.dataset or 'ca-GrQc'}"
+        how = "drop --directed" if args.directed else "add --undirected"
+        raise DgraphInputError(f"{args.algorithm} needs an undirected graph and {what} is directed: {how}")
+    if args.output is not None:
+        _output_kind(args.output)
+
+
+def _output_kind(path):
+    """How ``--output path`` is written: "csv" or "parquet" (one file), or "directory"
+    (partitioned parquet); an error for anything else, or a file whose directory is missing."""
+    from dgraph.errors import DgraphInputError
+
+    if path.endswith(("/", os.sep)) or os.path.isdir(path):
+        if os.path.isdir(path) and os.listdir(path):
+            raise DgraphInputError(f"--output {path!r} is a directory that is not empty: name a new or empty one")
+        return "directory"
+    kind = {".csv": "csv", ".parquet": "parquet"}.get(os.path.splitext(path)[1].lower())
+    if kind is None:
+        raise DgraphInputError(
+            f"--output {path!r}: name a .csv or .parquet file, or a directory ending in / for partitioned parquet"
+        )
+    parent = os.path.dirname(path)
+    if parent and not os.path.isdir(parent):
+        raise DgraphInputError(f"--output {path!r}: there is no directory {parent!r}")
+    return kind
+
+
+def _write(result, frame, path):
+    kind = _output_kind(path)
+    if kind == "csv":
+        frame.to_csv(path, index=False)
+    elif kind == "parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        result.to_parquet(path, write_index=False)
+
+
+def _figure(value):
+    """A number as a person reads it: floats to 6 significant digits, integers with separators;
+    lists and tuples of them likewise."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float) or type(value).__name__.startswith("float"):
+        return f"{float(value):.6g}" if math.isfinite(value) else str(value)
+    if isinstance(value, int) or type(value).__name__.startswith(("int", "uint")):
+        return f"{int(value):,}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_figure(v) for v in value) + "]"
+    return str(value)
+
+
+def _size(nbytes):
+    """Bytes in the unit that keeps them short: 812 B, 12.4 KB, 3.1 MB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes:,} B"
+
+
+def _ranks(n):
+    return "1 rank" if n == 1 else f"{n:,} ranks"
+
+
+def _traffic(stats, nranks):
+    """The run line: what the ranks exchanged, in words that do not read like a failure."""
+    if stats.total_messages == 0:
+        ranks = "one rank" if nranks == 1 else _ranks(nranks)
+        steps = "" if stats.supersteps == 0 else f", {stats.supersteps:,} supersteps"
+        return f"{ranks}{steps}, no messages"
+    return (
+        f"{_ranks(nranks)}, {stats.supersteps:,} supersteps, {stats.total_messages:,} messages, "
+        f"{_size(stats.total_bytes)} moved ({_size(stats.wire_bytes)} over sockets)"
+    )
 
 
 def _source(graph, given):
@@ -266,12 +411,13 @@ def graphalytics(args):
 def partition(args):
     import pandas as pd
 
+    _check(args)
     with _connected(args):
         graph, what = _load(args)
         report = graph.layout_report(measure=args.measure)
         print(
             f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs stored, "
-            f"{graph.nranks} ranks, "
+            f"{_ranks(graph.nranks)}, "
             f"layout {graph.layout!r}"
         )
         with pd.option_context("display.width", 200, "display.max_rows", 200):
@@ -333,17 +479,27 @@ def orchestrate_bench(args):
 
 
 def run(args):
-    from dgraph import algorithms
+    import pandas as pd
 
+    from dgraph import algorithms
+    from dgraph.errors import DgraphInputError
+
+    _check(args)
+    entry = registry.lookup(args.algorithm)
     times = {}
     with _connected(args):
         with _Phase("load and place", times):
             graph, what = _load(args)
+        if entry.undirected and graph.directed:
+            raise DgraphInputError(
+                f"{args.algorithm} needs an undirected graph and {what} is read as directed: add --undirected"
+            )
+        # the graph's weight unless --no-weight: every weighted algorithm and its verifier take the same
+        weight = None if args.no_weight else graph.weight
         extra = {}
-        entry = registry.lookup(args.algorithm)
         with _Phase(args.algorithm, times):
             fn = entry.function
-            kwargs = {"weight": graph.weight} if entry.weighted else {}
+            kwargs = {"weight": weight} if entry.weighted else {}
             if fn is algorithms.betweenness_centrality and graph.num_vertices > 2000:
                 # sampled: all sources would take n passes
                 kwargs = {"sources": _sample(graph, 64)} if args.verify else {"k": 64, "seed": 0}
@@ -354,16 +510,15 @@ def run(args):
                 result = fn(graph, **kwargs)
             frame = result.compute()
         stats = graph.last_stats
+        weighing = f", weights {weight!r}" if entry.weighted and weight is not None else ""
         print(
             f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
-            f"({'directed' if graph.directed else 'undirected'}), {graph.nranks} ranks, layout {graph.layout!r}"
+            f"({'directed' if graph.directed else 'undirected'}{weighing}), {_ranks(graph.nranks)}, "
+            f"layout {graph.layout!r}"
         )
         for k, v in times.items():
             print(f"time       {k}: {v:.3f} s")
-        print(
-            f"run        supersteps {stats.supersteps}, messages {stats.total_messages:,}, "
-            f"bytes moved {stats.total_bytes:,} (over sockets {stats.wire_bytes:,})"
-        )
+        print(f"run        {_traffic(stats, graph.nranks)}")
         if stats.domain_of is not None:
             split = stats.by_domain()
             print(
@@ -372,12 +527,9 @@ def run(args):
                 f"({int(split['inter_bytes'].sum()):,} bytes), "
                 f"intra-domain {int(split['intra_messages'].sum()):,} ({int(split['intra_bytes'].sum()):,} bytes)"
             )
-        if stats.info:
-            print(
-                "facts      "
-                + ", ".join(f"{k} {v}" for k, v in stats.info.items())
-                + "".join(f", {k} {v}" for k, v in extra.items())
-            )
+        facts = [f"{k} {_figure(v)}" for k, v in stats.info.items()] + [f"{k} {v}" for k, v in extra.items()]
+        if facts:  # figures rounded; labels (a source) as they are
+            print("facts      " + ", ".join(facts))
         sort = entry.rank_by
         if sort is None:
             column = frame.columns[1]
@@ -385,9 +537,11 @@ def run(args):
             print(f"{column} groups {len(sizes):,}; largest:")
             print(sizes.head(args.top).rename("vertices").to_string())
         else:
-            print(frame.sort_values(sort[0], ascending=sort[1]).head(args.top).to_string(index=False))
+            top = frame.sort_values(sort[0], ascending=sort[1]).head(args.top)
+            with pd.option_context("display.float_format", _figure):
+                print(top.to_string(index=False))
         if args.output:
-            result.to_parquet(args.output, write_index=False)
+            _write(result, frame, args.output)
             print(f"wrote      {args.output}")
         if args.verify:
             if "modularity" in stats.info:  # communities: the verifier checks the modularity reported

@@ -230,9 +230,12 @@ def _graph(edges_n, directed, **kwargs):
     return from_edgelist(edges, directed=directed, vertices=np.arange(n), renumber=False, **kwargs)
 
 
-def kronecker_graph(scale: int, edge_factor: int = 16, seed: int = 0, **graph_kwargs: Any) -> Graph:
-    """The undirected Graph 500 Kronecker graph as a ``Graph`` (labels 0..2**scale-1)."""
-    return _graph(kronecker(scale, edge_factor, seed), False, **graph_kwargs)
+def kronecker_graph(
+    scale: int, edge_factor: int = 16, seed: int = 0, directed: bool = False, **graph_kwargs: Any
+) -> Graph:
+    """The Graph 500 Kronecker graph as a ``Graph`` (labels 0..2**scale-1): undirected, or with
+    ``directed=True`` each generated edge as one arc."""
+    return _graph(kronecker(scale, edge_factor, seed), directed, **graph_kwargs)
 
 
 def grid_graph(rows: int, cols: int, **graph_kwargs: Any) -> Graph:

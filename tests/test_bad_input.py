@@ -365,7 +365,7 @@ CASES = [
     (
         "pagerank weight not built",
         lambda t: alg.pagerank(graph(), weight="w"),
-        (DgraphInputError, "built with weight=None"),
+        (DgraphInputError, "the graph has no weights"),
     ),
     (
         "personalization unknown vertex",
@@ -382,7 +382,12 @@ CASES = [
         lambda t: alg.sssp(weighted(w=(1.0, -2.0, 3.0, 4.0)), 0, weight="w"),
         (DgraphInputError, "non-negative weights"),
     ),
-    ("sssp weights ignored silently", lambda t: alg.sssp(weighted(), 0), (DgraphInputError, "pass weight='w'")),
+    (
+        "sssp uses the graph's weight",
+        lambda t: frame(alg.sssp(weighted(), 0)).distance.tolist(),
+        equals([0.0, 1.0, 3.0, 6.0]),
+    ),
+    ("sssp weight not the graph's", lambda t: alg.sssp(weighted(), 0, weight="x"), (DgraphInputError, "is 'w'")),
     (
         "sssp non-positive delta",
         lambda t: alg.sssp(weighted(), 0, weight="w", delta=0),

@@ -121,3 +121,89 @@ def test_cli_grouped_transport_and_domains(client, capsys):
     )
     out = capsys.readouterr().out
     assert "domains    3 (monitors" in out and "transport grouped: inter-domain messages" in out
+
+
+def test_input_errors_come_before_any_cluster(capsys, tmp_path, monkeypatch):
+    """Each mistake is one line and exit status 2, and no cluster is started to find it."""
+    import distributed
+
+    def no_cluster(*a, **k):
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr(distributed, "LocalCluster", no_cluster)
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("")
+    for argv, says in (
+        (["run", "bfs", "--input", str(tmp_path / "missing.tsv")], "missing.tsv' does not exist"),
+        (["run", "bfs", "--input", str(tmp_path / "*.nothing")], "no file matches it"),
+        (["run", "bfs", "--dataset", "karat"], "'karat' is not an embedded dataset"),
+        (["run", "pagerank", "--dataset", "karate", "--output", str(tmp_path / "out.txt")], "name a .csv or .parquet"),
+        (["run", "pagerank", "--dataset", "karate", "--output", str(tmp_path / "full")], "not empty"),
+        (["run", "pagerank", "--dataset", "karate", "--output", str(tmp_path / "no" / "x.csv")], "no directory"),
+        (["run", "louvain", "--dataset", "email-Eu-core"], "email-Eu-core is directed: add --undirected"),
+        (["run", "pagerank", "--dataset", "karate", "--weight"], "karate has no weights; weighted datasets: rome99"),
+        (["run", "wcc", "--kronecker", "5", "--weight"], "Kronecker graphs have no weights"),
+        (["run", "wcc", "--dataset", "karate", "--source", "1"], "wcc takes no source"),
+        (["run", "bfs", "--dataset", "karate", "--layout", "3d"], "'3d' is not a layout"),
+        (["run", "bfs", "--dataset", "karate", "--ranks", "0"], "--ranks must be at least 1"),
+        (["run", "bfs", "--dataset", "karate", "--no-header"], "describe an --input file"),
+        (["partition", "--dataset", "karat"], "'karat' is not an embedded dataset"),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("dgraph: error: ") and err.count("\n") == 1 and says in err, (argv, err)
+
+
+def test_weight_reaches_every_weighted_algorithm_and_its_check(client, capsys, tmp_path):
+    import dgraph
+    from dgraph import algorithms as alg
+
+    addr = client.scheduler.address
+    out = tmp_path / "pr.csv"
+    argv = ["run", "pagerank", "--dataset", "rome99", "--weight", "--verify", "--output", str(out)]
+    assert main([*argv, "--scheduler", addr]) == 0
+    printed = capsys.readouterr().out
+    assert "weights 'weight'" in printed and "verified   valid" in printed
+    g = dgraph.datasets.load("rome99")
+    want = alg.pagerank(g).compute().set_index("vertex")["pagerank"]
+    unit = alg.pagerank(g, weight=None).compute().set_index("vertex")["pagerank"]
+    got = pd.read_csv(out).set_index("vertex")["pagerank"]
+    assert (got - want).abs().max() < 1e-6 < (got - unit).abs().max()
+    assert main(["run", "pagerank", "--dataset", "rome99", "--no-weight", "--verify", "--scheduler", addr]) == 0
+    printed = capsys.readouterr().out
+    assert "weights" not in printed and "verified   valid" in printed
+
+
+def test_undirected_and_directed_apply_to_datasets_and_kronecker(client, capsys, tmp_path):
+    addr = client.scheduler.address
+    argv = ["run", "louvain", "--dataset", "email-Eu-core", "--undirected", "--verify", "--scheduler", addr]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "(undirected)" in printed and "verified   valid" in printed
+    assert main(["run", "scc", "--kronecker", "6", "--directed", "--verify", "--scheduler", addr]) == 0
+    assert "(directed)" in capsys.readouterr().out
+
+
+def test_output_by_extension(client, capsys, tmp_path):
+    addr = client.scheduler.address
+    base = ["run", "wcc", "--dataset", "karate", "--ranks", "2", "--scheduler", addr, "--output"]
+    assert main([*base, str(tmp_path / "cc.csv")]) == 0
+    assert (tmp_path / "cc.csv").is_file() and len(pd.read_csv(tmp_path / "cc.csv")) == 34
+    assert main([*base, str(tmp_path / "cc.parquet")]) == 0
+    assert (tmp_path / "cc.parquet").is_file() and len(pd.read_parquet(tmp_path / "cc.parquet")) == 34
+    assert main([*base, str(tmp_path / "parts") + "/"]) == 0
+    assert (tmp_path / "parts").is_dir() and len(pd.read_parquet(tmp_path / "parts")) == 34
+    capsys.readouterr()
+
+
+def test_summary_reads_well_on_a_small_run(client, capsys):
+    import re
+
+    addr = client.scheduler.address
+    assert main(["run", "pagerank", "--dataset", "karate", "--ranks", "1", "--scheduler", addr]) == 0
+    printed = capsys.readouterr().out
+    assert "run        one rank, no messages" in printed and "supersteps 0" not in printed
+    numbers = re.findall(r"\d+\.\d+(?:e-?\d+)?", printed.split("run        ")[1])
+    assert numbers and all(len(re.sub(r"e.*|\.|^0+", "", n).lstrip("0")) <= 6 for n in numbers), numbers
+    assert main(["run", "bfs", "--dataset", "karate", "--ranks", "2", "--scheduler", addr]) == 0
+    assert re.search(r"run        2 ranks, \d+ supersteps, [\d,]+ messages, [\d.]+ \w?B", capsys.readouterr().out)

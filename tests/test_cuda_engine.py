@@ -94,7 +94,11 @@ def test_algorithms_run_on_the_device_engine(client, graph, layout):
     got = sssp.dropna(subset=["distance"]).set_index("vertex").distance.to_dict()
     assert got == pytest.approx(want)
 
-    pr = _run("cuda", lambda: alg.pagerank(g, tol=1e-12, max_iter=200).compute()).set_index("vertex").pagerank
+    pr = (
+        _run("cuda", lambda: alg.pagerank(g, tol=1e-12, max_iter=200, weight=None).compute())
+        .set_index("vertex")
+        .pagerank
+    )
     ref = nx.pagerank(G, tol=1e-12, max_iter=200, weight=None)
     np.testing.assert_allclose(pr.loc[list(ref)].to_numpy(), list(ref.values()), rtol=1e-6)
 

@@ -42,6 +42,7 @@ MODULES = [
     "dgraph.partitioners.tdorch",
     "dgraph.progress",
     "dgraph.provenance",
+    "dgraph.weights",
 ]
 
 

@@ -88,9 +88,10 @@ def test_shortest_paths_are_shortest_and_follow_sssp_trees(client, kind):
         if first is None:
             first = rows
         pd.testing.assert_frame_equal(first, rows)  # the same paths on every layout
-    everything = alg.shortest_paths(g, sources[0]).compute()  # targets=None: every vertex reached
+    everything = alg.shortest_paths(g, sources[0], weight=None).compute()  # targets=None: every vertex reached
     assert set(everything.target) == set(nx.single_source_shortest_path_length(G, sources[0]))
     assert everything.distance.dtype == "Int64"
+    assert alg.shortest_paths(g, sources[0]).compute().distance.dtype == "Float64"  # the graph's weight
 
 
 @pytest.mark.parametrize("kind", ["er-directed", "kronecker"])
@@ -147,7 +148,7 @@ def test_subgraphs_equal_networkx(client):
         (lambda g: alg.k_hop(g, [99], 2), "99"),
         (lambda g: alg.ego_graph(g, [0], radius=1.5), "radius"),
         (lambda g: alg.shortest_paths(g, [0], weight="cost"), "weight"),
-        (lambda g: alg.shortest_paths(g, [0], targets=[77]), "77"),
+        (lambda g: alg.shortest_paths(g, [0], targets=[77], weight=None), "77"),
         (lambda g: alg.personalized_pagerank(g, pd.DataFrame({"q": [1], "seed": [0]})), "'query' and 'seed'"),
         (lambda g: alg.personalized_pagerank(g, pd.DataFrame({"query": [1], "seed": [0], "weight": [0]})), "positive"),
         (lambda g: alg.personalized_pagerank(g, pd.DataFrame({"query": [1], "seed": [0]}), top=0), "top"),

@@ -116,3 +116,17 @@ def test_the_table_networkx_reads_imports_without_dask():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_weighted_entries_are_the_functions_that_take_the_graphs_weight_by_default():
+    """``weighted`` is how ``dgraph run`` knows to pass ``--weight`` on; every such function
+    defaults to the graph's weight (``None`` for unit weights), as networkx's Dijkstra does."""
+    from dgraph.weights import GRAPH_WEIGHT
+
+    for name, entry in alg.REGISTRY.items():
+        param = inspect.signature(entry.function).parameters.get("weight")
+        assert entry.weighted == (param is not None), name
+        if param is not None:
+            assert param.default is GRAPH_WEIGHT and param.kind is param.KEYWORD_ONLY, name
+            assert "``None``" in entry.function.__doc__ and "graph's weight" in entry.function.__doc__, name
+    assert inspect.signature(alg.modularity).parameters["weight"].default is GRAPH_WEIGHT

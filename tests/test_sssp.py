@@ -97,8 +97,9 @@ def test_sssp_bad_input(client):
     g = dgraph.from_edgelist(e, weight="w")
     with pytest.raises(dgraph.DgraphInputError, match="non-negative"):
         sssp(g, 0, weight="w")
-    with pytest.raises(dgraph.DgraphInputError, match="pass weight='w'"):
-        sssp(g, 0)
+    with pytest.raises(dgraph.DgraphInputError, match="non-negative"):
+        sssp(g, 0)  # the graph's weight, left out
+    assert sssp(g, 0, weight=None).compute().distance.tolist() == [0.0, 1.0, 2.0]  # hops
     with pytest.raises(dgraph.DgraphInputError, match="SSSP source 9"):
         sssp(dgraph.from_edgelist(e.assign(w=1.0), weight="w"), 9, weight="w")
     with pytest.raises(dgraph.DgraphInputError, match="delta"):

@@ -73,6 +73,17 @@ def available() -> list[str]:
     return list(_FILES)
 
 
+def properties(name: str) -> dict[str, bool]:
+    """``{"directed": bool, "weighted": bool}``: how the embedded dataset ``name`` loads by default.
+
+    >>> properties("rome99")
+    {'directed': True, 'weighted': True}
+    """
+    path(name)  # an unknown name: the error that lists the datasets
+    _, _, directed, weighted = _FILES[name]
+    return {"directed": directed, "weighted": weighted}
+
+
 def path(name: str) -> str:
     """File path of an embedded dataset's edge file."""
     if name not in _FILES:
