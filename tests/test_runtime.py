@@ -541,7 +541,7 @@ def test_frames_roundtrip_and_reject_objects():
 def test_long_runs_show_a_status_line(client, caplog, capsys):
     g = grid_graph(6, 6, ranks=2)
     with dask.config.set({"dgraph.progress": True, "dgraph.progress-after": 0}):
-        g.run(slow_kernel, steps=60)  # about 0.6 s
+        g.run(slow_kernel, steps=60)  # sixty sleeps: long enough for the line
     err = capsys.readouterr().err
     assert "dgraph run: superstep" in err
     assert err.split("\r")[-1].startswith(f"dgraph run: done, {g.last_stats.supersteps} supersteps in ")
