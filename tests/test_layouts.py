@@ -36,6 +36,14 @@ LAYOUTS = [
     "1.5d",
     "tdorch",
 ]
+# each group is checked against OneD(ranks=1)'s answers: the quick tier runs one layout of each
+# kind, the full suite the rest too, in groups that pytest-xdist can run side by side
+LAYOUT_GROUPS = {
+    "each-kind": [LAYOUTS[i] for i in (0, 1, 3, 6, 11)],
+    "many-ranks": [LAYOUTS[i] for i in (0, 2, 4, 7, 12)],
+    "classes-and-names": [LAYOUTS[i] for i in (0, 5, 8, 9, 10, 13, 14, 15)],
+}
+assert sorted(map(repr, sum(LAYOUT_GROUPS.values(), []))) == sorted(map(repr, LAYOUTS + 2 * LAYOUTS[:1]))
 # the neighbourhood algorithms read 1D owner blocks whatever the layout: one layout of each
 # kind shows those are rebuilt right, the edge-map algorithms run on all
 NEIGHBOURHOOD_ON = {
@@ -89,14 +97,17 @@ def _case(kind):
     return e, False, "w"
 
 
+@pytest.mark.parametrize(
+    "group", [pytest.param(name, marks=[pytest.mark.slow] if name != "each-kind" else []) for name in LAYOUT_GROUPS]
+)
 @pytest.mark.parametrize("kind", ["kronecker", "erdos-renyi-directed", "grid-weighted"])
-def test_every_algorithm_agrees_on_every_layout(client, request, kind):
+def test_every_algorithm_agrees_on_every_layout(client, request, kind, group):
     if kind == "kronecker":  # blocks streamed, owner blocks too; else built at once from the client
         request.getfixturevalue("streamed")
     edges, directed, weight = _case(kind)
     source = int(edges.src.iloc[0])
     first = None
-    for layout in LAYOUTS:
+    for layout in LAYOUT_GROUPS[group]:
         g = dgraph.from_edgelist(edges, directed=directed, weight=weight, layout=layout)
         assert g.nranks == 1 or not isinstance(layout, str)
         got = _all_algorithms(g, source)
