@@ -3,7 +3,7 @@
 ``"replicated"`` (chosen when the graph fits a worker several times over): every worker gathers
 the whole graph once (one allgather; a rank that holds it all reads its own block) and runs
 serial Brandes from its share of the sources (``kernels.brandes``, on as many threads as the
-run leaves it: ca-GrQc, all sources on one rank, 1.48 s on one thread and 0.87 s on two); one
+run leaves it); one
 reduce-scatter sums the workers' dependencies at the vertices' owners. Sources are
 independent, so this is the coarse-grained parallelism of Bader and Madduri (ICPP 2006) and of
 cuGraph's batched multi-GPU betweenness: no superstep per level, which on a road network (a
@@ -52,8 +52,8 @@ METHODS = ("auto", "replicated", "levels")
 REPLICA_SHARE = 0.25
 REPLICA_BYTES_PER_ARC, REPLICA_BYTES_PER_VERTEX = 40, 64
 # Average degree from which "auto" runs fewer sources than workers level by level: small-world
-# graphs take few levels (Kronecker 20, one source on 2 workers: 0.50-0.76 s against 1.2-1.4 s
-# replicated, where one worker searches alone), a road or mesh a thousand (two supersteps each)
+# graphs take few levels (Kronecker 20, one source on 2 workers: about half the time of the
+# replicated method, where one worker searches alone), a road or mesh a thousand (two supersteps each)
 LEVELS_DEGREE = 8
 PULL_FRONTIER = 64  # see _Direction
 ROUND_ARCS = 50_000_000  # arcs a worker scans between two progress reports (one allreduce)
@@ -273,8 +273,7 @@ def _few_sources(graph, k, workers):
     """Whether ``k`` sources would leave some of the ``workers`` of the replicated method idle
     (on one rank, the cores they lend its worker: a source is searched on one thread) on a
     graph whose searches take few levels (average degree at least ``LEVELS_DEGREE``): then
-    each source runs level by level, where a wide level is pulled, not pushed (Kronecker 20 on
-    one rank, one source: 0.44-0.75 s against 1.6-2.0 s replicated)."""
+    each source runs level by level, where a wide level is pulled, not pushed."""
     return k < workers and graph.num_arcs >= LEVELS_DEGREE * graph.num_vertices
 
 

@@ -18,8 +18,8 @@ own most arcs' both ends (roads and grids in 1D) finishes by rank-local relaxati
 (``dgraph.relax``): rounds then follow partition crossings instead of levels, and equal offers
 from smaller tails keep the parent rule. On a single rank the whole search is one call
 (``kernels.bfs_levels``, GAP's loop: levels switch direction by the same rule, with no step
-between them; Kronecker 20 on one rank: 35-60 ms, against 0.9-1.6 s for one pass of the
-closure, whose top-down reads every arc).
+between them: on Kronecker 20 the whole search takes a fraction of one pass of the closure,
+whose top-down reads every arc).
 
 Output encoding: ``distance`` (Int64, hops from the source, null when unreachable) and
 ``predecessor`` (the parent in the BFS tree in the user's labels, null for the source and for

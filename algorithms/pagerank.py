@@ -147,11 +147,9 @@ def _hubs_first(parts, size, hub_reads, weighted, segment):
 
     A space wider than ``segment`` slots is read in two segments (``kernels.segment_columns``):
     first the ``segment`` hubs, which most arcs read and whose contributions then stay in the L2
-    cache, then the rest in one pass, where a row-order pass misses to the shared cache or memory
-    (Kronecker 20 on 2 ranks, 20 iterations: 0.80-0.96 s of products and steps, against
-    1.42-1.51 s unsegmented). One pass over the rest beats more segments of ``segment`` slots,
-    each adding into every row again (Kronecker 20, one rank's float32 SpMV: 38-40 ms against
-    45-47 ms). Each row keeps its arcs' order, and a space of one segment gives the same bits as
+    cache, then the rest in one pass, where a row-order pass misses to the shared cache or memory.
+    One pass over the rest beats more segments of ``segment`` slots, each adding into every row
+    again. Each row keeps its arcs' order, and a space of one segment gives the same bits as
     the slots' order.
     The labels and segments are kept with the block (a count, a sort and two passes over the
     arcs: one call's cost on Kronecker 20, against a third of each later iteration's)."""
@@ -190,8 +188,7 @@ def _segments_pay(block, max_iter, hub_reads, segment):
     """Whether a rank holding every vertex should iterate by segments (``_hubs_first``), one
     superstep an iteration, rather than in one call over its rows: where its hubs' labels and
     segments will be made (a run long enough, a space wider than a segment, hubs). The gather's
-    misses then stay in the cache (Kronecker 20 on one rank and two threads, 20 iterations:
-    1.24-1.29 s, against 2.33-2.40 s in one call)."""
+    misses then stay in the cache (Kronecker 20 on one rank: about half the time of one call)."""
     if max_iter < 2 * HUBS_AFTER or block.space.size <= segment:
         return False
     return _hub_labels(block.parts, block.space.size, hub_reads) is not None

@@ -99,9 +99,8 @@ def light_share(arcs_per_rank):
     """Delta-stepping's default bucket, in mean weights: one on ranks of up to 2**20 arcs, less on
     bigger ones, down to a quarter from 2**22. A narrower bucket expands fewer vertices before
     their distance is final but takes more rounds, and a round costs about what a million arcs
-    do (2 ranks, Kronecker 20: 80 rounds and 0.52-0.80 s at a quarter, 50 rounds and
-    0.64-0.88 s at a half, 36 rounds over 3.5x the arcs and 1.2 s at one; Slashdot 0.18 s at a
-    half, 0.21 s at a quarter)."""
+    do (2 ranks, Kronecker 20: 80 rounds at a quarter, 50 at a half, 36 rounds over 3.5x the
+    arcs at one, the quarter the quickest; on Slashdot a half is)."""
     return float(np.clip(2.0**20 / max(arcs_per_rank, 1), 0.25, 1.0))
 
 

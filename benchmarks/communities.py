@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 NETWORKX_UP_TO = 20_000  # vertices
-LEIDEN_ITERATIONS = 2  # igraph's default (iterating to a fixpoint takes 80 s on Kronecker 16)
+LEIDEN_ITERATIONS = 2  # igraph's default (iterating to a fixpoint takes far longer on Kronecker 16)
 DGRAPH = ("louvain", "leiden")
 SEED = 1
 SMALL = ("karate", "dolphins", "polbooks", "football", "email-Eu-core")

@@ -38,11 +38,9 @@ DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")
 VERTEX_ORDERS = ("labels", "degree")
 # Below this many arcs a graph given no rank count goes on one rank (whose kernels then use the
-# idle workers' cores): measured on 2 workers x 1 thread, one rank's BFS and WCC are about twice
-# as fast up to Kronecker 21's 64 M arcs (Kronecker 20's 31 M: BFS 36-43 ms against 82-122, WCC
-# 84 against 111-136); SSSP, PageRank and betweenness are as fast at Kronecker 20 and the
-# 2000 x 2000 grid's 16 M, faster at Kronecker 18's 7.6 M, and slower at Kronecker 21 (SSSP
-# 1.8-2.3 s against 1.4-1.6, PageRank 3.5 against 2.8, betweenness 1.1-2.4 against 0.8-1.5).
+# idle workers' cores): measured on 2 workers x 1 thread, one rank's BFS and WCC are faster
+# up to Kronecker 21's 64 M arcs; SSSP, PageRank and betweenness are as fast at Kronecker 20 and
+# the 2000 x 2000 grid's 16 M, faster at Kronecker 18's 7.6 M, and slower at Kronecker 21.
 ONE_RANK_ARCS = 1 << 25
 SMALL_EDGES = 1 << 16  # a pandas edge list this long is encoded and placed from the client (_from_small_frame)
 NO_VERTICES = "the edge list is empty and no vertices= were given: a graph needs at least one vertex"
@@ -252,8 +250,8 @@ def from_edgelist(
         label). Results are the same vertices in your labels either way; where an algorithm
         breaks ties by canonical id (a BFS parent: the smallest), ``"degree"`` prefers hubs. On
         skewed graphs (social, web, Kronecker) it makes searches faster: every adjacency lists
-        its hubs first, so a bottom-up BFS step finds a parent in a row's first arcs (Graph 500
-        scale 20: BFS kernel -25 to -30%). Keep ``"labels"`` for roads and meshes whose labels
+        its hubs first, so a bottom-up BFS step finds a parent in a row's first arcs (Graph 500's BFS
+        kernel takes markedly less time). Keep ``"labels"`` for roads and meshes whose labels
         carry locality. With ``layout="1d"`` the vertices are then dealt to ranks in turn
         (``OneD(balance="striped")``), so every rank gets its share of hubs.
     transport : {"direct", "grouped", "pipelined"}

@@ -137,7 +137,7 @@ def held_frame(name, futures, meta, direct=False, copies=None):
 def fetch(client, collection):
     """The value of a dask collection on ``client``: a frame of held parts (``held_frame``) as its
     own ``compute()`` gets it, from the copies the run brought back or straight from its
-    workers (no task, no scheduler round trip: a small result in 1-2 ms instead of 10-15);
+    workers (no task, no scheduler round trip: several times quicker for a small result);
     anything else computed by ``client``'s scheduler."""
     if isinstance(collection, _held_frame_class()) and isinstance(collection.expr, _held_parts_class()):
         return collection.compute()
@@ -189,9 +189,9 @@ def _held_frame_class():
     class HeldFrame(DataFrame):
         """A dask DataFrame of held parts whose ``compute()`` gathers them to the client and joins
         them there, as dask's finalize would join them on a worker after moving every part to it
-        (Kronecker 20's BFS result, 1 M rows from 2 workers: 50-60 ms against 117-140 ms), and
-        with ``direct`` straight from their workers, not relayed by the scheduler (the same
-        result: 15-18 ms against 42-49 ms)."""
+        (about twice as fast for Kronecker 20's BFS result, 1 M rows from 2 workers), and with
+        ``direct`` straight from their workers, not relayed by the scheduler (about three times
+        faster again)."""
 
         def compute(self, **kwargs):
             parts = self.expr.operand("futures") if isinstance(self.expr, _held_parts_class()) else None

@@ -23,7 +23,7 @@ def owner_of(ids, bounds):
 
 def grouped_by_owner(owner, ranks):
     """The stable order that groups ``owner`` (rank numbers below ``ranks``) by rank. numpy
-    sorts 16-bit integers stably by radix: 4 M owners among 8 ranks in 47 ms, 296 ms as int64."""
+    sorts 16-bit integers stably by radix, several times faster than int64 by comparison."""
     return np.argsort(owner.astype(np.int16) if ranks <= np.iinfo(np.int16).max else owner, kind="stable")
 
 

@@ -32,7 +32,7 @@ from .edgemap import add_weight, pull_pays
 LOCAL_SHARE = 0.75  # relaxation pays where ranks own both ends of most arcs (roads: 0.98)
 # Default bucket width, in mean arc weights. Measured on Luxembourg's roads (2-16 ranks): one
 # unbounded bucket re-closes 3-10 arcs per arc; 256 arcs per bucket cuts that to 1.6-3 at
-# twice the rounds (42-106), and is as fast or faster.
+# twice the rounds (42-106), and takes no longer.
 BUCKET_ARCS = 256
 # How a round's facts reduce over the ranks: whether any rank expanded, the closest pending
 # distance, the least offer; then, for a bucket that ends in the round, its heavy arcs and the

@@ -197,7 +197,7 @@ def to_dask(client, parts, meta=None, direct=False, copies=None):
 
     The frame's keys are the futures' own, so computing it runs no task of its own (with
     ``dd.from_delayed`` every compute would run an alias task per partition first: a scheduler
-    round trip, ~15 ms, on every result)."""
+    round trip on every result)."""
     name = parts[0].key[0] if parts and isinstance(parts[0].key, tuple) else None
     if name is None or [p.key for p in parts] != [(name, i) for i in range(len(parts))]:
         raise ValueError(

@@ -1,26 +1,14 @@
-"""One real LocalCluster(processes=True) for the whole test run, and leak checks after every test."""
+"""Leak checks after every test; the session's cluster and the processes' settings are the root conftest.py's."""
 
 import os
 import sys
 import time
 
-# Two test processes, each with its own two-worker cluster, share two cores. dask's diagnostics
-# (a stack sampler every 10 ms in each worker, an event-loop tick every 20 ms in every process)
-# take a sixth of a core per idle cluster, a twentieth with the settings below, and no test reads
-# them. Set before dask reads its config; the workers, notebooks and command lines the tests start
-# inherit them.
-os.environ.setdefault("DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED", "False")
-os.environ.setdefault("DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL", "500ms")
-
 import cloudpickle  # noqa: E402
 import pytest  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 sys.path.insert(0, HERE)
-# the cuda engine's tests run its device kernels in numba's simulator, here and in the cluster's
-# worker processes (which inherit the environment); NUMBA_ENABLE_CUDASIM=0 tests on a real GPU
-os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
 
 import graphs  # noqa: E402  (test graph helpers, shipped to workers by value)
 import warm  # noqa: E402
@@ -33,13 +21,6 @@ def pytest_sessionstart(session):
     compile the kernels before any test process or worker exists, if numba's cache is empty."""
     if not hasattr(session.config, "workerinput") and warm.cache_is_cold():
         warm.compile_in_parallel()
-
-
-@pytest.fixture(scope="session")
-def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster:
-        with Client(cluster, set_as_default=True) as c:
-            yield c
 
 
 @pytest.fixture

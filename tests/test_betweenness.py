@@ -20,9 +20,12 @@ LAYOUTS = [
 ]
 
 
+# the 1D layouts in the quick tier; 2D and 1.5D, where every source's levels take many
+# supersteps, in the full suite (the layouts test runs sampled sources on them in both)
+@pytest.mark.parametrize("layouts", ["1d", pytest.param("2d-1.5d", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("method", ["levels", "replicated"])
 @pytest.mark.parametrize("kind", ["er-directed", "kronecker", "grid"])
-def test_all_sources_match_networkx(client, kind, method):
+def test_all_sources_match_networkx(client, kind, method, layouts):
     e, directed = {
         "er-directed": (er_edges(60, 180, seed=3), True),
         "kronecker": (kron_edges(6, seed=1), False),
@@ -31,7 +34,11 @@ def test_all_sources_match_networkx(client, kind, method):
     G = nx_graph(e, directed)
     for normalized in (True, False):
         ref = nx.betweenness_centrality(G, normalized=normalized)
-        for layout in LAYOUTS if normalized else LAYOUTS[1:2]:
+        if normalized:
+            chosen = LAYOUTS[:3] if layouts == "1d" else LAYOUTS[3:]
+        else:
+            chosen = LAYOUTS[1:2] if layouts == "1d" else []
+        for layout in chosen:
             g = dgraph.from_edgelist(e, directed=directed, layout=layout)
             got = (
                 betweenness_centrality(g, normalized=normalized, method=method)
@@ -112,12 +119,13 @@ def test_auto_runs_fewer_sources_than_workers_level_by_level_on_small_world_grap
 
 @pytest.mark.parametrize("method", ["levels", "replicated"])
 def test_path_counts_beyond_float64_do_not_overflow(client, method):
-    # a chain of 1100 diamonds: 2**1100 (about 1e331) shortest paths from one end to the other
-    k = 1100
-    hub = lambda i: 3 * i  # noqa: E731  (hubs 0, 3, 6, ...; the diamond after hub i has 3i+1, 3i+2)
+    # a chain of 210 hubs, each joined to the next by 32 two-arc paths: 32**210 = 2**1050 (about
+    # 1e316) shortest paths from one end to the other, over 420 levels
+    k, s = 210, 32
+    hub = lambda i: (s + 1) * i  # noqa: E731  (the sides after hub i are hub(i) + 1 .. hub(i) + s)
     e = pd.DataFrame(
-        [(hub(i), hub(i) + side) for i in range(k) for side in (1, 2)]
-        + [(hub(i) + side, hub(i + 1)) for i in range(k) for side in (1, 2)],
+        [(hub(i), hub(i) + side) for i in range(k) for side in range(1, s + 1)]
+        + [(hub(i) + side, hub(i + 1)) for i in range(k) for side in range(1, s + 1)],
         columns=["src", "dst"],
     )
     g = dgraph.from_edgelist(e, directed=False, layout=OneD(ranks=3))
@@ -127,12 +135,13 @@ def test_path_counts_beyond_float64_do_not_overflow(client, method):
         .set_index("vertex")
         .betweenness.sort_index()
     )
-    # from hub 0, every path to a vertex beyond hub i passes hub i and half of them each side of a diamond
-    dependency = np.zeros(3 * k + 1)
-    beyond = 3 * (k - np.arange(k + 1))  # vertices past hub i
+    # from hub 0, every path to a vertex beyond hub i passes hub i, and a side of its own share
+    dependency = np.zeros((s + 1) * k + 1)
+    beyond = (s + 1) * (k - np.arange(k + 1))  # vertices past hub i
     dependency[hub(np.arange(1, k + 1))] = beyond[1:]
-    dependency[hub(np.arange(k)) + 1] = dependency[hub(np.arange(k)) + 2] = (beyond[:-1] - 2) / 2
-    n = 3 * k + 1
+    for side in range(1, s + 1):
+        dependency[hub(np.arange(k)) + side] = (beyond[:-1] - s) / s
+    n = (s + 1) * k + 1
     assert np.isnan(got[0])  # one source: its own estimate is 0 / 0, as networkx's
     assert not got.drop(0).isna().any()
     np.testing.assert_allclose(got.drop(0).to_numpy(), dependency[1:] * (n - 1) / 2, rtol=1e-9)

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from dgraph.cli import main
 
@@ -21,6 +22,7 @@ def test_cli_runs_each_algorithm_on_a_running_cluster(client, capsys, tmp_path):
     assert "BFS source 0 is not a vertex" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a fresh process that starts a cluster of its own
 def test_main_job_from_a_fresh_process():
     """What the README's first command runs, with a local cluster of its own."""
     proc = subprocess.run(
@@ -34,6 +36,7 @@ def test_main_job_from_a_fresh_process():
     assert "converged True" in proc.stdout
 
 
+@pytest.mark.slow  # a fresh process that starts a cluster of its own
 def test_without_a_client_a_local_cluster_starts_and_says_so():
     code = "import dgraph; g = dgraph.datasets.load('karate'); print(g.num_edges)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)

@@ -36,6 +36,16 @@ LAYOUTS = [
     "1.5d",
     "tdorch",
 ]
+# each group is checked against OneD(ranks=1)'s answers (LAYOUTS[0], computed once per process):
+# the quick tier runs one layout of each kind, the full suite the rest too, in groups that
+# pytest-xdist can run side by side
+LAYOUT_GROUPS = {
+    "each-kind": [LAYOUTS[i] for i in (1, 3, 6, 11)],
+    "many-ranks": [LAYOUTS[i] for i in (2, 4, 7, 12)],
+    "classes-and-names": [LAYOUTS[i] for i in (5, 8, 9, 10, 13, 14, 15)],
+}
+assert sorted(map(repr, sum(LAYOUT_GROUPS.values(), LAYOUTS[:1]))) == sorted(map(repr, LAYOUTS))
+REFERENCE = {}  # kind -> every algorithm's answers on LAYOUTS[0]
 # the neighbourhood algorithms read 1D owner blocks whatever the layout: one layout of each
 # kind shows those are rebuilt right, the edge-map algorithms run on all
 NEIGHBOURHOOD_ON = {
@@ -89,20 +99,23 @@ def _case(kind):
     return e, False, "w"
 
 
+@pytest.mark.parametrize(
+    "group", [pytest.param(name, marks=[pytest.mark.slow] if name != "each-kind" else []) for name in LAYOUT_GROUPS]
+)
 @pytest.mark.parametrize("kind", ["kronecker", "erdos-renyi-directed", "grid-weighted"])
-def test_every_algorithm_agrees_on_every_layout(client, request, kind):
+def test_every_algorithm_agrees_on_every_layout(client, request, kind, group):
     if kind == "kronecker":  # blocks streamed, owner blocks too; else built at once from the client
         request.getfixturevalue("streamed")
     edges, directed, weight = _case(kind)
     source = int(edges.src.iloc[0])
-    first = None
-    for layout in LAYOUTS:
+    if kind not in REFERENCE:
+        g = dgraph.from_edgelist(edges, directed=directed, weight=weight, layout=LAYOUTS[0])
+        REFERENCE[kind] = _all_algorithms(g, source)
+    first = REFERENCE[kind]
+    for layout in LAYOUT_GROUPS[group]:
         g = dgraph.from_edgelist(edges, directed=directed, weight=weight, layout=layout)
         assert g.nranks == 1 or not isinstance(layout, str)
         got = _all_algorithms(g, source)
-        if first is None:
-            first = got
-            continue
         for name, frame in got.items():
             if name not in first:
                 continue

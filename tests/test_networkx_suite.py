@@ -9,6 +9,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a pytest run of its own over fourteen of networkx's test modules
+
 MODULES = [
     "networkx.algorithms.traversal.tests.test_bfs",
     "networkx.algorithms.shortest_paths.tests.test_unweighted",

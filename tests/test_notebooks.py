@@ -16,6 +16,7 @@ NOTEBOOKS = sorted(glob.glob(os.path.join(HERE, "..", "notebooks", "*.ipynb")))
 CELL_TIMEOUT = 240  # seconds per cell: the whole suite has to stay inside CI's budget
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
 def test_notebook_runs(path, tmp_path):
     nb = nbformat.read(path, as_version=4)

@@ -17,6 +17,8 @@ from dgraph.errors import DgraphError, DgraphRunError
 from dgraph.generators import grid_graph
 from dgraph.partitioners import OnePointFiveD, TwoD
 
+pytestmark = pytest.mark.slow  # each test starts a cluster of its own and kills or restarts its workers
+
 
 @pytest.fixture
 def own_client():

@@ -541,7 +541,7 @@ def test_frames_roundtrip_and_reject_objects():
 def test_long_runs_show_a_status_line(client, caplog, capsys):
     g = grid_graph(6, 6, ranks=2)
     with dask.config.set({"dgraph.progress": True, "dgraph.progress-after": 0}):
-        g.run(slow_kernel, steps=60)  # about 0.6 s
+        g.run(slow_kernel, steps=60)  # sixty sleeps: long enough for the line
     err = capsys.readouterr().err
     assert "dgraph run: superstep" in err
     assert err.split("\r")[-1].startswith(f"dgraph run: done, {g.last_stats.supersteps} supersteps in ")
@@ -585,6 +585,7 @@ def test_a_long_job_logs_a_line_per_stage_or_minute_and_updates_its_line_each_se
     assert 2 <= out.getvalue().count("\r") <= 4  # one update a second, then "done"
 
 
+@pytest.mark.slow  # a fresh process that starts a cluster of its own
 def test_a_script_that_exits_with_results_alive_logs_no_lost_data(tmp_path):
     """The README's quickstart as a script that never closes its client: dgraph's results are data
     the workers hold for the client, and the cluster must not stop under them at exit."""

@@ -26,6 +26,7 @@ def tls_client():
             yield c
 
 
+@pytest.mark.slow  # a TLS cluster of its own and every algorithm; the command line's test keeps TLS quick
 def test_every_algorithm_runs_over_tls_channels(tls_client):
     c = tls_client
     assert all(w.startswith("tls://") for w in workers(c))

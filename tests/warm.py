@@ -23,9 +23,19 @@ def compile_in_parallel():
     import subprocess
     import sys
 
+    import dgraph
+
     here = os.path.dirname(os.path.abspath(__file__))
+    # the dgraph this process compiles for, not whichever one the second process's path finds first
+    # (an editable install of another checkout)
+    top = os.path.dirname(os.path.dirname(os.path.abspath(dgraph.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [top, os.environ.get("PYTHONPATH")])))
     other = subprocess.Popen(
-        [sys.executable, "-c", "import warm; warm.compile_kernels(1)"], cwd=here, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", "import warm; warm.compile_kernels(1)"],
+        cwd=here,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     compile_kernels(0)
     _, err = other.communicate()

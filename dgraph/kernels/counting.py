@@ -15,9 +15,9 @@ from .sets import unique
 
 @numba.njit(cache=True)
 def _mode_rows(indptr_a, indices_a, indptr_b, indices_b, labels, out, count, r0, r1):
-    # counting into an n-long scratch, O(degree) per vertex: a sort per row costs 10x on roads.
+    # counting into an n-long scratch, O(degree) per vertex: a sort per row costs several times more on roads.
     # Without a second CSR indptr_b is None and numba compiles the rows without its loops
-    # (testing for an empty one in every row cost 30% on roads).
+    # (testing for an empty one in every row is measurable on roads).
     for v in range(r0, r1):
         a0, a1 = indptr_a[v], indptr_a[v + 1]
         best, best_count = _tally(indices_a, a0, a1, labels, count, -1, 0)

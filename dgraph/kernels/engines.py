@@ -124,16 +124,16 @@ def threads():
 # Arcs of work per thread below which a parallel kernel runs serially: starting numba's threads
 # costs tens of microseconds per call in a dask worker, about what a SpMV does on 2**18 arcs and
 # the label and triangle counts (5-10x the work per arc) on 2**15 (CDLP on cal_road's 43 K arcs
-# measured slower on two threads than on one: 4.9 vs 3.8 ms for 10 rounds).
+# measured slower on two threads than on one).
 SPMV_GRAIN = 1 << 18
 COUNT_GRAIN = 1 << 15
-# components on cal_road's 43 K arcs, one rank: kernel 0.87 ms with Afforest on two threads, 0.96
-# ms on one (medians; luxembourg's 239 K arcs: 3.6 and 4.7 ms)
+# Afforest on two threads already gains a little on cal_road's 43 K arcs (one rank), more on
+# luxembourg's 239 K
 FOREST_GRAIN = 1 << 14
 # Merge steps (a row's squared degree, summed) per thread below which the count of triangles by
-# id runs serially: a worker's second core, idle between calls, takes 0.4-2 ms to wake, which on
-# roads is the whole count (luxembourg, 0.5 M steps: 0.45-0.86 ms on one thread, 0.67-1.28 on
-# two; the 1000 x 1000 grid's 16 M: 19 against 12-13 ms)
+# id runs serially: waking a worker's second core, idle between calls, costs as much as the
+# whole count on roads (luxembourg, 0.5 M steps, is slower on two threads; the 1000 x 1000
+# grid's 16 M is faster)
 TRIANGLE_GRAIN = 1 << 20
 
 

@@ -2,7 +2,7 @@
 
 The numba loops read ``x`` at unsigned indices: a signed one makes numba test each read for a
 negative index to wrap, which costs the gather a quarter of its time (Kronecker 20, a rank's
-15.7 M arcs: 34 ms against 46 ms, medians)."""
+15.7 M arcs)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _spmv_numba(indptr, indices, weights, x, out):
 @numba.njit(cache=True, parallel=True)
 def _spmv_parallel(indptr, indices, weights, x, out):
     # the serial loop with prange: calling a shared row function from each thread's chunk
-    # measured up to 2x slower on Luxembourg's roads, and a function compiled twice with and
+    # measured slower on Luxembourg's roads, and a function compiled twice with and
     # without parallel=True would share one entry in numba's cache
     for r in numba.prange(out.size):
         s = 0.0
@@ -208,8 +208,7 @@ _count_reads = twins("count_reads", numba=_count_reads_numba, numpy=_count_reads
 
 def count_reads(indices, counts):
     """Add to ``counts[i]`` the times ``i`` occurs in ``indices`` (int32 or int64), in place:
-    one pass, where ``np.bincount`` first copies int32 indices to int64 (15.7 M random int32
-    indices into 800 K counts: 52-58 ms against 103-110 ms)."""
+    one pass, where ``np.bincount`` first copies int32 indices to int64 (about twice the time)."""
     _count_reads(indices, counts)
 
 
@@ -235,8 +234,7 @@ SMALL_GATHER = 512
 
 def relabel(labels, indices):
     """``labels[indices]`` in one pass, without the int64 copy numpy's fancy indexing first
-    makes of int32 indices (15.7 M random int32 indices into 800 K labels: 62-67 ms against
-    77 ms; the gather's cache misses dominate both)."""
+    makes of int32 indices (the gather's cache misses dominate both)."""
     if indices.size < SMALL_GATHER:
         return labels[indices]
     return _relabel(labels, indices)
@@ -276,8 +274,8 @@ def assign_at(out, indices, values):
 
 # ----------------------------------------------------------------------------- PageRank step
 # Reassociation lets the two sums vectorize, with no branch per vertex: where dangling vertices
-# lie scattered (a graph in its own labels) the branch mispredicts (512 K vertices: 0.7-0.8 ms
-# against 2.1 ms). Each vertex's values stay the formula's to the bit (test_kernels checks).
+# lie scattered (a graph in its own labels) the branch mispredicts and costs
+# the step several times over. Each vertex's values stay the formula's to the bit (test_kernels checks).
 @numba.njit(cache=True, fastmath={"reassoc"})
 def _pagerank_step_serial(pulled, pr, p, outw, alpha, dangling_sum, contrib):
     change, dangling = 0.0, 0.0
@@ -352,7 +350,7 @@ def power_iterations(indptr, indices, weights, pr, p, outw, contrib, alpha, dang
     """PageRank on a rank that holds every vertex, all iterations in one call: a SpMV of the
     in-CSR over ``contrib``, then ``pagerank_step``, until ``max_iter`` updates or an L1 change
     below ``tol_total`` (the superstep loop's rule, without its per-iteration exchange and Python
-    overhead: 0.1-0.3 ms an iteration on the small graphs). ``dangling``: the dangling mass of
+    overhead). ``dangling``: the dangling mass of
     ``pr`` on entry. Updates ``pr`` and ``contrib`` in place; returns (updates, last change)."""
     updates, change = _iterate(
         indptr,

@@ -1,8 +1,7 @@
 """Sets of ids as sorted arrays without repeats.
 
 ``np.unique`` asked for the values alone finds them with a hash table (numpy 2.3 on), which on
-mostly distinct ids, as vertex ids are, is tens of times slower than one sort: 1M ids take
-600-850 ms against 17-21 ms sorted (numpy 2.4, this project's 2-core host). dgraph's sets of
+mostly distinct ids, as vertex ids are, is tens of times slower than one sort. dgraph's sets of
 ids come from here.
 """
 

@@ -263,10 +263,9 @@ def _afforest_parallel(indptr, indices, parent):
     """``_afforest_numba`` on numba's threads, for rows that are their whole space (one rank: no
     ghosts, so the smallest id is the root the serial kernel picks), in GAP's order: each
     sampling round hooks one neighbour of every row and compresses (short paths for the next
-    round's finds; the 1000 x 1000 grid on two threads: 7.5-8.0 ms against 13.5-15 with both
-    neighbours hooked in one pass), then the rows outside the sampled largest tree hook the rest
-    of their arcs. Rows hook by compare-and-swap (``_hook``). Returns which rows skipped, with
-    every vertex pointing at its root."""
+    round's finds, quicker than both neighbours hooked in one pass), then the rows outside the
+    sampled largest tree hook the rest of their arcs. Rows hook by compare-and-swap (``_hook``).
+    Returns which rows skipped, with every vertex pointing at its root."""
     n = parent.size
     skipped = np.zeros(n, np.bool_)
     if n == 0:
