@@ -182,8 +182,8 @@ def _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, c
     # Every arc costs 1: Dijkstra's order is a FIFO queue merged with the seeds sorted by
     # distance (both nondecreasing), O(n + m) with no heap. A vertex improved from a vertex at
     # distance d gets d + 1, which nothing popped later can beat, so it is queued at most once.
-    # The offer step repeats _relax_numba's on purpose: shared as an inlined njit helper it made
-    # both kernels 3-8x slower (facebook: 4.2 ms against 0.5 here, 5.0 against 1.1 weighted).
+    # The offer step repeats _relax_numba's on purpose: as a shared inlined njit helper it made
+    # both kernels several times slower.
     seeds = seeds[dist[seeds] < bound]
     sd = dist[seeds]
     order = np.argsort(sd, kind="mergesort")
@@ -274,20 +274,17 @@ _leaving = twins("rows_leaving", numba=_leaving_numba, numpy=_leaving_numpy)
 
 def bucket_queue(weights, mean_largest=None, lightest=None):
     """``relax_local``'s ``buckets`` for these arc weights: (width, slots, delta), a width of an
-    eighth of the mean weight (few vertices wait twice; on a 1000 x 1000 grid with weights
-    1..255, 0.06 % more arcs than Dijkstra's, in half the heap's time), at least 1/4096 of the
-    largest (a bounded ring of slots); None where a heap serves better (no weights, or none
-    above 0). ``delta``: the bucket width of the search on several threads, two mean weights
-    (on roads wider buckets mean fewer barriers; on the 1000 x 1000 grid the time is flat from
-    a quarter of the mean to two). ``mean_largest``: the mean and the largest weight where they
-    are known (a graph's serve any subset of its arcs: the largest bounds theirs), which saves
-    reading every weight twice (8 ms on the 1000 x 1000 grid's 4 M arcs). ``lightest``: the
-    least weight, given where a vertex has more than ``HUB_ARCS`` arcs: the width is then at
-    most that, so that no vertex waits twice (Meyer and Sanders) and no hub's arcs are read
-    twice (Kronecker 16 on one rank, integer weights 1..255: 27-33 ms against 50-59; on roads
-    the wider buckets move vertices less: cal_road 2.1-2.4 ms against 3.3-3.5), and delta at
-    most two of it (Kronecker 20 on two threads: 31 M arcs scanned and 0.59-0.67 s, against
-    61 M arcs at two mean weights)."""
+    eighth of the mean weight (few vertices wait twice, so the search scans barely more arcs
+    than Dijkstra's without a heap), at least 1/4096 of the largest (a bounded ring of slots);
+    None where a heap serves better (no weights, or none above 0). ``delta``: the bucket width of
+    the search on several threads, two mean weights (on roads wider buckets mean fewer
+    barriers; on a grid the time barely moves from a quarter of the mean to two).
+    ``mean_largest``: the mean and the largest weight where they are known (a graph's serve any
+    subset of its arcs: the largest bounds theirs), which saves reading every weight twice.
+    ``lightest``: the least weight, given where a vertex has more than ``HUB_ARCS`` arcs: the
+    width is then at most that, so that no vertex waits twice (Meyer and Sanders) and no hub's
+    arcs are read twice, and delta at most two of it (a skewed graph's hubs would otherwise
+    scan their arcs again and again). benchmarks/results/gap.md has the searches' times."""
     if weights is None or weights.size == 0:
         return None
     mean, largest = (float(weights.mean()), float(weights.max())) if mean_largest is None else mean_largest

@@ -10,9 +10,9 @@ from .dijkstra import _relax_buckets_numba, _relax_numba, _relax_numpy, _relax_u
 from .engines import threads_for, twins
 
 # Arcs per thread below which the rank-local search runs on one thread: two threads meet at a
-# barrier three times per bucket, which costs more than a road network's buckets hold
-# (luxembourg's 239 K arcs, in a plain process: 13.3-13.5 ms on two threads against 11.3-11.6 on
-# one; the 1000 x 1000 grid's 4 M arcs: 172-179 against 237-245)
+# barrier three times per bucket, which costs more than a road network's buckets hold (a road of
+# a few hundred thousand arcs is faster on one thread, a grid of millions on two; the rows of
+# benchmarks/results/gap.md)
 DELTA_GRAIN = 1 << 18
 
 

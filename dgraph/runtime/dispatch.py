@@ -1,8 +1,8 @@
 """Dispatch: getting a planned run driven on its workers, and watching it to the end.
 
 Direct (the default): the client tells each worker itself, over dask's comms, to open the run and
-drive its ranks (plugin handlers: no scheduler round trip, whose batched streams add 2-10 ms each
-way). A worker keeps a listening socket ready for its next run and names it in its replies, so
+drive its ranks (plugin handlers: no scheduler round trip, whose batched streams add their batching
+delay each way). A worker keeps a listening socket ready for its next run and names it in its replies, so
 once the client knows one for every worker a single message per worker opens and drives the run
 (``dgraph_start``). Each worker keeps what its kernel returned in its memory; the client tells
 the scheduler of it (as ``client.scatter`` does) and holds the futures.

@@ -147,8 +147,8 @@ def launch(
     reads (a tuple of their values; held with its blocks, so kept where rank r runs).
 
     Dispatch: the client tells each worker directly to open the run and drive its ranks (plugin
-    handlers: one round trip, none through the scheduler, whose batched streams add 2-10 ms
-    each way); each keeps what its kernel returned in its memory, and the client tells the
+    handlers: one round trip, none through the scheduler, whose batched streams add their
+    batching delay each way); each keeps what its kernel returned in its memory, and the client tells the
     scheduler (one call, as ``client.scatter`` does) and holds the futures. When a worker
     is out of the client's reach, or a block is not where it was, the run goes as one driver task
     per worker instead; ``dask.config.set({"dgraph.dispatch": "tasks"})`` always does.

@@ -102,15 +102,14 @@ def tune_allocator():
     """Let glibc keep freed arrays for reuse in this process, as it does by itself in a plain
     Python process. Dask starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also fixes
     the mmap threshold at 128 KiB: every array above that is then a fresh mapping, and in a
-    worker (many threads, so unmapping interrupts the other cores) allocating a 21 K-element
-    array costs ~100 us instead of ~7, a million elements ~1.5 ms instead of 0.17 (measured on
-    this project's 2-core VM). Raising both thresholds to glibc's ceilings (32 / 64 MiB) keeps up
-    to 64 MiB of freed memory per heap for reuse. A top pad of as much keeps whole heaps too: a
-    driver thread allocates from an arena of its own, made of 64 MiB heaps, and glibc unmaps a
-    heap as soon as it is free, whatever the trim threshold, unless the pad exceeds the room in
-    the heap before it. Otherwise a run can fault its larger arrays' pages in afresh: about
-    1,600 page faults per rank in a BFS of Kronecker 20, none with the pad. Returns whether it
-    applied (glibc only)."""
+    worker (many threads, so unmapping interrupts the other cores) allocating an array costs an
+    order of magnitude more than reusing freed memory. Raising both thresholds to glibc's
+    ceilings (32 / 64 MiB) keeps up to 64 MiB of freed memory per heap for reuse. A top pad of
+    as much keeps whole heaps too: a driver thread allocates from an arena of its own, made of
+    64 MiB heaps, and glibc unmaps a heap as soon as it is free, whatever the trim threshold,
+    unless the pad exceeds the room in the heap before it. Otherwise a run can fault its larger
+    arrays' pages in afresh: about 1,600 page faults per rank in a BFS of Kronecker 20, none
+    with the pad. Returns whether it applied (glibc only)."""
     mallopt = _glibc("mallopt")
     if mallopt is None:
         return False
