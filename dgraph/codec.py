@@ -44,7 +44,7 @@ class LabelCodec:
 
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate")
-    >>> g.codec.vertex_param(34) == g.codec.encode([34])[0]
+    >>> int(g.codec.vertex_param(34)) == int(g.codec.encode([34])[0])
     True
     """
 

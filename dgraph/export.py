@@ -39,7 +39,7 @@ def snapshot(graph: Graph) -> Snapshot:
 
     >>> import dgraph
     >>> s = dgraph.datasets.load("karate").snapshot()
-    >>> s.n, s.src.size, s.labels[0]
+    >>> s.n, s.src.size, int(s.labels[0])
     (34, 156, 1)
     """
     c, store, codec = graph.client, graph.store, graph.codec

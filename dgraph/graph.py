@@ -43,7 +43,7 @@ class Graph:
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate")
     >>> g
-    <dgraph.Graph undirected n=34 m=78 layout=OneD(ranks=1, balance='vertices')>
+    <dgraph.Graph undirected n=34 m=78 layout=OneD(ranks=1, balance='degree')>
     >>> g.weight = "w"
     Traceback (most recent call last):
         ...

@@ -52,7 +52,7 @@ class Runner:
     >>> from dgraph.algorithms import bfs
     >>> g = dgraph.datasets.load("karate")
     >>> _ = bfs(g, 1).compute()
-    >>> g.runner.last_stats is g.last_stats, g.last_stats.supersteps > 0
+    >>> g.runner.last_stats is g.last_stats, g.last_stats.info["edges_examined"] > 0
     (True, True)
     """
 
