@@ -179,7 +179,9 @@ class Labels:
         n, identity = _facts(index)
         if identity:
             return cls(n), None
-        return cls(n, client.scatter(index), index.dtype), index
+        # a key of its own: under a content hash, a graph released just before that had the same
+        # labels could take the table from the scheduler after this graph scattered it
+        return cls(n, client.scatter(index, hash=False), index.dtype), index
 
     def encode(self, ddf, columns):
         """Replace the label columns of ``ddf`` by canonical int64 ids (nulls are an error)."""

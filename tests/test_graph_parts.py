@@ -91,3 +91,12 @@ def test_label_pieces_are_made_while_the_label_index_is_still_computed(client):
     )
     pieces = client.gather(store.label_pieces(codec))
     assert [str(v) for piece in pieces for v in piece] == names
+
+
+def test_graphs_of_the_same_labels_keep_label_tables_of_their_own(client):
+    """Releasing one graph's tables never takes another's (a shared key would)."""
+    edges = pd.DataFrame({"src": ["a", "b", "c"], "dst": ["b", "c", "a"]})
+    first, second = dgraph.from_edgelist(edges), dgraph.from_edgelist(edges)
+    assert first.labels.index.key != second.labels.index.key
+    del first
+    assert bfs(second, "a").compute().distance.max() == 2
