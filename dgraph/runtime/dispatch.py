@@ -250,8 +250,8 @@ async def _watch_tasks(client, planned, run_id, secret, futures):
         for c in calls:
             c.cancel()
     if errors:
-        for f in futures:
-            f.cancel()
+        # on the client's loop: Future.cancel would hand back a coroutine nobody awaits
+        await client.cancel(futures, asynchronous=True)
         raise _root_cause(errors)
 
 
