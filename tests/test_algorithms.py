@@ -115,6 +115,7 @@ def _degree_order(edges, directed, vertices):
     return dict(zip(labels[np.lexsort((np.arange(labels.size), -ends))].tolist(), range(labels.size)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["kronecker", "strings", "isolated-bigint"])
 def test_vertex_order_by_degree_breaks_ties_hubs_first_on_every_layout(client, kind):
     edges, directed, vertices, source = _case(kind)

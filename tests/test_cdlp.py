@@ -19,6 +19,7 @@ def test_two_way_neighbours_count_twice_and_isolated_vertices_keep_their_label(c
     assert got == ldbc_cdlp(G, 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["er-directed", "kronecker", "grid", "strings"])
 def test_cdlp_matches_reference_on_every_layout(client, kind):
     if kind == "er-directed":

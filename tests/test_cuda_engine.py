@@ -39,6 +39,7 @@ def test_the_device_engine_covers_the_edge_map_pagerank_components_and_label_cou
 METHOD_COUNTS = {"relax_local": lambda scanned, args: args}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", DEVICE)
 def test_device_twins_give_the_numba_results(name):
     make, normalise = CASES[name]
@@ -72,6 +73,7 @@ GRAPHS = {
 CASES_RUN = [(graph, OneD(ranks=2)) for graph in sorted(GRAPHS)] + [("kronecker", TwoD(rows=2, cols=2))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("graph, layout", CASES_RUN, ids=lambda x: x if isinstance(x, str) else x.name)
 def test_algorithms_run_on_the_device_engine(client, graph, layout):
     make, directed = GRAPHS[graph]

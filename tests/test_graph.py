@@ -254,6 +254,7 @@ def _random_part(i):
         TDOrch(fanout=2, chunk=11, ranks=4),
     ],
 )  # blocks sized by the degrees; by a count: of one CSR, of subgraphs with heavy rows
+@pytest.mark.slow
 def test_an_edge_list_that_changes_between_reads_is_refused(client, streamed, layout):
     import dask
 

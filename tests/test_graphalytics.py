@@ -48,6 +48,7 @@ graph.{name}.cdlp.max-iterations = 3
     return str(tmp_path / f"{name}.properties"), G
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("directed", [True, False])
 def test_every_algorithm_follows_ldbc(client, tmp_path, directed):
     props, G = _write(tmp_path, directed)

@@ -132,6 +132,7 @@ def test_every_algorithm_agrees_on_every_layout(client, request, kind, group):
                 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "layout",
     [
@@ -184,6 +185,7 @@ def test_one_point_five_d_degenerates_to_1d_and_2d(client):
         assert (rep.dense_bytes == rep.measured_bytes).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("placed", ["streamed", "from the client"])
 @pytest.mark.parametrize("directed", [False, True])
 def test_degrees_on_every_layout_come_from_its_own_blocks(client, request, directed, placed):

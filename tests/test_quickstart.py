@@ -5,6 +5,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
 
 
@@ -14,6 +16,7 @@ def _quickstart():
     return re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
 
 
+@pytest.mark.slow
 def test_the_quickstart_runs_as_a_script_and_prints_its_results(tmp_path):
     script = tmp_path / "quickstart.py"
     script.write_text(_quickstart())

@@ -54,6 +54,7 @@ def _is_tree(result, source):
             v = pred[v]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["grid", "kronecker", "er-directed"])
 def test_bfs_methods_agree_on_every_layout_and_transport(client, kind):
     e, directed, source = _graph(kind)
@@ -93,6 +94,7 @@ def test_bfs_switches_to_relaxation_on_a_grid_and_keeps_the_depth_limit(client):
     assert "relaxed_from_level" not in g2.last_stats.info  # 2D: ranks own both ends of few arcs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind,zeros", [("grid", True), ("grid", False), ("kronecker", True), ("kronecker", False), ("er-directed", True)]
 )

@@ -368,6 +368,7 @@ def test_runs_start_in_one_message_and_open_first_when_a_spare_listener_was_take
     assert {w: t for w, (_, t) in client_state(client).spares.items()} == after  # the replies named the spares again
 
 
+@pytest.mark.slow
 def test_a_run_whose_remembered_holder_is_gone_goes_through_tasks(client):
     """A worker that left between runs: the client cannot open the run there, and the run goes
     through the scheduler (the client keeps calling live workers directly afterwards)."""

@@ -9,6 +9,7 @@ import dgraph
 from dgraph.algorithms import strongly_connected_components
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["er", "kronecker", "grid", "strings"])
 def test_scc_matches_networkx_on_every_layout(client, kind):
     if kind == "er":

@@ -57,6 +57,7 @@ def test_every_algorithm_runs_over_tls_channels(tls_client):
     assert und.last_stats.wire_bytes > 0 and und.last_stats.info["channels"] == "tls"
 
 
+@pytest.mark.slow
 def test_the_command_line_joins_a_tls_cluster_with_certificate_files(tls_client, tmp_path, capsys):
     from dgraph.cli import main
 

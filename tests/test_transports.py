@@ -40,6 +40,7 @@ def _same(got, direct, how, atol=0.0):
             np.testing.assert_allclose(frame[c].astype(float), direct[name][c].astype(float), rtol=1e-12, atol=atol)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "layout",
     [

@@ -10,6 +10,7 @@ from dgraph import kernels
 from dgraph.algorithms import local_clustering_coefficient, total_triangles, triangle_count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["auto", "by degree", "by id"])
 @pytest.mark.parametrize("kind", ["kronecker", "er", "grid"])
 def test_undirected_matches_networkx(client, kind, method, monkeypatch):

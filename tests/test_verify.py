@@ -63,6 +63,7 @@ def _runs(und, dire, grid):
     ]
 
 
+@pytest.mark.slow
 def test_real_results_pass(graphs):
     und, dire, grid = graphs
     for name, g, result, params in _runs(und, dire, grid):
@@ -102,6 +103,7 @@ def _tamper(name, frame):
     return f
 
 
+@pytest.mark.slow
 def test_broken_results_are_caught(graphs):
     und, dire, grid = graphs
     for name, g, result, params in _runs(und, dire, grid):

@@ -22,6 +22,7 @@ def _luxembourg():
     return dgraph.read_edgelist(dataset("luxembourg_osm", "road-luxembourg-osm.mtx.gz"), ranks=4), 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [_grid, _grid_2d, _luxembourg], ids=["grid", "grid-2d", "luxembourg_osm"])
 def test_bfs_sssp_cc_examine_each_arc_a_bounded_number_of_times(client, make):
     g, source = make()

@@ -36,6 +36,7 @@ def _array_bytes(block):
     return sum({id(a): a.nbytes for a in held if a is not None}.values())
 
 
+@pytest.mark.slow
 def test_a_block_keeps_the_slots_its_arcs_read_and_is_weighed_with_them(memory_client):
     from dgraph.block import _block_bytes, slots_read
 
@@ -62,6 +63,7 @@ def _spill_everything(dask_worker):
     return set(data.slow)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", [OneD(ranks=2), OnePointFiveD(rows=1, cols=2, e_threshold=12, h_threshold=5)])
 def test_blocks_are_dask_data_that_spills_to_disk_and_back(memory_client, layout):
     c = memory_client
@@ -101,6 +103,7 @@ def _builders_left():
     return len(placement._FILLING) + len(placement._BUILT)
 
 
+@pytest.mark.slow
 def test_construction_refuses_a_share_past_a_workers_memory(memory_client, streamed):
     c = memory_client
     edges = grid_edges(300, 300)
