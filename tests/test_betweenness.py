@@ -20,10 +20,11 @@ LAYOUTS = [
 ]
 
 
-# the 1D layouts in the quick tier; 2D and 1.5D, where every source's levels take many
-# supersteps, in the full suite (the layouts test runs sampled sources on them in both)
+# the 1D layouts by replication in the quick tier; by levels, and 2D and 1.5D, where every
+# source's levels take many supersteps, in the full suite (the layouts test runs sampled
+# sources on them in both)
 @pytest.mark.parametrize("layouts", ["1d", pytest.param("2d-1.5d", marks=pytest.mark.slow)])
-@pytest.mark.parametrize("method", ["levels", "replicated"])
+@pytest.mark.parametrize("method", [pytest.param("levels", marks=pytest.mark.slow), "replicated"])
 @pytest.mark.parametrize("kind", ["er-directed", "kronecker", "grid"])
 def test_all_sources_match_networkx(client, kind, method, layouts):
     e, directed = {

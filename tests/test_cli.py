@@ -60,6 +60,7 @@ def test_gpu_extra_is_named_when_missing(capsys):
     assert "pip install 'dask-dgraph[gpu]'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_runs_every_algorithm(client, capsys, tmp_path):
     addr = client.scheduler.address
     for algo, expect in (

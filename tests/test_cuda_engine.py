@@ -162,6 +162,7 @@ def test_auto_picks_numba_where_there_is_no_gpu():
         kernels.set_engine("numba")
 
 
+@pytest.mark.slow
 def test_without_a_gpu_or_the_simulator_the_engine_says_what_to_do():
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}
     code = "from dgraph import kernels\nwith kernels.using('cuda'): pass"

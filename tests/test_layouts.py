@@ -102,7 +102,10 @@ def _case(kind):
 @pytest.mark.parametrize(
     "group", [pytest.param(name, marks=[pytest.mark.slow] if name != "each-kind" else []) for name in LAYOUT_GROUPS]
 )
-@pytest.mark.parametrize("kind", ["kronecker", "erdos-renyi-directed", "grid-weighted"])
+# the skewed graph's blocks streamed on each kind of layout are in the whole suite
+@pytest.mark.parametrize(
+    "kind", [pytest.param("kronecker", marks=pytest.mark.slow), "erdos-renyi-directed", "grid-weighted"]
+)
 def test_every_algorithm_agrees_on_every_layout(client, request, kind, group):
     if kind == "kronecker":  # blocks streamed, owner blocks too; else built at once from the client
         request.getfixturevalue("streamed")
@@ -162,6 +165,7 @@ def test_report_predicts_the_counted_dense_superstep(client, layout):
     assert s["arcs_max_over_mean"] >= 1 and s["owned_max_over_mean"] >= 1
 
 
+@pytest.mark.slow
 def test_one_point_five_d_degenerates_to_1d_and_2d(client):
     """No heavy vertex: every arc at its source's owner, as in 1D. No H:
     1D with E delegated everywhere. No L (every vertex with an arc heavy, none E): all arcs in

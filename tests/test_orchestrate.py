@@ -167,6 +167,7 @@ def test_bad_inputs_name_the_fix(client):
         dgraph.orchestrate(tasks.assign(when=pd.Series([pd.Period("2020-01", "M")] * 50)), data, f)
 
 
+@pytest.mark.slow
 def test_tdorch_balances_what_direct_strategies_pile_on_one_rank(client):
     """The counters, not the clock: on a Zipf batch the busiest rank of push and pull carries
     several times the average, TD-Orch's stays near it and moves fewer words than pull."""
