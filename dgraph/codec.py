@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from distributed import Client, Future
 
+from .errors import DgraphInputError
 from .labels import Labels, lookup
 from .runtime.launch import lookup_held
 
@@ -33,6 +34,13 @@ def _placed_id(sorted_labels: Any, table: Any, label: Any, what: str, dtype: Any
 
 def _canonical_to_placed(inverse: np.ndarray, canonical: Any) -> np.ndarray:
     return inverse[canonical]
+
+
+def _refuse_missing(label: Any, what: str) -> None:
+    """A missing label (None, NaN) is refused here, on the client: looked up on a worker it
+    would fail a task there, which the worker logs before the caller sees the error."""
+    if label is None or (isinstance(label, float) and label != label):
+        raise DgraphInputError(f"{what} is {label!r}, not a vertex label: give one of the graph's vertices")
 
 
 class LabelCodec:
@@ -69,9 +77,12 @@ class LabelCodec:
 
     def encode(self, values: Any, what: str = "vertex") -> np.ndarray:
         """Placed ids of user labels (a DgraphInputError names the first unknown label)."""
+        values = list(values)
+        for value in values:
+            _refuse_missing(value, what)
         labels, table = self.labels, self.table()
         if labels.sorted is None:
-            values = labels.positions(list(values), what)
+            values = labels.positions(values, what)
             if table is None:
                 return values
         placed = lookup_held(self.client, labels.sorted, table, list(values), what, labels.dtype)
@@ -86,6 +97,7 @@ class LabelCodec:
         the run's workers, not tables of every vertex (an unknown label fails the call as a
         DgraphInputError before the run starts). Ids asked of the workers are remembered (up to
         ``PLACED_REMEMBERED`` labels): calls from the same source skip that round trip."""
+        _refuse_missing(label, what)
         key: tuple[type, Any] | None = (type(label), label)
         try:
             return self._placed[key]  # type: ignore[index]

@@ -26,3 +26,15 @@ def test_a_missing_field_names_its_column_and_row(client, tmp_path, capfd, text)
     if text[0].isdigit():  # pandas read the column with a gap as floats
         edges = edges.astype("int64")
     assert dgraph.from_edgelist(edges).num_edges == 2
+
+
+@pytest.mark.parametrize("labels", ["strings", "integers"])
+@pytest.mark.parametrize("missing", [None, float("nan")])
+def test_a_missing_source_is_refused_on_the_client(client, capfd, labels, missing):
+    edges = pd.DataFrame({"src": [10, 20, 30], "dst": [20, 30, 10]})
+    g = dgraph.from_edgelist(edges.astype(str) if labels == "strings" else edges, ranks=2)
+    with pytest.raises(dgraph.DgraphInputError, match="not a vertex label"):
+        dgraph.algorithms.bfs(g, missing).compute()
+    with pytest.raises(dgraph.DgraphInputError, match="not a vertex label"):
+        g.subgraph(["10", missing] if labels == "strings" else [10, missing])
+    assert "Compute Failed" not in capfd.readouterr().err
