@@ -306,10 +306,7 @@ def read_edgelist(
     try:
         return from_edgelist(df, source=src, destination=dst, weight=w, directed=directed, **graph_kwargs)
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:  # raised where the files are first read
-        raise DgraphInputError(
-            f"could not read {paths[0]!r} as {fmt}: {exc}; check the separator (sep=), that every line has the "
-            "same number of fields, and header="
-        ) from None
+        raise DgraphInputError(_unreadable(paths[0], fmt, exc)) from None
 
 
 def _read_text(dd, paths, fmt, header, opts):
@@ -317,7 +314,21 @@ def _read_text(dd, paths, fmt, header, opts):
     try:
         return dd.read_csv(paths, header=0 if header else None, on_bad_lines="error", **opts)
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
-        raise DgraphInputError(f"could not read {paths[0]!r} as {fmt}: {exc}".strip()) from None
+        raise DgraphInputError(_unreadable(paths[0], fmt, exc)) from None
+
+
+def _unreadable(path, fmt, exc):
+    """One line: the file, pandas' own reason (which names the line and its fields), and what to
+    check. dask wraps pandas' reason in lines of its own, and adds advice about sampling that
+    does not apply to a malformed file."""
+    reason = str(exc)
+    if "Original Message:" in reason:
+        reason = reason.split("Original Message:", 1)[1]
+    reason = " ".join(reason.strip().splitlines()[0].split()) if reason.strip() else type(exc).__name__
+    return (
+        f"could not read {path!r} as {fmt}: {reason.rstrip('. ')}; check the separator (sep=), that every line "
+        "has the same number of fields, its quotes, and header="
+    )
 
 
 def _check_mtx(df, src, dst, path, size):

@@ -38,3 +38,20 @@ def test_a_missing_source_is_refused_on_the_client(client, capfd, labels, missin
     with pytest.raises(dgraph.DgraphInputError, match="not a vertex label"):
         g.subgraph(["10", missing] if labels == "strings" else [10, missing])
     assert "Compute Failed" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("a,b\nc,d,e,f\ng,h\n", "Expected 2 fields in line 2, saw 4"),
+        ('ann,bob\n"cat,dan\neve,fay\n', "EOF"),
+    ],
+)
+def test_a_malformed_csv_is_one_line_naming_the_file_and_the_line(client, tmp_path, text, says):
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(dgraph.DgraphInputError) as err:
+        dgraph.read_edgelist(str(path))
+    message = str(err.value)
+    assert "\n" not in message and str(path) in message and says in message, message
+    assert "Original Message" not in message and "sample" not in message, message
