@@ -95,6 +95,6 @@ def client():
 
 @pytest.fixture(autouse=True)
 def doctest_cluster(request):
-    """Docstring examples run against the session's cluster, set as the default client."""
+    """Docstring examples run against the test run's cluster, set as the default client."""
     if isinstance(request.node, DoctestItem):
         request.getfixturevalue("client")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from distributed import Client, Future
 
 from .errors import DgraphInputError
@@ -36,10 +37,12 @@ def _canonical_to_placed(inverse: np.ndarray, canonical: Any) -> np.ndarray:
     return inverse[canonical]
 
 
-def _refuse_missing(label: Any, what: str) -> None:
-    """A missing label (None, NaN) is refused here, on the client: looked up on a worker it
+def _refuse_missing(labels: list, what: str) -> None:
+    """Missing labels (None, NaN) are refused here, on the client: looked up on a worker they
     would fail a task there, which the worker logs before the caller sees the error."""
-    if label is None or (isinstance(label, float) and label != label):
+    missing = pd.isna(np.asarray(labels, dtype=object))
+    if missing.any():
+        label = labels[int(np.argmax(missing))]
         raise DgraphInputError(f"{what} is {label!r}, not a vertex label: give one of the graph's vertices")
 
 
@@ -78,8 +81,7 @@ class LabelCodec:
     def encode(self, values: Any, what: str = "vertex") -> np.ndarray:
         """Placed ids of user labels (a DgraphInputError names the first unknown label)."""
         values = list(values)
-        for value in values:
-            _refuse_missing(value, what)
+        _refuse_missing(values, what)
         labels, table = self.labels, self.table()
         if labels.sorted is None:
             values = labels.positions(values, what)
@@ -97,7 +99,7 @@ class LabelCodec:
         the run's workers, not tables of every vertex (an unknown label fails the call as a
         DgraphInputError before the run starts). Ids asked of the workers are remembered (up to
         ``PLACED_REMEMBERED`` labels): calls from the same source skip that round trip."""
-        _refuse_missing(label, what)
+        _refuse_missing([label], what)
         key: tuple[type, Any] | None = (type(label), label)
         try:
             return self._placed[key]  # type: ignore[index]

@@ -12,7 +12,7 @@ import pandas as pd
 
 from .block import block_arcs
 from .dask_internals import fetch
-from .store import _label_piece
+from .store import label_piece
 
 if TYPE_CHECKING:
     from .graph import Graph
@@ -45,7 +45,7 @@ def snapshot(graph: Graph) -> Snapshot:
     c, store, codec = graph.client, graph.store, graph.codec
     arcs = c.gather([c.submit(block_arcs, b, pure=False) for b in store.blocks])
     index, n = codec.labels.index, graph.num_vertices
-    placed = codec.order if index is None else c.submit(_label_piece, index, codec.order, 0, n)
+    placed = codec.order if index is None else c.submit(label_piece, index, codec.order, 0, n)
     labels, order = c.gather([placed, codec.order])
     src = np.concatenate([a[0] for a in arcs]).astype(np.int64)
     dst = np.concatenate([a[1] for a in arcs]).astype(np.int64)

@@ -38,18 +38,15 @@ def _distinct_numbers(dtype, *columns):
     return unique(np.concatenate([c.dropna().to_numpy(dtype=dtype) for c in columns]))
 
 
-def _has_nulls(index):
-    return bool(index.hasnans)
-
-
 def _number_index(values):
     return pd.Index(values, copy=False)
 
 
 def _facts(index):
+    """The label count, whether the labels are 0..n-1, and whether a null is among them."""
     n = len(index)
     identity = bool(pd.api.types.is_integer_dtype(index.dtype) and n > 0 and index[0] == 0 and index[n - 1] == n - 1)
-    return n, identity
+    return n, identity, bool(index.hasnans)
 
 
 def _first_null(series):
@@ -159,9 +156,9 @@ class Labels:
             allv = dd.concat(series) if len(series) > 1 else series[0]
             parts = allv.drop_duplicates(split_out=max(1, allv.npartitions // 4)).to_delayed()
             index = client.compute(dask.delayed(_sorted_labels)(*parts))
-            if client.submit(_has_nulls, index).result():  # a null sorts last
-                _refuse_nulls(named)
-        n, identity = client.submit(_facts, index).result()
+        n, identity, nulls = client.submit(_facts, index).result()
+        if nulls:  # the string path keeps them among the distinct labels
+            _refuse_nulls(named)
         if identity:
             index.release()
             return cls(n)
@@ -176,7 +173,7 @@ class Labels:
             index = _number_index(_distinct_numbers(common, *series))
         else:
             index = _sorted_labels(*(s.dropna() for s in series))
-        n, identity = _facts(index)
+        n, identity, _ = _facts(index)
         if identity:
             return cls(n), None
         # a key of its own: under a content hash, a graph released just before that had the same

@@ -35,13 +35,13 @@ def _shape(block: Block) -> tuple[int, int, int]:
     return block.narcs, block.loops, int(degree.max()) if degree.size else 0
 
 
-def _label_piece(index: Any, order: Any, lo: int, hi: int) -> Any:
+def label_piece(index: Any, order: Any, lo: int, hi: int) -> Any:
     """The labels of the placed ids lo..hi-1."""
     return index[lo:hi] if order is None else index[np.asarray(order[lo:hi])]
 
 
 def _label_pieces(index: Any, order: Any, spans: list[tuple[int, int]]) -> list:
-    return [_label_piece(index, order, lo, hi) for lo, hi in spans]
+    return [label_piece(index, order, lo, hi) for lo, hi in spans]
 
 
 def _same(block: Any) -> Any:

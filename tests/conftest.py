@@ -1,4 +1,4 @@
-"""Leak checks after every test; the session's cluster and the processes' settings are the root conftest.py's."""
+"""Leak checks after every test; the test run's cluster and the processes' settings are the root conftest.py's."""
 
 import os
 import sys
