@@ -341,19 +341,19 @@ def from_edgelist(
     return g if (transport, domains) == ("direct", None) else g.with_transport(transport, domains)
 
 
-def _graph(client, labels, layout, blocks, *, bounds, directed, weight, dedup, order, inverse, extra):
-    """The Graph of placed blocks: its label codec, its block store, and from_edgelist to build
-    its subgraphs as it was built."""
+def _graph(client, labels, blocks, placed, *, directed, weight, order, inverse, extra):
+    """The Graph of blocks placed as ``placed`` (a PlacementSpec) says: its label codec, its block
+    store, and from_edgelist to build its subgraphs as it was built."""
     codec = LabelCodec(client, labels, order=order, inverse=inverse)
     store = BlockStore(
         client,
-        layout,
+        placed.layout,
         blocks,
-        bounds=bounds,
-        n=labels.n,
+        bounds=placed.bounds,
+        n=placed.n,
         directed=directed,
-        weighted=weight is not None,
-        dedup=dedup,
+        weighted=placed.weighted,
+        dedup=placed.dedup,
         order=order,
         extra=extra,
     )
@@ -431,12 +431,10 @@ def _place_small(client, frame, labels, spec):
     return _graph(
         client,
         labels,
-        layout,
         blocks,
-        bounds=bounds,
+        spec,
         directed=directed,
         weight=weight,
-        dedup=dedup,
         order=placed[0],
         inverse=placed[1],
         extra=placed[2],
@@ -495,15 +493,5 @@ def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
     blocks = place_input(client, parts, cut, arcs, spec, where, key=order, extra=extra, counts=counts, say=say)
     del degree, plan
     return _graph(
-        client,
-        labels,
-        layout,
-        blocks,
-        bounds=bounds,
-        directed=directed,
-        weight=weight,
-        dedup=dedup,
-        order=order,
-        inverse=inverse,
-        extra=extra,
+        client, labels, blocks, spec, directed=directed, weight=weight, order=order, inverse=inverse, extra=extra
     )
