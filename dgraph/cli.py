@@ -24,6 +24,7 @@ import time
 from contextlib import contextmanager
 
 from dgraph.algorithms import registry
+from dgraph.progress import compiling_note
 from dgraph.runtime.driver import TRANSPORTS
 
 
@@ -488,6 +489,9 @@ def run(args):
     entry = registry.lookup(args.algorithm)
     times = {}
     with _connected(args):
+        note = compiling_note()
+        if note:
+            _say(f"  {note.strip(' ()')}: some seconds more")
         with _Phase("load and place", times):
             graph, what = _load(args)
         if entry.undirected and graph.directed:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 
-from .errors import DgraphError, DgraphInputError
+from .dask_internals import wait_for
+from .errors import DgraphError, DgraphInputError, DgraphRunError
 
 _lock = threading.Lock()
 _own = None
@@ -51,6 +53,22 @@ def _dashboard(client):
 def workers(client):
     """Addresses of all workers, asked of the scheduler now."""
     return sorted(identity(client)["workers"])
+
+
+def holders(client, futures, within=60.0):
+    """The worker holding each of ``futures`` (the first, when several do). A future lost with a
+    worker is in no worker's memory until dask has computed it again, and the client may not have
+    heard of the loss yet, so this waits for every one to be held again; ``DgraphRunError`` after
+    ``within`` seconds."""
+    deadline = time.monotonic() + within
+    who = client.who_has(futures)
+    while not all(who.get(f.key) for f in futures):
+        if time.monotonic() > deadline:
+            raise DgraphRunError(f"blocks {[f.key for f in futures if not who.get(f.key)]} are in no worker's memory")
+        time.sleep(0.05)
+        wait_for(futures)
+        who = client.who_has(futures)
+    return [who[f.key][0] for f in futures]
 
 
 def identity(client):

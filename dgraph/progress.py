@@ -48,6 +48,20 @@ def _wanted():
 LOG_EVERY = 60.0  # seconds between log lines of one unchanged stage
 
 
+_warm = False  # numba's cache was seen holding dgraph's kernels: no later job compiles them all
+
+
+def compiling_note():
+    """What a job's status line adds while numba's cache holds none of dgraph's kernels (the
+    first job compiles them on the workers), else ``""``."""
+    global _warm
+    if not _warm:
+        from .kernels import compiled_before  # numba loads with the kernels: only once a job runs
+
+        _warm = compiled_before()
+    return "" if _warm else " (compiling kernels, first run only)"
+
+
 def progress_after():
     """Seconds a run waits before it shows anything."""
     return float(dask.config.get("dgraph.progress-after", 3.0))
@@ -63,6 +77,7 @@ class Progress:
         self._handle = None
         self.shown = False
         self._logged = (None, -LOG_EVERY)  # the stage last logged, and when
+        self.note = compiling_note()  # judged as the job starts: the workers fill the cache as it runs
 
     def _emit(self, text, final=False):
         self.shown = True
@@ -87,9 +102,9 @@ class Progress:
         if self.mode is None:  # no line to show: the log is the record, a line per stage or minute
             if stage != self._logged[0] or elapsed - self._logged[1] >= LOG_EVERY:
                 self._logged = (stage, elapsed)
-                log.info("dgraph %s: %s after %.0f s", self.name, doing, elapsed)
+                log.info("dgraph %s: %s%s after %.0f s", self.name, doing, self.note, elapsed)
             return
-        self._emit(f"dgraph {self.name}: {doing}, {elapsed:.1f} s")
+        self._emit(f"dgraph {self.name}: {doing}{self.note}, {elapsed:.1f} s")
 
     def close(self, supersteps, elapsed):
         """Finish the line, if one was shown (``supersteps`` None: a job without them)."""

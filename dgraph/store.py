@@ -17,7 +17,7 @@ import numpy as np
 from distributed import Client, Future
 
 from .block import Block, own_canonical, owner_pieces, reverse_pieces
-from .cluster import workers
+from .cluster import holders, workers
 from .codec import LabelCodec
 from .dask_internals import wait_for
 from .errors import DgraphError
@@ -88,8 +88,7 @@ class BlockStore:
     # ------------------------------------------------------------------ facts
     def where(self, blocks: list[Future]) -> list[str]:
         """The worker holding each of ``blocks``."""
-        who = self.client.who_has(blocks)
-        return [who[b.key][0] for b in blocks]
+        return holders(self.client, blocks)
 
     def each_block(self, fn: Callable, *args: Any) -> list:
         """``[fn(block, *args) for each of the layout's blocks]``, in rank order: computed on the
@@ -247,11 +246,10 @@ class BlockStore:
 
     def _move(self, blocks: list[Future], live: list[str]) -> bool:
         """Move ``blocks`` (in place) so each live worker holds its share; whether any moved."""
-        who = self.client.who_has(blocks)
-        where = [(who.get(b.key) or [None])[0] for b in blocks]
+        where = holders(self.client, blocks)  # blocks lost with a worker are computed again first
         targets = [live[r * len(live) // len(blocks)] for r in range(len(blocks))]
         fair = -(-len(blocks) // len(live))  # ranks per worker when spread evenly
-        if None in where or max(Counter(where).values()) <= fair:
+        if max(Counter(where).values()) <= fair:
             return False
         moved = [
             b if w == t else self.client.submit(_same, b, workers=[t], allow_other_workers=False, pure=False)

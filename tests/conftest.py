@@ -1,6 +1,7 @@
 """Leak checks after every test; the test run's cluster and the processes' settings are the root conftest.py's."""
 
 import os
+import re
 import sys
 import time
 
@@ -83,3 +84,12 @@ def dataset(*parts):
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: the package should ship this dataset file (pyproject's package-data)")
     return path
+
+
+def foreign_stderr(text):
+    """The lines of ``text`` (a process's stderr) that are not dgraph's own status lines: dgraph
+    writes lines that start with ``dgraph`` or are indented under one; a warning, a dask log line
+    (``2026-01-01 12:00:00,000 - distributed...``) or a traceback is foreign."""
+    own = re.compile(r"^(dgraph[ :]|  )")
+    noise = re.compile(r"Warning|ERROR|Traceback|^\d{4}-\d\d-\d\d ")
+    return [line for line in text.splitlines() if line.strip() and (not own.match(line) or noise.search(line))]

@@ -5,6 +5,7 @@ import sys
 
 import pandas as pd
 import pytest
+from conftest import foreign_stderr
 
 from dgraph.cli import main
 
@@ -22,18 +23,22 @@ def test_cli_runs_each_algorithm_on_a_running_cluster(client, capsys, tmp_path):
     assert "BFS source 0 is not a vertex" in capsys.readouterr().err
 
 
-@pytest.mark.slow  # a fresh process that starts a cluster of its own
-def test_main_job_from_a_fresh_process():
-    """What the README's first command runs, with a local cluster of its own."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "dgraph.cli", "run", "pagerank", "--workers", "1"],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "5,242 vertices, 14,496 edges" in proc.stdout
-    assert "converged True" in proc.stdout
+@pytest.mark.slow  # fresh processes that start a cluster of their own
+def test_the_documented_commands_run_clean_from_fresh_processes():
+    """The README's main job and the commands its CLI section shows: right, and nothing on stderr
+    but dgraph's own status lines (no warning, no dask log line, at start or at close)."""
+    commands = {
+        "pagerank --workers 1": ["5,242 vertices, 14,496 edges", "converged True"],
+        "pagerank --dataset rome99 --weight --verify --workers 1": ["weights 'weight'", "verified   valid"],
+        "louvain --dataset email-Eu-core --undirected --workers 1": ["(undirected)", "modularity 0.4"],
+    }
+    for command, expected in commands.items():
+        proc = subprocess.run(
+            [sys.executable, "-m", "dgraph.cli", "run", *command.split()], capture_output=True, text=True, timeout=240
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert all(e in proc.stdout for e in expected), (command, proc.stdout)
+        assert foreign_stderr(proc.stderr) == [], (command, proc.stderr)
 
 
 @pytest.mark.slow  # a fresh process that starts a cluster of its own
@@ -43,6 +48,7 @@ def test_without_a_client_a_local_cluster_starts_and_says_so():
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "78"
     assert proc.stderr.count("started a local cluster") == 1
+    assert foreign_stderr(proc.stderr) == [], proc.stderr
 
 
 def test_gpu_extra_is_named_when_missing(capsys):

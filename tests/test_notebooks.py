@@ -9,6 +9,7 @@ import os
 
 import nbformat
 import pytest
+from conftest import foreign_stderr
 from nbclient import NotebookClient
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,6 +27,11 @@ def test_notebook_runs(path, tmp_path):
     NotebookClient(
         nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
+    # a clean run shows dgraph's own status lines at most: no warning, no dask log line
+    stderr = "".join(
+        o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.get("name") == "stderr"
+    )
+    assert foreign_stderr(stderr) == [], stderr
 
 
 def test_there_are_notebooks():

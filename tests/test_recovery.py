@@ -54,7 +54,8 @@ def test_ranks_spread_back_over_a_replaced_worker(own_client, streamed, monkeypa
     # the nanny starts a new worker, at a new address
     wait_until(lambda: len(workers(c)) == 2 and victim not in workers(c), 60, "the replacement worker")
     got = pagerank()  # finds the ranks on one worker of two, and spreads them before it runs
-    assert len(_holders(c, g)) == 2, "every rank stayed on the surviving worker"
+    placed = c.who_has(g.store.blocks)
+    assert len(_holders(c, g)) == 2, f"every rank stayed on the surviving worker: {placed} on {workers(c)}"
     assert set(_holders(c, g)) == set(workers(c))
     assert (got.pagerank - expected.pagerank).abs().max() < 1e-12
 

@@ -26,6 +26,9 @@ Every kernel is compiled with numba's on-disk cache; ``cache_lock`` makes its sa
 several processes compile at once.
 """
 
+import atexit
+import gc
+
 from . import cache_lock  # noqa: F401 (locks numba's cache saves before any kernel compiles)
 from .brandes import brandes
 from .communities import local_moving, refine_communities, sum_pairs
@@ -51,6 +54,7 @@ from .engines import (
     KERNELS,
     SPMV_GRAIN,
     TRIANGLE_GRAIN,
+    compiled_before,
     device_transfers,
     engine,
     row_cuts,
@@ -98,6 +102,10 @@ from .unionfind import (
     spanning_forest,
 )
 
+# The interpreter's teardown collects garbage over every object numba made for the kernels: seconds
+# on a busy machine, and a nanny kills a worker that takes 4 s to exit. Frozen, they end with the process.
+atexit.register(gc.freeze)
+
 __all__ = [
     "COUNT_GRAIN",
     "DELTA_GRAIN",
@@ -125,6 +133,7 @@ __all__ = [
     "unkey",
     "mark_bits",
     "rows_arcs",
+    "compiled_before",
     "device_transfers",
     "engine",
     "fill_rows",

@@ -95,6 +95,19 @@ def twins(name, **impls):
     return KERNELS[name]
 
 
+def compiled_before():
+    """Whether numba's on-disk cache holds any of dgraph's kernels. Without, the first run
+    compiles them on every worker, which takes seconds per kernel family; True when numba's cache
+    cannot be read (nothing to announce then)."""
+    indexes = []
+    for kernel in KERNELS.values():
+        cache = getattr(kernel.impls.get("numba"), "_cache", None)  # numba's own cache of the dispatcher
+        index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+        if index:
+            indexes.append(index)
+    return not indexes or any(os.path.exists(index) for index in indexes)
+
+
 def set_engine(name):
     """Select the kernel implementation for later runs: "numba" (default), "numpy", "cuda"
     (device kernels through numba.cuda: a GPU, or numba's simulator with

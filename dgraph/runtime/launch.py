@@ -27,9 +27,9 @@ from distributed import Future
 from distributed.comm import get_address_host
 
 from .. import kernels
-from ..cluster import identity
+from ..cluster import holders, identity
 from ..dask_internals import wait_for
-from ..errors import DgraphInputError, DgraphRunError
+from ..errors import DgraphInputError
 from ..progress import Progress
 from .dispatch import OPEN_WITHIN, PlannedRun, run_direct, run_tasks
 from .domains import Domains, rank_paths
@@ -239,19 +239,10 @@ def _holders(client, state, firsts, fresh=False):
     known = state.holders
     key = tuple(f.key for f in firsts)
     if fresh or key not in known:
-        deadline = time.monotonic() + 60
-        who = client.who_has(firsts)
-        while not all(who.get(f.key) for f in firsts):  # lost with a worker; the client may not know yet
-            if time.monotonic() > deadline:
-                raise DgraphRunError(
-                    f"blocks {[f.key for f in firsts if not who.get(f.key)]} are in no worker's memory"
-                )
-            time.sleep(0.05)
-            wait_for(firsts)
-            who = client.who_has(firsts)
+        where = holders(client, firsts)
         if len(known) >= HOLDERS_REMEMBERED:
             known.clear()
-        known[key] = [who[f.key][0] for f in firsts]
+        known[key] = where
     return known[key]
 
 
