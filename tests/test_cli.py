@@ -63,7 +63,7 @@ def test_gpu_extra_is_named_when_missing(capsys):
     with pytest.raises(ImportError, match=r"pip install 'dask-dgraph\[gpu\]'"):
         gpu_cluster()
     assert main(["run", "bfs", "--dataset", "karate", "--gpu"]) == 2
-    assert "pip install 'dask-dgraph[gpu]'" in capsys.readouterr().err
+    assert "pip install '.[gpu]' in a checkout" in capsys.readouterr().err
 
 
 @pytest.mark.slow
