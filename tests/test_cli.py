@@ -60,7 +60,7 @@ def test_gpu_extra_is_named_when_missing(capsys):
 
     if importlib.util.find_spec("dask_cuda") is not None:
         pytest.skip("dask-cuda is installed here")
-    with pytest.raises(ImportError, match=r"pip install 'dask-dgraph\[gpu\]'"):
+    with pytest.raises(ImportError, match=r"pip install '\.\[gpu\]' in a checkout"):
         gpu_cluster()
     assert main(["run", "bfs", "--dataset", "karate", "--gpu"]) == 2
     assert "pip install '.[gpu]' in a checkout" in capsys.readouterr().err
