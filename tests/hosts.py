@@ -36,6 +36,7 @@ SUBNET = "10.231.7"  # a private /24; the hosts are SUBNET.1, SUBNET.2, ...
 PREFIX = "dgh-"
 SCHEDULER_PORT = 8786
 WORKER_PORTS = "40000:40019"  # dask's own listeners on the workers (--worker-port)
+HTTP_PORT = 40100  # the first worker's HTTP server (metrics, health) on a host, the next one's +1, ...
 CHANNEL_PORTS = "41000-41099"  # dgraph's peer channels (dgraph.channel-ports)
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -138,6 +139,17 @@ class Hosts:
         ).stdout
         return sorted({int(line.split()[3].rsplit(":", 1)[1]) for line in out.splitlines() if line.strip()})
 
+    def connected(self, i):
+        """(local port, peer address) of each established TCP connection in host i."""
+        out = subprocess.run(
+            ["ip", "netns", "exec", self.names[i - 1], "ss", "-Htn", "state", "established"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        rows = [line.split() for line in out.splitlines() if line.strip()]
+        return [(int(r[-2].rsplit(":", 1)[1]), r[-1]) for r in rows]
+
     def close(self):
         for p in self.processes:
             if p.poll() is None:
@@ -181,9 +193,10 @@ class NamespaceCluster:
             )  # fmt: skip
             self.worker_hosts = []
             for h, n in enumerate(workers, 2):
-                for _ in range(n):
+                for k in range(n):
                     argv = ["dask", "worker", self.scheduler, "--host", Hosts.address(h), "--no-nanny"]
                     argv += ["--nthreads", "1", "--worker-port", WORKER_PORTS, "--no-dashboard"]
+                    argv += ["--dashboard-address", f"{Hosts.address(h)}:{HTTP_PORT + k}"]
                     self.hosts.popen(h, argv, env=dict(env, DASK_DGRAPH__CHANNEL_PORTS=CHANNEL_PORTS), **quiet)
                     self.worker_hosts.append(h)
             self.remote = Remote(self.hosts, 1, self.scheduler, len(self.worker_hosts), env)
@@ -231,7 +244,14 @@ class Remote:
         self.workers = self._receive(120)[1]
 
     def call(self, fn, *args, timeout=120):
+        self.send(fn, *args)
+        return self.result(timeout)
+
+    def send(self, fn, *args):
+        """Start ``fn(client, *args)`` there; ``result`` waits for it."""
         _send(self.process.stdin, (fn, args))
+
+    def result(self, timeout=120):
         ok, value = self._receive(timeout)
         if not ok:
             raise value
