@@ -21,6 +21,7 @@ from distributed.worker import get_data_from_worker
 __all__ = [
     "adopt_futures",
     "call_on_comm",
+    "comm_socket",
     "fetch_from_worker",
     "held_frame",
     "as_key",
@@ -109,6 +110,12 @@ def as_key(key):
 async def call_on_comm(comm, op, **msg):
     """Send ``op`` with ``msg`` over an open comm and return the reply (``distributed.core``)."""
     return await send_recv(comm, op=op, reply=True, **msg)
+
+
+def comm_socket(comm):
+    """The socket under a TCP or TLS comm (``distributed.comm.tcp``), or None for another kind."""
+    stream = getattr(comm, "stream", None)
+    return getattr(stream, "socket", None)
 
 
 def held_frame(name, futures, meta, direct=False, copies=None):

@@ -140,6 +140,8 @@ def test_a_handler_gets_objects_unpickled_by_dask_and_keys_back_as_tuples(client
     async def ask():
         comm = await client.rpc.connect(first)
         try:
+            # the socket under the comm, for the keepalive dgraph sets on a run's calls
+            assert di.comm_socket(comm).getpeername()[1] == int(first.rsplit(":", 1)[1])
             return await di.call_on_comm(comm, "dgraph_test_echo", obj=di.to_pickle(np.arange(3)), key=("k", 1))
         finally:
             client.rpc.reuse(first, comm)

@@ -27,7 +27,9 @@ from its dask ``Security``); the run's secret authenticates a peer either way.
 
 from __future__ import annotations
 
+import errno
 import hmac
+import math
 import selectors
 import socket
 import ssl
@@ -44,6 +46,9 @@ WOULD_BLOCK = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
 HANDSHAKE_WITHIN = 2.0  # seconds an accepted connection has to present a run's id and secret
 SMALL_ARRAY = 1 << 16  # bytes up to which an array travels in the frame's block of small ones
 _PAD = bytes(8)
+PEER_TIMEOUT = 5.0  # seconds a peer may leave what it is sent unacknowledged (dgraph.peer-timeout)
+# what a connection to a host that stopped answering fails with (the keepalive's verdict, no route)
+SILENT = {errno.ETIMEDOUT, errno.EHOSTUNREACH, errno.ENETUNREACH}
 
 DTYPES = [
     np.dtype(t)
@@ -53,11 +58,34 @@ CODE_OF = {dt: i for i, dt in enumerate(DTYPES)}
 
 
 class PeerLost(Exception):
-    """A peer's socket closed or failed; carries the peer's worker index."""
+    """A peer's socket closed or failed; carries the peer's worker index and whether the peer
+    went silent (nothing acknowledged within the peer timeout: its host or the link to it is
+    down) rather than closing or resetting the connection (its process ended or failed)."""
 
-    def __init__(self, peer, detail):
+    def __init__(self, peer, detail, silent=False):
         super().__init__(detail)
         self.peer = peer
+        self.silent = silent
+
+
+def keep_alive(sock, seconds):
+    """Let the kernel find a silent peer: keepalive probes every second once the connection is
+    idle for one, and the connection fails (ETIMEDOUT) when what it sent, data or probe, stays
+    unacknowledged for ``seconds``. A peer whose process is busy still acknowledges (its kernel
+    does), so only a host or link that is down trips it. Linux; elsewhere the options it lacks
+    are skipped."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (("TCP_KEEPIDLE", 1), ("TCP_KEEPINTVL", 1), ("TCP_KEEPCNT", max(1, math.ceil(seconds)))):
+        if hasattr(socket, name):
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
+    if hasattr(socket, "TCP_USER_TIMEOUT"):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, max(1, int(seconds * 1000)))
+
+
+def _lost(peer, what, exc):
+    """``PeerLost`` for an ``OSError`` on the channel to ``peer``."""
+    silent = isinstance(exc, TimeoutError) or getattr(exc, "errno", None) in SILENT
+    return PeerLost(peer, f"{what}: {exc}", silent=silent)
 
 
 class RunAborted(Exception):
@@ -227,7 +255,7 @@ class PeerMesh:
                         except ValueError as exc:
                             raise PeerLost(peer, f"protocol error: {exc}") from exc
                         except OSError as exc:
-                            raise PeerLost(peer, f"connection failed: {exc}") from exc
+                            raise _lost(peer, "connection failed", exc) from exc
                         if not alive:
                             raise PeerLost(peer, "connection closed")
                         if readers[peer].done:
@@ -252,7 +280,7 @@ class PeerMesh:
         except WOULD_BLOCK:
             return
         except OSError as exc:
-            raise PeerLost(peer, f"send failed: {exc}") from exc
+            raise _lost(peer, "send failed", exc) from exc
         sock_done = not bufs
         if sock_done:
             del pending[peer]
@@ -268,7 +296,7 @@ class PeerMesh:
         self.selector.close()
 
 
-def connect_mesh(index, addresses, listener, run_id, secret, wake, *, timeout, tls=None):
+def connect_mesh(index, addresses, listener, run_id, secret, wake, *, timeout, peer_timeout=None, tls=None):
     """Open this worker's channels: connect to higher-indexed peers, accept lower-indexed ones.
 
     TCP connects complete against the peer's listen backlog, so connecting first and then
@@ -277,16 +305,25 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, *, timeout, t
     dropped. Handshakes are read side by side as their bytes arrive, so connections that send
     nothing or garbage (a port scan, a stale peer, a hostile process) cost the run nothing.
     ``tls``: (client context, server context) when the channels use TLS; the TLS handshake of an
-    accepted connection is read side by side as well.
+    accepted connection is read side by side as well. Every channel fails once its peer leaves
+    what it sent unacknowledged for ``peer_timeout`` seconds (``keep_alive``), and so does a
+    connect that long unanswered (a listening peer's kernel answers at once, however busy).
     """
     sockets = {}
     deadline = time.monotonic() + timeout
+    peer_timeout = PEER_TIMEOUT if peer_timeout is None else peer_timeout
     hello = HELLO.pack(run_id, secret, index)
     for peer in range(index + 1, len(addresses)):
         host, port = addresses[peer]
-        left = max(deadline - time.monotonic(), 0.1)
-        s = socket.create_connection((host, port), timeout=left)
+        left = max(min(deadline - time.monotonic(), peer_timeout), 0.1)
+        try:
+            s = socket.create_connection((host, port), timeout=left)
+        except OSError as exc:
+            for opened in sockets.values():
+                opened.close()
+            raise _lost(peer, f"could not connect to {host}:{port}", exc) from exc
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        keep_alive(s, peer_timeout)
         if tls is not None:  # peers are authenticated by the run's secret, not by host name
             s = tls[0].wrap_socket(s, server_hostname=None)
         s.sendall(hello)
@@ -320,6 +357,7 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, *, timeout, t
                     except (BlockingIOError, InterruptedError, ConnectionAbortedError):
                         continue
                     conn.setblocking(False)
+                    keep_alive(conn, peer_timeout)
                     if tls is not None:
                         conn = tls[1].wrap_socket(conn, server_side=True, do_handshake_on_connect=False)
                     handshakes[conn] = (bytearray(), now + HANDSHAKE_WITHIN)

@@ -24,15 +24,17 @@ import dask
 from distributed.comm import get_address_host
 
 from ..cluster import live_workers, workers
-from ..dask_internals import adopt_futures, call_on_comm, settled, to_pickle
+from ..dask_internals import adopt_futures, call_on_comm, comm_socket, settled, to_pickle
 from ..errors import DgraphRunError
 from ..progress import progress_after
+from .channels import keep_alive
 from .params import hold
 from .plugin import drive_task
 
 PROGRESS_EVERY = 2.0  # seconds between updates of a long run's status line
 OPEN_WITHIN = 5.0  # seconds for a worker to answer the client (else an open goes through tasks)
 GRACE = 5.0  # seconds the other workers get to report once a run failed
+_telling: set = set()  # failures being told to the workers, in the background
 
 
 class PlannedRun(NamedTuple):
@@ -100,6 +102,9 @@ async def _direct(client, state, planned, keys, needs):
         state.keep_spare(w, r)
     if not all(_ok(r) for r in replies):
         await _tell(client, [w for w, r in opened.items() if _ok(r)], run_id, secret, "dgraph_close")
+        fatal = [r["message"] for r in replies if isinstance(r, dict) and r.get("fatal")]
+        if fatal:  # a setting no worker can meet (dgraph.channel-ports): tasks would fail the same way
+            raise DgraphRunError(fatal[0])
         return opened, None, None
     addresses = [(r["host"], r["port"]) for r in replies]
     extra = [{"secret": secret}] * len(worker_addrs)
@@ -130,6 +135,7 @@ async def _drive_all(client, state, planned, *, run_id, secret, op, addresses, e
     worker i stores its results under ``(run name, i)``. ``(None, outcomes, futures)``, or None
     when a worker answered "moved" (the run is closed everywhere, nothing kept)."""
     worker_addrs, specs, name = planned.worker_addrs, planned.specs, planned.name
+    peer_timeout = specs[0].peer_timeout
     results = [(f"dgraph-{name}-{run_id}", i) for i in range(len(worker_addrs))]
     done, moved = {}, []
 
@@ -142,8 +148,10 @@ async def _drive_all(client, state, planned, *, run_id, secret, op, addresses, e
         if isinstance(reply, dict) and reply.get("status") == "moved":
             moved.append(i)
         elif not isinstance(reply, dict):
-            return DgraphRunError(f"run {run_id}: worker {worker_addrs[i]} left or failed: {reply!r}"), True
-        return DgraphRunError(reply["message"])
+            return _left(run_id, worker_addrs[i], reply, peer_timeout), True
+        err = DgraphRunError(reply["message"])
+        err.unreachable = list(reply.get("unreachable") or ())
+        return err
 
     calls = {}
     errors, gone = [], set()
@@ -151,8 +159,7 @@ async def _drive_all(client, state, planned, *, run_id, secret, op, addresses, e
         for i, (w, spec) in enumerate(zip(worker_addrs, specs)):
             message = to_pickle(spec._replace(addresses=addresses))
             msg = dict(run_id=run_id, spec=message, key=results[i], **extra[i])
-            call = _start(client, w, msg) if op == "dgraph_start" else client.rpc(w).dgraph_drive(**msg)
-            calls[asyncio.ensure_future(call)] = i
+            calls[asyncio.ensure_future(_call(client, w, op, msg, peer_timeout))] = i
         errors, gone = await watch(client, worker_addrs, calls, judge, run_id=run_id, secret=secret, line=planned.line)
     finally:
         for f in calls:
@@ -173,18 +180,44 @@ async def _drive_all(client, state, planned, *, run_id, secret, op, addresses, e
     return None, [done[i]["outcome"] for i in range(len(worker_addrs))], futures
 
 
-async def _start(client, worker, msg):
-    """``dgraph_start`` on ``worker``; a worker the client cannot connect to answers "moved"
-    (nothing started there: the run starts again the long way, whose open finds out why),
-    while one lost after the message went out fails the run as a lost worker does."""
+async def _call(client, worker, op, msg, peer_timeout):
+    """``op`` ("dgraph_start" or "dgraph_drive") on ``worker``, over a connection whose kernel
+    gives up once the worker leaves what it is sent unacknowledged for ``peer_timeout`` seconds
+    (``channels.keep_alive``: its host or the link to it is down), where dask's own connections
+    wait ``distributed.comm.timeouts.tcp`` (30 s). A worker the client cannot connect to answers
+    "moved" to a start (nothing started there: the run starts again the long way, whose open
+    finds out why), while one lost after the message went out fails the run as a lost worker
+    does."""
     try:
         comm = await asyncio.wait_for(client.rpc.connect(worker), OPEN_WITHIN)
     except (OSError, asyncio.TimeoutError) as exc:
+        if op != "dgraph_start":
+            raise
         return {"status": "moved", "message": f"worker {worker} could not be reached: {exc!r}"}
+    sock = comm_socket(comm)
+    if sock is not None:
+        keep_alive(sock, peer_timeout)
     try:
-        return await call_on_comm(comm, "dgraph_start", **msg)
-    finally:
-        client.rpc.reuse(worker, comm)
+        reply = await call_on_comm(comm, op, **msg)
+    except BaseException:  # (cancelled too): a reply may still be on its way, so the comm is not reused
+        comm.abort()
+        raise
+    client.rpc.reuse(worker, comm)
+    return reply
+
+
+def _left(run_id, worker, exc, peer_timeout):
+    """The error for a worker whose run call failed with ``exc``: a host that stopped answering
+    (the connection timed out) is named as unreachable."""
+    text = f"{exc!r}"
+    if "timed out" in text.lower() or isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        err = DgraphRunError(
+            f"run {run_id}: worker {worker}'s host {get_address_host(worker)} is unreachable (nothing "
+            f"acknowledged within {peer_timeout:g} s, dgraph.peer-timeout): {text}"
+        )
+        err.unreachable = [worker]
+        return err
+    return DgraphRunError(f"run {run_id}: worker {worker} left or failed: {text}")
 
 
 def run_tasks(client, state, planned, blocks):
@@ -196,7 +229,7 @@ def run_tasks(client, state, planned, blocks):
     opened = [w for w, r in replies.items() if _ok(r)]
     try:
         if len(opened) != len(worker_addrs):
-            bad = {w: r for w, r in replies.items() if w not in opened}
+            bad = {w: r.get("message", r) if isinstance(r, dict) else r for w, r in replies.items() if w not in opened}
             raise DgraphRunError(f"could not open run {run_id} on workers {bad}")
         addresses = [(replies[w]["host"], replies[w]["port"]) for w in worker_addrs]
         drivers = []
@@ -265,7 +298,12 @@ async def watch(client, worker_addrs, calls, judge, *, run_id, secret, line, wat
     errors, gone, failed_at = [], set(), None
     start, after, last_report = time.monotonic(), progress_after(), -float("inf")
     pending = set(calls)
-    while pending and (failed_at is None or time.monotonic() < failed_at + GRACE):
+
+    def reporting():
+        """Whether a worker that may still report has not (an unreachable one cannot)."""
+        return any(worker_addrs[calls[c]] not in gone for c in pending)
+
+    while pending and (failed_at is None or (time.monotonic() < failed_at + GRACE and reporting())):
         # any reply may be an error the others wait on (a peer that never connects): look at once
         finished, pending = await asyncio.wait(pending, timeout=0.25, return_when=asyncio.FIRST_COMPLETED)
         for call in finished:
@@ -275,6 +313,7 @@ async def watch(client, worker_addrs, calls, judge, *, run_id, secret, line, wat
                 gone.add(worker_addrs[calls[call]])
             if err is not None:
                 errors.append(err)
+                gone.update(getattr(err, "unreachable", ()))
         if watch_workers and pending and failed_at is None:
             alive = set(await live_workers(client))
             left = [w for w in worker_addrs if w not in alive]
@@ -283,14 +322,13 @@ async def watch(client, worker_addrs, calls, judge, *, run_id, secret, line, wat
                 errors.append(DgraphRunError(f"run {run_id}: worker {left[0]} left the cluster"))
         if errors and failed_at is None:  # wake the others (a peer's channel may not tell them)
             failed_at = time.monotonic()
-            await _tell(
-                client,
-                [w for w in worker_addrs if w not in gone],
-                run_id,
-                secret,
-                "dgraph_fail",
-                reason="another rank of this run failed",
+            targets = [w for w in worker_addrs if w not in gone]
+            # in the background: a worker that stopped answering must not hold up the others' reports
+            telling = asyncio.ensure_future(
+                _tell(client, targets, run_id, secret, "dgraph_fail", reason="another rank of this run failed")
             )
+            _telling.add(telling)
+            telling.add_done_callback(_telling.discard)
         now = time.monotonic()
         if pending and failed_at is None and now - start >= after and now - last_report > PROGRESS_EVERY:
             last_report = now
@@ -317,7 +355,7 @@ def broadcast(client, targets, check=False, **msg):
 
 def _root_cause(errors):
     """Of the errors the drivers raised, the one that started the failure."""
-    for marker in ("failed at superstep", "lost peer", ""):
+    for marker in ("failed at superstep", "unreachable", "lost peer", ""):
         for e in errors:
             if marker in str(e):
                 return e

@@ -16,10 +16,11 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from dask.sizeof import sizeof
+from distributed.comm.addressing import get_address_host
 
 from .. import kernels
 from ..errors import DgraphRunError
-from .channels import PeerLost, RunAborted, connect_mesh
+from .channels import PEER_TIMEOUT, PeerLost, RunAborted, connect_mesh
 from .exchange import DirectTransport
 from .grouped import GroupedTransport
 from .metrics import RunStats
@@ -126,13 +127,15 @@ class DriverSpec(NamedTuple):
     route: Route
     finish: tuple | None = None  # (fn, *args): the worker keeps fn(ctx, {rank: result}, {rank: finish blocks}, *args)
     finish_blocks: int = 0  # how many of each rank's blocks (the last) are for finish, not the kernel
+    peer_timeout: float = PEER_TIMEOUT  # seconds a peer may leave what it is sent unacknowledged (dgraph.peer-timeout)
 
 
 def drive(worker, run, spec, blocks):
     """Run this worker's ranks of ``run``: connect the peer channels, call the kernel, and leave
     the outcome (stats) on ``run``. Returns ``{rank: result}`` (through the spec's finish, if
     any); raises ``DgraphRunError``."""
-    index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route, finish, extra = spec
+    index, addresses, worker_addrs, worker_of_rank, ranks, kernel, params, engine, threads, route, finish = spec[:11]
+    extra = spec.finish_blocks
     rank_map = {
         r: [int(x) for x in np.flatnonzero(np.asarray(worker_of_rank) == w)] for w, r in enumerate(worker_addrs)
     }
@@ -143,7 +146,15 @@ def drive(worker, run, spec, blocks):
         with stats.phase("connect"):
             run_id, tls = bytes.fromhex(run.run_id), channel_tls(worker)
             mesh = connect_mesh(
-                index, addresses, run.listener, run_id, run.secret, run.wake_r, timeout=run.timeout, tls=tls
+                index,
+                addresses,
+                run.listener,
+                run_id,
+                run.secret,
+                run.wake_r,
+                timeout=run.timeout,
+                peer_timeout=spec.peer_timeout,
+                tls=tls,
             )
             if tls is not None and len(addresses) > 1:
                 stats.info["channels"] = "tls"
@@ -165,9 +176,15 @@ def drive(worker, run, spec, blocks):
         return kept
     except PeerLost as exc:
         peer = worker_addrs[exc.peer]
-        err = DgraphRunError(
-            f"{me} lost peer worker {peer} ({describe(rank_map[peer])}) at superstep {stats.supersteps}: {exc}"
-        )
+        where = f"{me} lost peer worker {peer} ({describe(rank_map[peer])}) at superstep {stats.supersteps}"
+        if exc.silent:
+            err = DgraphRunError(
+                f"{where}: host {get_address_host(peer)} is unreachable (nothing acknowledged within "
+                f"{spec.peer_timeout:g} s, dgraph.peer-timeout: {exc})"
+            )
+            err.unreachable = [peer]
+        else:
+            err = DgraphRunError(f"{where}: {exc}")
     except RunAborted:
         err = DgraphRunError(f"{me} stopped at superstep {stats.supersteps}: {run.failure}")
     except Exception as exc:  # the kernel itself failed here: this is the root cause

@@ -31,6 +31,7 @@ from ..cluster import holders, identity
 from ..dask_internals import wait_for
 from ..errors import DgraphInputError
 from ..progress import Progress
+from .channels import PEER_TIMEOUT
 from .dispatch import OPEN_WITHIN, PlannedRun, run_direct, run_tasks
 from .domains import Domains, rank_paths
 from .driver import TRANSPORTS, DriverSpec, Route
@@ -166,6 +167,7 @@ def launch(
     (held_params, held_finish), param_futures = hold((params, finish))
     _ready(param_futures, raise_errors=True)  # a param's own error (an unknown vertex) is the call's
     flush_bytes = int(flush_bytes or dask.config.get("dgraph.flush-bytes", DEFAULT_FLUSH_BYTES))
+    peer_timeout = peer_timeout_setting()
 
     def plan(fresh=False):
         """Where each rank runs, and what each worker's driver is told."""
@@ -194,6 +196,7 @@ def launch(
                 route,
                 finish,
                 extra,
+                peer_timeout,
             )
             for i in range(len(worker_addrs))
         ]
@@ -221,6 +224,20 @@ def launch(
     stats.worker_phases = dict(zip(worker_addrs, stats.worker_phases))
     line.close(stats.supersteps, time.monotonic() - started)
     return RankResults(client, futures, driven, copies if all(c is not None for c in copies) else None), stats
+
+
+def peer_timeout_setting():
+    """The ``dgraph.peer-timeout`` dask config value: seconds a run's peers (and the client's
+    calls to its workers) may leave what they are sent unacknowledged before the run ends with a
+    ``DgraphRunError`` naming the unreachable host."""
+    value = dask.config.get("dgraph.peer-timeout", PEER_TIMEOUT)
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = 0.0
+    if not seconds > 0:
+        raise DgraphInputError(f"dgraph.peer-timeout must be a positive number of seconds, got {value!r}")
+    return seconds
 
 
 def _ready(futures, raise_errors=False):

@@ -35,24 +35,20 @@ from ..errors import DgraphInputError, DgraphRunError
 from ..labels import lookup
 from .driver import DriverSpec, drive
 from .params import resolve
+from .ports import listening
 
 PLUGIN_NAME = "dgraph-exchange"
 ENDED_REMEMBERED = 256  # runs failed or closed before they opened here, refused if they come
 
 
-def listening(host):
-    """A socket the peers of a run connect to."""
-    return socket.create_server((host, 0), backlog=128)
-
-
 class Run:
     """One run's state on one worker."""
 
-    def __init__(self, run_id, secret, host, timeout, listener=None):
+    def __init__(self, run_id, secret, timeout, listener):
         self.run_id = run_id
         self.secret = secret
         self.timeout = timeout
-        self.listener = listener or listening(host)
+        self.listener = listener
         self.port = self.listener.getsockname()[1]
         self.wake_r, self.wake_w = socket.socketpair()
         self.failure = None
@@ -206,7 +202,10 @@ class ExchangePlugin(WorkerPlugin):
         if run_id in self.ended and hmac.compare_digest(self.ended[run_id], secret):  # (checked after the awaits)
             return {"status": "error", "message": f"run {run_id} ended before it opened on {self.worker.address}"}
         host = get_address_host(self.worker.address)
-        run = Run(run_id, secret, host, timeout, listener)
+        try:
+            run = Run(run_id, secret, timeout, listener or listening(host, self.worker.address))
+        except DgraphRunError as err:  # dgraph.channel-ports: no other way can start the run
+            return {"status": "error", "message": str(err), "fatal": True}
         run.keys, run.values = keys, values
         self.runs[run_id] = run
         return {"status": "OK", "host": host, "port": run.port, "spare": self._spare()}
@@ -231,9 +230,14 @@ class ExchangePlugin(WorkerPlugin):
         return await self.drive(run_id, secret, spec, key)
 
     def _spare(self):
-        """``(port, token)`` of the listener the next started run takes (opened now if none)."""
+        """``(port, token)`` of the listener the next started run takes (opened now if none), or
+        None when ``dgraph.channel-ports`` has no port left for one (the next run opens first)."""
         if self.spare is None:
-            self.spare = (secrets.token_hex(8), listening(get_address_host(self.worker.address)))
+            try:
+                host = get_address_host(self.worker.address)
+                self.spare = (secrets.token_hex(8), listening(host, self.worker.address))
+            except DgraphRunError:  # dgraph.channel-ports has no port left (or is wrong: open says so)
+                return None
         return self.spare[1].getsockname()[1], self.spare[0]
 
     async def _values(self, needs):
@@ -294,7 +298,13 @@ class ExchangePlugin(WorkerPlugin):
                 self.drivers, drive, self.worker, run, spec, blocks
             )
         except DgraphRunError as err:
-            return {"status": "error", "message": str(err)}
+            # the run is over here: drop it now, as the client's close may never come (a cut
+            # link), and name the peers that went silent so the client waits for none of them
+            if self.runs.get(run_id) is run:
+                del self.runs[run_id]
+                self._ended_early(run_id, secret)
+            run.close()
+            return {"status": "error", "message": str(err), "unreachable": getattr(err, "unreachable", [])}
         if run.closed:  # the client gave up on the run meanwhile: nobody would release the results
             return {"status": "error", "message": str(self._gone(run_id))}
         del self.runs[run_id]

@@ -1,0 +1,149 @@
+"""dgraph across separate hosts: three network namespaces (tests/hosts.py), the scheduler and the
+client on the first, two dask workers on each of the others. Results equal one host's, the
+grouped transport groups by host, every socket is in a known port range, and a silent cut of a
+host's link ends the run with an error naming that host, after which the next call is right."""
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import wait_until
+from graphs import kron_edges
+from hosts import CHANNEL_PORTS, HTTP_PORT, WORKER_PORTS, Hosts, NamespaceCluster, unavailable
+
+import dgraph
+from dgraph import algorithms as alg
+from dgraph.cluster import workers
+from dgraph.errors import DgraphRunError
+
+pytestmark = pytest.mark.hosts
+
+RANKS = 4
+CUT = 3  # the host whose link the partition test cuts (host 2 keeps the other two workers)
+
+
+@pytest.fixture(scope="module")
+def hosts():
+    why = unavailable()
+    if why:
+        pytest.skip(f"no separate hosts here: {why}")
+    cluster = NamespaceCluster([2, 2])
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+def _edges():
+    e = kron_edges(8, seed=5)
+    e = e[e.src != e.dst]
+    return e.assign(w=(e.src * 7 + e.dst) % 5 + 1.0).reset_index(drop=True)
+
+
+def _sample(client, edges, source):
+    """bfs, pagerank, components and sssp on ``RANKS`` ranks, sorted frames; and the hosts the
+    ranks run on."""
+    from distributed.comm.addressing import get_address_host
+
+    g = dgraph.from_edgelist(edges, directed=False, weight="w", ranks=RANKS, client=client)
+    calls = {
+        "bfs": alg.bfs(g, source),
+        "pagerank": alg.pagerank(g, tol=1e-10),
+        "components": alg.connected_components(g),
+        "sssp": alg.sssp(g, source, weight="w"),
+    }
+    out = {k: f.compute().sort_values("vertex", ignore_index=True) for k, f in calls.items()}
+    who = client.who_has(g.store.blocks)
+    return out, sorted({get_address_host(who[b.key][0]) for b in g.store.blocks})
+
+
+def test_results_across_hosts_equal_one_host(hosts, client):
+    e = _edges()
+    source = int(e.src.iloc[0])
+    across, used = hosts.remote.call(_sample, e, source)
+    assert used == [Hosts.address(2), Hosts.address(3)]
+    here, _ = _sample(client, e, source)
+    for name, frame in here.items():
+        got = across[name]
+        assert list(got.vertex) == list(frame.vertex), name
+        for col in frame.columns.drop("vertex"):
+            if frame[col].dtype.kind == "f":
+                np.testing.assert_allclose(got[col], frame[col], rtol=1e-9, atol=1e-12, err_msg=name)
+            else:
+                pd.testing.assert_series_equal(got[col], frame[col], obj=name)
+
+
+def _transports(client, edges):
+    """pagerank's ranks and crossing counts, direct (counted by host) and grouped (by host, its
+    default), and the number of domains each saw."""
+    g = dgraph.from_edgelist(edges, directed=False, ranks=RANKS, client=client)
+    out = {}
+    for name, h in (("direct", g.with_transport("direct", domains="host")), ("grouped", g.with_transport("grouped"))):
+        ranks = alg.pagerank(h, max_iter=10, tol=0).compute().sort_values("vertex", ignore_index=True)
+        st = h.last_stats
+        out[name] = (ranks, np.array(st.crossings).sum(axis=0), len(set(st.domain_of.tolist())))
+    return out
+
+
+def test_grouped_groups_by_host_and_sends_fewer_messages_between_hosts(hosts):
+    runs = hosts.remote.call(_transports, _edges())
+    (direct, d, d_domains), (grouped, gr, g_domains) = runs["direct"], runs["grouped"]
+    assert d_domains == g_domains == 2  # two worker hosts
+    np.testing.assert_allclose(grouped.pagerank, direct.pagerank, rtol=1e-12)
+    inter_messages = 0
+    assert 0 < gr[inter_messages] < d[inter_messages]
+
+
+def _in(port, spec):
+    low, high = (int(x) for x in spec.replace(":", "-").split("-"))
+    return low <= port <= high
+
+
+def test_every_listening_socket_is_in_a_known_range(hosts):
+    hosts.remote.call(_sample, _edges().head(200), 0)  # every worker opened its channels' listeners
+    for h in sorted(set(hosts.worker_hosts)):
+        ports = hosts.hosts.listening(h)
+        channels = [p for p in ports if _in(p, CHANNEL_PORTS)]
+        assert channels, f"no dgraph listener in host {h}: {ports}"
+        dasks = [p for p in ports if _in(p, WORKER_PORTS) or HTTP_PORT <= p < HTTP_PORT + 2]
+        assert sorted(channels + dasks) == ports, f"host {h} listens outside the ranges: {ports}"
+
+
+def _pagerank(client, edges, max_iter):
+    g = dgraph.from_edgelist(edges, directed=False, ranks=RANKS, client=client)
+    try:
+        return alg.pagerank(g, max_iter=max_iter, tol=0).compute().sort_values("vertex", ignore_index=True)
+    except DgraphRunError as err:
+        return err
+
+
+def _open_runs(client):
+    replies = client.sync(client.scheduler.broadcast, msg={"op": "dgraph_runs"}, workers=workers(client))
+    return {w: r for w, r in replies.items() if r["runs"] or r["drivers"]}
+
+
+def test_a_silent_cut_ends_the_run_naming_the_host_and_the_next_call_is_right(hosts):
+    e = _edges()
+    expected = hosts.remote.call(_pagerank, e, 30)
+    hosts.remote.send(_pagerank, e, 10**7)  # runs until the cut ends it
+
+    def exchanging():
+        return any(_in(port, CHANNEL_PORTS) for port, _ in hosts.hosts.connected(CUT))
+
+    wait_until(exchanging, 60, "the run's channels to connect")
+    hosts.hosts.cut(CUT)
+    cut_at = time.monotonic()
+    try:
+        err = hosts.remote.result(timeout=10)  # dgraph.peer-timeout is 5 s
+        ended = time.monotonic() - cut_at
+    finally:
+        hosts.hosts.mend(CUT)
+    assert isinstance(err, DgraphRunError), err
+    assert f"host {Hosts.address(CUT)} is unreachable" in str(err)
+    print(f"silent cut to DgraphRunError: {ended:.1f} s")
+    # the ranks on the cut host ended too, and no worker keeps the run
+    wait_until(lambda: not hosts.remote.call(_open_runs), 15, "every worker to drop the run")
+    got = hosts.remote.call(_pagerank, e, 30)
+    assert not isinstance(got, Exception), got
+    np.testing.assert_allclose(got.pagerank, expected.pagerank, rtol=1e-12)
