@@ -17,7 +17,7 @@ from dgraph import algorithms as alg
 from dgraph.cluster import workers
 from dgraph.errors import DgraphRunError
 
-pytestmark = pytest.mark.hosts
+pytestmark = [pytest.mark.hosts, pytest.mark.slow]  # namespace hosts: a cluster of processes of its own
 
 RANKS = 4
 CUT = 3  # the host whose link the partition test cuts (host 2 keeps the other two workers)

@@ -49,6 +49,7 @@ def _dgraph_listeners(dask_worker=None):
     return sorted({c.laddr.port for c in conns if c.status == psutil.CONN_LISTEN} - own)
 
 
+@pytest.mark.slow  # a cluster of its own, with the setting in its workers
 def test_every_listener_is_in_the_range_and_a_full_range_is_an_error_naming_it(ported):
     c, ports = ported
     e = er_edges(100, 400, seed=1)
