@@ -180,6 +180,12 @@ def _cut_by_owner(part: pd.DataFrame, sorted_labels: Any, table: Any, column: Ha
     labels = part[column]
     if sorted_labels is None:  # the labels are the ids 0..n-1
         positions = labels.to_numpy(dtype=np.int64)
+        outside = (positions < 0) | (positions >= bounds[-1])
+        if outside.any():
+            raise DgraphInputError(
+                f"vertices= frame holds vertex id {positions[outside][0]}, outside 0..{bounds[-1] - 1}: with "
+                "renumber=False the ids are the integers 0..n-1 (n = len(vertices)); use renumber=True for other labels"
+            )
     else:
         positions = sorted_labels.get_indexer(labels).astype(np.int64)
     placed = positions if table is None else np.asarray(table)[positions]
