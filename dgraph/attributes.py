@@ -88,7 +88,7 @@ def edge_attr_names(
             )
     if len(set(names)) < len(names):
         raise DgraphInputError(f"edge_attrs names a column twice: {names}")
-    return [n for n in names if n != weight]
+    return [str(n) for n in names if n != weight]
 
 
 def is_frame(vertices: Any) -> bool:

@@ -102,7 +102,7 @@ def _degree_sum(parts, n, chains, both_ends=False):
     return fold(parts, _count_more, np.add, chains, n, both_ends)
 
 
-def _split(part, inverse, bounds, weight, layout, extra, attrs=()):
+def _split(part, inverse, bounds, weight, layout, extra, *, attrs=()):
     """A partition's arcs cut into a piece per rank, with the columns ``attrs`` ((name, the
     partition's column) pairs) as their per-arc columns."""
     rows = part["src"].to_numpy(dtype=np.int64)
@@ -337,8 +337,9 @@ def from_edgelist(
         edges = given[list(columns)].astype(df[list(columns)].dtypes.to_dict()).rename(columns=columns)
         g = _from_small_frame(client, edges, vertices, renumber, self_loops, spec)
     if g is None:
-        g = _from_dask_frame(client, df[list(columns)].rename(columns=columns), vertices, renumber, self_loops,
-                             vertex_order, spec)  # fmt: skip
+        edges = df[list(columns)].rename(columns=columns)
+        options = dict(vertices=vertices, renumber=renumber, self_loops=self_loops, vertex_order=vertex_order)
+        g = _from_dask_frame(client, edges, spec, **options)
     dtypes = df._meta.dtypes
     edge_dtypes = {name: dtypes[name] for name in ([weight] if weight else []) + names}
     g.store.edge_dtypes = dict(sorted(edge_dtypes.items(), key=lambda kv: list(df.columns).index(kv[0])))
@@ -349,7 +350,7 @@ def from_edgelist(
     return g if (transport, domains) == ("direct", None) else g.with_transport(transport, domains)
 
 
-def _from_dask_frame(client, edges, vertices, renumber, self_loops, vertex_order, spec):
+def _from_dask_frame(client, edges, spec, *, vertices, renumber, self_loops, vertex_order):
     """``from_edgelist`` of a dask edge list (columns src, dst[, weight][, attributes])."""
     directed = spec.directed
     wk = spec.workers
@@ -460,7 +461,7 @@ def _place_small(client, frame, labels, spec):
     if extra is not None:
         layout = layout.resolve(extra)
     inverse = None if order is None else inverse_permutation(order)
-    pieces = _split(frame, inverse, bounds, "weight" if weight else None, layout, extra, _columns(attrs))
+    pieces = _split(frame, inverse, bounds, "weight" if weight else None, layout, extra, attrs=_columns(attrs))
     # the tables every block's task reads travel once each, not inside every task
     shared = [t for t in (order, inverse, extra) if t is not None]
     held = iter(client.scatter(shared, hash=False) if shared else ())
@@ -522,7 +523,7 @@ def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
     stages("placing arcs")
 
     def cut(part):
-        return dask.delayed(_split)(part, inverse, bounds, w, layout, extra, _columns(attrs))
+        return dask.delayed(_split)(part, inverse, bounds, w, layout, extra, attrs=_columns(attrs))
 
     def say(stage, done, total):
         stages(f"{stage}: {done}/{total} partitions")

@@ -307,7 +307,7 @@ class Graph:
         [31, 42, 27]
         """
         c, store = self.client, self.store.root
-        tables = store.vertex_tables or [None] * self.nranks
+        tables: list[Any] = [None] * self.nranks if store.vertex_tables is None else store.vertex_tables
         res = [c.submit(vertex_columns, r, t, store.vertex_dtypes, pure=False) for r, t in enumerate(tables)]
         return self.runner.over(store).to_frame(RankResults(c, res, [[r] for r in range(self.nranks)]))
 

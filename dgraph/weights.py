@@ -54,7 +54,7 @@ def chosen_weight(graph: Graph, weight: Weight, algorithm: str) -> str | None:
         return None
     numeric = numeric_names(graph.store.edge_dtypes)
     if weight == graph.weight or weight in numeric:
-        return weight  # type: ignore[return-value]
+        return weight
     kept = f"its numeric edge attributes are {numeric}" if numeric else "it has no numeric edge attributes"
     if not isinstance(weight, str):
         raise DgraphInputError(
