@@ -253,3 +253,14 @@ def test_block_columns_follow_their_arcs(dedup, keyed):
     kept = with_id.attrs["id"]
     assert np.array_equal(rows[kept], np.repeat(np.arange(n), with_id.degree()))
     assert np.array_equal(cols[kept], with_id.columns()) and np.array_equal(weights[kept], with_id.weights)
+
+
+def test_cli_weighs_by_a_named_column(client, capsys, tmp_path):
+    from dgraph.cli import main
+
+    path = tmp_path / "roads.csv"
+    path.write_text("a,b,km,minutes\n1,2,0.5,10\n2,3,0.25,10\n1,3,2.0,15\n")
+    argv = ["run", "sssp", "--input", str(path), "--directed", "--source", "1", "--scheduler", client.scheduler.address]
+    assert main([*argv, "--weight", "minutes", "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "weights 'minutes'" in out and "verified   valid" in out and "15" in out
