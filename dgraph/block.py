@@ -468,7 +468,7 @@ class BlockBuilder:
             at, offset = csr.at(rows)
             w = np.empty(0) if weights is None else weights
             with self.lock:
-                slots = _fill_slots(at, offset, csr.fill) if csr.attrs else None
+                slots = kernels.fill_slots(at, offset, csr.fill) if csr.attrs else None
                 ok &= kernels.fill_rows(at, cols, w, offset, csr.fill, csr.indptr[1:], csr.indices, csr.weights)
                 if ok and slots is not None:
                     for name, column in csr.attrs.items():
@@ -513,20 +513,6 @@ class BlockBuilder:
         return self.finish(direction, key, dedup)
 
 
-def _fill_slots(at, offset, fill):
-    """The slot ``fill_rows`` writes each arc to (rows ``at - offset``, cursors ``fill`` before
-    it runs): a row's arcs go to its next free slots in the piece's order. None for a row out of
-    range, which ``fill_rows`` then refuses."""
-    local = at.astype(np.int64) - offset
-    if local.size and (local.min() < 0 or local.max() >= fill.size):
-        return None
-    order = np.argsort(local, kind="stable")
-    grouped = local[order]
-    slots = np.empty(local.size, np.int64)
-    slots[order] = fill[grouped] + np.arange(local.size) - np.searchsorted(grouped, grouped)
-    return slots
-
-
 class _CsrRows:
     """One CSR of a BlockBuilder: its rows' arc counts, then its arrays and each row's cursor."""
 
@@ -568,19 +554,9 @@ class _CsrRows:
                 self.weights.resize(kept, refcheck=False)
 
     def _order_carrying(self, key, dedup):
-        """``order`` as ``kernels.order_rows`` does it (by row, canonical id, weight, then slot;
-        of repeats the first stays, the lightest) through one permutation that the per-arc
-        columns follow too."""
-        nrows = self.indptr.size - 1
-        rows = np.repeat(np.arange(nrows), np.diff(self.indptr))
-        ids = self.indices.astype(np.int64)
-        canonical = ids if key is None else np.asarray(key)[ids]
-        perm = np.lexsort((self.weights, canonical, rows) if self.weighted else (canonical, rows))
-        if dedup and perm.size:
-            r, c = rows[perm], ids[perm]
-            perm = perm[np.r_[True, (r[1:] != r[:-1]) | (c[1:] != c[:-1])]]
-        self.indptr = np.zeros(nrows + 1, np.int64)
-        np.cumsum(np.bincount(rows[perm], minlength=nrows), out=self.indptr[1:])
+        """``order`` through one permutation (``kernels.row_order``: the order ``order_rows``
+        gives) that the per-arc columns follow too."""
+        self.indptr, perm = kernels.row_order(self.indptr, self.indices, self.weights, key, dedup)
         self.indices = self.indices[perm]
         if self.weighted:
             self.weights = self.weights[perm]

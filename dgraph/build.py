@@ -343,7 +343,6 @@ def from_edgelist(
     dtypes = df._meta.dtypes
     edge_dtypes = {name: dtypes[name] for name in ([weight] if weight else []) + names}
     g.store.edge_dtypes = dict(sorted(edge_dtypes.items(), key=lambda kv: list(df.columns).index(kv[0])))
-    g.store.weight = weight
     if frame is not None and len(frame.columns) > 1:
         vframe = _to_dask(frame, "vertices=", labels=(vertex_column,), client=client)
         g.store.vertex_tables, g.store.vertex_dtypes = place_vertex_tables(g.store, g.codec, vframe, vertex_column)
@@ -397,6 +396,7 @@ def _graph(client, labels, blocks, placed, *, directed, weight, order, inverse, 
         dedup=placed.dedup,
         order=order,
         extra=extra,
+        weight=weight,
     )
     return Graph(codec, store, weight=weight, rebuild=from_edgelist)
 

@@ -80,6 +80,8 @@ class BlockStore:
         dedup: bool,
         order: Future | None = None,
         extra: Future | None = None,
+        weight: str | None = None,
+        edge_dtypes: dict[str, Any] | None = None,
     ) -> None:
         self.client, self.layout, self.blocks = client, layout, blocks
         self.bounds, self.n, self.directed, self.weighted, self.dedup = bounds, n, directed, weighted, dedup
@@ -90,8 +92,8 @@ class BlockStore:
         self.local_share: float | None = None  # arcs whose two ends one rank owns, once a run counted it
         self._facts: dict[Callable, list] = {}
         self._spread_checked = time.monotonic()  # when the blocks' placement was last looked at
-        self.edge_dtypes: dict[str, Any] = {}
-        self.weight: str | None = None
+        self.weight = weight
+        self.edge_dtypes: dict[str, Any] = edge_dtypes or ({weight: np.dtype(np.float64)} if weight else {})
         self.vertex_tables: list[Future] | None = None
         self.vertex_dtypes: dict[str, Any] = {}
         self.base: BlockStore | None = None  # the store whose blocks these are, weighed otherwise
@@ -195,8 +197,10 @@ class BlockStore:
                 dedup=self.dedup,
                 order=self.order,
                 extra=self.extra,
+                weight=name,
+                edge_dtypes=self.edge_dtypes,
             )
-            view.base, view.weight, view.edge_dtypes = self, name, self.edge_dtypes
+            view.base = self
             view.vertex_tables, view.vertex_dtypes = self.vertex_tables, self.vertex_dtypes
             self._views[name] = view
         return view
