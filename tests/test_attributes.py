@@ -143,6 +143,20 @@ def test_streamed_from_dask_in_degree_order(client, streamed):
         assert dict(zip(got.vertex, got.distance)) == pytest.approx(want)
 
 
+def test_vertex_attributes_of_integer_ids_placed_out_of_order(client):
+    """Labels that are the ids 0..n-1 (with renumber=False too) on layouts that place vertices in
+    another order: each rank's table is in placed order, its rows the right vertices'."""
+    rng = np.random.default_rng(2)
+    edges = pd.DataFrame({"src": rng.integers(0, 30, 90), "dst": rng.integers(0, 30, 90)})
+    table = pd.DataFrame({"vertex": np.arange(32)[::-1], "x": rng.random(32), "ok": rng.random(32) < 0.5})
+    for layout, renumber in ((TwoD(rows=2, cols=2), False), (OneD(ranks=3, balance="striped"), True)):
+        g = dgraph.from_edgelist(edges, vertices=table, layout=layout, renumber=renumber)
+        got = g.vertices().compute().sort_values("vertex").reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, table.sort_values("vertex").reset_index(drop=True))
+    with pytest.raises(DgraphInputError, match="vertex id 40, outside 0..31"):
+        dgraph.from_edgelist(edges, vertices=table.assign(vertex=np.r_[40, np.arange(31)]), renumber=False)
+
+
 def test_duplicates_keep_the_lightest_arcs_attributes(client):
     edges = pd.DataFrame(
         {"src": [0, 0, 0, 1], "dst": [1, 1, 1, 2], "w": [3.0, 1.0, 2.0, 5.0], "tag": ["c", "a", "b", "d"]}
