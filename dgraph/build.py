@@ -196,10 +196,6 @@ def _vertices_series(vertices):
 
 def _vertices_pandas(vertices):
     """``vertices=`` (not a dask Series) as a checked pandas Series."""
-    if isinstance(vertices, pd.DataFrame) or hasattr(vertices, "dask") and hasattr(vertices, "columns"):
-        raise DgraphInputError(
-            "vertices= must be a Series (or list/array) of labels, not a DataFrame; pass df['vertex']"
-        )
     return check_labels(pd.Series(vertices if not isinstance(vertices, pd.Index) else vertices.to_numpy()), "vertices=")
 
 
