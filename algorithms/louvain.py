@@ -45,7 +45,7 @@ from dgraph.ghosts import Fetch, add_at_owners, fetch, placed_ids
 from dgraph.kernels import unique
 from dgraph.owners import by_owner
 from dgraph.pair_components import pair_components, sorted_pairs
-from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
+from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -426,7 +426,7 @@ def louvain(
         The seed of each rank's sweep order: the same seed and rank count give the same result.
     weight : str or None, optional
         Left out: the graph's weight, if it was built with one. ``None``: every edge counts 1.
-        A name must be the graph's weight column.
+        A name: any numeric edge attribute (``g.edge_attrs``), for this call.
     gather : int
         A level of at most this many vertices (the graph itself, if it is that small) is moved
         to one rank, where each move sees the ones before it: on such a graph the result is the
@@ -482,6 +482,7 @@ def _communities(graph, name, *, resolution, threshold, max_level, seed, weight,
         raise DgraphInputError(f"iterations must be at least 1, got {iterations!r}")
     if not int(gather) >= 0:
         raise DgraphInputError(f"gather must be zero or a vertex count, got {gather!r}")
+    graph, chosen = weighed(graph, weight, name)
     return graph.run_to_frame(
         louvain_kernel,
         label_columns=("community",),
@@ -490,7 +491,7 @@ def _communities(graph, name, *, resolution, threshold, max_level, seed, weight,
         threshold=float(threshold),
         max_level=None if max_level is None else int(max_level),
         seed=0 if seed is None else int(seed),
-        weighted=_weighted(graph, weight, name),
+        weighted=chosen is not None,
         gather=int(gather),
         iterations=int(iterations),
         theta=theta,
@@ -533,7 +534,7 @@ def leiden(
         The same seed and rank count give the same result.
     weight : str or None, optional
         Left out: the graph's weight, if it was built with one. ``None``: every edge counts 1.
-        A name must be the graph's weight column.
+        A name: any numeric edge attribute (``g.edge_attrs``), for this call.
     max_level : int, optional
     threshold : float
         A level is kept only if it raises modularity by more than this.
@@ -580,10 +581,6 @@ def leiden(
     )
 
 
-def _weighted(graph, weight, name):
-    return chosen_weight(graph, weight, name) is not None
-
-
 def modularity_kernel(ctx, *, weighted, resolution, bounds):
     level = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
     own = {r: np.asarray(ctx.blocks[r][-1], dtype=np.int64) for r in ctx.ranks}  # the rank's communities
@@ -609,7 +606,7 @@ def modularity(graph: Graph, communities: Any, *, resolution: float = 1.0, weigh
     resolution : float
     weight : str or None, optional
         Left out: the graph's weight, if it was built with one. ``None``: every edge counts 1.
-        A name must be the graph's weight column.
+        A name: any numeric edge attribute (``g.edge_attrs``), for this call.
 
     Returns
     -------
@@ -625,7 +622,8 @@ def modularity(graph: Graph, communities: Any, *, resolution: float = 1.0, weigh
     """
     if graph.directed:
         raise DgraphInputError("modularity needs an undirected graph: build it with directed=False")
-    weighted = _weighted(graph, weight, "modularity")
+    graph, chosen = weighed(graph, weight, "modularity")
+    weighted = chosen is not None
     vertices, labels = _partition(communities)
     if len(vertices) != graph.num_vertices or len(set(vertices)) != len(vertices):
         raise DgraphInputError(

@@ -20,7 +20,7 @@ import numpy as np
 from dgraph import kernels
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange
-from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
+from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -68,7 +68,7 @@ def max_weight_matching(graph: Graph, *, weight: Weight = GRAPH_WEIGHT) -> dd.Da
         Undirected.
     weight : str or None, optional
         Left out: the graph's weight, if it was built with one. ``None``: every edge weighs 1
-        (a maximal matching). A name must be the graph's weight column.
+        (a maximal matching). A name: any numeric edge attribute (``g.edge_attrs``), for this call.
 
     Returns
     -------
@@ -90,7 +90,7 @@ def max_weight_matching(graph: Graph, *, weight: Weight = GRAPH_WEIGHT) -> dd.Da
     """
     if graph.directed:
         raise DgraphInputError("max_weight_matching needs an undirected graph; build it with directed=False")
-    weight = chosen_weight(graph, weight, "max_weight_matching")
+    graph, weight = weighed(graph, weight, "max_weight_matching")
     return graph.run_to_frame(
         matching_kernel, label_columns=("mate",), nullable=("mate",), name="matching", weighted=weight is not None
     )

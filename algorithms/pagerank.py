@@ -36,7 +36,7 @@ from dgraph.block import block_arcs, has_kept, kept
 from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange, reduce_rows
-from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
+from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -269,7 +269,7 @@ def pagerank(
         Teleport (and dangling) distribution over vertices, by label; unlisted vertices get 0.
     weight : str or None, optional
         Left out: the graph's weight, if it was built with one. ``None``: every arc counts 1.
-        A name must be the graph's weight column.
+        A name: any numeric edge attribute (``g.edge_attrs``), for this call.
 
     Returns
     -------
@@ -304,7 +304,7 @@ def pagerank(
     alpha = number(alpha, "alpha", low=0, high=1, low_open=True)
     max_iter = integer(max_iter, "max_iter", minimum=1)
     tol = number(tol, "tol", low=0)
-    weight = chosen_weight(graph, weight, "pagerank")
+    graph, weight = weighed(graph, weight, "pagerank")
     if weight is not None:
         lowest = min(graph.block_facts(_lightest))
         if not lowest >= 0:

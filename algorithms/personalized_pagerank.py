@@ -27,7 +27,7 @@ from dgraph.block import own_canonical
 from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.ghosts import GhostExchange
-from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
+from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
 from .pagerank import _out_weight
 
@@ -149,7 +149,7 @@ def personalized_pagerank(
         Only each query's ``top`` highest vertices (ties: first in the graph's vertex order).
     weight : str or None, optional
         Left out: the graph's weight, if it was built with one. ``None``: every arc counts 1.
-        A name must be the graph's weight column.
+        A name: any numeric edge attribute (``g.edge_attrs``), for this call.
 
     Returns
     -------
@@ -177,7 +177,7 @@ def personalized_pagerank(
     max_iter = integer(max_iter, "max_iter", minimum=1)
     tol = number(tol, "tol", low=0)
     top = None if top is None else integer(top, "top", minimum=1)
-    weight = chosen_weight(graph, weight, "personalized_pagerank")
+    graph, weight = weighed(graph, weight, "personalized_pagerank")
     share = seeds["weight"].to_numpy(np.float64) if "weight" in seeds.columns else np.ones(len(seeds))
     if not np.isfinite(share).all() or (share < 0).any():
         raise DgraphInputError("seed weights must be finite and non-negative")

@@ -28,7 +28,7 @@ from dgraph.block import keyed_ids, keyed_run
 from dgraph.errors import DgraphInputError
 from dgraph.kernels import unique
 from dgraph.owners import by_owner, placed_of
-from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
+from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
 from .neighbourhood import seed_ids
 from .sssp import _weight_facts
@@ -254,7 +254,7 @@ def shortest_paths(
         Every (source, target) pair gets a row; None: every vertex each source reaches.
     weight : str or None, optional
         Left out: the graph's weight, if it was built with one (non-negative weights).
-        ``None``: hops. A name must be the graph's weight column.
+        ``None``: hops. A name: any numeric edge attribute (``g.edge_attrs``), for this call.
 
     Returns
     -------
@@ -274,7 +274,7 @@ def shortest_paths(
     >>> list(zip(found.source.tolist(), found.target.tolist(), found.path.tolist()))
     [(1, 12, [1, 12]), (1, 16, [1, 3, 33, 16]), (34, 12, [34, 9, 1, 12]), (34, 16, [34, 16])]
     """
-    weight = chosen_weight(graph, weight, "shortest_paths")
+    graph, weight = weighed(graph, weight, "shortest_paths")
     weighted = weight is not None
     if weighted:
         lowest = min(f[0] for f in graph.block_facts(_weight_facts))

@@ -42,7 +42,7 @@ from dgraph.checks import number
 from dgraph.edgemap import EdgeMap
 from dgraph.errors import DgraphInputError
 from dgraph.relax import BUCKET_ARCS, LOCAL_SHARE, local_share, shortest_path_tree, shortest_paths, ties_are_safe
-from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
+from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -139,7 +139,8 @@ def sssp(
     source : label
     weight : str or None, optional
         Left out: the graph's weight, if it was built with one (as networkx's Dijkstra uses
-        ``"weight"``). ``None``: every arc costs 1. A name must be the graph's weight column.
+        ``"weight"``). ``None``: every arc costs 1. A name: any numeric edge attribute
+        (``g.edge_attrs``), for this call.
         Weights must be non-negative (0 is allowed).
     delta : float, optional
         Bucket width: a round expands only vertices below the current bucket's end (default:
@@ -180,7 +181,7 @@ def sssp(
     >>> dgraph.algorithms.sssp(g, 0, weight=None).compute().distance.tolist()
     [0.0, 1.0, 1.0]
     """
-    weight = chosen_weight(graph, weight, "sssp")
+    graph, weight = weighed(graph, weight, "sssp")
     if weight is None and graph.weight is not None:  # unit costs on a weighted graph: hops
         return _hops(graph, source)
     facts = graph.block_facts(_weight_facts)

@@ -27,7 +27,7 @@ from scipy.sparse.csgraph import connected_components
 
 from dgraph import kernels
 from dgraph.errors import DgraphInputError
-from dgraph.weights import GRAPH_WEIGHT, chosen_weight
+from dgraph.weights import GRAPH_WEIGHT, weighed
 
 SHOWN = 3  # offending vertices named per violation
 
@@ -45,15 +45,16 @@ def check(verifier, name, graph, result, **params):
     frame = graph.client.compute(result).result() if hasattr(result, "dask") else result
     if not isinstance(frame, pd.DataFrame) or "vertex" not in frame.columns:
         raise DgraphInputError("result must be the DataFrame an algorithm returned, with a 'vertex' column")
+    if "weight" in inspect.signature(verifier).parameters or "weight" in params:
+        # the algorithms' own rule: the graph's weight unless the call said otherwise; the
+        # snapshot's weights are the chosen attribute's
+        graph, params["weight"] = weighed(graph, params.get("weight", GRAPH_WEIGHT), f"verify({name!r})")
     snap = graph.snapshot()
     problems, pos = _rows(snap, frame)
     if problems:
         return problems
     order = np.argsort(pos)
     frame = frame.iloc[order].reset_index(drop=True)
-    if "weight" in inspect.signature(verifier).parameters or "weight" in params:
-        # the algorithms' own rule: the graph's weight unless the call said otherwise
-        params["weight"] = chosen_weight(graph, params.get("weight", GRAPH_WEIGHT), f"verify({name!r})")
     try:
         return verifier(snap, frame, **params)
     except TypeError as exc:

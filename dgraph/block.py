@@ -7,6 +7,7 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from dask.sizeof import sizeof
 
 from . import kernels
@@ -37,6 +38,9 @@ class Block:
     rank's own vertices (a contiguous range of placed ids) are a contiguous range of slots.
     ``space_key`` is the canonical id of each slot where the placement reorders vertices (None
     where placed ids are canonical): what ties are broken by, for the vertices the rank reads.
+
+    ``attrs`` are the block's named per-arc columns (edge attributes other than the weight), in
+    arc order like ``indices`` and ``weights``; None when the graph has none.
     """
 
     rank: int
@@ -53,6 +57,7 @@ class Block:
     owned_degree: np.ndarray | None = None  # degree of each vertex the rank owns, when rows aren't those
     space: np.ndarray | None = None  # see above; None only for a block made by hand with placed ids
     space_key: np.ndarray | None = None
+    attrs: dict[str, np.ndarray] | None = None
 
     @property
     def nlocal(self):
@@ -155,6 +160,8 @@ def _block_bytes(block):
             value = getattr(part, f.name)
             if isinstance(value, np.ndarray):
                 arrays[id(value)] = value.nbytes
+        for value in (getattr(part, "attrs", None) or {}).values():
+            arrays[id(value)] = sizeof(value)  # an object column: its strings too
     light = block.__dict__.get("_light")  # (light_arcs' copy, kept with the block)
     kept = [a for p in block.parts for v in p.__dict__.get("_kept", {}).values() for a in _arrays(v)]
     return sum(arrays.values()) + (_block_bytes(light[1]) if light else 0) + sum(a.nbytes for a in kept)
@@ -280,6 +287,34 @@ def block_arcs(block, chunk=None):
     return rows, cols, weights
 
 
+def block_attrs(block, chunk=None):
+    """The per-arc columns (``Block.attrs``) of a block or of all its subgraphs, in
+    ``block_arcs``' order; with ``chunk``, of that chunk's rows only. Empty without columns."""
+    parts = block.parts
+    if parts[0].attrs is None:
+        return {}
+    if chunk is not None:
+        i, a, b = chunk
+        p = parts[i]
+        lo, hi = p.indptr[a], p.indptr[b]
+        return {name: column[lo:hi] for name, column in p.attrs.items()}
+    return {name: np.concatenate([p.attrs[name] for p in parts]) for name in parts[0].attrs}
+
+
+def weighted_by(block, name):
+    """The block (each of its subgraphs) with its per-arc column ``name`` as its weights: how a
+    call weighs arcs by an edge attribute (float64, as weights are; the other arrays shared)."""
+    parts = [dataclasses.replace(p, weights=as_weights(p.attrs[name])) for p in block.parts]
+    return dataclasses.replace(block, parts=parts) if isinstance(block, Subgraphs) else parts[0]
+
+
+def as_weights(column):
+    """A numeric per-arc column as float64 weights (a null, in a nullable column, as NaN)."""
+    if column.dtype != object:
+        return column.astype(np.float64)
+    return pd.array(column).to_numpy(dtype=np.float64, na_value=np.nan)
+
+
 def block_chunks(block, arcs=CHUNK_ARCS):
     """A block's rows in chunks of about ``arcs`` arcs (a row is never split): (part index,
     first row, end row, arcs) of each; the first three are a chunk for ``block_arcs``."""
@@ -302,7 +337,7 @@ def light_arcs(block, delta):
     for p in block.parts:
         csr = kernels.LocalCSR(p.indptr, p.indices, p.weights)
         ptr, idx, w, loops = kernels.light_rows(csr, float(delta), p.row_slots())
-        parts.append(dataclasses.replace(p, indptr=ptr, indices=idx, weights=w, loops=loops))
+        parts.append(dataclasses.replace(p, indptr=ptr, indices=idx, weights=w, loops=loops, attrs=None))
     light = dataclasses.replace(block, parts=parts) if isinstance(block, Subgraphs) else parts[0]
     block.__dict__["_light"] = (delta, light)
     return light
@@ -336,10 +371,12 @@ def slots_read(block):
     return kept(block, "slots read", marked)
 
 
-def split_by_owner(rows, cols, weights, bounds, *, layout=None, extra=None, narrow=False):
+def split_by_owner(rows, cols, weights, bounds, *, layout=None, extra=None, narrow=False, attrs=None):
     """Cut arcs into one piece per rank: the owner of ``rows`` (placed ids), or with a layout the
     rank that stores the arc (``layout.arc_ranks``). ``narrow``: the pieces hold the ids as
-    int32 when every placed id fits (a graph's construction holds all its pieces at once)."""
+    int32 when every placed id fits (a graph's construction holds all its pieces at once). A
+    piece is (rows, cols, weights or None), and with ``attrs`` (named per-arc columns) their
+    columns too: (rows, cols, weights or None, {name: column})."""
     owner = owner_of(rows, bounds) if layout is None else layout.arc_ranks(rows, cols, bounds, extra)
     order = grouped_by_owner(owner, bounds.size - 1)
     cuts = np.searchsorted(owner[order], np.arange(bounds.size), side="left")
@@ -347,7 +384,12 @@ def split_by_owner(rows, cols, weights, bounds, *, layout=None, extra=None, narr
         rows, cols = rows.astype(np.int32), cols.astype(np.int32)
     rows, cols = rows[order], cols[order]
     weights = weights[order] if weights is not None else None
-    return [(rows[a:b], cols[a:b], None if weights is None else weights[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
+    pieces = [(rows[a:b], cols[a:b], None if weights is None else weights[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
+    if attrs is None:
+        return pieces
+    attrs = {name: column[order] for name, column in attrs.items()}
+    spans = zip(cuts[:-1], cuts[1:])
+    return [(*p, {name: column[a:b] for name, column in attrs.items()}) for p, (a, b) in zip(pieces, spans)]
 
 
 class BlockBuilder:
@@ -359,7 +401,9 @@ class BlockBuilder:
     ``csrs`` are the block's CSRs as ``(name, lo, hi, row_ids)`` (see Block): one, or a layout's
     subgraphs, then ``which(rows, cols)`` says each arc's CSR and ``heavy``, ``n_extreme`` are
     the layout's (see Subgraphs). ``own``: the (lo, hi) placed ids the rank owns, which its
-    vertex space holds whatever its arcs.
+    vertex space holds whatever its arcs. A piece is (rows, cols, weights or None) or, for a
+    block with per-arc columns (``allocate``'s ``attrs``), (rows, cols, weights or None,
+    {name: column}); the columns follow their arcs through the fill, the sort and the dedup.
     """
 
     def __init__(self, rank, n, csrs, own, *, which=None, heavy=None, n_extreme=0):
@@ -368,48 +412,67 @@ class BlockBuilder:
         self.csrs = [_CsrRows(*c) for c in csrs]
         self.lock = threading.Lock()  # a worker with several threads may add two pieces at once
 
-    def _shares(self, rows, cols, weights=None, counting=False):
-        """(CSR, rows, cols, weights) of the arcs of a piece each CSR holds (cols and weights
+    def _shares(self, rows, cols, weights=None, attrs=None, counting=False):
+        """(CSR, rows, cols, weights, attrs) of the arcs of a piece each CSR holds (all but rows
         left out when ``counting``)."""
         if self.which is None:
-            return [(self.csrs[0], rows, cols, weights)]
+            return [(self.csrs[0], rows, cols, weights, attrs)]
         which = self.which(rows, cols)
         order = grouped_by_owner(which, len(self.csrs))
         cuts = np.searchsorted(which[order], np.arange(len(self.csrs) + 1))
-        take = [rows] if counting else [rows, cols] + ([] if weights is None else [weights])
-        take = [a[order] for a in take] + [None] * (3 - len(take))
-        return [(csr, *(None if a is None else a[i:j] for a in take)) for csr, i, j in zip(self.csrs, cuts, cuts[1:])]
+        rows = rows[order]
+        if counting:
+            return [(csr, rows[i:j], None, None, None) for csr, i, j in zip(self.csrs, cuts, cuts[1:])]
+        cols, weights = cols[order], None if weights is None else weights[order]
+        attrs = None if attrs is None else {k: v[order] for k, v in attrs.items()}
+        return [
+            (
+                csr,
+                rows[i:j],
+                cols[i:j],
+                None if weights is None else weights[i:j],
+                None if attrs is None else {k: v[i:j] for k, v in attrs.items()},
+            )
+            for csr, i, j in zip(self.csrs, cuts, cuts[1:])
+        ]
 
-    def count(self, rows, cols, weights=None):
-        for csr, rows, _, _ in self._shares(rows, cols, counting=True):
+    def count(self, rows, cols, weights=None, attrs=None):
+        for csr, rows, _, _, _ in self._shares(rows, cols, counting=True):
             at, offset = csr.at(rows)
             at = at - offset if offset else at
             with self.lock:
                 kernels.count_reads(at, csr.counts)
 
-    def nbytes(self, weighted, keyed):
+    def nbytes(self, weighted, keyed, attrs=()):
         """(held, scratch): the bytes the counted block takes once allocated, and the most
         ``finish`` takes beside it for a moment (marks and slots of the n placed ids, and with
-        ``keyed`` the canonical ids as int64 for sorting rows)."""
+        ``keyed`` the canonical ids as int64 for sorting rows). ``attrs``: as ``allocate``'s."""
         rows = sum(csr.counts.size for csr in self.csrs)
         arcs = sum(int(csr.counts.sum()) for csr in self.csrs)
         per_arc = np.dtype(index_type(self.n)).itemsize + (8 if weighted else 0)
+        per_arc += sum(np.dtype(dtype).itemsize for _, dtype in attrs)
         held = 16 * (rows + len(self.csrs)) + per_arc * arcs  # indptr and cursors; indices, weights
         return held, self.n * (1 + 4 + 8 + (8 if keyed else 0))  # seen, slot, space; key
 
-    def allocate(self, weighted):
+    def allocate(self, weighted, attrs=()):
+        """Room for the counted arcs, their weights when ``weighted``, and a column of each of
+        ``attrs`` ((name, numpy dtype) pairs) per arc."""
         for csr in self.csrs:
-            csr.allocate(weighted, index_type(self.n))
+            csr.allocate(weighted, index_type(self.n), attrs)
 
-    def fill(self, rows, cols, weights=None):
+    def fill(self, rows, cols, weights=None, attrs=None):
         """Write the arcs to their rows' next free slots; False when one found no room (more
         arcs than were counted)."""
         ok = True
-        for csr, rows, cols, weights in self._shares(rows, cols, weights):
+        for csr, rows, cols, weights, attrs in self._shares(rows, cols, weights, attrs):
             at, offset = csr.at(rows)
             w = np.empty(0) if weights is None else weights
             with self.lock:
+                slots = kernels.fill_slots(at, offset, csr.fill) if csr.attrs else None
                 ok &= kernels.fill_rows(at, cols, w, offset, csr.fill, csr.indptr[1:], csr.indices, csr.weights)
+                if ok and slots is not None:
+                    for name, column in csr.attrs.items():
+                        column[slots] = attrs[name]
         return ok
 
     def full(self):
@@ -434,17 +497,17 @@ class BlockBuilder:
             weights = csr.weights if csr.weighted else None
             parts.append(
                 Block(self.rank, csr.lo, csr.hi, self.n, direction, csr.indptr, indices, weights, loops,
-                      csr.row_ids, csr.name, space=space, space_key=space_key)
+                      csr.row_ids, csr.name, space=space, space_key=space_key, attrs=csr.attrs or None)
             )  # fmt: skip
         if self.which is None:
             return parts[0]
         return Subgraphs(self.rank, parts, self.heavy, self.n_extreme)
 
-    def build(self, pieces, direction, key, dedup):
-        """The block of ``pieces`` (rows, cols, weights-or-None) in hand."""
+    def build(self, pieces, direction, key, dedup, attrs=()):
+        """The block of ``pieces`` in hand (``attrs``: as ``allocate``'s)."""
         for piece in pieces:
             self.count(*piece)
-        self.allocate(bool(pieces) and pieces[0][2] is not None)
+        self.allocate(bool(pieces) and pieces[0][2] is not None, attrs)
         for piece in pieces:
             self.fill(*piece)
         return self.finish(direction, key, dedup)
@@ -467,7 +530,7 @@ class _CsrRows:
             return rows, self.lo
         return self.sorter[kernels.positions(self.sorted_ids, rows)[0]], 0
 
-    def allocate(self, weighted, index_dtype):
+    def allocate(self, weighted, index_dtype, attrs=()):
         self.indptr = np.zeros(self.counts.size + 1, np.int64)
         np.cumsum(self.counts, out=self.indptr[1:])
         del self.counts
@@ -475,17 +538,30 @@ class _CsrRows:
         self.indices = np.empty(m, index_dtype)
         self.weighted = weighted
         self.weights = np.empty(m if weighted else 0)
+        self.attrs = {name: np.empty(m, dtype) for name, dtype in attrs}
         self.fill = self.indptr[:-1].copy()
 
     def order(self, key, dedup):
         """Rows sorted by canonical id, repeats dropped with ``dedup`` (their room given back:
         a realloc, not a copy)."""
+        if self.attrs:
+            return self._order_carrying(key, dedup)
         self.indptr, kept = kernels.order_rows(self.indptr, self.indices, self.weights, key, dedup)
         del self.fill
         if kept < self.indices.size:
             self.indices.resize(kept, refcheck=False)
             if self.weighted:
                 self.weights.resize(kept, refcheck=False)
+
+    def _order_carrying(self, key, dedup):
+        """``order`` through one permutation (``kernels.row_order``: the order ``order_rows``
+        gives) that the per-arc columns follow too."""
+        self.indptr, perm = kernels.row_order(self.indptr, self.indices, self.weights, key, dedup)
+        self.indices = self.indices[perm]
+        if self.weighted:
+            self.weights = self.weights[perm]
+        self.attrs = {name: column[perm] for name, column in self.attrs.items()}
+        del self.fill
 
 
 def reverse_pieces(block, chunk, bounds, layout=None, extra=None):

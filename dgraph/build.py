@@ -19,6 +19,7 @@ import pandas as pd
 from distributed import Client
 
 from . import kernels
+from .attributes import column_values, edge_attr_names, is_frame, place_vertex_tables, storage_dtype, vertex_frame
 from .block import split_by_owner
 from .calibrate import rank_weights
 from .cluster import get_client, workers
@@ -101,13 +102,16 @@ def _degree_sum(parts, n, chains, both_ends=False):
     return fold(parts, _count_more, np.add, chains, n, both_ends)
 
 
-def _split(part, inverse, bounds, weight, layout, extra):
+def _split(part, inverse, bounds, weight, layout, extra, *, attrs=()):
+    """A partition's arcs cut into a piece per rank, with the columns ``attrs`` ((name, the
+    partition's column) pairs) as their per-arc columns."""
     rows = part["src"].to_numpy(dtype=np.int64)
     cols = part["dst"].to_numpy(dtype=np.int64)
     if inverse is not None:
         rows, cols = inverse[rows], inverse[cols]
     w = part[weight].to_numpy(dtype=np.float64) if weight else None
-    return split_by_owner(rows, cols, w, bounds, layout=layout, extra=extra, narrow=True)
+    columns = {name: column_values(part[column]) for name, column in attrs} if attrs else None
+    return split_by_owner(rows, cols, w, bounds, layout=layout, extra=extra, narrow=True, attrs=columns)
 
 
 def _row_counts(degree, order, lo, hi):
@@ -192,10 +196,6 @@ def _vertices_series(vertices):
 
 def _vertices_pandas(vertices):
     """``vertices=`` (not a dask Series) as a checked pandas Series."""
-    if isinstance(vertices, pd.DataFrame) or hasattr(vertices, "dask") and hasattr(vertices, "columns"):
-        raise DgraphInputError(
-            "vertices= must be a Series (or list/array) of labels, not a DataFrame; pass df['vertex']"
-        )
     return check_labels(pd.Series(vertices if not isinstance(vertices, pd.Index) else vertices.to_numpy()), "vertices=")
 
 
@@ -206,7 +206,9 @@ def from_edgelist(
     weight: Hashable | None = None,
     *,
     directed: bool = True,
-    vertices: pd.Series | dd.Series | Sequence[Any] | np.ndarray | None = None,
+    edge_attrs: Sequence[str] | str | bool | None = None,
+    vertices: pd.DataFrame | dd.DataFrame | pd.Series | dd.Series | Sequence[Any] | np.ndarray | None = None,
+    vertex_column: Hashable = "vertex",
     layout: str | Layout = "1d",
     ranks: int | None = None,
     duplicates: str = "drop",
@@ -226,11 +228,22 @@ def from_edgelist(
     source, destination : str
         Columns holding the endpoint labels: integers of any size or strings.
     weight : str, optional
-        Column of edge weights (float). Without it the graph is unweighted.
+        Column of edge weights (float). Without it the graph is unweighted. It is the graph's
+        default weight and one of its edge attributes.
     directed : bool
         ``False`` stores both arcs of every edge (a self-loop once).
-    vertices : Series, list or array, optional
-        All vertex labels, so vertices without edges exist too.
+    edge_attrs : list of str, str or True, optional
+        Columns kept as edge attributes, beside the blocks on the workers: ``g.edges()`` returns
+        them, and any numeric one weighs a call (``sssp(g, s, weight="t")``). True keeps every
+        column but the ends. Kept with their arcs by the same policies (an undirected edge's two
+        arcs carry the same values; of repeated arcs dropped, the one kept is the lightest, and
+        among equal weights any one of them).
+    vertices : DataFrame, Series, list or array, optional
+        All vertex labels, so vertices without edges exist too. A DataFrame (pandas or dask)
+        holds the labels in its column ``vertex_column`` and vertex attributes in the others
+        (``g.vertices()``; a vertex without a row has nulls); each label at most once.
+    vertex_column : str
+        The label column of a ``vertices`` DataFrame.
     layout : str or dgraph.partitioners.Layout
         ``"1d"``, ``"2d"``, ``"1.5d"``, ``"tdorch"`` or a layout object such as ``OneD(ranks=8,
         balance="striped")``, ``TwoD(rows=2, cols=4)`` or ``OnePointFiveD(e_threshold=...)``.
@@ -275,6 +288,10 @@ def from_edgelist(
     >>> g = dgraph.from_edgelist(edges, directed=False)
     >>> g.num_vertices, g.num_edges
     (3, 3)
+    >>> edges["t"] = [1.5, 2.0, 0.5]
+    >>> g = dgraph.from_edgelist(edges, edge_attrs=["t"], directed=False)
+    >>> dgraph.algorithms.sssp(g, "a", weight="t").compute().distance.tolist()
+    [0.0, 1.5, 0.5]
     """
     client = client or get_client()
     given = df
@@ -282,6 +299,10 @@ def from_edgelist(
     for what, col in (("source", source), ("destination", destination), ("weight", weight)):
         if col is not None and col not in df.columns:
             raise DgraphInputError(f"{what} column {col!r} is not in the edge list; its columns are {list(df.columns)}")
+    names = edge_attr_names(list(df.columns), edge_attrs, (source, destination), weight)
+    frame = None
+    if is_frame(vertices):
+        frame, vertices = vertex_frame(vertices, vertex_column)
     if source == destination:
         raise DgraphInputError(f"source and destination are the same column {source!r}")
     if weight is not None and not pd.api.types.is_numeric_dtype(df[weight].dtype):
@@ -302,17 +323,33 @@ def from_edgelist(
         raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
 
     small = isinstance(given, pd.DataFrame) and len(given) <= SMALL_EDGES and not hasattr(vertices, "dask")
-    spec = BuildSpec(directed, weight, layout, duplicates, wk, one_rank_below)
+    # attributes under names of their own, which no other column of the edge list can take
+    attrs = tuple((name, f"attr {i}", storage_dtype(df[name].dtype)) for i, name in enumerate(names))
+    columns = {source: "src", destination: "dst", **({weight: "weight"} if weight else {})}
+    columns.update((name, column) for name, column, _ in attrs)
+    spec = BuildSpec(directed, weight, layout, duplicates, wk, one_rank_below, attrs)
+    g = None
     if small and vertex_order == "labels":
-        columns = {source: "src", destination: "dst", **({weight: "weight"} if weight else {})}
-        frame = given[list(columns)].astype(df[list(columns)].dtypes.to_dict()).rename(columns=columns)
-        g = _from_small_frame(client, frame, vertices, renumber, self_loops, spec)
-        if g is not None:
-            return g if (transport, domains) == ("direct", None) else g.with_transport(transport, domains)
+        edges = given[list(columns)].astype(df[list(columns)].dtypes.to_dict()).rename(columns=columns)
+        g = _from_small_frame(client, edges, vertices, renumber, self_loops, spec)
+    if g is None:
+        edges = df[list(columns)].rename(columns=columns)
+        options = dict(vertices=vertices, renumber=renumber, self_loops=self_loops, vertex_order=vertex_order)
+        g = _from_dask_frame(client, edges, spec, **options)
+    dtypes = df._meta.dtypes
+    edge_dtypes = {name: dtypes[name] for name in ([weight] if weight else []) + names}
+    g.store.edge_dtypes = dict(sorted(edge_dtypes.items(), key=lambda kv: list(df.columns).index(kv[0])))
+    if frame is not None and len(frame.columns) > 1:
+        vframe = _to_dask(frame, "vertices=", labels=(vertex_column,), client=client)
+        g.store.vertex_tables, g.store.vertex_dtypes = place_vertex_tables(g.store, g.codec, vframe, vertex_column)
+    return g if (transport, domains) == ("direct", None) else g.with_transport(transport, domains)
 
+
+def _from_dask_frame(client, edges, spec, *, vertices, renumber, self_loops, vertex_order):
+    """``from_edgelist`` of a dask edge list (columns src, dst[, weight][, attributes])."""
+    directed = spec.directed
+    wk = spec.workers
     with Stages("from_edgelist") as stages:  # a status line once construction takes over 3 s
-        edges = df[[source, destination] + ([weight] if weight else [])]
-        edges = edges.rename(columns={source: "src", destination: "dst", **({weight: "weight"} if weight else {})})
         stages("labels")
         if renumber:
             vseries = [_vertices_series(vertices)] if vertices is not None else []
@@ -337,8 +374,7 @@ def from_edgelist(
             edges = labels.reorder(edges, ["src", "dst"])
             if not directed:  # every arc was counted at both ends: twice the out-degrees, in canonical order
                 out_degree = client.submit(_halved_descending, ends)
-        g = _place(client, edges, labels, spec, out_degree=out_degree, stages=stages)
-    return g if (transport, domains) == ("direct", None) else g.with_transport(transport, domains)
+        return _place(client, edges, labels, spec, out_degree=out_degree, stages=stages)
 
 
 def _graph(client, labels, blocks, placed, *, directed, weight, order, inverse, extra):
@@ -356,6 +392,7 @@ def _graph(client, labels, blocks, placed, *, directed, weight, order, inverse, 
         dedup=placed.dedup,
         order=order,
         extra=extra,
+        weight=weight,
     )
     return Graph(codec, store, weight=weight, rebuild=from_edgelist)
 
@@ -368,7 +405,8 @@ def _spread(wk, ranks):
 class BuildSpec(NamedTuple):
     """What a graph is built as, whatever its input: ``directed`` or not, its ``weight`` column
     (None: unweighted), its ``layout``, the ``duplicates`` policy, the ``workers`` its ranks
-    spread over, and the arcs below which it gets one rank (``one_rank_below``; 0: never)."""
+    spread over, the arcs below which it gets one rank (``one_rank_below``; 0: never), and its
+    edge attributes (``attrs``: (name, column of the edge frame, numpy dtype kept))."""
 
     directed: bool
     weight: Hashable | None
@@ -376,6 +414,7 @@ class BuildSpec(NamedTuple):
     duplicates: str
     workers: list
     one_rank_below: int = 0
+    attrs: tuple = ()
 
 
 def _from_small_frame(client, frame, vertices, renumber, self_loops, spec):
@@ -404,7 +443,7 @@ def _place_small(client, frame, labels, spec):
     """``_place`` for a small pandas edge list of ids 0..n-1: planned and cut here, each rank's
     block built by one task that carries its piece (``place_small``), in one wave instead of
     dozens of round trips. None for a layout measuring the workers' speeds."""
-    directed, weight, layout, duplicates, wk, one_rank_below = spec
+    directed, weight, layout, duplicates, wk, one_rank_below, attrs = spec
     if getattr(layout, "balance", None) == "measured":
         return None
     n = labels.n
@@ -418,7 +457,7 @@ def _place_small(client, frame, labels, spec):
     if extra is not None:
         layout = layout.resolve(extra)
     inverse = None if order is None else inverse_permutation(order)
-    pieces = _split(frame, inverse, bounds, "weight" if weight else None, layout, extra)
+    pieces = _split(frame, inverse, bounds, "weight" if weight else None, layout, extra, attrs=_columns(attrs))
     # the tables every block's task reads travel once each, not inside every task
     shared = [t for t in (order, inverse, extra) if t is not None]
     held = iter(client.scatter(shared, hash=False) if shared else ())
@@ -426,7 +465,7 @@ def _place_small(client, frame, labels, spec):
     where = _spread(wk, layout.ranks)
     pieces = [[p] for p in pieces]
     dedup = duplicates == "drop"
-    spec = PlacementSpec(layout, bounds, n, "out", dedup, weight is not None)
+    spec = PlacementSpec(layout, bounds, n, "out", dedup, weight is not None, _kept(attrs))
     blocks = place_small(client, spec, pieces, where, key=placed[0], extra=placed[2], tables=(order, extra))
     return _graph(
         client,
@@ -445,7 +484,7 @@ def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
     """The graph of ``edges`` (canonical ids, symmetrized where undirected), built as ``spec``
     says: planned on the workers, its blocks placed there (``place_input``). ``out_degree``: a
     future of the degrees when already counted; ``stages(name)`` hears of each stage."""
-    directed, weight, layout, duplicates, wk, one_rank_below = spec
+    directed, weight, layout, duplicates, wk, one_rank_below, attrs = spec
     stages = stages or (lambda stage: None)
     stages("degrees")
     parts = edges.to_delayed()
@@ -480,7 +519,7 @@ def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
     stages("placing arcs")
 
     def cut(part):
-        return dask.delayed(_split)(part, inverse, bounds, w, layout, extra)
+        return dask.delayed(_split)(part, inverse, bounds, w, layout, extra, attrs=_columns(attrs))
 
     def say(stage, done, total):
         stages(f"{stage}: {done}/{total} partitions")
@@ -489,9 +528,19 @@ def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
     counts = None  # a rank's rows are its own vertices: their degrees size its CSR; else counted
     if layout.owns_rows():
         counts = [client.submit(_row_counts, degree, order, *layout.row_range(r, bounds), pure=False) for r in range(P)]
-    spec = PlacementSpec(layout, bounds, n, "out", dedup, weighted)
+    spec = PlacementSpec(layout, bounds, n, "out", dedup, weighted, _kept(attrs))
     blocks = place_input(client, parts, cut, arcs, spec, where, key=order, extra=extra, counts=counts, say=say)
     del degree, plan
     return _graph(
         client, labels, blocks, spec, directed=directed, weight=weight, order=order, inverse=inverse, extra=extra
     )
+
+
+def _columns(attrs):
+    """(name, edge frame column) of each attribute of a BuildSpec: what ``_split`` cuts."""
+    return tuple((name, column) for name, column, _ in attrs)
+
+
+def _kept(attrs):
+    """(name, numpy dtype) of each attribute of a BuildSpec: the blocks' per-arc columns."""
+    return tuple((name, dtype) for name, _, dtype in attrs)

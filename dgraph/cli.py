@@ -6,6 +6,7 @@ dgraph run wcc --kronecker 16 --workers 2 --ranks 8 --output cc.parquet
 dgraph run louvain --dataset email-Eu-core --undirected --output parts.csv
 dgraph run pagerank --dataset rome99 --verify      # a weighted dataset: its weights, --no-weight ignores them
 dgraph run sssp --input roads.tsv --weight --source 17
+dgraph run sssp --input roads.csv --weight minutes --source 17   # a header's column by name
 dgraph run bfs --input edges.tsv --directed --scheduler tcp://host:8786
 dgraph partition --kronecker 16 --layout 2d --ranks 64 --measure
 dgraph graphalytics --graph ldbc/example-directed --algorithm CDLP --output out.txt
@@ -51,9 +52,12 @@ def _graph_options(cmd):
     weigh = cmd.add_mutually_exclusive_group()
     weigh.add_argument(
         "--weight",
-        action="store_true",
-        help="weigh the arcs in every weighted algorithm and in --verify: by --input's third column, or by a "
-        "weighted dataset's weights (rome99, cal_road: used without --weight too)",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="NAME",
+        help="weigh the arcs in every weighted algorithm and in --verify: by --input's third column (by its "
+        "column NAME, with a header), or by a weighted dataset's weights (rome99, cal_road: used without --weight too)",
     )
     weigh.add_argument("--no-weight", action="store_true", help="unit weights, even on a weighted dataset")
     cmd.add_argument(
@@ -200,6 +204,7 @@ def _load(args):
         return kronecker_graph(args.kronecker, directed=bool(directed), **kw), f"Kronecker scale {args.kronecker}"
     if args.input:
         weight = None if not args.weight else "weight" if args.input.endswith((".gr", ".gr.gz")) else 2
+        weight = args.weight if isinstance(args.weight, str) else weight
         graph = dgraph.read_edgelist(args.input, directed=directed, weight=weight, header=args.header, **kw)
         return graph, args.input
     name = args.dataset or "ca-GrQc"
@@ -498,8 +503,9 @@ def run(args):
             raise DgraphInputError(
                 f"{args.algorithm} needs an undirected graph and {what} is read as directed: add --undirected"
             )
-        # the graph's weight unless --no-weight: every weighted algorithm and its verifier take the same
-        weight = None if args.no_weight else graph.weight
+        # the graph's weight, or the edge attribute --weight names, unless --no-weight: every weighted
+        # algorithm and its verifier take the same
+        weight = None if args.no_weight else args.weight if isinstance(args.weight, str) else graph.weight
         extra = {}
         with _Phase(args.algorithm, times):
             fn = entry.function

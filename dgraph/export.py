@@ -56,8 +56,9 @@ def snapshot(graph: Graph) -> Snapshot:
 
 
 def to_networkx(graph: Graph) -> Any:
-    """A networkx (Di)Graph of ``graph`` (needs networkx installed); weights are stored under the
-    graph's weight name.
+    """A networkx (Di)Graph of ``graph`` (needs networkx installed), with every edge attribute on
+    its edges (the weight under the graph's weight name) and every vertex attribute on its nodes
+    (nulls left out).
 
     >>> import dgraph
     >>> G = dgraph.datasets.load("karate").to_networkx()
@@ -69,13 +70,20 @@ def to_networkx(graph: Graph) -> Any:
     except ImportError as exc:
         raise ImportError("to_networkx needs networkx: pip install networkx") from exc
     G = nx.DiGraph() if graph.directed else nx.Graph()
-    vertices = fetch(graph.client, graph.degrees())["vertex"]
-    G.add_nodes_from(vertices.tolist())
-    e = fetch(graph.client, graph.edges())
-    if graph.weight:
-        G.add_weighted_edges_from(
-            zip(e["src"].tolist(), e["dst"].tolist(), e[graph.weight].tolist()), weight=graph.weight
+    nodes = fetch(graph.client, graph.vertices())
+    names = list(graph.vertex_attrs)
+    if names:
+        values = nodes[names].astype(object).where(nodes[names].notna(), None).to_numpy()
+        G.add_nodes_from(
+            (v, {k: x for k, x in zip(names, row) if x is not None}) for v, row in zip(nodes["vertex"].tolist(), values)
         )
+    else:
+        G.add_nodes_from(nodes["vertex"].tolist())
+    e = fetch(graph.client, graph.edges())
+    names = list(graph.edge_attrs)
+    if names:
+        rows = e[names].astype(object).to_numpy()
+        G.add_edges_from((s, d, dict(zip(names, row))) for s, d, row in zip(e["src"].tolist(), e["dst"].tolist(), rows))
     else:
         G.add_edges_from(zip(e["src"].tolist(), e["dst"].tolist()))
     return G

@@ -17,7 +17,7 @@ import pandas as pd
 from distributed import Client, Future
 
 from . import export
-from .block import block_arcs
+from .attributes import edges_kernel, vertex_columns
 from .codec import LabelCodec
 from .errors import DgraphInputError
 from .export import Snapshot
@@ -36,9 +36,10 @@ class Graph:
     """A graph placed on the ranks of a dask cluster. Build one with ``dgraph.from_edgelist``.
 
     Facts: ``num_vertices``, ``num_edges`` (an undirected edge counted once), ``num_arcs``,
-    ``directed``, ``weight`` (the weight column or None), ``layout``, ``nranks``, ``transport``;
-    ``last_stats`` is the ``RunStats`` of the calling thread's last algorithm call on it. A
-    Graph never changes: ``with_transport`` and ``subgraph`` make new ones.
+    ``directed``, ``weight`` (the weight column or None), ``edge_attrs`` and ``vertex_attrs``
+    (the attributes it keeps), ``layout``, ``nranks``, ``transport``; ``last_stats`` is the
+    ``RunStats`` of the calling thread's last algorithm call on it. A Graph never changes:
+    ``with_transport``, ``with_weight`` and ``subgraph`` make new ones.
 
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate")
@@ -104,7 +105,41 @@ class Graph:
             raise DgraphInputError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
         return self._replace(runner=Runner(self.store, self.codec, transport=transport, domains=domains))
 
+    def with_weight(self, name: str) -> Graph:
+        """This graph weighed by its numeric edge attribute ``name`` by default: the same blocks,
+        seen with that column as their weights (made on the workers once and kept). Algorithms
+        do this themselves for ``weight="name"``.
+
+        >>> import pandas as pd, dgraph
+        >>> e = pd.DataFrame({"src": [0, 1], "dst": [1, 2], "w": [1.0, 1.0], "t": [5.0, 0.5]})
+        >>> h = dgraph.from_edgelist(e, weight="w", edge_attrs=["t"]).with_weight("t")
+        >>> h.weight, dgraph.algorithms.sssp(h, 0).compute().distance.tolist()
+        ('t', [0.0, 5.0, 5.5])
+        """
+        from .weights import chosen_weight
+
+        name = chosen_weight(self, name, "with_weight")  # type: ignore[assignment]
+        store = self.store.weighed_by(name)
+        return Graph(
+            self.codec,
+            store,
+            weight=name,
+            runner=self.runner.over(store),
+            ground_truth=self.ground_truth,
+            rebuild=self._rebuild,
+        )
+
     # ------------------------------------------------------------------ facts
+    @property
+    def edge_attrs(self) -> tuple[str, ...]:
+        """The edge attributes the graph keeps (its weight among them), as ``edges()`` lists them."""
+        return tuple(self.store.edge_dtypes)
+
+    @property
+    def vertex_attrs(self) -> tuple[str, ...]:
+        """The vertex attributes the graph keeps, as ``vertices()`` lists them."""
+        return tuple(self.store.vertex_dtypes)
+
     @property
     def client(self) -> Client:
         return self.store.client
@@ -238,22 +273,43 @@ class Graph:
         return self.to_frame(RankResults(c, res, [[r] for r in range(self.nranks)]))
 
     def edges(self) -> dd.DataFrame:
-        """Dask DataFrame [src, dst(, weight)] of the stored arcs in the user's labels (both arcs of
-        an undirected edge); the weight column keeps the name the graph was built with.
+        """Dask DataFrame [src, dst, *edge attributes] of the stored arcs in the user's labels
+        (both arcs of an undirected edge), made on the workers from each rank's block and its
+        per-arc columns; the weight is among the attributes, under the name the graph was built
+        with, and every attribute keeps the dtype it had in the edge list.
 
         >>> import dgraph
         >>> e = dgraph.datasets.load("karate").edges().compute()
         >>> list(e.columns), len(e)
         (['src', 'dst'], 156)
         """
-        return self.runner.run_to_rows(
-            _edges_kernel,
+        root = self.store.root
+        return self.runner.over(root).run_to_rows(
+            edges_kernel,
             label_columns=("src", "dst"),
             name="edges",
             placement="layout",
             record=False,  # a view of the graph: the last algorithm's stats stay
-            weight=self.weight,
+            weight=root.weight,
+            dtypes=root.edge_dtypes,
         )[0]
+
+    def vertices(self) -> dd.DataFrame:
+        """Dask DataFrame [vertex, *vertex attributes] of every vertex in the user's labels, made
+        on the workers from each rank's table of its own vertices. A vertex the ``vertices=``
+        frame had no row for has nulls (integer and boolean columns then have pandas' nullable
+        dtypes).
+
+        >>> import pandas as pd, dgraph
+        >>> people = pd.DataFrame({"vertex": ["ann", "bob", "cy"], "age": [31, 42, 27]})
+        >>> g = dgraph.from_edgelist(pd.DataFrame({"src": ["ann"], "dst": ["bob"]}), vertices=people)
+        >>> g.vertices().compute().sort_values("vertex").age.tolist()
+        [31, 42, 27]
+        """
+        c, store = self.client, self.store.root
+        tables: list[Any] = [None] * self.nranks if store.vertex_tables is None else store.vertex_tables
+        res = [c.submit(vertex_columns, r, t, store.vertex_dtypes, pure=False) for r, t in enumerate(tables)]
+        return self.runner.over(store).to_frame(RankResults(c, res, [[r] for r in range(self.nranks)]))
 
     def subgraph(self, vertices: Iterable) -> Graph:
         """The graph induced by ``vertices`` (labels): those vertices, isolated ones included, and
@@ -301,17 +357,26 @@ class Graph:
         pairs = pairs.drop_duplicates()
         arcs = self.edges()
         kept = arcs.merge(pairs.astype({"src": arcs.src.dtype, "dst": arcs.dst.dtype}), on=["src", "dst"], how="inner")
-        return self._rebuilt(kept)
+        if not self.vertex_attrs:
+            return self._rebuilt(kept)
+        kept = self.client.compute(kept).result()  # a frame of the pairs given, on the client already
+        return self._rebuilt(kept, vertices=pd.unique(pd.concat([kept.src, kept.dst], ignore_index=True)))
 
     def _rebuilt(self, arcs: dd.DataFrame, vertices: Sequence | None = None) -> Graph:
-        """A graph of these arcs (a frame of this graph's ``edges()``) placed as this one is."""
+        """A graph of these arcs (a frame of this graph's ``edges()``, with every attribute) and
+        of ``vertices`` (labels; with their attributes when the graph has some), placed as this
+        one is."""
         if self._rebuild is None:
             raise DgraphInputError("this graph was not built by from_edgelist, so it cannot make subgraphs")
         if not self.directed:  # edges() lists both arcs of an edge: one is the edge
             arcs = arcs[arcs.src <= arcs.dst]
+        if self.vertex_attrs and vertices is not None:
+            table = self.vertices()
+            vertices = table[table.vertex.isin(list(vertices))]
         return self._rebuild(
             arcs,
             weight=self.weight,
+            edge_attrs=[a for a in self.edge_attrs if a != self.weight],
             directed=self.directed,
             vertices=vertices,
             layout=self.layout,
@@ -336,11 +401,3 @@ def _degrees(r: int, arcs: np.ndarray, loops: np.ndarray) -> dict:
 
 def _in_out_degrees(r: int, ins: np.ndarray, outs: np.ndarray) -> dict:
     return {r: {"in_degree": ins, "out_degree": outs}}
-
-
-def _edges_kernel(ctx: Any, weight: str | None, bounds: np.ndarray, layout: Layout) -> dict:
-    out = {}
-    for r in ctx.ranks:
-        src, dst, w = block_arcs(ctx.blocks[r][0])
-        out[r] = {"src": src, "dst": dst, **({weight: w} if weight is not None else {})}
-    return out

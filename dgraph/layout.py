@@ -95,11 +95,11 @@ class Layout:
         which = functools.partial(self.csr_of, extra=extra)
         return BlockBuilder(rank, n, csrs, own, which=which, heavy=extra["heavy"], n_extreme=int(extra["n_extreme"]))
 
-    def build(self, rank, bounds, n, *pieces, direction="out", key=None, dedup=False, extra=None):
+    def build(self, rank, bounds, n, *pieces, direction="out", key=None, dedup=False, extra=None, attrs=()):
         """Rank's block from the pieces placed on it, in hand: ``direction`` of its arcs, ``key``
         (placed id -> canonical id, or None) that rows are sorted by, ``dedup`` to drop repeated
-        arcs, ``extra`` the plan's."""
-        return self.builder(rank, bounds, n, extra).build(pieces, direction, key, dedup)
+        arcs, ``extra`` the plan's, ``attrs`` its per-arc columns ((name, dtype) pairs)."""
+        return self.builder(rank, bounds, n, extra).build(pieces, direction, key, dedup, attrs)
 
     def row_range(self, r, bounds):
         return int(bounds[r]), int(bounds[r + 1])

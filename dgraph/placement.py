@@ -46,7 +46,8 @@ LIVENESS_SECONDS = 5  # how often construction checks that the workers building 
 class PlacementSpec:
     """What builds every rank's block beside its pieces: the ``layout`` and its owner ``bounds``
     over ``n`` vertices, the arcs' ``direction`` ("out", or "in" for in-blocks), whether rows
-    drop duplicate arcs (``dedup``) and whether arcs carry weights (``weighted``). Plain values,
+    drop duplicate arcs (``dedup``), whether arcs carry weights (``weighted``) and their other
+    per-arc columns (``attrs``: (name, numpy dtype) pairs, ``Block.attrs``). Plain values,
     so it travels inside tasks as it is; the plan's tables (``key``: placed id -> canonical id,
     ``extra``: the layout's) are futures and travel beside it, for dask to resolve."""
 
@@ -56,6 +57,7 @@ class PlacementSpec:
     direction: str = "out"
     dedup: bool = False
     weighted: bool = False
+    attrs: tuple = ()
 
     def builder(self, r: int, extra: Any = None):
         """Rank r's block, empty, to be counted and filled."""
@@ -64,7 +66,15 @@ class PlacementSpec:
     def build(self, r: int, key: Any, extra: Any, *pieces):
         """Rank r's block from its pieces, in hand (``key``, ``extra``: values, not futures)."""
         return self.layout.build(
-            r, self.bounds, self.n, *pieces, direction=self.direction, key=key, dedup=self.dedup, extra=extra
+            r,
+            self.bounds,
+            self.n,
+            *pieces,
+            direction=self.direction,
+            key=key,
+            dedup=self.dedup,
+            extra=extra,
+            attrs=self.attrs,
         )
 
     def owned_size(self, r: int) -> int:
@@ -187,12 +197,12 @@ def _start(token, r, spec, extra, counts):
         builder.csrs[0].counts[:] = counts
 
 
-def _needs(token, r, weighted, keyed):
-    return _filling(token, r).nbytes(weighted, keyed)
+def _needs(token, r, spec, keyed):
+    return _filling(token, r).nbytes(spec.weighted, keyed, spec.attrs)
 
 
-def _allocate(token, r, weighted):
-    _filling(token, r).allocate(weighted)
+def _allocate(token, r, spec):
+    _filling(token, r).allocate(spec.weighted, spec.attrs)
 
 
 def _filling(token, r):
@@ -435,11 +445,14 @@ def _cut_each(cut, args, nranks, blocks):
 
 
 def _joined(pieces):
-    """Pieces (rows, cols, weights or None) as one, their arcs in the same order."""
+    """Pieces (rows, cols, weights or None[, per-arc columns]) as one, their arcs in the same order."""
     if not pieces:
         return None
-    rows, cols, weights = zip(*pieces)
-    return np.concatenate(rows), np.concatenate(cols), None if weights[0] is None else np.concatenate(weights)
+    rows, cols, weights, *attrs = zip(*pieces)
+    joined = np.concatenate(rows), np.concatenate(cols), None if weights[0] is None else np.concatenate(weights)
+    if not attrs:
+        return joined
+    return (*joined, {name: np.concatenate([a[name] for a in attrs[0]]) for name in attrs[0][0]})
 
 
 def place_small(client, spec, pieces, where, *, key=None, extra=None, tables=None):
@@ -564,11 +577,10 @@ def stream_blocks(client, source, spec, where, *, key=None, extra=None, counts=N
         if counts is None:
             pour(_count, "counting arcs")
         keyed = key is not None
-        weighted = spec.weighted
-        needs = [client.submit(_needs, token, r, weighted, keyed, workers=[w], pure=False) for r, w in enumerate(at)]
+        needs = [client.submit(_needs, token, r, spec, keyed, workers=[w], pure=False) for r, w in enumerate(at)]
         _wait_alive(client, needs, at)
         check_room(client, at, client.gather(needs))
-        allocated = [client.submit(_allocate, token, r, weighted, workers=[w], pure=False) for r, w in enumerate(at)]
+        allocated = [client.submit(_allocate, token, r, spec, workers=[w], pure=False) for r, w in enumerate(at)]
         _wait_alive(client, allocated, at)
         pour(_fill, "placing arcs")
         finishing = [client.submit(_finish, token, r, spec, key, workers=[w], pure=False) for r, w in enumerate(at)]

@@ -61,6 +61,16 @@ class Runner:
         self._calls = threading.local()  # this thread's last call: .stats, .results (a weakref)
         self._metas: dict[tuple, pd.DataFrame] = {}
 
+    def over(self, store: BlockStore) -> Runner:
+        """A runner over another store of the same graph (its blocks weighed otherwise, or its
+        own) through this transport, whose calls are this runner's: each thread's last stats
+        are the same."""
+        if store is self.store:
+            return self
+        runner = Runner(store, self.codec, transport=self.transport, domains=self.domains)
+        runner._calls, runner._metas = self._calls, self._metas
+        return runner
+
     @property
     def last_stats(self) -> RunStats | None:
         return getattr(self._calls, "stats", None)

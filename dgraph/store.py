@@ -1,7 +1,8 @@
 """BlockStore: a graph's rank blocks on the workers, and the blocks derived from them.
 
 It holds the layout's blocks (futures), builds the in-blocks and 1D owner blocks an algorithm
-asks for once, keeps beside each rank the labels of its own vertices (for result frames), and
+asks for once, keeps beside each rank the labels of its own vertices (for result frames) and
+their attributes, makes the blocks weighed by another edge attribute (``weighed_by``), and
 spreads the blocks back over the live workers when a worker was lost or joined.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 from distributed import Client, Future
 
-from .block import Block, own_canonical, owner_pieces, reverse_pieces
+from .block import Block, own_canonical, owner_pieces, reverse_pieces, weighted_by
 from .cluster import holders, workers
 from .codec import LabelCodec
 from .dask_internals import wait_for
@@ -55,6 +56,11 @@ class BlockStore:
     id, a future or None) and ``extra`` (what the layout's plan added, or None) are what
     rebuilding blocks needs. Blocks never change, so facts about them are computed once.
 
+    Attributes: ``edge_dtypes`` are the graph's edge attributes and their dtypes, ``weight``
+    the one its blocks' weights hold (None: unweighted), the others the blocks' per-arc columns
+    (``Block.attrs``); ``vertex_tables`` (a future per rank, or None) hold the attributes of
+    each rank's own vertices in placed-id order, of dtypes ``vertex_dtypes``.
+
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate", ranks=2)
     >>> len(g.store.blocks), sum(arcs for arcs, _ in g.store.counts())
@@ -74,6 +80,8 @@ class BlockStore:
         dedup: bool,
         order: Future | None = None,
         extra: Future | None = None,
+        weight: str | None = None,
+        edge_dtypes: dict[str, Any] | None = None,
     ) -> None:
         self.client, self.layout, self.blocks = client, layout, blocks
         self.bounds, self.n, self.directed, self.weighted, self.dedup = bounds, n, directed, weighted, dedup
@@ -84,6 +92,12 @@ class BlockStore:
         self.local_share: float | None = None  # arcs whose two ends one rank owns, once a run counted it
         self._facts: dict[Callable, list] = {}
         self._spread_checked = time.monotonic()  # when the blocks' placement was last looked at
+        self.weight = weight
+        self.edge_dtypes: dict[str, Any] = edge_dtypes or ({weight: np.dtype(np.float64)} if weight else {})
+        self.vertex_tables: list[Future] | None = None
+        self.vertex_dtypes: dict[str, Any] = {}
+        self.base: BlockStore | None = None  # the store whose blocks these are, weighed otherwise
+        self._views: dict[str, BlockStore] = {}  # edge attribute -> the blocks weighed by it
 
     # ------------------------------------------------------------------ facts
     def where(self, blocks: list[Future]) -> list[str]:
@@ -155,6 +169,46 @@ class BlockStore:
                 )
         return self.owned[reverse]
 
+    def weighed_by(self, name: str) -> BlockStore:
+        """A store of this one's blocks weighed by the edge attribute ``name`` (a per-arc column;
+        ``block.weighted_by``): made beside each block once and kept, like the reverse and owner
+        blocks, which it builds for itself from them. It shares the labels and attributes."""
+        if name == self.weight:
+            return self
+        if self.base is not None:
+            return self.base.weighed_by(name)
+        view = self._views.get(name)
+        if view is None:
+            c, where = self.client, self.where(self.blocks)
+            blocks = [
+                c.submit(weighted_by, b, name, workers=[w], allow_other_workers=True, pure=False)
+                for b, w in zip(self.blocks, where)
+            ]
+            wait_for(blocks)  # where they are is what runs ask first
+            view = BlockStore(
+                c,
+                self.layout,
+                blocks,
+                bounds=self.bounds,
+                n=self.n,
+                directed=self.directed,
+                weighted=True,
+                dedup=self.dedup,
+                order=self.order,
+                extra=self.extra,
+                weight=name,
+                edge_dtypes=self.edge_dtypes,
+            )
+            view.base = self
+            view.vertex_tables, view.vertex_dtypes = self.vertex_tables, self.vertex_dtypes
+            self._views[name] = view
+        return view
+
+    @property
+    def root(self) -> BlockStore:
+        """The store holding the graph's own blocks (this one, unless it is ``weighed_by``'s)."""
+        return self.base or self
+
     def owned_counts(self, blocks: list[Future], loops: bool = False) -> list[Future]:
         """For each rank, a future of the arcs (self-loops alone with ``loops``) of every vertex
         it owns in ``blocks`` (the layout's, or their reverse): no owner blocks built for it."""
@@ -172,6 +226,8 @@ class BlockStore:
         canonical ids the blocks know them (``Block.space_key``)."""
         if codec.ids_are_labels:
             return None
+        if self.base is not None:
+            return self.base.label_pieces(codec)
         if self.pieces is None:
             # beside the blocks, and remade wherever dask can when a worker is lost (the next
             # run puts them back beside the blocks: spread)
@@ -184,9 +240,9 @@ class BlockStore:
                     for b, (lo, hi), w in zip(self.blocks, spans, where)
                 ]
             else:  # made where the index is, so only the pieces travel: each worker's in one go
-                holders = list(c.who_has([index]).get(index.key, ()))
+                indexed = list(c.who_has([index]).get(index.key, ()))
                 # while the index is still being computed nobody holds it: dask places the task
-                near = dict(workers=holders, allow_other_workers=True) if holders else {}
+                near = dict(workers=indexed, allow_other_workers=True) if indexed else {}
                 held = ranks_by_worker(where)
                 made = {
                     w: c.submit(_label_pieces, index, order, [spans[r] for r in ranks], pure=False, **near)
@@ -207,8 +263,9 @@ class BlockStore:
 
     # ------------------------------------------------------------------ keeping the blocks
     def block_lists(self) -> list[list[Future]]:
-        """Every list of rank blocks this store holds (layout, reverse, owner, label pieces), each once."""
-        lists = [self.blocks, self.rblocks, *self.owned.values(), self.pieces]
+        """Every list of rank blocks this store holds (layout, reverse, owner, label pieces, vertex
+        attributes), each once."""
+        lists = [self.blocks, self.rblocks, *self.owned.values(), self.pieces, self.vertex_tables]
         return [b for i, b in enumerate(lists) if b is not None and all(b is not c for c in lists[:i])]
 
     def check(self) -> None:
@@ -235,14 +292,16 @@ class BlockStore:
         live = workers(self.client)
         if len(live) < 2:
             return
-        for blocks in (self.blocks, self.pieces):
+        for blocks in (self.blocks, self.pieces, self.vertex_tables):
             if blocks is not None:
                 wait_for(blocks)  # blocks lost with a worker are being rebuilt: they land first, then move
-        if self._move(self.blocks, live):  # reverse and owner blocks: rebuilt from the moved ones
+        if self._move(self.blocks, live):  # reverse, owner and weighed blocks: rebuilt from the moved ones
             self.rblocks = None if self.directed else self.blocks
             self.owned = {}
-        if self.pieces is not None:
-            self._move(self.pieces, live)
+            self._views = {}
+        for beside in (self.pieces, self.vertex_tables if self.base is None else None):
+            if beside is not None:
+                self._move(beside, live)
 
     def _move(self, blocks: list[Future], live: list[str]) -> bool:
         """Move ``blocks`` (in place) so each live worker holds its share; whether any moved."""

@@ -135,9 +135,9 @@ CASES = [
         (DgraphInputError, "must be a pandas or dask DataFrame"),
     ),
     (
-        "vertices as a DataFrame",
+        "vertices as a DataFrame without its label column",
         lambda t: graph(vertices=pd.DataFrame({"v": [0]})),
-        (DgraphInputError, "must be a Series"),
+        (DgraphInputError, "has no column 'vertex' of vertex labels"),
     ),
     (
         "mixed int and str labels",
@@ -365,7 +365,7 @@ CASES = [
     (
         "pagerank weight not built",
         lambda t: alg.pagerank(graph(), weight="w"),
-        (DgraphInputError, "the graph has no weights"),
+        (DgraphInputError, "it has no numeric edge attributes"),
     ),
     (
         "personalization unknown vertex",
@@ -387,7 +387,7 @@ CASES = [
         lambda t: frame(alg.sssp(weighted(), 0)).distance.tolist(),
         equals([0.0, 1.0, 3.0, 6.0]),
     ),
-    ("sssp weight not the graph's", lambda t: alg.sssp(weighted(), 0, weight="x"), (DgraphInputError, "is 'w'")),
+    ("sssp weight not the graph's", lambda t: alg.sssp(weighted(), 0, weight="x"), (DgraphInputError, "are ['w']")),
     (
         "sssp non-positive delta",
         lambda t: alg.sssp(weighted(), 0, weight="w", delta=0),
@@ -443,7 +443,7 @@ CASES = [
     (
         "matching weight not built",
         lambda t: alg.max_weight_matching(graph(directed=False), weight="w"),
-        (DgraphInputError, "has no weights"),
+        (DgraphInputError, "has no numeric edge attributes"),
     ),
     (
         "matching negative weights",

@@ -701,6 +701,11 @@ def _order_cases():
     return out
 
 
+def _slots_cases():
+    rows, _, _, offset, fill, *_ = _fill_cases()[0]
+    return [(rows, offset, fill), (np.r_[rows[:50], 3, 99, rows[50:90]], offset, fill)]  # out of range: -1
+
+
 def _positions_cases():
     rng = np.random.default_rng(33)
     sparse = np.flatnonzero(rng.random(5000) < 0.3) + 70  # ids in and out of it, below and above
@@ -876,6 +881,8 @@ CASES = {
     # after an arc found no room the arrays hold whatever was written before it
     "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),
     "order_rows": (_order_cases, None),
+    "row_order": (_order_cases, None),
+    "fill_slots": (_slots_cases, None),
     "take_rows": (_take_cases, lambda r, a: a[-1]),
 }
 

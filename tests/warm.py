@@ -95,6 +95,8 @@ def compile_kernels(half=None):
         if half == 0:
             return
         alg.pointer_jumping(dgraph.from_edgelist(pd.DataFrame(tree))).compute()
+        # edge attributes: their slots in the fill, their rows' order (kernels.fill_slots, row_order)
+        dgraph.from_edgelist(directed.assign(t=1.0), edge_attrs=["t"]).edges().compute()
         # the parallel variants the counting kernels, the SpMV, Afforest and the rank-local SSSP
         # take on a one-rank graph with both workers' threads (in-process workers: lowering the
         # grains in the modules that read them reaches them)

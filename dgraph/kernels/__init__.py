@@ -44,7 +44,17 @@ from .counting import (
     oriented_triangles,
     rows_touching,
 )
-from .csr import LocalCSR, build_csr, count_loops, csr_from_pieces, fill_rows, order_rows, take_rows
+from .csr import (
+    LocalCSR,
+    build_csr,
+    count_loops,
+    csr_from_pieces,
+    fill_rows,
+    fill_slots,
+    order_rows,
+    row_order,
+    take_rows,
+)
 from .delta_threads import weighted_arcs
 from .dijkstra import HUB_ARCS, bucket_queue, rows_leaving
 from .engines import (
@@ -137,6 +147,7 @@ __all__ = [
     "device_transfers",
     "engine",
     "fill_rows",
+    "fill_slots",
     "first_in_frontier",
     "frontier_arcs",
     "h_index",
@@ -159,6 +170,7 @@ __all__ = [
     "set_bits",
     "pack_ids",
     "order_rows",
+    "row_order",
     "ordered_triangles",
     "oriented_triangles",
     "pagerank_step",

@@ -166,6 +166,105 @@ def order_rows(indptr, idx, w, key=None, dedup=True):
     return newptr, int(kept)
 
 
+@numba.njit(cache=True)
+def _fill_slots_numba(rows, offset, fill):
+    slots = np.empty(rows.size, np.int64)
+    for i in range(rows.size):
+        r = rows[i] - offset
+        if r < 0 or r >= fill.size:
+            slots[i] = -1
+        else:
+            slots[i] = fill[r]
+            fill[r] += 1
+    for i in range(rows.size):  # the cursors back as they were
+        r = rows[i] - offset
+        if 0 <= r < fill.size:
+            fill[r] -= 1
+    return slots
+
+
+def _fill_slots_numpy(rows, offset, fill):
+    local = rows.astype(np.int64) - offset
+    slots = np.full(local.size, -1, np.int64)
+    inside = np.flatnonzero((local >= 0) & (local < fill.size))
+    order = inside[np.argsort(local[inside], kind="stable")]
+    grouped = local[order]
+    slots[order] = fill[grouped] + np.arange(grouped.size) - np.searchsorted(grouped, grouped)
+    return slots
+
+
+_slots = twins("fill_slots", numba=_fill_slots_numba, numpy=_fill_slots_numpy)
+
+
+def fill_slots(rows, offset, fill):
+    """The slot ``fill_rows`` writes each arc to from the cursors ``fill`` (a row's arcs take
+    its next slots in order), -1 for a row out of range; ``fill`` is left as it was. What puts
+    an arc's other columns beside it.
+
+    >>> fill_slots(np.array([1, 0, 1, 5]), 0, np.array([0, 1])).tolist()
+    [1, 0, 2, -1]
+    """
+    return _slots(rows, offset, fill)
+
+
+@numba.njit(cache=True)
+def _row_order_numba(indptr, idx, w, key, dedup):
+    nrows = indptr.size - 1
+    perm = np.empty(idx.size, np.int64)
+    newptr = np.zeros(nrows + 1, dtype=np.int64)
+    out = 0
+    for r in range(nrows):
+        s, e = indptr[r], indptr[r + 1]
+        if e - s > 1:
+            k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]
+            if w.size:
+                order = np.argsort(w[s:e], kind="mergesort")
+                order = order[np.argsort(k[order], kind="mergesort")]
+            else:
+                order = np.argsort(k, kind="mergesort")
+        else:
+            order = np.arange(e - s)
+        last = -1
+        for j in range(order.size):
+            c = np.int64(idx[s + order[j]])
+            if dedup and j > 0 and c == last:
+                continue
+            perm[out] = s + order[j]
+            last = c
+            out += 1
+        newptr[r + 1] = out
+    return newptr, perm[:out]
+
+
+def _row_order_numpy(indptr, idx, w, key, dedup):
+    nrows = indptr.size - 1
+    rows = np.repeat(np.arange(nrows), np.diff(indptr))
+    ids = idx.astype(np.int64)
+    k = ids if key.size == 0 else key[ids]
+    perm = np.lexsort((w, k, rows)) if w.size else np.lexsort((k, rows))
+    if dedup and perm.size:
+        r, c = rows[perm], ids[perm]
+        perm = perm[np.r_[True, (r[1:] != r[:-1]) | (c[1:] != c[:-1])]]
+    newptr = np.zeros(nrows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows[perm], minlength=nrows), out=newptr[1:])
+    return newptr, perm
+
+
+_row_order = twins("row_order", numba=_row_order_numba, numpy=_row_order_numpy)
+
+
+def row_order(indptr, idx, w, key=None, dedup=True):
+    """``order_rows``' order as a permutation, the CSR left as it is: (new indptr, the position
+    of each arc kept, in its new order). For arcs with more columns than ``order_rows`` moves.
+
+    >>> indptr, perm = row_order(np.array([0, 3, 4]), np.array([5, 2, 5, 1]), np.empty(0))
+    >>> indptr.tolist(), perm.tolist()
+    ([0, 2, 3], [1, 0, 3])
+    """
+    k = np.empty(0, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
+    return _row_order(indptr, idx, w, k, bool(dedup))
+
+
 def build_csr(rows, cols, nrows, weights=None, key=None, dedup=True, order=True, index_dtype=np.int64):
     """CSR of the arcs (rows[i] -> cols[i]); rows are local (0..nrows-1), cols any ids (int32 or
     int64 arrays are read as they are; other integers become int64).
