@@ -70,7 +70,7 @@ def _answering(fn: Any, *args: Any) -> Any:
         return Refusal(str(exc))
 
 
-def where(root: str) -> str:
+def where(root: str | os.PathLike) -> str:
     """``root`` as every process reads it: a local path made absolute here (a worker's working
     directory may differ), a URL as it is."""
     root = os.fspath(root)
@@ -130,7 +130,7 @@ def read_checked(fs: Any, root: str, rel: str, expect: dict) -> np.ndarray:
             n = _read_into(f, buf[got : got + READ_CHUNK])
             if not n:
                 raise damaged(root, rel, f"is truncated (it ended after {got:,} of {size:,} bytes)")
-            crc, got = zlib.crc32(buf[got : got + n], crc), got + n
+            crc, got = zlib.crc32(buf[got : got + n].data, crc), got + n
     if crc != int(expect["crc32"]):
         raise damaged(
             root, rel, f"fails its checksum (CRC-32 {crc:#010x}, saved {int(expect['crc32']):#010x}): its bytes changed"
@@ -192,7 +192,9 @@ class Writer:
         if isinstance(value, dict) and all(isinstance(k, str) for k in value):
             return {"dict": {k: self.encode(v, f"{name}.{k}") for k, v in value.items()}}
         if dataclasses.is_dataclass(value) and VALUE_CLASSES.get(type(value).__name__) is type(value):
-            fields = {f.name: self.encode(getattr(value, f.name), f"{name}.{f.name}") for f in dataclasses.fields(value)}
+            fields = {
+                f.name: self.encode(getattr(value, f.name), f"{name}.{f.name}") for f in dataclasses.fields(value)
+            }
             return {"dataclass": type(value).__name__, "fields": fields}
         raise TypeError(f"{name}: a {type(value).__name__} cannot be saved")
 
@@ -241,11 +243,11 @@ class Reader:
         if "index" in node:
             return self._index(node["index"])
         if "list" in node or "tuple" in node:
-            items = [self.decode(v) for v in node.get("list", node.get("tuple"))]
+            items = [self.decode(v) for v in node["list" if "list" in node else "tuple"]]
             return items if "list" in node else tuple(items)
         if "dict" in node:
             return {k: self.decode(v) for k, v in node["dict"].items()}
-        cls = VALUE_CLASSES.get(node.get("dataclass"))
+        cls = VALUE_CLASSES.get(str(node.get("dataclass")))
         if cls is None:
             raise self._bad(f"a value of type {node.get('dataclass')!r}, which this dgraph does not read")
         return cls(**{k: self.decode(v) for k, v in node["fields"].items()})

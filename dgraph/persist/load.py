@@ -89,7 +89,9 @@ def load(path: str | os.PathLike, *, client: Client | None = None, layout: str |
         sorted_labels = {"none": None, "index": index}.get(sorted_is)
         if sorted_is == "derived":
             sorted_labels = client.submit(_taken, index, canonical, key=f"dgraph-sorted-{token}")
-        labels = Labels(n, index, files.dtype_of(manifest["labels"]["dtype"]), sorted=sorted_labels, canonical=canonical)
+        labels = Labels(
+            n, index, files.dtype_of(manifest["labels"]["dtype"]), sorted=sorted_labels, canonical=canonical
+        )
     except BaseException:
         client.cancel(futures)
         raise
@@ -123,9 +125,7 @@ def _same_layout(given: str | Layout, saved: Layout, root: str) -> None:
         same = LAYOUTS.get(given.lower()) is type(saved)
     elif isinstance(given, Layout):
         theirs = saved.options()
-        same = type(given) is type(saved) and all(
-            v is None or v == theirs.get(k) for k, v in given.options().items()
-        )
+        same = type(given) is type(saved) and all(v is None or v == theirs.get(k) for k, v in given.options().items())
     else:
         raise DgraphInputError(f"layout must be a name or a dgraph.partitioners layout, got {type(given).__name__}")
     if not same:

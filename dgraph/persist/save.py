@@ -23,7 +23,7 @@ TABLES = ("labels", "canonical", "order", "extra")  # the graph's tables beside 
 
 def layout_text(layout: Layout) -> dict:
     """A layout as JSON that ``layout_named`` makes it again from: its registered name and options."""
-    name = getattr(type(layout), "name", None)
+    name = str(getattr(type(layout), "name", ""))
     if LAYOUTS.get(name) is not type(layout):
         raise DgraphInputError(
             f"layout {layout!r} is not registered under its name (dgraph.layout.register_layout), so a saved graph "
@@ -60,11 +60,15 @@ def save(graph: Any, path: str | os.PathLike, *, overwrite: bool = False) -> Non
     try:
         where = store.where(store.blocks)
         ranks = [
-            client.submit(_write, root, f"ranks/{r:05d}", {"block": b}, workers=[w], allow_other_workers=True, pure=False)
+            client.submit(
+                _write, root, f"ranks/{r:05d}", {"block": b}, workers=[w], allow_other_workers=True, pure=False
+            )
             for r, (b, w) in enumerate(zip(store.blocks, where))
         ]
         held = {name: t for name, t in tables.items() if t is not None}
-        written = dict(zip(held, [client.submit(_write, root, "tables", {name: t}, pure=False) for name, t in held.items()]))
+        written = dict(
+            zip(held, [client.submit(_write, root, "tables", {name: t}, pure=False) for name, t in held.items()])
+        )
         wait([*ranks, *written.values()])
         ranks, written = client.gather(ranks), client.gather(written)
         if labels.sorted is None:
