@@ -37,7 +37,9 @@ def load(path: str | os.PathLike, *, client: Client | None = None, layout: str |
     saved ones, spread over however many workers there are now. ``layout`` (a name or a layout
     object) only checks: a graph saved in another layout is refused, as load reads blocks and
     does not place arcs. A damaged copy (a missing, truncated or changed file, a manifest of a
-    newer format) is a ``DgraphInputError`` naming the file and what is wrong.
+    newer format) is a ``DgraphInputError`` naming the file and what is wrong. Once loaded, the
+    blocks are in the workers' memory; a worker lost later reads its ranks' files again, so keep
+    the directory while the graph is in use.
 
     >>> import os, tempfile, dgraph
     >>> g = dgraph.datasets.load("karate", ranks=2)
@@ -47,7 +49,7 @@ def load(path: str | os.PathLike, *, client: Client | None = None, layout: str |
     >>> h
     <dgraph.Graph undirected n=34 m=78 layout=OneD(ranks=2, balance='degree')>
     >>> int(dgraph.algorithms.bfs(h, 1).compute().distance.max())
-    5
+    3
     """
     client = client or get_client()
     ensure_plugin(client)  # before the first task, as a build does
