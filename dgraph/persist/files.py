@@ -297,12 +297,12 @@ def _utf8(index: pd.Index) -> tuple[np.ndarray, np.ndarray]:
     """(UTF-8 bytes, int64 offsets) of string labels."""
     import pyarrow as pa
 
-    values = index.array if isinstance(index.dtype, pd.StringDtype) else index.to_numpy(dtype=object)
-    try:
-        strings = pa.array(values, type=pa.large_string())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    strings_only = isinstance(index.dtype, pd.StringDtype) or pd.api.types.infer_dtype(index, skipna=False) == "string"
+    if not strings_only:  # bytes would come back as strings
         kinds = sorted({type(v).__name__ for v in index[:1000]})
-        raise TypeError(f"labels of types {kinds}") from None
+        raise TypeError(f"labels of types {kinds}")
+    values = index.array if isinstance(index.dtype, pd.StringDtype) else index.to_numpy(dtype=object)
+    strings = pa.array(values, type=pa.large_string())
     if isinstance(strings, pa.ChunkedArray):
         strings = strings.combine_chunks()
     _, offsets, data = strings.buffers()
