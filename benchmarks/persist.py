@@ -36,58 +36,64 @@ def _bytes(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
-def main(argv=None):
-    from distributed import Client, LocalCluster, wait
+def _measure(scale, path, repeats, ranks):
+    """(facts, build, save and load seconds, bytes on disk, whether the loaded graph's counts
+    are the built one's) of one Kronecker scale."""
+    from distributed import wait
 
     import dgraph
     from dgraph.generators import kronecker
+
+    df = kronecker(scale)[0].compute(scheduler="threads")
+    kept = []
+
+    def build():
+        kept.clear()  # the previous graph's blocks leave the workers first
+        g = dgraph.from_edgelist(df, directed=False, ranks=ranks)
+        wait(g.store.blocks)
+        kept.append(g)
+
+    def save():
+        shutil.rmtree(path, ignore_errors=True)
+        kept[0].save(path)
+
+    def load():
+        kept[1:] = []
+        h = dgraph.load(path)
+        wait(h.store.blocks)
+        kept.append(h)
+
+    built = _best(build, repeats)
+    g = kept[0]
+    facts = f"{g.num_vertices:,} vertices, {g.num_edges:,} edges ({len(df):,} rows), {g.layout!r}"
+    saved = _best(save, repeats)
+    loaded = _best(load, repeats)
+    same = (kept[-1].num_vertices, kept[-1].num_edges) == (g.num_vertices, g.num_edges)
+    return facts, built, saved, loaded, _bytes(path), same
+
+
+def main(argv=None):
+    from distributed import Client, LocalCluster
+
     from dgraph.provenance import header
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scales", default="17,20", help="comma-separated Kronecker scales")
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--ranks", type=int, help="logical ranks (default: from_edgelist's)")
     args = ap.parse_args(argv)
     print(header(None if argv is None else [sys.argv[0], *argv]) + "\n", flush=True)
     rows = []
     workdir = tempfile.mkdtemp(prefix="dgraph-persist-")
+    local = dict(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0")
     try:
-        with (
-            LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster,
-            Client(cluster),
-        ):
+        with LocalCluster(**local) as cluster, Client(cluster):
             for scale in map(int, args.scales.split(",")):
-                df = kronecker(scale)[0].compute(scheduler="threads")
                 path = os.path.join(workdir, f"kron{scale}")
-                kept = []
-
-                def build():
-                    kept.clear()  # the previous graph's blocks leave the workers first
-                    g = dgraph.from_edgelist(df, directed=False)
-                    wait(g.store.blocks)
-                    kept.append(g)
-
-                def save():
-                    shutil.rmtree(path, ignore_errors=True)
-                    kept[0].save(path)
-
-                def load():
-                    kept[1:] = []
-                    h = dgraph.load(path)
-                    wait(h.store.blocks)
-                    kept.append(h)
-
-                built = _best(build, args.repeats)
-                g = kept[0]
-                facts = f"{g.num_vertices:,} vertices, {g.num_edges:,} edges ({len(df):,} rows), {g.layout!r}"
-                saved = _best(save, args.repeats)
-                loaded = _best(load, args.repeats)
-                same = kept[-1].num_edges == g.num_edges and kept[-1].num_vertices == g.num_vertices
-                rows.append((scale, facts, built, saved, loaded, _bytes(path), same))
-                kept.clear()
-                del g, df
+                rows.append((scale, *_measure(scale, path, args.repeats, args.ranks)))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    print(f"pandas DataFrame -> ready graph (build) and saved directory -> ready graph (load), best of {args.repeats}\n")
+    print(f"pandas DataFrame -> ready graph (build), saved directory -> ready graph (load), best of {args.repeats}\n")
     print("| graph | build s | save s | load s | load / build | on disk |")
     print("|---|---:|---:|---:|---:|---:|")
     for scale, facts, built, saved, loaded, nbytes, same in rows:

@@ -256,4 +256,3 @@ def test_loading_onto_another_number_of_workers(client, tmp_path):
         for name in expected:
             pd.testing.assert_frame_equal(got[name], expected[name], obj=name)
         del h
-
