@@ -182,8 +182,12 @@ class Writer:
             return value
         if isinstance(value, np.generic) and not isinstance(value, np.object_):
             return {"scalar": value.dtype.str, "value": value.item()}
+        if isinstance(value, np.ndarray) and value.dtype.hasobject:  # strings, nullable values: typed by arrow
+            return {"objects": self._file(value, name, "arrow")}
         if isinstance(value, np.ndarray):
-            return {"npy": self._array(value, name)}
+            return {"npy": self._file(value, name, "npy")}
+        if isinstance(value, pd.DataFrame):
+            return {"frame": self._file(value, name, "arrow")}
         if isinstance(value, pd.Index):
             return {"index": self._index(value, name)}
         if isinstance(value, (list, tuple)):
@@ -198,28 +202,51 @@ class Writer:
             return {"dataclass": type(value).__name__, "fields": fields}
         raise TypeError(f"{name}: a {type(value).__name__} cannot be saved")
 
-    def _array(self, array: np.ndarray, name: str) -> str:
-        if id(array) not in self._written:
-            rel = f"{self.folder}/{_file_name(name, self.files, self.folder)}.npy"
-            self.files[rel] = write_array(self.fs, f"{self.path}/{rel}", array)
-            self._written[id(array)] = rel
-        return self._written[id(array)]
+    def _file(self, value: Any, name: str, kind: str) -> str:
+        """The file holding ``value`` (written now unless it was): a numpy array as .npy, an
+        array of objects or a DataFrame as an Arrow IPC file."""
+        if id(value) not in self._written:
+            base = re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "value"
+            rel, i = f"{self.folder}/{base}.{kind}", 1
+            while rel in self.files:
+                rel, i = f"{self.folder}/{base}-{i}.{kind}", i + 1
+            path = f"{self.path}/{rel}"
+            self.files[rel] = (
+                write_array(self.fs, path, value) if kind == "npy" else write_bytes(self.fs, path, [_arrow(value)])
+            )
+            self._written[id(value)] = rel
+        return self._written[id(value)]
 
     def _index(self, index: pd.Index, name: str) -> dict:
         """A label index: its values as an array, or strings as their UTF-8 bytes and offsets."""
         dtype = dtype_text(index.dtype)
         if "numpy" in dtype:
-            return {"dtype": dtype, "values": self._array(index.to_numpy(), name)}
+            return {"dtype": dtype, "values": self._file(index.to_numpy(), name, "npy")}
         data, offsets = _utf8(index)
-        return {"dtype": dtype, "data": self._array(data, f"{name}.utf8"), "offsets": self._array(offsets, name)}
+        return {
+            "dtype": dtype,
+            "data": self._file(data, f"{name}.utf8", "npy"),
+            "offsets": self._file(offsets, name, "npy"),
+        }
 
 
-def _file_name(name: str, taken: dict, folder: str) -> str:
-    base = re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "value"
-    out, i = base, 1
-    while f"{folder}/{out}.npy" in taken:
-        out, i = f"{base}-{i}", i + 1
-    return out
+def _arrow(value: np.ndarray | pd.DataFrame) -> Any:
+    """An array of objects (as one column) or a DataFrame as the bytes of an Arrow IPC file,
+    which keeps its types and nulls (and a DataFrame's pandas dtypes) without pickling."""
+    import pyarrow as pa
+
+    try:
+        table = (
+            pa.Table.from_pandas(value)
+            if isinstance(value, pd.DataFrame)
+            else pa.table({"values": pa.array(value, from_pandas=True)})
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        raise TypeError(f"values of mixed Python types ({exc})") from None
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue()
 
 
 class Reader:
@@ -229,7 +256,7 @@ class Reader:
     def __init__(self, root: str, files: dict) -> None:
         self.root, self.files = root, files
         self.fs = filesystem(root)[0]
-        self._read: dict[str, np.ndarray] = {}
+        self._read: dict[str, Any] = {}  # file -> its value, read once
 
     def decode(self, node: Any) -> Any:
         if node is None or isinstance(node, (bool, int, float, str)):
@@ -240,6 +267,10 @@ class Reader:
             return np.dtype(node["scalar"]).type(node["value"])
         if "npy" in node:
             return self._array(node["npy"])
+        if "objects" in node:
+            return self._read_once(node["objects"], _objects)
+        if "frame" in node:
+            return self._read_once(node["frame"], lambda buf: _table(buf).to_pandas())
         if "index" in node:
             return self._index(node["index"])
         if "list" in node or "tuple" in node:
@@ -259,6 +290,18 @@ class Reader:
             self._read[rel] = read_array(self.fs, self.root, rel, self.files[rel])
         return self._read[rel]
 
+    def _read_once(self, rel: str, make: Any) -> Any:
+        """``make(its checked bytes)`` of the Arrow file ``rel``, once."""
+        if rel not in self._read:
+            if rel not in self.files:
+                raise self._bad(f"no entry for the file {rel}")
+            buf = read_checked(self.fs, self.root, rel, self.files[rel])
+            try:
+                self._read[rel] = make(buf)
+            except (OSError, ValueError) as exc:  # arrow's errors are both
+                raise damaged(self.root, rel, f"is not an Arrow file ({exc})") from None
+        return self._read[rel]
+
     def _index(self, node: dict) -> pd.Index:
         dtype = dtype_of(node["dtype"])
         if "values" in node:
@@ -269,17 +312,40 @@ class Reader:
         return damaged(self.root, MANIFEST, f"lists {problem}")
 
 
+def _table(buf: np.ndarray) -> Any:
+    import pyarrow as pa
+
+    return pa.ipc.open_file(pa.py_buffer(buf)).read_all()
+
+
+def _objects(buf: np.ndarray) -> np.ndarray:
+    """The array of objects an Arrow file holds as one column (nulls as None)."""
+    import pyarrow as pa
+
+    column = _table(buf).column(0)
+    strings = pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
+    out = np.empty(len(column), dtype=object)
+    out[:] = column.to_numpy(zero_copy_only=False) if strings else column.to_pylist()
+    return out
+
+
 def dtype_text(dtype: Any) -> dict:
-    """A label dtype as JSON: a numpy dtype, pandas' string dtype (by storage and missing
-    value), or object (Python strings)."""
+    """A dtype as JSON: numpy's, pandas' string dtype (by storage and missing value), object,
+    a categorical one (its categories) or another pandas dtype by name."""
     if isinstance(dtype, np.dtype) and not dtype.hasobject:
         return {"numpy": dtype.str}
     if isinstance(dtype, pd.StringDtype):
         na = getattr(dtype, "na_value", pd.NA)
         return {"string": dtype.storage, "na": "nan" if isinstance(na, float) and math.isnan(na) else "NA"}
     if isinstance(dtype, np.dtype):
-        return {"object": "str"}
-    raise TypeError(f"labels of dtype {dtype}")
+        return {"object": "object"}
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = dtype.categories.tolist()
+        if all(isinstance(c, (str, int, float, bool)) for c in categories):
+            return {"category": categories, "ordered": bool(dtype.ordered)}
+    elif pd.api.types.pandas_dtype(str(dtype)) == dtype:
+        return {"pandas": str(dtype)}
+    raise TypeError(f"values of dtype {dtype}")
 
 
 def dtype_of(text: dict) -> Any:
@@ -290,6 +356,10 @@ def dtype_of(text: dict) -> Any:
             return pd.StringDtype(text["string"], na_value=np.nan if text["na"] == "nan" else pd.NA)
         except TypeError:  # pandas before 2.3 has one missing value
             return pd.StringDtype(text["string"])
+    if "category" in text:
+        return pd.CategoricalDtype(text["category"], ordered=text["ordered"])
+    if "pandas" in text:
+        return pd.api.types.pandas_dtype(text["pandas"])
     return np.dtype(object)
 
 

@@ -80,6 +80,11 @@ def load(path: str | os.PathLike, *, client: Client | None = None, layout: str |
             read(tree["block"], f"ranks/{r:05d}", f"rank-{r}", workers=[w], allow_other_workers=True)
             for r, (tree, w) in enumerate(zip(trees, where))
         ]
+        vertex_tables = [
+            read(tree["vertices"], f"ranks/{r:05d}", f"vertices-{r}", workers=[w], allow_other_workers=True)
+            for r, (tree, w) in enumerate(zip(trees, where))
+            if "vertices" in tree
+        ]
         tables = {name: None if t is None else read(t, "tables", name) for name, t in manifest["tables"].items()}
         wait(futures)
         for f in futures:
@@ -98,7 +103,7 @@ def load(path: str | os.PathLike, *, client: Client | None = None, layout: str |
         client.cancel(futures)
         raise
     spec = PlacementSpec(saved, bounds, n, "out", bool(manifest["dedup"]), bool(manifest["weighted"]))
-    return _graph(
+    g = _graph(
         client,
         labels,
         blocks,
@@ -109,6 +114,17 @@ def load(path: str | os.PathLike, *, client: Client | None = None, layout: str |
         inverse=inverse,
         extra=tables["extra"],
     )
+    attributes = manifest.get("attributes") or {}
+    if attributes.get("edge") or attributes.get("vertex"):  # the store keeps them, beside the blocks
+        kept = {
+            "edge_dtypes": {k: files.dtype_of(v) for k, v in attributes["edge"].items()},
+            "vertex_dtypes": {k: files.dtype_of(v) for k, v in attributes["vertex"].items()},
+            "vertex_tables": vertex_tables or None,
+            "weight": manifest["weight"],
+        }
+        for name, value in kept.items():
+            setattr(g.store, name, value)
+    return g
 
 
 def _read(root: str, tree: Any, mine: dict) -> Any:

@@ -50,27 +50,34 @@ def save(graph: Any, path: str | os.PathLike, *, overwrite: bool = False) -> Non
     ...     sorted(os.listdir(os.path.join(d, "karate")))
     ['DGRAPH', 'manifest.json', 'ranks', 'tables']
     """
-    store, codec, client = graph.store, graph.codec, graph.client
+    store, client = graph.store, graph.client
     store.check()
     layout = layout_text(store.layout)
+    attributes = _attributes(store)
     root = files.where(path)
     files.asked(client, files.prepare, root, overwrite)
-    labels = codec.labels
-    tables = {"labels": labels.index, "canonical": labels.canonical, "order": codec.order, "extra": store.extra}
+    labels = graph.codec.labels
+    tables = {"labels": labels.index, "canonical": labels.canonical, "order": graph.codec.order, "extra": store.extra}
+    beside = getattr(store, "vertex_tables", None) or [None] * len(store.blocks)  # vertex attributes, per rank
     try:
         where = store.where(store.blocks)
         ranks = [
             client.submit(
-                _write, root, f"ranks/{r:05d}", {"block": b}, workers=[w], allow_other_workers=True, pure=False
+                _write,
+                root,
+                f"ranks/{r:05d}",
+                {"block": b} if v is None else {"block": b, "vertices": v},
+                workers=[w],
+                allow_other_workers=True,
+                pure=False,
             )
-            for r, (b, w) in enumerate(zip(store.blocks, where))
+            for r, (b, v, w) in enumerate(zip(store.blocks, beside, where))
         ]
         held = {name: t for name, t in tables.items() if t is not None}
-        written = dict(
-            zip(held, [client.submit(_write, root, "tables", {name: t}, pure=False) for name, t in held.items()])
-        )
-        wait([*ranks, *written.values()])
+        written = [client.submit(_write, root, "tables", {name: t}, pure=False) for name, t in held.items()]
+        wait([*ranks, *written])
         ranks, written = client.gather(ranks), client.gather(written)
+        trees = {name: w["values"][name] for name, w in zip(held, written)}
         if labels.sorted is None:
             sorted_is = "none"
         elif labels.index is not None and labels.sorted.key == labels.index.key:
@@ -89,14 +96,27 @@ def save(graph: Any, path: str | os.PathLike, *, overwrite: bool = False) -> Non
             "ranks": len(store.blocks),
             "bounds": [int(b) for b in store.bounds],
             "labels": {"n": int(labels.n), "dtype": files.dtype_text(labels.dtype), "sorted": sorted_is},
-            "tables": {name: written[name]["values"][name] if name in written else None for name in TABLES},
+            "attributes": attributes,
+            "tables": {name: trees.get(name) for name in TABLES},
             "blocks": [rank["values"] for rank in ranks],
-            "files": {rel: meta for part in [*ranks, *written.values()] for rel, meta in part["files"].items()},
+            "files": {rel: meta for part in [*ranks, *written] for rel, meta in part["files"].items()},
         }
         files.asked(client, files.write_manifest, root, manifest)
     except BaseException:
         client.submit(files.discard, root, pure=False).result()
         raise
+
+
+def _attributes(store: Any) -> dict:
+    """The graph's edge and vertex attributes and their dtypes, as its store keeps them (the
+    weight among the edge attributes; none on a graph built without attributes)."""
+    try:
+        return {
+            "edge": {str(k): files.dtype_text(v) for k, v in getattr(store, "edge_dtypes", {}).items()},
+            "vertex": {str(k): files.dtype_text(v) for k, v in getattr(store, "vertex_dtypes", {}).items()},
+        }
+    except TypeError as exc:
+        raise DgraphInputError(f"cannot save this graph's attributes: {exc} has no saved form") from None
 
 
 def _write(root: str, folder: str, values: dict) -> dict:
@@ -106,6 +126,7 @@ def _write(root: str, folder: str, values: dict) -> dict:
         trees = {name: writer.encode(value, name) for name, value in values.items()}
     except TypeError as exc:
         raise DgraphInputError(
-            f"cannot save this graph: {exc} (labels must be numbers or strings; convert others with .astype(str))"
+            f"cannot save this graph's {folder}: {exc}; labels and attributes must be numbers, strings or other "
+            "values of one type per column (convert others, for example with .astype(str))"
         ) from None
     return {"values": trees, "files": writer.files}
