@@ -125,6 +125,10 @@ def test_string_labels_and_isolated_vertices_come_back(client, tmp_path, vertex_
         pd.testing.assert_frame_equal(got[name], expected[name], obj=name)
     with pytest.raises(DgraphInputError, match="'nobody' is not a vertex"):
         alg.bfs(h, "nobody")
+    h.save(tmp_path / "again")  # a loaded graph saves as the one it was loaded from
+    again = dgraph.load(tmp_path / "again")
+    _same(client.gather(g.store.blocks), client.gather(again.store.blocks))
+    pd.testing.assert_frame_equal(_answers(again, "v1")["bfs"], expected["bfs"])
 
 
 def test_labels_that_are_their_ids_and_file_urls(client, tmp_path):
@@ -256,3 +260,25 @@ def test_loading_onto_another_number_of_workers(client, tmp_path):
         for name in expected:
             pd.testing.assert_frame_equal(got[name], expected[name], obj=name)
         del h
+
+
+def test_columns_of_objects_frames_and_dtypes_keep_their_types(tmp_path):
+    """What attributes are kept as: object columns (strings, nullable values) and per-rank frames
+    go through Arrow files, their dtypes through the manifest, and back unchanged."""
+    from dgraph.persist.files import Reader, Writer, dtype_of, dtype_text
+
+    writer = Writer(str(tmp_path), "ranks/00000")
+    frame = pd.DataFrame(
+        {"n": pd.array([1, None, 3], dtype="Int64"), "s": pd.array(["x", None, "z"], dtype="string"), "b": [1, 0, 1]}
+    )
+    strings, nullable = np.array(["a", None, "c"], dtype=object), np.array([1, pd.NA, 3], dtype=object)
+    tree = writer.encode({"strings": strings, "nullable": nullable, "frame": frame, "ids": np.arange(3)}, "v")
+    back = Reader(str(tmp_path), writer.files).decode(tree)
+    assert back["strings"].tolist() == ["a", None, "c"] and back["nullable"].tolist() == [1, None, 3]
+    pd.testing.assert_frame_equal(back["frame"], frame)
+    assert back["ids"].tolist() == [0, 1, 2]
+    dtypes = [np.dtype("int32"), pd.Int64Dtype(), pd.BooleanDtype(), pd.StringDtype("pyarrow"), np.dtype(object)]
+    dtypes += [pd.CategoricalDtype(["a", "b"], ordered=True), pd.DatetimeTZDtype("ns", "UTC")]
+    assert [dtype_of(json.loads(json.dumps(dtype_text(d)))) for d in dtypes] == dtypes
+    with pytest.raises(TypeError, match="mixed Python types"):
+        writer.encode(np.array([1, "a"], dtype=object), "mixed")

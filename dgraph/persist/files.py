@@ -12,7 +12,8 @@
 
 A value (a rank's ``Block`` or ``Subgraphs``, the layout's plan, the label index) is written as
 a tree (``Writer.encode``): its numpy arrays as .npy files, one per array however many parts share
-it (a rank's subgraphs share their vertex space), and everything else as JSON in the manifest.
+it (a rank's subgraphs share their vertex space), arrays of objects and DataFrames as Arrow IPC
+files (their types and nulls kept), and everything else as JSON in the manifest.
 Only the dataclasses in ``VALUE_CLASSES`` are rebuilt from a tree, and no file is unpickled.
 Every file is written under a temporary name and renamed; ``save`` renames the manifest into
 place after every other file is written, so a directory without one is an unfinished save. A
