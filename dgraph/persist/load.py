@@ -28,6 +28,22 @@ from ..runtime.launch import ensure_plugin
 from . import files
 from .files import MANIFEST, Reader
 
+# what a manifest says of the graph, beside the format and its version
+FACTS = (
+    "n",
+    "directed",
+    "weighted",
+    "weight",
+    "dedup",
+    "layout",
+    "ranks",
+    "bounds",
+    "labels",
+    "tables",
+    "blocks",
+    "files",
+)
+
 
 def load(path: str | os.PathLike, *, client: Client | None = None, layout: str | Layout | None = None) -> Graph:
     """The graph saved at ``path`` (by ``Graph.save``), placed on the workers of ``client``.
@@ -55,12 +71,17 @@ def load(path: str | os.PathLike, *, client: Client | None = None, layout: str |
     ensure_plugin(client)  # before the first task, as a build does
     root = files.where(path)
     manifest = files.asked(client, files.read_manifest, root)
+    missing = [k for k in FACTS if k not in manifest]
+    if missing:
+        raise files.damaged(root, MANIFEST, f"lacks the graph's {', '.join(missing)}")
     try:
         saved = layout_named(manifest["layout"]["name"], **manifest["layout"]["options"])
         P, bounds, trees = int(manifest["ranks"]), np.asarray(manifest["bounds"], np.int64), manifest["blocks"]
-        n, everything = int(manifest["n"]), manifest["files"]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise files.damaged(root, MANIFEST, f"lacks a fact of the graph ({exc!r})") from None
+        n, by_folder = int(manifest["n"]), dict[str, dict]()  # each folder's files
+        for rel, meta in manifest["files"].items():
+            by_folder.setdefault(rel.rsplit("/", 1)[0], {})[rel] = meta
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise files.damaged(root, MANIFEST, f"does not describe a graph this dgraph reads ({exc!r})") from None
     if saved.ranks != P or len(trees) != P or bounds.size != P + 1:
         raise files.damaged(root, MANIFEST, f"disagrees with itself on the rank count ({P}, {saved!r})")
     if layout is not None:
@@ -70,9 +91,10 @@ def load(path: str | os.PathLike, *, client: Client | None = None, layout: str |
         raise DgraphRunError("the cluster has no workers to load the graph on; start some, then load again")
     where, token, futures = _spread(live, P), uuid.uuid4().hex[:12], []
 
-    def read(tree: Any, folder: str, name: str, **where: Any) -> Any:
-        mine = {rel: meta for rel, meta in everything.items() if rel.startswith(folder + "/")}
-        futures.append(client.submit(_read, root, tree, mine, key=f"dgraph-load-{name}-{token}", **where))
+    def read(tree: Any, folder: str, name: str, **placed: Any) -> Any:
+        """A future of the value ``tree`` describes, read from its files in ``folder``."""
+        mine = by_folder.get(folder, {})
+        futures.append(client.submit(_read, root, tree, mine, key=f"dgraph-load-{name}-{token}", **placed))
         return futures[-1]
 
     try:
