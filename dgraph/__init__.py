@@ -36,6 +36,7 @@ from .errors import (  # noqa: E402
 from .graph import Graph  # noqa: E402
 from .io import from_networkx, read_edgelist  # noqa: E402
 from .orchestration import orchestrate  # noqa: E402
+from .persist import load  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -51,6 +52,7 @@ __all__ = [
     "from_edgelist",
     "from_networkx",
     "kernels",
+    "load",
     "orchestrate",
     "partitioners",
     "read_edgelist",

@@ -8,6 +8,7 @@ dgraph run pagerank --dataset rome99 --verify      # a weighted dataset: its wei
 dgraph run sssp --input roads.tsv --weight --source 17
 dgraph run sssp --input roads.csv --weight minutes --source 17   # a header's column by name
 dgraph run bfs --input edges.tsv --directed --scheduler tcp://host:8786
+dgraph run wcc --kronecker 20 --save kron20/       # then: dgraph run pagerank --load kron20/
 dgraph partition --kronecker 16 --layout 2d --ranks 64 --measure
 dgraph graphalytics --graph ldbc/example-directed --algorithm CDLP --output out.txt
 dgraph orchestrate-bench --ranks 2,4,8,16 --tasks-per-rank 100000 --zipf 1.5,2.0,2.5
@@ -37,6 +38,9 @@ def _graph_options(cmd):
     )
     src.add_argument("--dataset", metavar="NAME", help="embedded dataset (karate, ca-GrQc); the default is ca-GrQc")
     src.add_argument("--kronecker", metavar="SCALE", type=int, help="Graph 500 Kronecker graph of 2**SCALE vertices")
+    src.add_argument(
+        "--load", metavar="PATH", help="a graph saved with --save (or Graph.save): read onto the workers, not built"
+    )
     way = cmd.add_mutually_exclusive_group()
     way.add_argument(
         "--directed",
@@ -65,8 +69,8 @@ def _graph_options(cmd):
     )
     cmd.add_argument(
         "--layout",
-        default="1d",
-        help="layout name: 1d, 2d, 1.5d or tdorch (2d and 1.5d: a near-square mesh of --ranks)",
+        help="layout name: 1d (default), 2d, 1.5d or tdorch (2d and 1.5d: a near-square mesh of --ranks); "
+        "with --load, the saved graph's (another is refused)",
     )
     cmd.add_argument(
         "--transport",
@@ -78,6 +82,10 @@ def _graph_options(cmd):
     cmd.add_argument(
         "--domains", help="communication domains: host (default), job (dask-jobqueue jobs) or K contiguous rank groups"
     )
+    cmd.add_argument(
+        "--save", metavar="PATH", help="save the graph to the directory PATH, which every worker sees (--load reads it)"
+    )
+    cmd.add_argument("--overwrite", action="store_true", help="let --save replace a graph saved at PATH before")
     _cluster_options(cmd)
 
 
@@ -196,7 +204,12 @@ def _load(args):
     domains = args.domains
     if domains is not None and domains.isdigit():
         domains = int(domains)
-    kw = dict(layout=args.layout, ranks=args.ranks, transport=args.transport, domains=domains)
+    if args.load is not None:
+        graph = dgraph.load(args.load, layout=args.layout)
+        if (args.transport, domains) != ("direct", None):
+            graph = graph.with_transport(args.transport, domains)
+        return graph, f"saved graph {args.load}"
+    kw = dict(layout=args.layout or "1d", ranks=args.ranks, transport=args.transport, domains=domains)
     if getattr(args, "algorithm", None) == "core":
         kw["self_loops"] = "drop"  # core numbers are undefined with self-loops
     directed = _directed(args)
@@ -213,6 +226,13 @@ def _load(args):
     return dgraph.datasets.load(name, **kw), f"dataset {name}"
 
 
+def _save(args, graph, times):
+    if args.save is not None:
+        with _Phase("save", times):
+            graph.save(args.save, overwrite=args.overwrite)
+        _say(f"  saved the graph to {args.save}")
+
+
 def _check(args):
     """Refuse what is wrong with the command line before any cluster starts: a missing file, an
     unknown dataset or layout, options that do not fit the graph or the algorithm."""
@@ -226,14 +246,25 @@ def _check(args):
             raise DgraphInputError(f"--{option} must be at least 1, got {value}")
     if getattr(args, "top", 0) < 0:
         raise DgraphInputError(f"--top must be 0 or more, got {args.top}")
-    if args.layout.lower() not in LAYOUTS:
+    if args.layout is not None and args.layout.lower() not in LAYOUTS:
         raise DgraphInputError(f"--layout {args.layout!r} is not a layout; layouts: {', '.join(sorted(LAYOUTS))}")
     if args.domains is not None and not (args.domains in ("host", "job") or args.domains.isdigit()):
         raise DgraphInputError(f"--domains {args.domains!r}: give host, job or a number of rank groups")
     if args.input is None and args.header is not None:
         raise DgraphInputError("--header and --no-header describe an --input file")
+    if args.overwrite and args.save is None:
+        raise DgraphInputError("--overwrite lets --save replace a saved graph: give --save PATH too")
     directed = _directed(args)
-    if args.input is not None:
+    if args.load is not None:
+        built = [f"--{o}" for o in ("ranks", "directed", "undirected") if getattr(args, o)]
+        if args.weight is True:  # bare --weight reads a file's third column; --weight NAME picks a saved attribute
+            built.append("--weight")
+        if built:
+            raise DgraphInputError(
+                f"{built[0]} says how to build a graph, and --load reads one built already (its ranks, direction and "
+                "weight are the saved ones; --no-weight still gives unit weights)"
+            )
+    elif args.input is not None:
         if "://" not in args.input and not glob.glob(args.input):
             if glob.has_magic(args.input):
                 raise DgraphInputError(f"--input {args.input!r}: no file matches it")
@@ -420,6 +451,7 @@ def partition(args):
     _check(args)
     with _connected(args):
         graph, what = _load(args)
+        _save(args, graph, {})
         report = graph.layout_report(measure=args.measure)
         print(
             f"graph      {what}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs stored, "
@@ -500,9 +532,9 @@ def run(args):
         with _Phase("load and place", times):
             graph, what = _load(args)
         if entry.undirected and graph.directed:
-            raise DgraphInputError(
-                f"{args.algorithm} needs an undirected graph and {what} is read as directed: add --undirected"
-            )
+            how = "save it built with --undirected" if args.load else "add --undirected"
+            raise DgraphInputError(f"{args.algorithm} needs an undirected graph and {what} is read as directed: {how}")
+        _save(args, graph, times)
         # the graph's weight, or the edge attribute --weight names, unless --no-weight: every weighted
         # algorithm and its verifier take the same
         weight = None if args.no_weight else args.weight if isinstance(args.weight, str) else graph.weight

@@ -8,6 +8,7 @@ and the blocks derived from them, ``dgraph.store``) and its ``runner`` (runs and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -39,7 +40,8 @@ class Graph:
     ``directed``, ``weight`` (the weight column or None), ``edge_attrs`` and ``vertex_attrs``
     (the attributes it keeps), ``layout``, ``nranks``, ``transport``; ``last_stats`` is the
     ``RunStats`` of the calling thread's last algorithm call on it. A Graph never changes:
-    ``with_transport``, ``with_weight`` and ``subgraph`` make new ones.
+    ``with_transport``, ``with_weight`` and ``subgraph`` make new ones; ``save`` writes it to a
+    directory that ``dgraph.load`` reads back.
 
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate")
@@ -385,6 +387,20 @@ class Graph:
             transport=self.transport,
             domains=self.domains,
         )
+
+    def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> None:
+        """Write this graph to the directory ``path``, from the workers (``dgraph.persist.save``);
+        ``dgraph.load(path)`` reads it back on any cluster without building it again.
+
+        >>> import os, tempfile, dgraph
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     dgraph.datasets.load("karate").save(os.path.join(d, "karate"))
+        ...     dgraph.load(os.path.join(d, "karate")).num_edges
+        78
+        """
+        from .persist.save import save
+
+        save(self, path, overwrite=overwrite)
 
     def snapshot(self) -> Snapshot:
         """The whole graph gathered to the client as numpy arrays (``dgraph.export.snapshot``)."""

@@ -60,6 +60,11 @@ class Layout:
         """A copy with the rank count fixed (used when the user gave none)."""
         raise NotImplementedError
 
+    def options(self):
+        """The options that make this layout again, ``layout_named(name, **options)``: plain
+        values, which a saved graph's manifest keeps."""
+        return {"ranks": self.ranks}
+
     def plan(self, out_degree):
         raise NotImplementedError
 

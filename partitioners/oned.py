@@ -68,6 +68,10 @@ class OneD(Layout):
         same = self.weights is not None and self.weights.size == ranks
         return OneD(ranks, self.balance, self.weights if same else None)
 
+    def options(self):
+        weights = None if self.weights is None else self.weights.tolist()
+        return {"ranks": self.ranks, "balance": self.balance, "weights": weights}
+
     def with_weights(self, weights):
         """A copy whose ranks take shares in proportion to ``weights`` (measured speeds)."""
         return OneD(len(weights), self.balance, weights)

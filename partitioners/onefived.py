@@ -90,6 +90,9 @@ class OnePointFiveD(Layout):
             return self
         return OnePointFiveD(e_threshold=self.e_threshold, h_threshold=self.h_threshold, ranks=ranks)
 
+    def options(self):
+        return {"rows": self.rows, "cols": self.cols, "e_threshold": self.e_threshold, "h_threshold": self.h_threshold}
+
     @classmethod
     def rank_hint(cls, ranks):
         return TwoD.rank_hint(ranks)

@@ -88,6 +88,9 @@ class TDOrch(Layout):
     def with_ranks(self, ranks):
         return self if self.ranks == ranks else TDOrch(self.fanout, self.chunk, ranks)
 
+    def options(self):
+        return {"fanout": self.fanout, "chunk": self.chunk, "ranks": self.ranks}
+
     def shape(self, arcs):
         """(F, C, tree height) for a graph of ``arcs`` arcs."""
         api, forest, _ = _forest()

@@ -78,6 +78,9 @@ class TwoD(Layout):
     def with_ranks(self, ranks):
         return self if self.ranks == ranks else TwoD(ranks=ranks)
 
+    def options(self):
+        return {"rows": self.rows, "cols": self.cols}
+
     @classmethod
     def rank_hint(cls, ranks):
         return f"; meshes for {ranks} ranks: {meshes(ranks)}"
