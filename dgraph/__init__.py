@@ -36,6 +36,7 @@ from .errors import (  # noqa: E402
 from .graph import Graph  # noqa: E402
 from .io import from_networkx, read_edgelist  # noqa: E402
 from .orchestration import orchestrate  # noqa: E402
+from .pregel import aggregate_messages, pregel  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -47,12 +48,14 @@ __all__ = [
     "DgraphRunError",
     "DgraphWarning",
     "Graph",
+    "aggregate_messages",
     "datasets",
     "from_edgelist",
     "from_networkx",
     "kernels",
     "orchestrate",
     "partitioners",
+    "pregel",
     "read_edgelist",
 ]
 
