@@ -21,7 +21,7 @@ def _take(values, at):
     return kernels.relabel(values, at) if values.ndim == 1 else values[at].ravel()
 
 
-def reduce_rows(ctx, blocks, partial, layout, bounds, op=np.add, identity=0):
+def reduce_rows(ctx, blocks, partial, layout, bounds, *, op=np.add, identity=0):
     """Sum per-row partial values over a layout's block rows into per-owner arrays.
 
     ``partial[r]`` holds, for each part of ``blocks[r]``, one value per row; returns ``{r: array

@@ -124,7 +124,7 @@ def pregel(
     >>> round(float(pr["rank"].sum()), 6), int(pr.loc[pr["rank"].idxmax(), "vertex"])
     (1.0, 34)
     """
-    program = _program(graph, init, message, combine, update, max_iter, reads, weight)
+    program = _program(graph, init, message, combine, update, max_iter=max_iter, reads=reads, weight=weight)
     return _run(graph, program)
 
 
@@ -153,7 +153,7 @@ def aggregate_messages(
     >>> m.sort_values("vertex").values.tolist()
     [[2, 0], [3, 1]]
     """
-    program = _program(graph, init or {}, message, combine, None, 1, reads, weight)
+    program = _program(graph, init or {}, message, combine, None, max_iter=1, reads=reads, weight=weight)
     frame = _run(graph, program)
     return frame[frame["received"] > 0].drop(columns="received")
 
@@ -173,7 +173,7 @@ def _run(graph: Graph, program: Program) -> dd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- checks
-def _program(graph, init, message, combine, update, max_iter, reads, weight) -> Program:
+def _program(graph, init, message, combine, update, *, max_iter, reads, weight) -> Program:
     """The program as it travels, after every check the client can make."""
     if combine not in COMBINES:
         raise DgraphInputError(f"combine must be one of {sorted(COMBINES)}, got {combine!r}")
@@ -233,7 +233,9 @@ def _reads(reads, dtypes, edges):
         there = edges if side == "edge" else tuple(dtypes)
         for name in names:
             if name not in there:
-                raise DgraphInputError(f"reads names {side}[{name!r}], which is not a column; the columns are {list(there)}")
+                raise DgraphInputError(
+                    f"reads names {side}[{name!r}], which is not a column; the columns are {list(there)}"
+                )
         out[side] = names
     return Reads(**out)
 
@@ -263,7 +265,7 @@ class _Noting(Mapping):
 def _probe(message, dtypes, edges):
     """Which columns ``message`` reads and the type of its values, from one call on no arcs
     (every column, and float64, where that call fails)."""
-    read: dict = {side: set() for side in ("src", "dst", "edge")}
+    read = {side: set() for side in ("src", "dst", "edge")}
     src, dst = (_Noting(side, dtypes, read[side]) for side in ("src", "dst"))
     edge = _Noting("edge", {e: np.dtype(np.float64) for e in edges}, read["edge"])
     fn = message.py_func if isinstance(message, Dispatcher) else message

@@ -45,6 +45,7 @@ from . import kernels
 from .block import own_canonical
 from .errors import DgraphInputError
 from .ghosts import GhostExchange, reduce_rows
+from .owners import index_type
 
 COMBINES = {"sum": np.add, "min": np.minimum, "max": np.maximum}
 READ_ONLY = ("id", "out_degree", "in_degree")
@@ -112,7 +113,7 @@ def pregel_kernel(ctx, *, program, bounds, layout):
         if found is None:  # no vertex was active
             break
         with ctx.phase("exchange"):  # partial merges of a head meet at its owner (none in 1D)
-            msg = reduce_rows(ctx, ins, found[0], layout, bounds, op, zero)
+            msg = reduce_rows(ctx, ins, found[0], layout, bounds, op=op, identity=zero)
         if program.update is None:
             received = reduce_rows(ctx, ins, found[1], layout, bounds)
             return {r: {"msg": msg[r], "received": received[r]} for r in ctx.ranks}
@@ -201,8 +202,7 @@ class _ArcMessages:
     def __call__(self, state, active, count):
         names = [*self.dynamic, " active"]
         columns = {
-            r: [state[r][c] for c in self.dynamic]
-            + [np.ones(self.size[r], bool) if active[r] is None else active[r]]
+            r: [state[r][c] for c in self.dynamic] + [np.ones(self.size[r], bool) if active[r] is None else active[r]]
             for r in self.ctx.ranks
         }
         with self.ctx.phase("exchange"):
@@ -249,7 +249,7 @@ class _ArcMessages:
         key = id(part)
         if key not in self._rows:
             nrows = part.indptr.size - 1
-            self._rows[key] = np.repeat(np.arange(nrows, dtype=np.int32 if nrows < 2**31 else np.int64), np.diff(part.indptr))
+            self._rows[key] = np.repeat(np.arange(nrows, dtype=index_type(nrows)), np.diff(part.indptr))
         return self._rows[key]
 
 
@@ -397,7 +397,7 @@ _TUPLES: dict = {}  # field names -> their named tuple type: one type, so numba 
 def _as_tuple(columns):
     names = tuple(columns)
     if names not in _TUPLES:
-        _TUPLES[names] = namedtuple("Columns", names)  # type: ignore[misc]
+        _TUPLES[names] = namedtuple("Columns", names)
     return _TUPLES[names](*columns.values())
 
 
@@ -429,7 +429,7 @@ def _pack(columns):
     """Several columns as the rows of one byte matrix (one column travels as it is)."""
     if len(columns) == 1:
         return columns[0]
-    return np.concatenate([np.ascontiguousarray(c).view(np.uint8).reshape(c.size, -1) for c in columns], axis=1)
+    return np.concatenate([np.ascontiguousarray(c).view(np.uint8).reshape(c.size, c.itemsize) for c in columns], axis=1)
 
 
 def _unpack(matrix, dtypes):
@@ -441,4 +441,3 @@ def _unpack(matrix, dtypes):
         out.append(np.ascontiguousarray(matrix[:, at : at + width]).view(dtype).reshape(-1))
         at += width
     return out
-
