@@ -69,7 +69,9 @@ def _partition(frame, column):
 PAGERANK_CASES = [("kronecker", layout) for layout in LAYOUTS] + [("random", LAYOUTS[2]), ("grid", LAYOUTS[1])]
 
 
-@pytest.mark.parametrize(("kind", "layout"), PAGERANK_CASES, ids=lambda x: getattr(type(x), "__name__", x))
+@pytest.mark.parametrize(
+    ("kind", "layout"), PAGERANK_CASES, ids=lambda x: x if isinstance(x, str) else type(x).__name__
+)
 def test_pagerank_program_equals_pagerank(client, kind, layout):
     g = dgraph.from_edgelist(GRAPHS[kind](), directed=False, layout=layout)
     _close_to_pagerank(g, pagerank_program(g, 20))
