@@ -207,15 +207,16 @@ def _program(graph, init, message, combine, update, *, max_iter, reads, weight) 
 
 def _init_dtype(graph, name, value):
     """The type of a state column ``init`` makes: a scalar's, or what a callable returns for a
-    rank without vertices (float64 where that call fails)."""
+    rank without vertices (float64 where that call fails or gives no numbers)."""
     if callable(value):
         codec = graph.codec
         labels = np.empty(0, np.int64) if codec.ids_are_labels else pd.Index([], dtype=codec.labels.dtype)
         empty = pd.DataFrame({"vertex": labels, **{c: np.empty(0, np.int64) for c in READ_ONLY}})
         try:
-            return np.asarray(value(empty)).dtype
+            dtype = np.asarray(value(empty)).dtype
         except Exception:  # it may need vertices; the run will tell
             return np.dtype(np.float64)
+        return dtype if dtype.kind in "biuf" else np.dtype(np.float64)  # the run checks its values
     if isinstance(value, (bool, int, float, np.number, np.bool_)):
         return np.asarray(value).dtype
     raise DgraphInputError(

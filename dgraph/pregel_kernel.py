@@ -323,6 +323,10 @@ def _initial(program, fixed, labels):
             frame = pd.DataFrame({"vertex": vertex, **fixed})
         got = value(frame)
         state[name] = _column(got.to_numpy() if isinstance(got, pd.Series) else got, n, f"init[{name!r}]")
+        if state[name].dtype.kind not in "biuf":
+            raise DgraphInputError(
+                f"init[{name!r}] made values of type {state[name].dtype}: state columns hold numbers or booleans"
+            )
     return state
 
 

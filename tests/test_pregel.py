@@ -219,6 +219,8 @@ def test_bad_programs_are_named(client):
         dgraph.pregel(g, {"x": 1.0}, ok_msg, "sum", lambda state, msg, step: {"x": msg[:3]}, max_iter=2)
     with pytest.raises(DgraphInputError, match=r"init\['x'\] must be a number"):
         dgraph.pregel(g, {"x": "one"}, ok_msg, "sum", ok_update)
+    with pytest.raises(DgraphInputError, match=r"init\['x'\] made values of type object"):
+        dgraph.pregel(g, {"x": lambda v: v["vertex"].astype(str).astype(object)}, ok_msg, "sum", ok_update)
     with pytest.raises(DgraphInputError, match="init column 'id'"):
         dgraph.pregel(g, {"id": 1}, ok_msg, "sum", ok_update)
     with pytest.raises(DgraphInputError, match=r"reads names src\['z'\]"):
