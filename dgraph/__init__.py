@@ -37,6 +37,7 @@ from .graph import Graph  # noqa: E402
 from .io import from_networkx, read_edgelist  # noqa: E402
 from .orchestration import orchestrate  # noqa: E402
 from .persist import load  # noqa: E402
+from .pregel import aggregate_messages, pregel  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -48,6 +49,7 @@ __all__ = [
     "DgraphRunError",
     "DgraphWarning",
     "Graph",
+    "aggregate_messages",
     "datasets",
     "from_edgelist",
     "from_networkx",
@@ -55,6 +57,7 @@ __all__ = [
     "load",
     "orchestrate",
     "partitioners",
+    "pregel",
     "read_edgelist",
 ]
 

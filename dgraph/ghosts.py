@@ -21,13 +21,14 @@ def _take(values, at):
     return kernels.relabel(values, at) if values.ndim == 1 else values[at].ravel()
 
 
-def reduce_rows(ctx, blocks, partial, layout, bounds):
+def reduce_rows(ctx, blocks, partial, layout, bounds, *, op=np.add, identity=0):
     """Sum per-row partial values over a layout's block rows into per-owner arrays.
 
     ``partial[r]`` holds, for each part of ``blocks[r]``, one value per row; returns ``{r: array
     over r's own vertices}``. In 1D rows are owned, so nothing moves; in 2D each rank sends every
     row peer its slice of the row range (the reduction along the mesh row); with subgraphs
-    (1.5D) each rank sends each owner the (id, sum) pairs of the rows it holds.
+    (1.5D) each rank sends each owner the (id, sum) pairs of the rows it holds. ``op`` (a numpy
+    ufunc such as ``np.minimum``) and its ``identity`` merge the values instead of a sum.
     """
     bounds = np.asarray(bounds, dtype=np.int64)
     ranged = all(len(blocks[r].parts) == 1 and blocks[r].parts[0].row_ids is None for r in ctx.ranks)
@@ -35,7 +36,7 @@ def reduce_rows(ctx, blocks, partial, layout, bounds):
         return {r: np.asarray(partial[r][0]) for r in ctx.ranks}
     send, own = {}, {}
     for r in ctx.ranks:
-        own[r] = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=np.result_type(*partial[r]))
+        own[r] = np.full(int(bounds[r + 1] - bounds[r]), identity, dtype=np.result_type(*partial[r]))
         send[r] = {}
         if ranged:
             lo = blocks[r].parts[0].lo
@@ -45,28 +46,37 @@ def reduce_rows(ctx, blocks, partial, layout, bounds):
         ids = np.concatenate([p.rows() for p in blocks[r].parts])
         vals = np.concatenate(partial[r])
         ids, inverse = np.unique(ids, return_inverse=True)
-        sums = np.bincount(inverse, weights=vals, minlength=ids.size).astype(own[r].dtype)
+        sums = _merge_at(op, identity, inverse, vals, ids.size, own[r].dtype)
         cuts = np.searchsorted(ids, bounds)
         for d in range(ctx.nranks):
             if cuts[d + 1] > cuts[d]:
                 send[r][d] = [ids[cuts[d] : cuts[d + 1]] - bounds[d], sums[cuts[d] : cuts[d + 1]]]
-    got = ctx.alltoall(send, combine=_add_rows)
+    got = ctx.alltoall(send, combine=lambda dst, messages: _merge_rows(op, identity, messages))
     for r in ctx.ranks:
         for _, arrays in got[r]:
             if len(arrays) == 1:
-                own[r] += arrays[0]
+                op(own[r], arrays[0], out=own[r])
             else:
-                np.add.at(own[r], arrays[0], arrays[1])
+                op.at(own[r], arrays[0], arrays[1])
     return own
 
 
-def _add_rows(dst, messages):
-    """Row sums bound for one owner, merged where a transport forwards them together."""
+def _merge_at(op, identity, inverse, vals, size, dtype):
+    """``vals`` merged by ``op`` into ``size`` slots (``inverse``: each value's slot)."""
+    if op is np.add:
+        return np.bincount(inverse, weights=vals, minlength=size).astype(dtype)
+    out = np.full(size, identity, dtype)
+    op.at(out, inverse, vals)
+    return out
+
+
+def _merge_rows(op, identity, messages):
+    """Row values bound for one owner, merged where a transport forwards them together."""
     if all(len(m) == 1 for m in messages):  # slices of the same row range
-        return [np.sum([m[0] for m in messages], axis=0)]
+        return [op.reduce([m[0] for m in messages], axis=0)]
     ids, inverse = np.unique(np.concatenate([m[0] for m in messages]), return_inverse=True)
-    sums = np.bincount(inverse, weights=np.concatenate([m[1] for m in messages]), minlength=ids.size)
-    return [ids, sums.astype(messages[0][1].dtype)]
+    vals = np.concatenate([m[1] for m in messages])
+    return [ids, _merge_at(op, identity, inverse, vals, ids.size, messages[0][1].dtype)]
 
 
 class GhostExchange:

@@ -96,6 +96,7 @@ class Runner:
         finish: tuple | None = None,
         finish_blocks: list | None = None,
         per_vertex: np.ndarray | None = None,
+        beside: Sequence[Future] | None = None,
         record: bool = True,
         **params: Any,
     ) -> tuple[RankResults, RunStats]:
@@ -103,7 +104,8 @@ class Runner:
 
         ``ctx.blocks[r]`` is ``(out_block,)``, or ``(out_block, in_block)`` with ``reverse``;
         with ``per_vertex`` (an array over placed ids, on the client) it ends with rank r's
-        slice of it, scattered beside the rank's blocks, so no worker holds the whole array.
+        slice of it, scattered beside the rank's blocks, so no worker holds the whole array;
+        with ``beside`` (a future per rank, such as its ``label_pieces``) it ends with rank r's.
         ``placement="owner"``: 1D owner blocks (a vertex's arcs at its owner, whatever the
         layout); ``"layout"``: the layout's own blocks, and the kernel also gets ``layout=``
         (algorithms on ``EdgeMap`` run this way).
@@ -125,6 +127,8 @@ class Runner:
             spans, where = zip(store.bounds[:-1], store.bounds[1:]), store.where(outs)
             for b, (lo, hi), w in zip(blocks, spans, where):
                 b.append(store.client.scatter(per_vertex[lo:hi], workers=[w], hash=False))
+        if beside is not None:
+            blocks = [[*b, f] for b, f in zip(blocks, beside)]
         params = dict(params, bounds=store.bounds)
         results, stats = launch(
             store.client,
