@@ -15,9 +15,10 @@ max(a); x = t is decided at once, and so is any u below min(1, 1/q) (accepted wh
 or at least max(1, 1/q) (rejected). Only the proposals between those need to know whether t ->
 x is an arc, and a membership query to t's owner answers them (a binary search of x's
 canonical id in t's row): one request and one reply superstep for every walker that asks. A
-walker draws its proposals in batches (4, doubling while a batch is all rejected) and takes
-the first accepted in draw order, so the walk is the one-at-a-time sampler's exactly; a step
-takes as many query rounds as its most rejected walker needs.
+walker draws its proposals in batches (4, doubling) until one is accepted without asking,
+asks about every proposal before that one (up to 8 a round) and takes the first accepted in
+draw order: the walk is the one-at-a-time sampler's exactly, and most steps take one query
+round.
 
 Every draw is a function of (seed, walk, step, attempt) (``dgraph.streams``), a row lists its
 heads by canonical id and running sums start afresh at each row, so for a seed the walks are
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 
 BATCH = 4  # proposals a second-order walker draws at once (most are accepted within a few)
 MOST_BATCH = 1 << 12  # the doubling stops here
+ASKS = 8  # membership queries a walker may send in one round (those before its first sure accept)
 
 
 class _Rank:
@@ -162,7 +164,7 @@ def _node2vec(ctx, ranks, spans, moving, bias, step, seed, bounds, tally):
         got, asking = ctx.alltoall(send, total={r: np.array([a.waiting.size]) for r, a in asks.items()})
         if int(asking[0]) == 0:
             break
-        tally[2] += 1
+        tally[2] += 0 in ctx.ranks  # counted once, by the worker of rank 0
         answers = {r: {src: [_adjacent(ranks[r].block, int(bounds[r]), t, x)] for src, (t, x) in got[r]} for r in ranks}
         replies = ctx.alltoall(answers)
         for r, a in asks.items():
@@ -195,11 +197,13 @@ class _Asks:
 
 
 def _draw(k, span, moving, pending, offset, chosen, params, tally):
-    """Draw proposals for the ``pending`` walkers until each has an accepted one or some that
-    need asking; accepted ones go to ``chosen``. Returns the round's ``_Asks``."""
+    """Draw proposals for the ``pending`` walkers until each has one accepted without asking or
+    ``ASKS`` that need asking (all those before the first accepted are asked: one round settles
+    most walkers); walkers that need not ask go to ``chosen``. Returns the round's ``_Asks``."""
     ret, far, seed, step = params
     top, low, high = max(ret, 1.0, far), min(1.0, far), max(1.0, far)
     walker, arcs, waiting, fallback = [], [], [], []
+    asked = np.zeros(chosen.size, np.int64)
     todo, batch = pending, BATCH
     while todo.size:
         attempts = offset[todo][:, None] + np.arange(batch)
@@ -214,15 +218,18 @@ def _draw(k, span, moving, pending, offset, chosen, params, tally):
         ask = ~back & (u >= low) & (u < high)
         first = np.where(accept.any(axis=1), accept.argmax(axis=1), batch)
         ask &= np.arange(batch) < first[:, None]
-        asking, accepted = ask.any(axis=1), first < batch
-        now = accepted & ~asking
-        chosen[todo[now]] = arc[now, first[now]]
         rows, cols = np.nonzero(ask)
         walker.append(todo[rows])
         arcs.append(arc[rows, cols])
-        waiting.append(todo[asking])
-        fallback.append(np.where(accepted[asking], arc[asking, np.minimum(first[asking], batch - 1)], -1))
-        todo, batch = todo[~asking & ~accepted], min(2 * batch, MOST_BATCH)
+        asked[todo] += ask.sum(axis=1)
+        accepted = first < batch
+        now = accepted & (asked[todo] == 0)
+        chosen[todo[now]] = arc[now, first[now]]
+        leaving = accepted | (asked[todo] >= ASKS)
+        wait = leaving & ~now
+        waiting.append(todo[wait])
+        fallback.append(np.where(accepted[wait], arc[wait, np.minimum(first[wait], batch - 1)], -1))
+        todo, batch = todo[~leaving], min(2 * batch, MOST_BATCH)
     join = lambda parts: np.concatenate(parts) if parts else np.empty(0, np.int64)  # noqa: E731
     return _Asks(join(walker), join(arcs), join(waiting), join(fallback))
 
