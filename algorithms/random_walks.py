@@ -32,7 +32,7 @@ Output encoding: ``walk`` (the start's position in ``starts``), ``step`` (0 for 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -61,19 +61,22 @@ class _Rank:
     def __init__(self, block, prefix, walk, cur, prev):
         self.block, self.prefix = block, prefix
         self.walk, self.cur, self.prev = walk, cur, prev
+        self.span = self.moving = None
 
-    def spans(self, bounds, r):
-        """Each walker's row's arcs (start, end) and whether it can move (not at a sink)."""
-        row = self.cur - int(bounds[r])
+    def begin(self, lo):
+        """A step: each walker's row's arcs (``span``: start, end) and the walkers not at a sink
+        (``moving``)."""
+        row = self.cur - lo
         start, end = self.block.indptr[row].astype(np.int64), self.block.indptr[row + 1].astype(np.int64)
+        self.span = start, end
         if self.prefix is None:
-            return start, end, end > start
-        total = np.where(end > start, self.prefix[np.maximum(end - 1, 0)], 0.0)
-        return start, end, total > 0
+            self.moving = np.flatnonzero(end > start)
+        else:
+            self.moving = np.flatnonzero(np.where(end > start, self.prefix[np.maximum(end - 1, 0)], 0.0) > 0)
 
-    def propose(self, seed, step, who, attempts, span):
+    def propose(self, seed, step, who, attempts):
         """The arcs walkers ``who`` draw at their ``attempts`` (an array of their shape)."""
-        start, end = (s[who].reshape(who.shape + (1,) * (attempts.ndim - 1)) for s in span[:2])
+        start, end = (s[who].reshape(who.shape + (1,) * (attempts.ndim - 1)) for s in self.span)
         start, end = np.broadcast_to(start, attempts.shape), np.broadcast_to(end, attempts.shape)
         walk = self.walk[who].reshape(start.shape[:1] + (1,) * (attempts.ndim - 1))
         u = uniforms(seed, walk, step, 2 * attempts)
@@ -115,17 +118,16 @@ def walk_kernel(ctx, *, starts, length, bias, weighted, seed, bounds):
     tally = np.zeros(3, np.int64)  # proposals, membership queries, query rounds
     steps = 0
     for step in range(length):
-        spans = {r: k.spans(bounds, r) for r, k in ranks.items()}
-        moving = {r: np.flatnonzero(s[2]) for r, s in spans.items()}
-        if step == 0 or bias == (1.0, 1.0):
-            first = {r: np.zeros(m.size, np.int64) for r, m in moving.items()}  # each walker's attempt 0
-            arcs = {r: k.propose(seed, step, moving[r], first[r], spans[r]) for r, k in ranks.items()}
-            tally[0] += sum(m.size for m in moving.values())
+        for r, k in ranks.items():
+            k.begin(int(bounds[r]))
+        if step == 0 or bias == (1.0, 1.0):  # each walker's attempt 0
+            arcs = {r: k.propose(seed, step, k.moving, np.zeros(k.moving.size, np.int64)) for r, k in ranks.items()}
+            tally[0] += sum(k.moving.size for k in ranks.values())
         else:
-            arcs = _node2vec(ctx, ranks, spans, moving, bias, step, seed, bounds, tally)
+            arcs = _node2vec(ctx, ranks, _Step(seed, step, *bias), bounds, tally)
         send = {}
         for r, k in ranks.items():
-            who, nxt = moving[r], k.heads(arcs[r])
+            who, nxt = k.moving, k.heads(arcs[r])
             rows[r].append((k.walk[who], np.full(who.size, step + 1, np.int64), nxt))
             send[r] = by_owner(bounds, nxt, k.walk[who], k.cur[who])  # [next, walk, current] to next's owner
         steps = step + 1
@@ -147,18 +149,27 @@ def walk_kernel(ctx, *, starts, length, bias, weighted, seed, bounds):
     return out
 
 
-def _node2vec(ctx, ranks, spans, moving, bias, step, seed, bounds, tally):
+class _Step(NamedTuple):
+    """A second-order step's draws: the seed, the step, and node2vec's weights 1/p and 1/q."""
+
+    seed: int
+    step: int
+    ret: float
+    far: float
+
+
+def _node2vec(ctx, ranks, draw, bounds, tally):
     """Each moving walker's arc for this second-order step (rejection sampling; see the module's
-    docstring): ``{r: arcs}`` in the order of ``moving[r]``."""
-    ret, far = bias
-    chosen = {r: np.full(m.size, -1, np.int64) for r, m in moving.items()}
-    offset = {r: np.zeros(m.size, np.int64) for r, m in moving.items()}
-    pending = {r: np.arange(m.size) for r, m in moving.items()}
+    docstring): ``{r: arcs}`` in the order of each rank's ``moving``."""
+    far = draw.far
+    chosen = {r: np.full(k.moving.size, -1, np.int64) for r, k in ranks.items()}
+    offset = {r: np.zeros(k.moving.size, np.int64) for r, k in ranks.items()}
+    pending = {r: np.arange(k.moving.size) for r, k in ranks.items()}
     while True:
         asks, send = {}, {}
         for r, k in ranks.items():
-            asks[r] = _draw(k, spans[r], moving[r], pending[r], offset[r], chosen[r], (ret, far, seed, step), tally)
-            t, x = k.prev[moving[r][asks[r].walker]], k.heads(asks[r].arc)
+            asks[r] = _draw(k, pending[r], offset[r], chosen[r], draw, tally)
+            t, x = k.prev[k.moving[asks[r].walker]], k.heads(asks[r].arc)
             asks[r].order = np.argsort(t, kind="stable")  # the replies come back in owner order
             send[r] = by_owner(bounds, t[asks[r].order], x[asks[r].order])
         got, asking = ctx.alltoall(send, total={r: np.array([a.waiting.size]) for r, a in asks.items()})
@@ -196,11 +207,11 @@ class _Asks:
         self.order = None
 
 
-def _draw(k, span, moving, pending, offset, chosen, params, tally):
+def _draw(k, pending, offset, chosen, draw, tally):
     """Draw proposals for the ``pending`` walkers until each has one accepted without asking or
     ``ASKS`` that need asking (all those before the first accepted are asked: one round settles
     most walkers); walkers that need not ask go to ``chosen``. Returns the round's ``_Asks``."""
-    ret, far, seed, step = params
+    seed, step, ret, far = draw
     top, low, high = max(ret, 1.0, far), min(1.0, far), max(1.0, far)
     walker, arcs, waiting, fallback = [], [], [], []
     asked = np.zeros(chosen.size, np.int64)
@@ -209,8 +220,8 @@ def _draw(k, span, moving, pending, offset, chosen, params, tally):
         attempts = offset[todo][:, None] + np.arange(batch)
         offset[todo] += batch
         tally[0] += attempts.size
-        who = moving[todo]
-        arc = k.propose(seed, step, who, attempts, span)
+        who = k.moving[todo]
+        arc = k.propose(seed, step, who, attempts)
         x = k.heads(arc)
         u = uniforms(seed, k.walk[who][:, None], step, 2 * attempts + 1) * top
         back = x == k.prev[who][:, None]
@@ -255,9 +266,10 @@ def _lowest_weight(block):
 
 def start_ids(graph: Graph, starts: Hashable | Iterable[Hashable], what: str) -> np.ndarray:
     """The placed ids of ``starts`` (a label, or an iterable of labels), repeats kept, in order."""
-    if isinstance(starts, (str, bytes)) or not hasattr(starts, "__iter__"):
-        starts = [starts]
-    values = starts.tolist() if hasattr(starts, "tolist") else list(starts)
+    if isinstance(starts, (str, bytes)) or not isinstance(starts, Iterable):
+        values: list = [starts]
+    else:
+        values = starts.tolist() if hasattr(starts, "tolist") else list(starts)
     if not values:
         raise DgraphInputError(f"give at least one {what}")
     return np.asarray(graph.encode_vertices(values, what), dtype=np.int64)

@@ -18,8 +18,8 @@ from dgraph import algorithms as alg
 from dgraph.errors import DgraphInputError
 from dgraph.partitioners import TDOrch
 
-# one rank, ranges, reordered ids (hashed), a 2D mesh, 1.5D, TD-Orch
-EVERY_KIND = [LAYOUTS[0], LAYOUTS[1], LAYOUTS[4], LAYOUTS[5], LAYOUTS[7], TDOrch(fanout=2, chunk=3, ranks=3)]
+# one rank, reordered ids (hashed), a 2D mesh, 1.5D, TD-Orch (ranks in canonical order)
+EVERY_KIND = [LAYOUTS[0], LAYOUTS[4], LAYOUTS[5], LAYOUTS[7], TDOrch(fanout=2, chunk=3, ranks=3)]
 RARE = 1e-4  # a chi-square statistic this unlikely under the expected frequencies fails
 
 
