@@ -13,7 +13,9 @@ from .neighbourhood import ego_graph, k_hop
 from .pagerank import pagerank
 from .personalized_pagerank import personalized_pagerank
 from .pointer_jumping import pointer_jumping
+from .random_walks import random_walks
 from .registry import REGISTRY, Algorithm, verify
+from .sample_neighbors import sample_neighbors
 from .shortest_paths import shortest_paths
 from .sssp import sssp
 from .strongly_connected_components import strongly_connected_components
@@ -36,6 +38,8 @@ __all__ = [
     "max_weight_matching",
     "modularity",
     "pointer_jumping",
+    "random_walks",
+    "sample_neighbors",
     "strongly_connected_components",
     "total_triangles",
     "triangle_count",

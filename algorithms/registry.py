@@ -27,6 +27,8 @@ from .neighbourhood import ego_graph, k_hop
 from .pagerank import pagerank
 from .personalized_pagerank import personalized_pagerank
 from .pointer_jumping import pointer_jumping
+from .random_walks import random_walks
+from .sample_neighbors import sample_neighbors
 from .shortest_paths import shortest_paths
 from .sssp import sssp
 from .strongly_connected_components import strongly_connected_components
@@ -170,6 +172,8 @@ _ENTRIES = (
     Algorithm(k_hop),
     Algorithm(ego_graph),
     Algorithm(pointer_jumping),
+    Algorithm(random_walks, weighted=True),
+    Algorithm(sample_neighbors),
 )
 
 REGISTRY: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _ENTRIES})

@@ -807,6 +807,32 @@ def _levels_cases():
     return [(*csrs, key, np.full(N, -1), np.full(N, -1), source, limit, 15, 18) for *csrs, key, source, limit in cases]
 
 
+def _prefix_cases():
+    indptr, _, w = _graph()
+    rng = np.random.default_rng(4)
+    long = np.r_[0, 3, 3, 700, 701].astype(np.int64)  # an empty row and one longer than LONG_ROW
+    return [(indptr, w, np.empty(w.size)), (long, rng.random(701), np.empty(701))]
+
+
+def _search_rows_cases():
+    indptr, indices, w = _graph()
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, N, 400)
+    starts, ends = indptr[rows], indptr[rows + 1]
+    prefix = np.concatenate([np.cumsum(w[a:b]) for a, b in zip(indptr[:-1], indptr[1:])])
+    heads = rng.integers(0, N, rows.size)
+    keyed = np.argsort(_key())  # rows sorted by a key: positions of the sorted keys
+    kidx = np.concatenate([np.sort(_key()[indices[a:b]]) for a, b in zip(indptr[:-1], indptr[1:])])
+    sums = prefix[np.maximum(ends - 1, 0)] * rng.random(rows.size)
+    none = np.empty(0, np.int64)
+    out = np.empty(rows.size, np.int64)
+    return [
+        (starts, ends, indices, none, heads.astype(indices.dtype), False, out.copy()),
+        (starts, ends, prefix, none, sums, True, out.copy()),
+        (starts, ends, keyed[kidx], _key(), heads, False, out.copy()),
+    ]
+
+
 CASES = {
     "csr_from_pieces": (_csr_cases, None),
     "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
@@ -884,6 +910,8 @@ CASES = {
     "row_order": (_order_cases, None),
     "fill_slots": (_slots_cases, None),
     "take_rows": (_take_cases, lambda r, a: a[-1]),
+    "row_prefix": (_prefix_cases, lambda r, a: a[-1]),
+    "search_rows": (_search_rows_cases, lambda r, a: a[-1]),
 }
 
 

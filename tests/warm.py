@@ -83,6 +83,8 @@ def compile_kernels(half=None):
                 alg.betweenness_centrality(g, k=4, seed=1, method="levels"),
                 alg.betweenness_centrality(g, k=4, seed=1, method="replicated"),
             ]
+            runs.append(alg.random_walks(g, [source] * 8, 4, p=0.5, q=2.0, seed=1))
+            runs.append(alg.sample_neighbors(g, [source], [3, 2], seed=1))
             if weight:  # the grid's own choice is local relaxation
                 runs.append(alg.sssp(g, source, weight=weight, method="delta-stepping"))
             if is_directed:

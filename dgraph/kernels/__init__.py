@@ -100,6 +100,7 @@ from .matching import heaviest_free_neighbour
 from .path_rounds import improve, light_rows, take_below
 from .paths import DELTA_GRAIN, relax_local
 from .placing import onefived_ranks, onefived_subgraphs
+from .sampling import row_prefix, search_rows
 from .sets import union, unique
 from .slots import dense_ranks, keyed_at, mark_bits, pack_ids, positions, set_bits, unkey
 from .trees import search_tree_rules, search_tree_rules_many, tree_astray
@@ -171,6 +172,7 @@ __all__ = [
     "pack_ids",
     "order_rows",
     "row_order",
+    "row_prefix",
     "ordered_triangles",
     "oriented_triangles",
     "pagerank_step",
@@ -184,6 +186,7 @@ __all__ = [
     "row_cuts",
     "rows_leaving",
     "rows_touching",
+    "search_rows",
     "search_tree_rules",
     "search_tree_rules_many",
     "tree_astray",
