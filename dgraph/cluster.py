@@ -101,7 +101,9 @@ def _require(module, extra, what):
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise MissingExtra(f"{what} needs the {extra!r} extra: pip install '.[{extra}]' in a checkout of dgraph") from exc
+        raise MissingExtra(
+            f"{what} needs the {extra!r} extra: pip install '.[{extra}]' in a checkout of dgraph"
+        ) from exc
 
 
 def gpu_cluster(**kwargs):
