@@ -16,7 +16,7 @@ NOTES = {
         "nearest source."
     ),
     "single_source_shortest_path_length": "",
-    "single_target_shortest_path_length": "Directed graphs: a search of the reversed graph, which is built once and kept with the graph.",
+    "single_target_shortest_path_length": "Directed graphs: a search of the reversed graph (built once, kept).",
     "shortest_path_length": (
         "weight: an edge attribute name, non-negative weights (method 'dijkstra', or 'bellman-ford' and "
         "'unweighted' where they give the same lengths). Without a source: to the target by a search of "
@@ -24,7 +24,7 @@ NOTES = {
     ),
     "has_path": "",
     "descendants": "",
-    "ancestors": "Directed graphs: a search of the reversed graph, which is built once and kept with the graph.",
+    "ancestors": "Directed graphs: a search of the reversed graph (built once, kept).",
     "descendants_at_distance": "",
     "single_source_dijkstra_path_length": "weight: an edge attribute name (not a function).",
     "single_source_dijkstra": (

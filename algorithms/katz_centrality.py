@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -126,15 +126,15 @@ def katz_centrality(
             )
         ids = graph.encode_vertices(list(beta), "beta vertex")
         values = np.asarray(list(beta.values()), dtype=np.float64)
-        beta = graph.client.submit(_by_placed_id, ids, values, graph.num_vertices)
+        own: Any = graph.client.submit(_by_placed_id, ids, values, graph.num_vertices)
     else:
-        beta = number(beta, "beta")
+        own = number(beta, "beta")
     frame, stats = graph.runner.run_to_frame(
         katz_kernel,
         reverse=graph.directed,
         name="katz_centrality",
         alpha=float(alpha),
-        beta=beta,
+        beta=own,
         max_iter=max_iter,
         tol=float(tol),
         normalized=bool(normalized),

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.slow  # a pytest run of its own over fourteen of networkx's test modules
+pytestmark = pytest.mark.slow  # a pytest run of its own over networkx's test modules for every function it serves
 
 MODULES = [
     "networkx.algorithms.traversal.tests.test_bfs",
@@ -28,6 +28,20 @@ MODULES = [
     "networkx.algorithms.community.tests.test_louvain",
     "networkx.algorithms.community.tests.test_leiden",
     "networkx.tests.test_convert_pandas",
+    "networkx.algorithms.tests.test_dag",
+    "networkx.algorithms.link_analysis.tests.test_hits",
+    "networkx.algorithms.centrality.tests.test_katz_centrality",
+    "networkx.algorithms.centrality.tests.test_eigenvector_centrality",
+    "networkx.algorithms.centrality.tests.test_degree_centrality",
+    "networkx.algorithms.centrality.tests.test_closeness_centrality",
+    "networkx.algorithms.centrality.tests.test_harmonic_centrality",
+    "networkx.algorithms.tests.test_distance_measures",
+    "networkx.algorithms.tests.test_link_prediction",
+    "networkx.algorithms.tests.test_isolate",
+    "networkx.algorithms.tests.test_reciprocity",
+    "networkx.algorithms.tree.tests.test_recognition",
+    "networkx.algorithms.shortest_paths.tests.test_generic",
+    "networkx.classes.tests.test_function",
 ]
 
 

@@ -112,7 +112,7 @@ def _reversed_bfs(G, target, cutoff=None):
     return found[found["distance"].notna()].sort_values("distance", kind="stable")
 
 
-@implements("Directed graphs: a search of the reversed graph, which is built once and kept with the graph.")
+@implements("Directed graphs: a search of the reversed graph (built once, kept).")
 def ancestors(G: Graph, source: Hashable) -> set[Hashable]:
     return set(_reversed_bfs(G, source)["vertex"].tolist()) - {source}
 
@@ -176,7 +176,7 @@ def _hops(found) -> dict[Hashable, int]:
     return dict(zip(found["vertex"].tolist(), found["distance"].astype(np.int64).tolist()))
 
 
-@implements("Directed graphs: a search of the reversed graph, which is built once and kept with the graph.")
+@implements("Directed graphs: a search of the reversed graph (built once, kept).")
 def single_target_shortest_path_length(G: Graph, target: Hashable, cutoff: int | None = None) -> dict[Hashable, int]:
     return _hops(_reversed_bfs(G, target, cutoff))
 
