@@ -60,6 +60,7 @@ def hits(
 def katz_centrality(
     G: Graph,
     alpha: float = 0.1,
+    *,
     beta: Any = 1.0,
     max_iter: int = 1000,
     tol: float = 1.0e-6,
