@@ -8,7 +8,24 @@ NOTES = {
         " Runs with reverse=False and without sort_neighbors."
     ),
     "bfs_tree": "As bfs_edges.",
+    "bfs_predecessors": "As bfs_edges (a vertex's parent is the first in the node order one level closer).",
+    "bfs_successors": "As bfs_edges; each parent once, its children in the node order.",
+    "bfs_layers": (
+        "Each layer's nodes in the graph's node order (networkx lists them as found). Several sources: "
+        "every source's search in one run (dgraph.algorithms.k_hop), each node in the layer of its "
+        "nearest source."
+    ),
     "single_source_shortest_path_length": "",
+    "single_target_shortest_path_length": "Directed graphs: a search of the reversed graph (built once, kept).",
+    "shortest_path_length": (
+        "weight: an edge attribute name, non-negative weights (method 'dijkstra', or 'bellman-ford' and "
+        "'unweighted' where they give the same lengths). Without a source: to the target by a search of "
+        "the reversed graph; without either: all pairs, unweighted."
+    ),
+    "has_path": "",
+    "descendants": "",
+    "ancestors": "Directed graphs: a search of the reversed graph (built once, kept).",
+    "descendants_at_distance": "",
     "single_source_dijkstra_path_length": "weight: an edge attribute name (not a function).",
     "single_source_dijkstra": (
         "Among paths of equal length, each vertex's predecessor is the first in the node order among the "
@@ -18,8 +35,21 @@ NOTES = {
     "pagerank": "Without nstart and dangling; results agree with networkx's within tol.",
     "connected_components": "",
     "number_connected_components": "",
+    "is_connected": "",
+    "node_connected_component": "",
+    "is_forest": (
+        "A forest has one edge fewer than nodes in each (weak) component: the edges counted against the "
+        "components."
+    ),
+    "is_tree": "As is_forest, with one component.",
     "weakly_connected_components": "",
+    "number_weakly_connected_components": "",
+    "is_weakly_connected": "",
+    "is_branching": "A forest whose in-degrees are at most one.",
+    "is_arborescence": "A tree whose in-degrees are at most one.",
     "strongly_connected_components": "",
+    "number_strongly_connected_components": "",
+    "is_strongly_connected": "",
     "clustering": "Undirected graphs, unweighted (weight=None).",
     "average_clustering": "Undirected graphs, unweighted (weight=None).",
     "triangles": "",
@@ -36,6 +66,83 @@ NOTES = {
         "(see the dgraph benchmarks)."
     ),
     "leiden_communities": "Distributed Leiden: every community connected.",
+    "all_pairs_shortest_path_length": (
+        "Every source's search in one run (dgraph.algorithms.k_hop, 64 sources a word); n x n pairs come "
+        "to the client, as networkx's answer holds them."
+    ),
+    "degree_centrality": "",
+    "in_degree_centrality": "",
+    "out_degree_centrality": "",
+    "isolates": "The isolated nodes in the graph's node order.",
+    "is_isolate": "",
+    "number_of_isolates": "",
+    "number_of_selfloops": "",
+    "reciprocity": "",
+    "overall_reciprocity": "",
+    "hits": (
+        "Kleinberg's power iteration (networkx's method before 3.0), stopping when the hubs change by "
+        "less than tol in L1; networkx 3 computes the same leading singular vectors with ARPACK, so "
+        "answers agree to about tol where those vectors are unique. Without nstart."
+    ),
+    "katz_centrality": "Without nstart; results agree with networkx's within tol.",
+    "eigenvector_centrality": "Without nstart; results agree with networkx's within tol.",
+    "closeness_centrality": (
+        "Hop distances (distance=None), exact: a search from every node, 64 to a machine word "
+        "(dgraph.algorithms.closeness_centrality); with u, one search (of the reversed graph when "
+        "directed)."
+    ),
+    "harmonic_centrality": (
+        "Hop distances (distance=None) from every node (sources=None), exact: a search from every node, "
+        "64 to a machine word (dgraph.algorithms.harmonic_centrality)."
+    ),
+    "eccentricity": (
+        "Hops (weight=None), exact: a search from every node, 64 to a machine word "
+        "(dgraph.algorithms.eccentricity). Without sp."
+    ),
+    "diameter": (
+        "Hops (weight=None), exact: a search from every node, 64 to a machine word "
+        "(dgraph.algorithms.eccentricity). Without e (networkx reads a given e itself); usebounds changes"
+        " nothing."
+    ),
+    "radius": (
+        "Hops (weight=None), exact: a search from every node, 64 to a machine word "
+        "(dgraph.algorithms.eccentricity). Without e (networkx reads a given e itself); usebounds changes"
+        " nothing."
+    ),
+    "center": (
+        "Hops (weight=None), exact: a search from every node, 64 to a machine word "
+        "(dgraph.algorithms.eccentricity). Without e (networkx reads a given e itself); usebounds changes"
+        " nothing. The nodes in the graph's node order."
+    ),
+    "periphery": (
+        "Hops (weight=None), exact: a search from every node, 64 to a machine word "
+        "(dgraph.algorithms.eccentricity). Without e (networkx reads a given e itself); usebounds changes"
+        " nothing. The nodes in the graph's node order."
+    ),
+    "average_shortest_path_length": (
+        "Hops (weight=None), exact: a search from every node, 64 to a machine word "
+        "(dgraph.algorithms.eccentricity)."
+    ),
+    "jaccard_coefficient": (
+        "Scored on the workers by joins of the pairs with the arcs "
+        "(dgraph.algorithms.jaccard_coefficient); without ebunch, every pair of distinct nodes no edge "
+        "joins, listed on the client (n^2 / 2 pairs)."
+    ),
+    "adamic_adar_index": (
+        "Scored on the workers by joins of the pairs with the arcs (dgraph.algorithms.adamic_adar_index);"
+        " without ebunch, every pair of distinct nodes no edge joins, listed on the client (n^2 / 2 "
+        "pairs)."
+    ),
+    "resource_allocation_index": (
+        "Scored on the workers by joins of the pairs with the arcs "
+        "(dgraph.algorithms.resource_allocation_index); without ebunch, every pair of distinct nodes no "
+        "edge joins, listed on the client (n^2 / 2 pairs)."
+    ),
+    "preferential_attachment": (
+        "Scored on the workers by joins of the pairs with the arcs "
+        "(dgraph.algorithms.preferential_attachment); without ebunch, every pair of distinct nodes no "
+        "edge joins, listed on the client (n^2 / 2 pairs)."
+    ),
     "from_pandas_edgelist": (
         "Builds a dgraph.nx.Graph on the cluster (also from a dask DataFrame); one edge attribute at "
         "most, no multigraphs."

@@ -6,7 +6,13 @@ from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
 from .connected_components import connected_components, weakly_connected_components
 from .core_number import core_number, k_core
+from .degree_centrality import degree_centrality, isolates, self_loops
+from .distance_measures import closeness_centrality, eccentricity, harmonic_centrality
+from .eigenvector_centrality import eigenvector_centrality
+from .hits import hits
+from .katz_centrality import katz_centrality
 from .label_propagation import label_propagation
+from .link_prediction import adamic_adar_index, jaccard_coefficient, preferential_attachment, resource_allocation_index
 from .louvain import leiden, louvain, modularity
 from .max_weight_matching import max_weight_matching
 from .neighbourhood import ego_graph, k_hop
@@ -14,6 +20,7 @@ from .pagerank import pagerank
 from .personalized_pagerank import personalized_pagerank
 from .pointer_jumping import pointer_jumping
 from .random_walks import random_walks
+from .reciprocity import reciprocity
 from .registry import REGISTRY, Algorithm, verify
 from .sample_neighbors import sample_neighbors
 from .shortest_paths import shortest_paths
@@ -22,6 +29,20 @@ from .strongly_connected_components import strongly_connected_components
 from .triangles import local_clustering_coefficient, total_triangles, triangle_count
 
 __all__ = [
+    "self_loops",
+    "resource_allocation_index",
+    "reciprocity",
+    "preferential_attachment",
+    "katz_centrality",
+    "jaccard_coefficient",
+    "isolates",
+    "hits",
+    "harmonic_centrality",
+    "eigenvector_centrality",
+    "eccentricity",
+    "degree_centrality",
+    "closeness_centrality",
+    "adamic_adar_index",
     "REGISTRY",
     "Algorithm",
     "betweenness_centrality",

@@ -20,7 +20,13 @@ from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
 from .connected_components import connected_components, weakly_connected_components
 from .core_number import core_number, k_core
+from .degree_centrality import degree_centrality, isolates, self_loops
+from .distance_measures import closeness_centrality, eccentricity, harmonic_centrality
+from .eigenvector_centrality import eigenvector_centrality
+from .hits import hits
+from .katz_centrality import katz_centrality
 from .label_propagation import label_propagation
+from .link_prediction import adamic_adar_index, jaccard_coefficient, preferential_attachment, resource_allocation_index
 from .louvain import leiden, louvain
 from .max_weight_matching import max_weight_matching
 from .neighbourhood import ego_graph, k_hop
@@ -28,6 +34,7 @@ from .pagerank import pagerank
 from .personalized_pagerank import personalized_pagerank
 from .pointer_jumping import pointer_jumping
 from .random_walks import random_walks
+from .reciprocity import reciprocity
 from .sample_neighbors import sample_neighbors
 from .shortest_paths import shortest_paths
 from .sssp import sssp
@@ -73,7 +80,20 @@ _ENTRIES = (
         "bfs",
         checks.check_bfs,
         cli=True,
-        networkx=("bfs_edges", "bfs_tree", "single_source_shortest_path_length"),
+        networkx=(
+            "bfs_edges",
+            "bfs_tree",
+            "bfs_predecessors",
+            "bfs_successors",
+            "bfs_layers",
+            "single_source_shortest_path_length",
+            "single_target_shortest_path_length",
+            "shortest_path_length",
+            "has_path",
+            "descendants",
+            "ancestors",
+            "descendants_at_distance",
+        ),
         source=True,
         rank_by=("distance", True),
     ),
@@ -97,12 +117,36 @@ _ENTRIES = (
         rank_by=("pagerank", False),
     ),
     Algorithm(personalized_pagerank, weighted=True),
-    Algorithm(connected_components, networkx=("connected_components", "number_connected_components")),
     Algorithm(
-        weakly_connected_components, "wcc", checks.check_wcc, cli=True, networkx=("weakly_connected_components",)
+        connected_components,
+        networkx=(
+            "connected_components",
+            "number_connected_components",
+            "is_connected",
+            "node_connected_component",
+            "is_forest",
+            "is_tree",
+        ),
     ),
     Algorithm(
-        strongly_connected_components, "scc", checks.check_scc, cli=True, networkx=("strongly_connected_components",)
+        weakly_connected_components,
+        "wcc",
+        checks.check_wcc,
+        cli=True,
+        networkx=(
+            "weakly_connected_components",
+            "number_weakly_connected_components",
+            "is_weakly_connected",
+            "is_branching",
+            "is_arborescence",
+        ),
+    ),
+    Algorithm(
+        strongly_connected_components,
+        "scc",
+        checks.check_scc,
+        cli=True,
+        networkx=("strongly_connected_components", "number_strongly_connected_components", "is_strongly_connected"),
     ),
     Algorithm(label_propagation, "cdlp", checks.check_cdlp, cli=True),
     Algorithm(
@@ -169,11 +213,32 @@ _ENTRIES = (
         undirected=True,
     ),
     Algorithm(shortest_paths, weighted=True),
-    Algorithm(k_hop),
+    Algorithm(k_hop, networkx=("all_pairs_shortest_path_length",)),
     Algorithm(ego_graph),
     Algorithm(pointer_jumping),
     Algorithm(random_walks, weighted=True),
     Algorithm(sample_neighbors),
+    Algorithm(degree_centrality, networkx=("degree_centrality", "in_degree_centrality", "out_degree_centrality")),
+    Algorithm(isolates, networkx=("isolates", "is_isolate", "number_of_isolates")),
+    Algorithm(self_loops, networkx=("number_of_selfloops",)),
+    Algorithm(reciprocity, networkx=("reciprocity", "overall_reciprocity")),
+    Algorithm(hits, networkx=("hits",)),
+    Algorithm(katz_centrality, networkx=("katz_centrality",), weighted=True),
+    Algorithm(
+        eigenvector_centrality,
+        networkx=("eigenvector_centrality",),
+        weighted=True,
+    ),
+    Algorithm(closeness_centrality, networkx=("closeness_centrality",)),
+    Algorithm(harmonic_centrality, networkx=("harmonic_centrality",)),
+    Algorithm(
+        eccentricity,
+        networkx=("eccentricity", "diameter", "radius", "center", "periphery", "average_shortest_path_length"),
+    ),
+    Algorithm(jaccard_coefficient, networkx=("jaccard_coefficient",), undirected=True),
+    Algorithm(adamic_adar_index, networkx=("adamic_adar_index",), undirected=True),
+    Algorithm(resource_allocation_index, networkx=("resource_allocation_index",), undirected=True),
+    Algorithm(preferential_attachment, networkx=("preferential_attachment",), undirected=True),
 )
 
 REGISTRY: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _ENTRIES})

@@ -21,7 +21,49 @@ SUPPORTED_ONLY: dict[str, dict[str, Any]] = {
     "average_clustering": {"weight": None},
     "betweenness_centrality": {"weight": None, "endpoints": False},
     "max_weight_matching": {"maxcardinality": False},
+    "bfs_predecessors": {"sort_neighbors": None},
+    "bfs_successors": {"sort_neighbors": None},
+    "hits": {"nstart": None},
+    "katz_centrality": {"nstart": None},
+    "eigenvector_centrality": {"nstart": None},
+    "closeness_centrality": {"distance": None},
+    "harmonic_centrality": {"distance": None, "sources": None},
+    "eccentricity": {"sp": None, "weight": None},
+    "diameter": {"e": None, "weight": None},
+    "radius": {"e": None, "weight": None},
+    "center": {"e": None, "weight": None},
+    "periphery": {"e": None, "weight": None},
+    "average_shortest_path_length": {"weight": None},
 }
+
+# networkx's functions for one kind of graph only (``not_implemented_for``): networkx raises its
+# own error for the other kind
+UNDIRECTED_ONLY = (
+    "connected_components",
+    "number_connected_components",
+    "is_connected",
+    "node_connected_component",
+    "jaccard_coefficient",
+    "adamic_adar_index",
+    "resource_allocation_index",
+    "preferential_attachment",
+)
+DIRECTED_ONLY = (
+    "weakly_connected_components",
+    "number_weakly_connected_components",
+    "is_weakly_connected",
+    "strongly_connected_components",
+    "number_strongly_connected_components",
+    "is_strongly_connected",
+    "in_degree_centrality",
+    "out_degree_centrality",
+    "reciprocity",
+    "overall_reciprocity",
+    "is_arborescence",
+    "is_branching",
+)
+NODES = ("source", "target", "n", "u")  # parameters naming one node: absent, networkx raises its own error
+PATH_METHODS = ("dijkstra", "bellman-ford", "unweighted")
 
 
 def _bound(name, args, kwargs):
@@ -63,6 +105,18 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
         return "an empty graph"
     if name in ("core_number", "k_core", "louvain_communities", "leiden_communities") and G.is_directed():
         return f"dgraph's {name} is for undirected graphs"
+    if name in UNDIRECTED_ONLY and G.is_directed():
+        return f"networkx's {name} is not implemented for directed graphs: networkx raises its own error"
+    if name in DIRECTED_ONLY and not G.is_directed():
+        return f"networkx's {name} is not implemented for undirected graphs: networkx raises its own error"
+    if name == "hits" and not isinstance(G, Graph) and any("weight" in d for _, _, d in G.edges(data=True)):
+        return "networkx's hits weighs edges by their 'weight' attribute, which it does not declare to backends"
+    if name == "shortest_path_length":
+        why = _path_lengths(G, bound, weight)
+        if why:
+            return why
+    if name == "average_shortest_path_length" and bound.get("method") not in (None, *PATH_METHODS):
+        return "an unknown or all-pairs method: networkx runs it (or raises its own error)"
     if name == "pagerank":
         if bound.get("max_iter", 100) < 1:
             return "max_iter below 1: networkx raises its own error"
@@ -78,7 +132,10 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
     if name in ("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance"):
         if weight is not None and _negative(G, weight):
             return "a negative weight: networkx raises its own error"
-    if "source" in bound and name != "from_pandas_edgelist" and not _has_node(G, bound["source"]):
+    for parameter in NODES:
+        if bound.get(parameter) is not None and not _has_node(G, bound[parameter]):
+            return f"the {parameter} is not a node: networkx raises its own error"
+    if name in ("bfs_edges", "bfs_tree", "single_source_shortest_path_length") and not _has_node(G, bound["source"]):
         return "the source is not a node: networkx raises its own error"
     if name in ("triangles", "clustering", "average_clustering") and bound.get("nodes") is not None:
         nodes = bound["nodes"]
@@ -86,6 +143,19 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
             if not _has_node(G, nodes):
                 return "the node is not in the graph: networkx raises its own error"
     return True
+
+
+def _path_lengths(G, bound, weight):
+    """Why dgraph does not run this ``shortest_path_length`` call, or None."""
+    if bound.get("method") not in PATH_METHODS:
+        return f"method {bound.get('method')!r}: networkx runs it (or raises its own error)"
+    if weight is None or bound.get("method") == "unweighted":
+        return None
+    if bound.get("source") is None:
+        return "weighted lengths to one target or between all pairs run in networkx"
+    if _negative(G, weight):
+        return "a negative weight: networkx runs Bellman-Ford or raises its own error"
+    return None
 
 
 def should_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | str:

@@ -10,10 +10,8 @@ networkx shows in the function's documentation (``_dgraph_nx``, generated from `
 
 from __future__ import annotations
 
-import functools
-from collections import Counter
 from collections.abc import Callable, Hashable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,58 +20,27 @@ from dgraph import algorithms as alg
 from dgraph.algorithms.registry import networkx_names
 from dgraph.dask_internals import fetch
 
+from . import centrality, distance_measures, link_prediction, measures, reachability  # noqa: F401  (they register theirs)
+from .implement import CALLS, NOTES, WRITTEN, implements
+from .implement import as_dict as _dict
+from .implement import at as _at
+from .implement import bfs as _bfs
+from .implement import frame as _frame
+from .implement import groups as _groups
+from .implement import is_container as _is_container
+from .implement import loops_per_vertex as _loops_per_vertex
+from .implement import node_set as _node_set
+from .implement import rng_seed as _seed
+from .implement import weighted as _weighted
+
 if TYPE_CHECKING:
     import networkx as nx
 
     from .graphs import Graph
 
-F = TypeVar("F", bound=Callable[..., Any])
+__all__ = ["CALLS", "CONSTRUCTORS", "IMPLEMENTED", "NOTES", "WRITTEN", "implements"]
 
-CALLS: Counter[str] = Counter()  # function name -> times the backend ran it
-WRITTEN: dict[str, Callable[..., Any]] = {}  # function name -> its implementation here
-NOTES: dict[str, str] = {}  # function name -> what a user of networkx should know when dgraph runs it
 CONSTRUCTORS = ("from_pandas_edgelist",)  # networkx functions that build a graph: not algorithms
-
-
-def implements(note: str = "") -> Callable[[F], F]:
-    """Register the decorated function as the backend's implementation of networkx's function of
-    the same name, with ``note`` for networkx's documentation of it."""
-
-    def register(fn: F) -> F:
-        @functools.wraps(fn)
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            CALLS[fn.__name__] += 1
-            return fn(*args, **kwargs)
-
-        WRITTEN[fn.__name__] = counted
-        NOTES[fn.__name__] = note
-        return counted  # type: ignore[return-value]
-
-    return register
-
-
-def _weighted(G, weight):
-    """Whether ``weight`` names the graph's weights (networkx: a missing attribute counts 1)."""
-    return weight is not None and weight == G.weight
-
-
-def _frame(G, result, *label_columns):
-    return G.label(fetch(G.graph_.client, result), *label_columns)
-
-
-def _dict(G, result, column):
-    frame = _frame(G, result, "vertex")
-    return dict(zip(frame["vertex"].tolist(), frame[column].tolist()))
-
-
-def _bfs(G, source, depth_limit=None):
-    found = _frame(G, alg.bfs(G.graph_, G.vertex(source), depth_limit=depth_limit), "vertex", "predecessor")
-    return found[found["distance"].notna()].sort_values("distance", kind="stable")
-
-
-def _groups(G, result, column):
-    frame = _frame(G, result, "vertex")
-    return (set(group) for group in frame.groupby(column, sort=False)["vertex"].agg(list))
 
 
 # --------------------------------------------------------------------------- traversal
@@ -255,17 +222,6 @@ def strongly_connected_components(G: Graph) -> Iterator[set[Hashable]]:
 
 
 # --------------------------------------------------------------------------- clustering
-def _at(G, values, nodes):
-    """networkx's convention: a single node gives its value, else a dict over ``nodes``."""
-    if nodes is not None and not _is_container(nodes):
-        return values[nodes]
-    if nodes is None:
-        return values
-    return {v: values[v] for v in nodes}
-
-
-def _is_container(nodes):
-    return hasattr(nodes, "__iter__") and not isinstance(nodes, (str, bytes, tuple))
 
 
 @implements()
@@ -303,16 +259,6 @@ def average_clustering(G: Graph, nodes: Any = None, weight: str | None = None, c
     if not c:
         raise ZeroDivisionError("average_clustering of no nodes")
     return sum(c) / len(c)
-
-
-def _node_set(G):
-    return set(G.nodes())
-
-
-def _loops_per_vertex(G):
-    arcs = G.graph_.edges()
-    loops = fetch(G.graph_.client, arcs[arcs["src"] == arcs["dst"]]["src"])
-    return pd.Series(G.names(loops.to_numpy())).value_counts()
 
 
 # --------------------------------------------------------------------------- centrality
@@ -392,9 +338,6 @@ def max_weight_matching(
 
 
 # --------------------------------------------------------------------------- communities
-def _seed(seed):
-    """An int from networkx's random state (a ``random.Random``), so a seed gives one answer."""
-    return None if seed is None else int(seed.getrandbits(31))
 
 
 def _communities(method, G, weight, seed, **params):

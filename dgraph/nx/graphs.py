@@ -41,6 +41,7 @@ class Graph:
         self._index = index  # node -> vertex id (with nodes_), made when first needed
         self.weight = weight  # the networkx edge attribute held as the graph's weights, or None
         self.graph = {}  # networkx's graph attributes (none are kept)
+        self._reversed = None  # the graph with every arc turned round, made when first needed
         self.__networkx_cache__ = {}
 
     def is_directed(self):
@@ -95,6 +96,17 @@ class Graph:
         if node not in self.index:
             raise _node_error(node)
         return self.index[node]
+
+    def reversed_(self):
+        """This graph with every arc turned round (a directed graph's ancestors are its reversal's
+        descendants): built on the cluster from this graph's arcs once, then kept."""
+        if self._reversed is None:
+            graph = self.graph_
+            arcs = graph.edges().rename(columns={"src": "dst", "dst": "src"})
+            vertices = np.arange(len(self)) if self.nodes_ is not None else self.nodes()
+            reversed_graph = graph._rebuilt(arcs[["src", "dst", *arcs.columns[2:]]], vertices)
+            self._reversed = type(self)(reversed_graph, self.nodes_, self.weight, None, self._index)
+        return self._reversed
 
     def nodes(self):
         """Every node (networkx's objects), in vertex order."""
