@@ -339,6 +339,7 @@ def from_edgelist(
     dtypes = df._meta.dtypes
     edge_dtypes = {name: dtypes[name] for name in ([weight] if weight else []) + names}
     g.store.edge_dtypes = dict(sorted(edge_dtypes.items(), key=lambda kv: list(df.columns).index(kv[0])))
+    g.store.policies = {"self_loops": self_loops, "vertex_order": vertex_order}  # what updates follow
     if frame is not None and len(frame.columns) > 1:
         vframe = _to_dask(frame, "vertices=", labels=(vertex_column,), client=client)
         g.store.vertex_tables, g.store.vertex_dtypes = place_vertex_tables(g.store, g.codec, vframe, vertex_column)
