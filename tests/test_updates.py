@@ -25,6 +25,7 @@ from dgraph.algorithms import (
 from dgraph.errors import DgraphInputError
 from dgraph.partitioners import OneD, OnePointFiveD, TDOrch, TwoD
 from dgraph.updates import versions
+from dgraph.updates.versions import UpdateStats
 
 LAYOUTS = [
     OneD(ranks=3),
@@ -60,8 +61,12 @@ def _change(base, directed):
             "dst": [5, 1003, 6, 0] + old.dst.tolist() + [old.dst.iloc[0]] + rng.choice(base.dst, 6).tolist(),
         }
     )
-    added["w"] = [1.5, 2.5, 3.5, 4.5] + (old.w - 0.25).tolist()[:2] + (old.w + 200).tolist()[2:] + [0.125] + list(
-        500.0 + np.arange(6)
+    added["w"] = (
+        [1.5, 2.5, 3.5, 4.5]
+        + (old.w - 0.25).tolist()[:2]
+        + (old.w + 200).tolist()[2:]
+        + [0.125]
+        + list(500.0 + np.arange(6))
     )
     added["t"] = rng.random(len(added))
     named = base.iloc[[5, 6, 7]][["src", "dst"]]
@@ -115,8 +120,10 @@ def _same_answers(g, h, directed):
         assert modularity(g, groups) == pytest.approx(modularity(h, groups))
 
 
-@pytest.mark.parametrize("directed", [False, True])
-@pytest.mark.parametrize("layout", LAYOUTS, ids=repr)
+CHAINS = [(layout, False) for layout in LAYOUTS] + [(LAYOUTS[0], True), (LAYOUTS[3], True), (LAYOUTS[4], True)]
+
+
+@pytest.mark.parametrize("layout, directed", CHAINS, ids=lambda v: repr(v) if not isinstance(v, bool) else str(v))
 def test_a_chain_of_updates_answers_as_a_rebuild(client, layout, directed):
     base = _edges()
     added, removed, new_vertices, gone = _change(base, directed)
@@ -137,3 +144,78 @@ def test_a_chain_of_updates_answers_as_a_rebuild(client, layout, directed):
     # the original is unchanged, and every version stays usable
     pd.testing.assert_frame_equal(g.edges().compute(), before)
     assert g1.num_edges >= g.num_edges and g2.num_vertices == g1.num_vertices
+
+
+def _karate_frame():
+    g = dgraph.datasets.load("karate")
+    e = g.edges().compute()
+    return e[e.src < e.dst].reset_index(drop=True)
+
+
+def test_components_carried_across_additions(client):
+    e = _karate_frame()
+    g = dgraph.from_edgelist(e[e.src % 5 != 0], directed=False, layout=TwoD(rows=1, cols=2))
+    cc = connected_components(g)
+    g2 = g.add_edges(pd.DataFrame({"src": [5, 10, 100, 101], "dst": [1, 15, 101, 102]}))
+    g3 = g2.add_vertices([200, 3]).add_edges(e[e.src % 5 == 0].iloc[:3])
+    for h in (g2, g3):
+        carried = _frame(connected_components(h, previous=cc))
+        assert carried.equals(_frame(connected_components(h)))  # the same labels, not only the same groups
+    later = _frame(connected_components(g3, previous=connected_components(g2)))
+    assert later.equals(_frame(connected_components(g3)))
+    with pytest.raises(DgraphInputError, match="removal"):
+        connected_components(g3.remove_edges([(1, 2)]), previous=cc)
+    with pytest.raises(DgraphInputError, match="previous= has"):
+        connected_components(g2, previous=_frame(connected_components(g2)).iloc[:5])
+
+
+def test_pagerank_warm_start_converges_to_the_same_vector(client):
+    g = dgraph.datasets.load("karate", ranks=2)
+    pr = pagerank(g).compute()
+    g2 = g.add_edges(pd.DataFrame({"src": [1, 12, 40], "dst": [34, 40, 41]}))
+    cold, cold_iterations = _frame(pagerank(g2, tol=1e-10)), g2.last_stats.info["iterations"]
+    warm = _frame(pagerank(g2, tol=1e-10, nstart=pr))
+    assert g2.last_stats.info["iterations"] < cold_iterations
+    np.testing.assert_allclose(warm.pagerank, cold.pagerank, atol=1e-8)
+    with pytest.raises(DgraphInputError, match="nstart"):
+        pagerank(g2, nstart={999: 1.0})
+
+
+def test_vertex_attributes_and_policies_follow_updates(client, tmp_path):
+    people = pd.DataFrame({"vertex": ["a", "b", "c"], "age": [30, 40, 50]})
+    e = pd.DataFrame({"src": ["a", "b"], "dst": ["b", "c"], "w": [1.0, 2.0]})
+    g = dgraph.from_edgelist(e, weight="w", vertices=people, self_loops="drop", directed=False, ranks=2)
+    h = g.add_edges(pd.DataFrame({"src": ["c", "d", "d"], "dst": ["d", "d", "a"], "w": [1.0, 9.0, 3.0]}))
+    assert h.update_stats.arcs_added == 4  # the loop dropped, as the build drops them
+    h = h.add_vertices(pd.DataFrame({"vertex": ["e"], "age": [60]})).remove_vertices(["b"])
+    got = h.vertices().compute().set_index("vertex").age
+    assert (got["a"], got["c"], got["e"]) == (30, 50, 60) and pd.isna(got["d"]) and "b" not in got.index
+    assert set(_frame(sssp(h, "a")).vertex) == {"a", "c", "d", "e"}
+    h.save(tmp_path / "h")
+    back = dgraph.load(tmp_path / "h")
+    cols = ["src", "dst", "w"]
+    pd.testing.assert_frame_equal(
+        back.edges().compute()[cols].sort_values(cols, ignore_index=True),
+        h.edges().compute()[cols].sort_values(cols, ignore_index=True),
+    )
+    assert back.add_edges(pd.DataFrame({"src": ["e"], "dst": ["e"], "w": [1.0]})).update_stats.arcs_added == 0
+    with pytest.raises(DgraphInputError, match="lacks the graph's edge attributes"):
+        g.add_edges(pd.DataFrame({"src": ["a"], "dst": ["c"]}))
+    with pytest.raises(DgraphInputError, match="not vertex attributes"):
+        g.add_vertices(pd.DataFrame({"vertex": ["z"], "height": [2]}))
+    with pytest.raises(DgraphInputError, match="labels"):
+        g.add_edges(pd.DataFrame({"src": [1], "dst": [2], "w": [1.0]}))
+
+
+def test_past_the_share_an_update_rebuilds(client, monkeypatch):
+    monkeypatch.setattr(versions, "REPLAN_SHARE", 0.25)
+    g = dgraph.datasets.load("karate", ranks=2)
+    small = g.add_edges(pd.DataFrame({"src": [1], "dst": [34]}))
+    assert not small.update_stats.rebuilt and 0 < small.update_stats.changed_share < 0.25
+    e = _karate_frame()
+    big = small.remove_edges(e.iloc[:30])
+    assert isinstance(big.update_stats, UpdateStats) and big.update_stats.rebuilt
+    assert big.num_edges == 78 + 1 - 30 and big.update_stats.arcs_removed == 60
+    assert _partition(_frame(connected_components(big))) == _partition(
+        _frame(connected_components(dgraph.from_edgelist(big.edges().compute(), directed=False)))
+    )

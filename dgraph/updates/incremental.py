@@ -84,7 +84,8 @@ def united_components(graph: Any, previous: Any) -> dd.DataFrame:
     rep = np.empty(count, np.int64)
     rep[group[by][leads]] = by[leads]
     named = nodes[rep[group]]
-    mapping = {old: new for old, new in zip(nodes, named) if old != new and old not in fresh}
+    alone = set(fresh)  # vertices new since previous: no earlier component is named after them
+    mapping = {old: new for old, new in zip(nodes, named) if old != new and old not in alone}
     meta = previous._meta if is_dask else previous.iloc[:0]
     out = previous.map_partitions(_relabelled, mapping, meta=meta) if is_dask else _relabelled(previous, mapping)
     new_vertices = added[~added.isin(known.vertex)] if added is not None else pd.Index([])
