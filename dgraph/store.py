@@ -262,7 +262,7 @@ class BlockStore:
                         pieces[r] = c.submit(
                             operator.getitem, made[w], i, workers=[w], allow_other_workers=True, pure=False
                         )
-            self.pieces = pieces
+            self.pieces = pieces  # type: ignore[assignment]  # every rank's made above
         return self.pieces
 
     # ------------------------------------------------------------------ keeping the blocks

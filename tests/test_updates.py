@@ -120,7 +120,13 @@ def _same_answers(g, h, directed):
         assert modularity(g, groups) == pytest.approx(modularity(h, groups))
 
 
-CHAINS = [(layout, False) for layout in LAYOUTS] + [(LAYOUTS[0], True), (LAYOUTS[3], True), (LAYOUTS[4], True)]
+SLOW = pytest.mark.slow
+CHAINS = [(layout, False) for layout in LAYOUTS] + [
+    (LAYOUTS[3], True),  # 1.5D: subgraphs, in-blocks changed beside the blocks
+    pytest.param(LAYOUTS[0], True, marks=SLOW),
+    pytest.param(LAYOUTS[2], True, marks=SLOW),
+    pytest.param(LAYOUTS[4], True, marks=SLOW),
+]
 
 
 @pytest.mark.parametrize("layout, directed", CHAINS, ids=lambda v: repr(v) if not isinstance(v, bool) else str(v))

@@ -67,14 +67,12 @@ def changed_block(block: Any, r: int, spec: Any, key: Any, extra: Any, change: B
     kept_space = kept_space[kept]
     slot_map = np.where(kept, np.cumsum(kept) - 1, -1) if not kept.all() else NO_IDS
     # the vertices the new space needs: its own range, its rows, the heads of added arcs
-    wanted = [np.arange(bounds[r], bounds[r + 1], dtype=np.int64)]
-    wanted += [
-        np.arange(lo, hi, dtype=np.int64) if ids is None else np.asarray(ids, np.int64) for _, lo, hi, ids in csrs
-    ]
+    ends: list[np.ndarray] = [np.arange(bounds[r], bounds[r + 1], dtype=np.int64)]
+    ends += [np.arange(lo, hi, dtype=np.int64) if ids is None else np.asarray(ids, np.int64) for _, lo, hi, ids in csrs]
     added = change.added
     if added is not None:
-        wanted.append(np.asarray(added[1], np.int64))
-    wanted = np.concatenate(wanted)
+        ends.append(np.asarray(added[1], np.int64))
+    wanted = np.concatenate(ends)
     at = np.minimum(np.searchsorted(kept_space, wanted), max(kept_space.size - 1, 0))
     fresh = wanted[kept_space[at] != wanted] if kept_space.size else wanted
     space = kept_space
@@ -152,7 +150,7 @@ def _changed_part(part: Block, csr: tuple, add: tuple | None, removal: Removals 
     keep = kept & (new_rows >= 0)
     old_row[new_rows[keep]] = np.flatnonzero(keep)
     dropped, found = np.empty(0, bool), NO_IDS
-    if removal is not None and removal.rows.size:
+    if removal is not None and removal.rows.size and part.space is not None:
         rows = _row_positions(part.row_ids, part.lo, part.hi, removal.rows)
         slots, inside = kernels.positions(part.space, np.asarray(removal.cols, np.int64))
         rows = np.where(inside, rows, -1)

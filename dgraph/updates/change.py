@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ..attributes import column_values, is_frame
-from ..build import check_labels
 from ..errors import DgraphInputError
+from ..labels import check_labels
 from .tables import placed_or_missing
 
 

@@ -19,8 +19,8 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from ..build import check_labels
 from ..errors import DgraphInputError
+from ..labels import check_labels
 from .change import placed
 from .versions import lineage_of
 
@@ -54,9 +54,10 @@ def united_components(graph: Any, previous: Any) -> dd.DataFrame:
     ends = pd.unique(pd.concat([edges.src, edges.dst, pd.Series(added if added is not None else [])]))
     is_dask = isinstance(previous, dd.DataFrame)
     rows = previous[previous.vertex.isin(list(ends))]
-    known, size = client.compute([rows, previous.vertex.size]) if is_dask else (rows, len(previous))
     if is_dask:
-        known, size = known.result(), size.result()
+        known, size = (f.result() for f in client.compute([rows, previous.vertex.size]))
+    else:
+        known, size = rows, len(previous)
     if not lineage.start_n <= size <= graph.num_vertices:
         raise DgraphInputError(
             f"previous= has {size} vertices; the components of a version this graph was made from by additions have "

@@ -154,7 +154,7 @@ def shrunk(graph: Any, gone: np.ndarray) -> Next:
 def spec_of(graph: Any, nxt: Next, direction: str = "out") -> PlacementSpec:
     """How the next version's blocks (or in-blocks) are placed."""
     store = graph.store.root
-    attrs = ()
+    attrs: tuple = ()
     if direction == "out":
         attrs = tuple((name, _kept_dtype(dtype)) for name, dtype in store.edge_dtypes.items() if name != store.weight)
     return PlacementSpec(store.layout, nxt.bounds, nxt.n, direction, store.dedup, store.weighted, attrs)
@@ -229,8 +229,6 @@ def cut_change(graph: Any, nxt: Next, arcs: dict, *, flipped: bool = False) -> t
 def version(graph: Any, nxt: Next, blocks: list, *, rblocks: Any, tables_: tuple, pieces: Any, stats: Any) -> Any:
     """The next Graph: ``blocks`` (and in-blocks, where kept) over ``nxt``'s tables, the vertex
     attribute tables and dtypes ``tables_``, the label pieces kept (``label_pieces``), with ``stats``."""
-    from ..graph import Graph
-
     old, client = graph.store.root, graph.client
     codec = LabelCodec(client, nxt.labels, order=nxt.order, inverse=nxt.inverse)
     store = BlockStore(
@@ -257,7 +255,7 @@ def version(graph: Any, nxt: Next, blocks: list, *, rblocks: Any, tables_: tuple
     store.policies = old.policies
     store.update_stats = stats
     runner = Runner(store, codec, transport=graph.transport, domains=graph.domains)
-    g = Graph(codec, store, weight=old.weight, runner=runner, rebuild=graph._rebuild)
+    g = type(graph)(codec, store, weight=old.weight, runner=runner, rebuild=graph._rebuild)
     return g if graph.weight in (old.weight, None) else g.with_weight(graph.weight)
 
 
@@ -289,7 +287,8 @@ def replanned(graph: Any, stats: UpdateStats) -> Any:
     """``graph`` built anew from its edges and vertices, placed as it is (a fresh plan)."""
     if graph._rebuild is None:
         raise DgraphInputError("this graph was not built by from_edgelist, so an update cannot rebuild it")
-    vertices = graph.vertices() if graph.vertex_attrs else graph.vertices()["vertex"]
+    table = graph.vertices().compute()  # every vertex, isolated ones too: one row each
+    vertices = table if graph.vertex_attrs else table["vertex"]
     arcs = graph.edges()
     if not graph.directed:
         arcs = arcs[arcs.src <= arcs.dst]
