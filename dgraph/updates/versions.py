@@ -50,7 +50,8 @@ REPLAN_SHARE = 0.25
 class UpdateStats:
     """What an update did (``Graph.update_stats``).
 
-    ``operation``: the method; ``given``: distinct edges (or vertices) it named; ``missing``:
+    ``operation``: the method; ``given``: the edges it was given (rows; distinct edges for a
+    removal) or the distinct vertices; ``missing``:
     of those, the ones that were no-ops (a removal of an edge or vertex the graph did not have,
     an added vertex it had); ``arcs_added``/``arcs_removed``: arcs stored more or fewer (an
     undirected edge is two arcs); ``repeated``: added arcs the graph had already, dropped by its
