@@ -179,7 +179,7 @@ def _changed(block: Any, r: int, spec: PlacementSpec, key: Any, extra: Any, cut:
     return changed_block(block, r, spec, key, extra, change)
 
 
-def rewrite(graph: Any, nxt: Next, cut: Future | dict, *, ranks: list[int], reverse: bool = False) -> tuple[list, list]:
+def rewrite(graph: Any, nxt: Next, cut: dict, *, ranks: list[int], reverse: bool = False) -> tuple[list, list]:
     """(blocks, facts): the layout's blocks (in-blocks with ``reverse``) of the next version,
     those of ``ranks`` changed by their share of ``cut`` on their workers, the others shared;
     and what each changed rank reported (``changed_block``'s facts; None for the others)."""
@@ -190,7 +190,9 @@ def rewrite(graph: Any, nxt: Next, cut: Future | dict, *, ranks: list[int], reve
     blocks, facts = list(old), [None] * len(old)
     for r in ranks:
         placed = dict(workers=[where[r]], allow_other_workers=True, pure=False)
-        both = client.submit(_changed, old[r], r, spec, nxt.order, nxt.extra, cut, **placed)
+        # a cut made here travels as each rank's own piece, not the whole cut with every task
+        mine = {k: {r: v[r]} if isinstance(v, list) else v for k, v in cut.items()}
+        both = client.submit(_changed, old[r], r, spec, nxt.order, nxt.extra, mine, **placed)
         blocks[r] = client.submit(operator.itemgetter(0), both, **placed)
         facts[r] = client.submit(operator.itemgetter(1), both, pure=False)
     got = client.gather([f for f in facts if f is not None])
@@ -211,12 +213,21 @@ def ranges_changed(graph: Any, nxt: Next) -> list[int]:
     ]
 
 
-def cut_change(graph: Any, nxt: Next, arcs: dict, *, flipped: bool = False) -> tuple[Future, list[int]]:
+def cut_change(graph: Any, nxt: Next, arcs: dict, *, flipped: bool = False) -> tuple[Any, list[int]]:
     """The change's arcs (``{"rows", "cols", "weights", "attrs"}`` or, for removals, ``{"rows",
-    "cols", "asked"}``) cut by the rank storing each (flipped: the in-blocks'), on a worker (the
-    layout's plan is there): (the cut, the ranks with a share)."""
+    "cols", "asked"}``) cut by the rank storing each (flipped: the in-blocks'): on a worker where
+    the layout's plan has tables (a future), else here (a list): (the cut, the ranks with a
+    share)."""
     client, layout = graph.client, graph.store.root.layout
     rows, cols = (arcs["cols"], arcs["rows"]) if flipped else (arcs["rows"], arcs["cols"])
+    if nxt.extra is None:  # the plan is the bounds: cut here, and each rank's task carries its piece
+        attrs = None if flipped else arcs.get("attrs")
+        local = dict(bounds=nxt.bounds, layout=layout, extra=None)
+        if "asked" in arcs:
+            pieces = cut_removals(rows, cols, arcs["asked"], **local)
+        else:
+            pieces = cut_arcs(rows, cols, arcs["weights"], attrs, **local)
+        return pieces, [r for r, size in enumerate(piece_sizes(pieces)) if size]
     plan = dict(bounds=nxt.bounds, layout=layout, extra=nxt.extra)
     if "asked" in arcs:
         cut = client.submit(cut_removals, rows, cols, arcs["asked"], pure=False, **plan)
