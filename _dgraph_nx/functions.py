@@ -38,8 +38,7 @@ NOTES = {
     "is_connected": "",
     "node_connected_component": "",
     "is_forest": (
-        "A forest has one edge fewer than nodes in each (weak) component: the edges counted against the "
-        "components."
+        "A forest has one edge fewer than nodes in each (weak) component: the edges counted against the components."
     ),
     "is_tree": "As is_forest, with one component.",
     "weakly_connected_components": "",
@@ -120,8 +119,7 @@ NOTES = {
         " nothing. The nodes in the graph's node order."
     ),
     "average_shortest_path_length": (
-        "Hops (weight=None), exact: a search from every node, 64 to a machine word "
-        "(dgraph.algorithms.eccentricity)."
+        "Hops (weight=None), exact: a search from every node, 64 to a machine word (dgraph.algorithms.eccentricity)."
     ),
     "jaccard_coefficient": (
         "Scored on the workers by joins of the pairs with the arcs "

@@ -29,7 +29,7 @@ with the smallest canonical id (the graph's vertex order: the sorted labels, or 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -313,7 +313,7 @@ def components_kernel(ctx, *, directed, bounds):
     return {r: {"component": c} for r, c in comp.items()}
 
 
-def connected_components(graph: Graph, *, connection: str | None = None) -> dd.DataFrame:
+def connected_components(graph: Graph, *, connection: str | None = None, previous: Any = None) -> dd.DataFrame:
     """Connected components of an undirected graph; weak or strong ones of a directed graph.
 
     Parameters
@@ -323,13 +323,20 @@ def connected_components(graph: Graph, *, connection: str | None = None) -> dd.D
         Required for a directed graph (as in cuGraph): ``"weak"`` ignores the arcs' directions,
         ``"strong"`` is ``strongly_connected_components``. An undirected graph's components are
         both.
+    previous : DataFrame, optional
+        The result of this function on a version this graph was made from by additions only
+        (``add_edges``, ``add_vertices``): its components are then united along the edges
+        added since (``dgraph.updates.incremental``), with no run over the graph; the result
+        is the one a call without ``previous`` gives. A graph made by a removal or a rebuild
+        since refuses it.
 
     Returns
     -------
     dask.dataframe.DataFrame
         Columns ``vertex`` and ``component`` (the label of the component's representative:
         its member first in the graph's vertex order: the smallest sorted label, or on a graph
-        built with ``vertex_order="degree"`` the member of highest degree).
+        built with ``vertex_order="degree"`` the member of highest degree; vertices an update
+        added come after the others, in the order they were added).
 
     Notes
     -----
@@ -355,7 +362,13 @@ def connected_components(graph: Graph, *, connection: str | None = None) -> dd.D
             '"strong" (strongly connected components)'
         )
     if graph.directed and connection == "strong":
+        if previous is not None:
+            raise DgraphInputError("previous= carries weak components; strong ones are computed anew (leave it out)")
         return strongly_connected_components(graph)
+    if previous is not None:
+        from dgraph.updates.incremental import united_components
+
+        return united_components(graph, previous)
     return graph.run_to_frame(
         components_kernel, label_columns=("component",), reverse=graph.directed, name="wcc", directed=graph.directed
     )

@@ -50,7 +50,18 @@ FLOAT32_ROUNDING = 2.0**-24  # the relative error of rounding a float64 to float
 
 
 def pagerank_kernel(
-    ctx, *, alpha, max_iter, tol, personalization, weighted, bounds, layout, hub_reads=HUB_READS, segment=SEGMENT
+    ctx,
+    *,
+    alpha,
+    max_iter,
+    tol,
+    personalization,
+    weighted,
+    bounds,
+    layout,
+    hub_reads=HUB_READS,
+    segment=SEGMENT,
+    nstart=None,
 ):
     n = int(bounds[-1])
     kind = _contribution_type(alpha, tol, n)
@@ -63,7 +74,8 @@ def pagerank_kernel(
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
         teleport[r] = np.full(hi - lo, 1.0 / n) if personalization is None else personalization[lo:hi]
-        pr[r], contrib[r] = np.full(hi - lo, 1.0 / n), np.zeros(hi - lo, kind)
+        pr[r] = np.full(hi - lo, 1.0 / n) if nstart is None else nstart[lo:hi].copy()
+        contrib[r] = np.zeros(hi - lo, kind)
         dangling = out_weight[r] == 0
         np.divide(pr[r], out_weight[r], out=contrib[r], where=~dangling)
         sums[r] = [pr[r][dangling].sum(), 0.0]  # dangling mass, change
@@ -244,6 +256,25 @@ def _personalization_vector(labels_ids, values, n):
     return vec / vec.sum()
 
 
+def _start_vector(graph, nstart):
+    """A future of ``nstart`` (an earlier result or a mapping of labels) as a vector by placed id."""
+    from dgraph.updates.change import placed
+
+    if hasattr(nstart, "dask"):
+        nstart = nstart.compute()
+    if isinstance(nstart, pd.DataFrame):
+        if not {"vertex", "pagerank"} <= set(nstart.columns):
+            raise DgraphInputError("an nstart DataFrame needs columns 'vertex' and 'pagerank' (pagerank's result)")
+        nstart = pd.Series(nstart["pagerank"].to_numpy(), index=nstart["vertex"])
+    chosen = pd.Series(nstart)
+    vals = chosen.to_numpy(dtype=np.float64)
+    ids = placed(graph, pd.Index(chosen.index))
+    keep = ids >= 0
+    if (vals < 0).any() or not np.isfinite(vals).all() or vals[keep].sum() <= 0:
+        raise DgraphInputError("nstart values must be finite, non-negative and not all zero on the graph's vertices")
+    return graph.client.submit(_personalization_vector, ids[keep], vals[keep], graph.num_vertices)
+
+
 def pagerank(
     graph: Graph,
     *,
@@ -252,6 +283,7 @@ def pagerank(
     tol: float = 1e-6,
     personalization: Mapping[Hashable, float] | pd.Series | pd.DataFrame | None = None,
     weight: Weight = GRAPH_WEIGHT,
+    nstart: Mapping[Hashable, float] | pd.Series | pd.DataFrame | dd.DataFrame | None = None,
 ) -> dd.DataFrame:
     """PageRank of every vertex.
 
@@ -270,6 +302,11 @@ def pagerank(
     weight : str or None, optional
         Left out: the graph's weight, if it was built with one. ``None``: every arc counts 1.
         A name: any numeric edge attribute (``g.edge_attrs``), for this call.
+    nstart : dict, Series or DataFrame [vertex, pagerank], optional
+        The iteration's starting vector, by label (networkx's ``nstart``): an earlier result,
+        for instance on the graph before an update, so that it converges in fewer iterations.
+        Unlisted vertices start at 0, labels the graph lacks are left out, and the values are
+        scaled to sum to 1. The fixed point is the same; only the iterations to reach it change.
 
     Returns
     -------
@@ -323,6 +360,7 @@ def pagerank(
             raise DgraphInputError("personalization values must be finite, non-negative and not all zero")
         ids = graph.encode_vertices(chosen.index.tolist(), "personalization vertex")
         pers = graph.client.submit(_personalization_vector, ids, vals, graph.num_vertices)
+    start = None if nstart is None else _start_vector(graph, nstart)
     frame, stats = graph.runner.run_to_frame(
         pagerank_kernel,
         reverse=True,
@@ -335,6 +373,7 @@ def pagerank(
         weighted=weight is not None,
         hub_reads=HUB_READS,
         segment=SEGMENT,
+        nstart=start,
     )
     if tol > 0 and not stats.info.get("converged"):
         warnings.warn(

@@ -236,7 +236,7 @@ def _into(block, space, space_key):
     return dataclasses.replace(block, space=space, space_key=space_key, indices=slots[block.indices])
 
 
-def _space_key(key, space):
+def space_key_of(key, space):
     """The canonical ids of ``space``: int32, as every id of a placement that reorders fits
     (``owners.KEYED_LIMIT``)."""
     return None if key is None else np.asarray(key)[space].astype(np.int32)
@@ -488,7 +488,7 @@ class BlockBuilder:
         rows = [csr.row_ids for csr in self.csrs if csr.row_ids is not None]
         ranges = [self.own] + [(csr.lo, csr.hi) for csr in self.csrs if csr.row_ids is None]
         space, slot = _marked_space(self.n, [csr.indices for csr in self.csrs] + rows, ranges)
-        space_key = _space_key(key, space)
+        space_key = space_key_of(key, space)
         parts = []
         for csr in self.csrs:
             indices = _positions(slot, csr.indices, inplace=True)

@@ -26,7 +26,7 @@ from .cluster import get_client, workers
 from .codec import LabelCodec
 from .errors import DgraphInputError
 from .graph import Graph
-from .labels import Labels, encode_part, inverse_permutation
+from .labels import Labels, check_labels, encode_part, inverse_permutation
 from .layout import Layout, layout_named, resolve_layout
 from .owners import KEYED_LIMIT
 from .placement import PlacementSpec, place_input, place_small
@@ -150,39 +150,6 @@ def _to_dask(df, what, labels=(), client=None):
         futures = client.scatter(slices, hash=False)
         return dd.from_delayed(futures, meta=df.iloc[:0], verify_meta=False)
     raise DgraphInputError(f"{what} must be a pandas or dask DataFrame, got {type(df).__name__}")
-
-
-def check_labels(values, what):
-    """``values`` (a pandas Series of vertex labels) as dgraph keeps them: integers that fit
-    int64 (an object column of them becomes int64), strings, or one other orderable type. Never
-    a mix (dask would turn 1 and "1" into the same string), never tuples (a networkx grid's
-    nodes), never integers beyond int64 (they would become strings)."""
-    if not pd.api.types.is_object_dtype(values.dtype):
-        return values
-    kinds = {type(v) for v in values.dropna().tolist()}
-    if not kinds or kinds == {str}:
-        return values
-    if any(issubclass(k, tuple) for k in kinds):
-        raise DgraphInputError(
-            f"{what} holds tuple labels such as {next(v for v in values if isinstance(v, tuple))!r}; vertex labels "
-            "must be integers or strings: relabel first (networkx: nx.convert_node_labels_to_integers(G, "
-            "label_attribute='label'))"
-        )
-    ints = [k for k in kinds if issubclass(k, (int, np.integer)) and not issubclass(k, bool)]
-    if ints and kinds <= set(ints):
-        big = [v for v in values.dropna() if not -(2**63) <= v < 2**63]
-        if big:
-            raise DgraphInputError(
-                f"{what} holds the integer label {big[0]}, beyond int64; integer labels must fit in 64 bits: "
-                "convert the labels to strings (df[col].astype(str)) to keep them"
-            )
-        return values if values.isna().any() else values.astype(np.int64)
-    if len(kinds) > 1:
-        names = ", ".join(sorted(k.__name__ for k in kinds))
-        raise DgraphInputError(
-            f"{what} mixes label types ({names}), so 1 and '1' could not be told apart; give every label one type, "
-            "for example .astype(str)"
-        )
 
 
 def _vertices_series(vertices):
@@ -339,6 +306,7 @@ def from_edgelist(
     dtypes = df._meta.dtypes
     edge_dtypes = {name: dtypes[name] for name in ([weight] if weight else []) + names}
     g.store.edge_dtypes = dict(sorted(edge_dtypes.items(), key=lambda kv: list(df.columns).index(kv[0])))
+    g.store.policies = {"self_loops": self_loops, "vertex_order": vertex_order}  # what updates follow
     if frame is not None and len(frame.columns) > 1:
         vframe = _to_dask(frame, "vertices=", labels=(vertex_column,), client=client)
         g.store.vertex_tables, g.store.vertex_dtypes = place_vertex_tables(g.store, g.codec, vframe, vertex_column)

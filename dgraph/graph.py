@@ -9,7 +9,7 @@ and the blocks derived from them, ``dgraph.store``) and its ``runner`` (runs and
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import dask.dataframe as dd
@@ -387,6 +387,83 @@ class Graph:
             transport=self.transport,
             domains=self.domains,
         )
+
+    # ------------------------------------------------------------------ updates
+    @property
+    def update_stats(self) -> Any:
+        """What the update that made this graph did (``dgraph.updates.UpdateStats``: edges or
+        vertices given, no-ops among them, arcs added and removed, ranks rewritten, whether it
+        rebuilt); None for a graph that was built or loaded."""
+        return self.store.root.update_stats
+
+    def add_edges(self, df: Any, *, source: Hashable = "src", destination: Hashable = "dst") -> Graph:
+        """A new graph with the edges of ``df`` (pandas or dask; ``source`` and ``destination``
+        columns of labels) added; this one does not change. Labels the graph lacks become new
+        vertices, with ids after the old ones (no old id changes). Every edge attribute of the
+        graph (its weight among them) must be a column of ``df``; other columns are left out.
+        Policies apply as at construction: both arcs of an undirected edge, self-loops dropped
+        if the graph dropped them, an arc the graph has kept once (the lighter). Only the ranks
+        that store a new arc are rewritten (``dgraph.updates``); ``update_stats`` says what was
+        done.
+
+        >>> import pandas as pd, dgraph
+        >>> g = dgraph.from_edgelist(pd.DataFrame({"src": ["a", "b"], "dst": ["b", "c"]}), directed=False)
+        >>> h = g.add_edges(pd.DataFrame({"src": ["c", "a"], "dst": ["d", "b"]}))
+        >>> (g.num_vertices, g.num_edges), (h.num_vertices, h.num_edges), h.update_stats.repeated
+        ((3, 2), (4, 3), 2)
+        """
+        from .updates.ops import add_edges
+
+        return add_edges(self, df, source=source, destination=destination)
+
+    def remove_edges(self, df: Any, *, source: Hashable = "src", destination: Hashable = "dst") -> Graph:
+        """A new graph without the edges of ``df`` (a frame of ``source`` and ``destination``
+        labels, or (src, dst) pairs): every arc between the two ends (both arcs of an undirected
+        edge, named either way round; every repeat of a multigraph's). An edge the graph does
+        not have is a no-op, counted in the new graph's ``update_stats.missing``. Vertices stay.
+
+        >>> import pandas as pd, dgraph
+        >>> g = dgraph.from_edgelist(pd.DataFrame({"src": [1, 2], "dst": [2, 3]}), directed=False)
+        >>> h = g.remove_edges([(3, 2), (1, 3)])
+        >>> h.num_edges, h.update_stats.missing
+        (1, 1)
+        """
+        from .updates.ops import remove_edges
+
+        if not hasattr(df, "columns"):
+            df = pd.DataFrame(list(df), columns=["src", "dst"])
+            source, destination = "src", "dst"
+        return remove_edges(self, df, source=source, destination=destination)
+
+    def add_vertices(self, vertices: Any, *, vertex_column: Hashable = "vertex") -> Graph:
+        """A new graph with the vertices ``vertices`` (labels, or a frame whose ``vertex_column``
+        holds them and whose other columns are among the graph's vertex attributes; a vertex
+        without a value has nulls). Labels the graph has already are no-ops, counted in
+        ``update_stats.missing``.
+
+        >>> import pandas as pd, dgraph
+        >>> g = dgraph.from_edgelist(pd.DataFrame({"src": [0], "dst": [1]}))
+        >>> g.add_vertices([1, 2, 3]).num_vertices
+        4
+        """
+        from .updates.ops import add_vertices
+
+        return add_vertices(self, vertices, vertex_column=vertex_column)
+
+    def remove_vertices(self, vertices: Any) -> Graph:
+        """A new graph without the vertices ``vertices`` (labels) and their arcs. The ids of the
+        others close up (each rank keeps its vertices, in their order); no result names a
+        removed vertex. Labels the graph lacks are no-ops, counted in ``update_stats.missing``.
+
+        >>> import pandas as pd, dgraph
+        >>> g = dgraph.from_edgelist(pd.DataFrame({"src": ["a", "b"], "dst": ["b", "c"]}), directed=False)
+        >>> h = g.remove_vertices(["b"])
+        >>> h.num_vertices, h.num_edges, sorted(h.vertices().compute().vertex)
+        (2, 0, ['a', 'c'])
+        """
+        from .updates.ops import remove_vertices
+
+        return remove_vertices(self, vertices)
 
     def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> None:
         """Write this graph to the directory ``path``, from the workers (``dgraph.persist.save``);

@@ -232,3 +232,36 @@ def _in_order(sorted_labels, order):
 
 def _to_canonical(part, canonical, columns):
     return part.assign(**{c: canonical[part[c].to_numpy()].astype(part[c].dtype, copy=False) for c in columns})
+
+
+def check_labels(values, what):
+    """``values`` (a pandas Series of vertex labels) as dgraph keeps them: integers that fit
+    int64 (an object column of them becomes int64), strings, or one other orderable type. Never
+    a mix (dask would turn 1 and "1" into the same string), never tuples (a networkx grid's
+    nodes), never integers beyond int64 (they would become strings)."""
+    if not pd.api.types.is_object_dtype(values.dtype):
+        return values
+    kinds = {type(v) for v in values.dropna().tolist()}
+    if not kinds or kinds == {str}:
+        return values
+    if any(issubclass(k, tuple) for k in kinds):
+        raise DgraphInputError(
+            f"{what} holds tuple labels such as {next(v for v in values if isinstance(v, tuple))!r}; vertex labels "
+            "must be integers or strings: relabel first (networkx: nx.convert_node_labels_to_integers(G, "
+            "label_attribute='label'))"
+        )
+    ints = [k for k in kinds if issubclass(k, (int, np.integer)) and not issubclass(k, bool)]
+    if ints and kinds <= set(ints):
+        big = [v for v in values.dropna() if not -(2**63) <= v < 2**63]
+        if big:
+            raise DgraphInputError(
+                f"{what} holds the integer label {big[0]}, beyond int64; integer labels must fit in 64 bits: "
+                "convert the labels to strings (df[col].astype(str)) to keep them"
+            )
+        return values if values.isna().any() else values.astype(np.int64)
+    if len(kinds) > 1:
+        names = ", ".join(sorted(k.__name__ for k in kinds))
+        raise DgraphInputError(
+            f"{what} mixes label types ({names}), so 1 and '1' could not be told apart; give every label one type, "
+            "for example .astype(str)"
+        )

@@ -68,6 +68,21 @@ class Layout:
     def plan(self, out_degree):
         raise NotImplementedError
 
+    def grown(self, extra, n, added):
+        """The plan's ``extra`` for the graph of ``n`` vertices with ``added`` more appended
+        (placed ids n..n+added-1, owned by the last rank): what the plan says of every vertex,
+        said of those too. Updates keep the plan: a layout's classes are placement choices."""
+        return extra
+
+    def shrunk(self, extra, gone):
+        """The plan's ``extra`` without the vertices ``gone`` (sorted placed ids; every id above
+        one moves down by one)."""
+        return extra
+
+    # Whether where an arc is stored depends on its ends' ids beyond their owners and classes
+    # (TD-Orch deals spread arcs by a hash of them): then renumbering ids would move arcs.
+    hashes_arcs = False
+
     def plan_facts(self, extra):
         """What the plan decided, for the partition report (a dict of plain numbers)."""
         return {}

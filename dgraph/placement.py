@@ -128,7 +128,7 @@ def _each_of(fn, args, *blocks):
     return [fn(b, *args) for b in blocks]
 
 
-def _with_owned_degrees(client, blocks, bounds, where):
+def with_owned_degrees(client, blocks, bounds, where):
     """Blocks whose rows are not their ranks' own vertices, each given the whole degree of the
     vertices its rank owns (summed over the blocks that hold their rows)."""
     sums, loose = _worker_sums(client, blocks, bounds, where), dict(allow_other_workers=True, pure=False)
@@ -512,7 +512,7 @@ def place(client, source, spec, where, *, key=None, extra=None, counts=None, say
         for r, groups in enumerate(route(client, cuts, where))
     ]
     if not spec.layout.owns_rows():
-        blocks = _with_owned_degrees(client, blocks, spec.bounds, where)
+        blocks = with_owned_degrees(client, blocks, spec.bounds, where)
     _wait_alive(client, blocks, where)  # a chunk's cut waits for its block's worker
     return blocks
 
@@ -602,7 +602,7 @@ def stream_blocks(client, source, spec, where, *, key=None, extra=None, counts=N
             for r in range(len(at))
         ]
         if not spec.layout.owns_rows():
-            blocks = _with_owned_degrees(client, blocks, spec.bounds, at)
+            blocks = with_owned_degrees(client, blocks, spec.bounds, at)
         wait_for(blocks)
         client.run(_forget, token)  # a block built twice (its task moved) leaves no copy behind
     except BaseException:

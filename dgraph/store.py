@@ -89,6 +89,7 @@ class BlockStore:
         self.rblocks: list[Future] | None = None if directed else blocks
         self.owned: dict[bool, list[Future]] = {}  # reverse? -> 1D owner blocks
         self.pieces: list[Future] | None = None  # per rank: a future of its own vertices' labels
+        self.inherited: list[Future | None] | None = None  # an earlier version's pieces that still hold
         self.local_share: float | None = None  # arcs whose two ends one rank owns, once a run counted it
         self._facts: dict[Callable, list] = {}
         self._spread_checked = time.monotonic()  # when the blocks' placement was last looked at
@@ -96,6 +97,10 @@ class BlockStore:
         self.edge_dtypes: dict[str, Any] = edge_dtypes or ({weight: np.dtype(np.float64)} if weight else {})
         self.vertex_tables: list[Future] | None = None
         self.vertex_dtypes: dict[str, Any] = {}
+        self.policies: dict[str, str] = {}  # the build's self_loops and vertex_order, which updates follow
+        self.update_stats: Any = None  # what the update that made this graph did (dgraph.updates)
+        self.lineage: Any = None  # the additions since an earlier version whose ids it keeps
+        self.planned: tuple[int, int, int, int] | None = None  # arcs, vertices at the plan; changed since
         self.base: BlockStore | None = None  # the store whose blocks these are, weighed otherwise
         self._views: dict[str, BlockStore] = {}  # edge attribute -> the blocks weighed by it
 
@@ -234,31 +239,30 @@ class BlockStore:
             c, index, order = self.client, codec.labels.index, codec.order
             spans = [(int(lo), int(hi)) for lo, hi in zip(self.bounds[:-1], self.bounds[1:])]
             where = self.where(self.blocks)
+            pieces = list(self.inherited or [None] * len(spans))  # an update's: the ranks' whose ids stayed
+            todo = [r for r, p in enumerate(pieces) if p is None]
             if index is None:  # the canonical ids, which the blocks keep
-                self.pieces = [
-                    c.submit(own_canonical, b, lo, hi, workers=[w], allow_other_workers=True, pure=False)
-                    for b, (lo, hi), w in zip(self.blocks, spans, where)
-                ]
+                for r in todo:
+                    lo, hi = spans[r]
+                    pieces[r] = c.submit(
+                        own_canonical, self.blocks[r], lo, hi, workers=[where[r]], allow_other_workers=True, pure=False
+                    )
             else:  # made where the index is, so only the pieces travel: each worker's in one go
                 indexed = list(c.who_has([index]).get(index.key, ()))
                 # while the index is still being computed nobody holds it: dask places the task
                 near = dict(workers=indexed, allow_other_workers=True) if indexed else {}
-                held = ranks_by_worker(where)
+                held = ranks_by_worker([where[r] for r in todo])
+                held = {w: [todo[i] for i in ranks] for w, ranks in held.items()}
                 made = {
                     w: c.submit(_label_pieces, index, order, [spans[r] for r in ranks], pure=False, **near)
                     for w, ranks in held.items()
                 }
-                self.pieces = [
-                    c.submit(
-                        operator.getitem,
-                        made[w],
-                        held[w].index(r),
-                        workers=[w],
-                        allow_other_workers=True,
-                        pure=False,
-                    )
-                    for r, w in enumerate(where)
-                ]
+                for w, ranks in held.items():
+                    for i, r in enumerate(ranks):
+                        pieces[r] = c.submit(
+                            operator.getitem, made[w], i, workers=[w], allow_other_workers=True, pure=False
+                        )
+            self.pieces = pieces  # type: ignore[assignment]  # every rank's made above
         return self.pieces
 
     # ------------------------------------------------------------------ keeping the blocks

@@ -143,6 +143,19 @@ class OnePointFiveD(Layout):
             {"heavy": heavy, "n_extreme": n_extreme, "classes": classes, "e_threshold": e, "h_threshold": h},
         )
 
+    def grown(self, extra, n, added):
+        """Vertices appended are light (L): their arcs stay at home until a rebuild classes them."""
+        return {**extra, "classes": np.concatenate([extra["classes"], np.full(added, L, np.int8)])}
+
+    def shrunk(self, extra, gone):
+        keep = np.ones(extra["classes"].size, bool)
+        keep[gone] = False
+        classes = extra["classes"][keep]
+        heavy = np.asarray(extra["heavy"], np.int64)
+        heavy = heavy[keep[heavy]]
+        heavy = heavy - np.searchsorted(gone, heavy)
+        return {**extra, "classes": classes, "heavy": heavy, "n_extreme": int(np.count_nonzero(classes[heavy] == E))}
+
     def plan_facts(self, extra):
         ne = int(extra["n_extreme"])
         return {

@@ -127,6 +127,14 @@ class TDOrch(Layout):
             },
         )
 
+    # a spread arc's rank is a hash of its ends' ids: removing vertices (renumbering ids) rebuilds
+    hashes_arcs = True
+
+    def grown(self, extra, n, added):
+        """Vertices appended keep their arcs at home (level: the tree's height) until a rebuild."""
+        levels = np.concatenate([extra["levels"], np.full(added, extra["height"], np.int8)])
+        return {**extra, "levels": levels, "classes": np.concatenate([extra["classes"], np.full(added, L, np.int8)])}
+
     def _holders(self, owner, level, leaf, extra):
         """The rank of the node at ``level`` of ``owner``'s tree above ``leaf`` (a rank)."""
         _, forest, _ = _forest()

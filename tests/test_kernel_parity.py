@@ -70,6 +70,64 @@ def _csr_cases():
     return out
 
 
+def _mark_removed_cases():
+    """Removals asked of a CSR sorted by key (with repeats), some of arcs it lacks."""
+    rng = np.random.default_rng(41)
+    out = []
+    for keyed in (False, True):
+        key = _key()[:N] if keyed else np.empty(0, np.int64)
+        rows, cols = rng.integers(0, 40, 600), rng.integers(0, N, 600)
+        indptr, indices, _ = build_csr(rows, cols, 40, key=key if keyed else None, dedup=False)
+        asked = rng.integers(0, indices.size, 50)
+        req_rows = np.repeat(np.arange(40), np.diff(indptr))[asked]
+        heads = indices[asked].astype(np.int64)
+        req_keys = key[heads] if keyed else heads
+        req_rows = np.r_[req_rows, [3, -1, 39]].astype(np.int64)
+        req_keys = np.r_[req_keys, [N + 5, 0, N + 7]].astype(np.int64)
+        out.append((indptr, indices, key, req_rows, req_keys, np.zeros(indices.size, bool)))
+    return out
+
+
+def _merge_rows_cases():
+    """Rows merged with added arcs: weighted or not, keyed or not, with dedup or not, old rows
+    dropped and slots remapped (-1: a removed vertex)."""
+    rng = np.random.default_rng(43)
+    out = []
+    for weighted in (True, False):
+        for keyed in (False, True):
+            for dedup in (True, False):
+                key = rng.permutation(80).astype(np.int64) if keyed else np.empty(0, np.int64)
+                rows, cols = rng.integers(0, 30, 300), rng.integers(0, 60, 300)
+                w = rng.integers(1, 9, 300).astype(np.float64) if weighted else None
+                slot_map = np.where(rng.random(60) < 0.1, -1, np.sort(rng.choice(80, 60, replace=False)))
+                order_key = None if not keyed else key[np.maximum(slot_map, 0)]
+                indptr, indices, ow = build_csr(rows, cols, 30, weights=w, key=order_key, dedup=dedup)
+                old_row = np.r_[np.arange(30), [-1, -1]].astype(np.int64)
+                old_row[5] = -1
+                arows, acols = np.sort(rng.integers(0, 32, 90)), rng.integers(0, 80, 90)
+                aw = rng.integers(1, 9, 90).astype(np.float64) if weighted else np.empty(0)
+                k = key[acols] if keyed else acols
+                order = np.lexsort((aw, k, arows)) if weighted else np.lexsort((k, arows))
+                aptr = np.r_[0, np.cumsum(np.bincount(arows, minlength=32))].astype(np.int64)
+                dropped = rng.random(indices.size) < 0.1
+                out.append(
+                    (
+                        indptr,
+                        indices,
+                        ow if weighted else np.empty(0),
+                        old_row,
+                        slot_map.astype(np.int64),
+                        dropped,
+                        key,
+                        aptr,
+                        acols[order],
+                        aw[order] if weighted else aw,
+                        dedup,
+                    )
+                )
+    return out
+
+
 def _take_cases():
     indptr, indices, _ = _graph(31)
     space = np.sort(np.random.default_rng(31).choice(10 * N, N, replace=False)).astype(np.int64)
@@ -912,6 +970,8 @@ CASES = {
     "take_rows": (_take_cases, lambda r, a: a[-1]),
     "row_prefix": (_prefix_cases, lambda r, a: a[-1]),
     "search_rows": (_search_rows_cases, lambda r, a: a[-1]),
+    "mark_removed": (_mark_removed_cases, None),
+    "merge_rows": (_merge_rows_cases, None),
 }
 
 

@@ -97,6 +97,7 @@ from .linalg import (
     spmv_segments,
 )
 from .matching import heaviest_free_neighbour
+from .merging import mark_removed, merge_rows
 from .path_rounds import improve, light_rows, take_below
 from .paths import DELTA_GRAIN, relax_local
 from .placing import onefived_ranks, onefived_subgraphs
@@ -134,6 +135,8 @@ __all__ = [
     "block_forest",
     "brandes",
     "LocalCSR",
+    "mark_removed",
+    "merge_rows",
     "build_csr",
     "component_interface",
     "count_loops",

@@ -136,6 +136,7 @@ def load(path: str | os.PathLike, *, client: Client | None = None, layout: str |
         inverse=inverse,
         extra=tables["extra"],
     )
+    g.store.policies = dict(manifest.get("policies") or {})  # what updates follow (a build's self_loops, vertex_order)
     attributes = manifest.get("attributes") or {}
     if attributes.get("edge") or attributes.get("vertex"):  # the store keeps them, beside the blocks
         kept = {

@@ -92,6 +92,7 @@ def save(graph: Any, path: str | os.PathLike, *, overwrite: bool = False) -> Non
             "weighted": bool(store.weighted),
             "weight": graph.weight if isinstance(graph.weight, (str, int)) else None,
             "dedup": bool(store.dedup),
+            "policies": dict(getattr(store, "policies", {}) or {}),
             "layout": layout,
             "ranks": len(store.blocks),
             "bounds": [int(b) for b in store.bounds],
