@@ -15,11 +15,12 @@ from dgraph.block import BlockBuilder
 from dgraph.errors import DgraphInputError
 from dgraph.partitioners import OneD, OnePointFiveD, TwoD
 
+SLOW = pytest.mark.slow  # the quick tier keeps 1.5D (subgraphs, classes); the whole suite runs every layout
 LAYOUTS = [
-    pytest.param(OneD(ranks=4, balance="striped"), id="1d"),
-    pytest.param(TwoD(rows=2, cols=2), id="2d"),
+    pytest.param(OneD(ranks=4, balance="striped"), id="1d", marks=SLOW),
+    pytest.param(TwoD(rows=2, cols=2), id="2d", marks=SLOW),
     pytest.param(OnePointFiveD(rows=2, cols=2, e_threshold=12, h_threshold=5), id="1.5d"),
-    pytest.param("tdorch", id="tdorch"),
+    pytest.param("tdorch", id="tdorch", marks=SLOW),
 ]
 ATTRS = ["w", "t", "c", "label", "flag"]
 
@@ -120,6 +121,7 @@ def test_attributes_round_trip_and_weigh_calls_on_every_layout(client, layout):
     assert dict(zip(default.vertex, default.distance)) == pytest.approx(want) and g.weight == "w"
 
 
+@pytest.mark.slow  # a streamed build on two layouts
 def test_streamed_from_dask_in_degree_order(client, streamed):
     """The streamed construction (counted, allocated, filled a part at a time) from dask frames,
     vertices reordered by degree (rows sorted by a key) and a layout of subgraphs."""
