@@ -122,7 +122,7 @@ def _same_answers(g, h, directed):
 
 SLOW = pytest.mark.slow
 # the quick tier keeps the layouts with plans (1.5D, TD-Orch); the whole suite runs every one
-CHAINS = [(layout, False) if i >= 3 else pytest.param(layout, False, marks=SLOW) for i, layout in enumerate(LAYOUTS)] + [
+CHAINS = [pytest.param(layout, False, marks=() if i >= 3 else SLOW) for i, layout in enumerate(LAYOUTS)] + [
     (LAYOUTS[3], True),  # 1.5D: subgraphs, in-blocks changed beside the blocks
     pytest.param(LAYOUTS[0], True, marks=SLOW),
     pytest.param(LAYOUTS[2], True, marks=SLOW),
