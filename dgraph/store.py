@@ -220,36 +220,38 @@ class BlockStore:
                 "reconnected): build the graph again (dgraph.from_edgelist, read_edgelist, datasets.load)"
             )
 
-    def spread(self) -> None:
+    def spread(self, *, now: bool = False) -> None:
         """Put rank blocks back over all live workers when some worker holds more than its share:
         after a worker is lost its blocks are rebuilt wherever dask finds room (all on the
         survivors, or some on a worker that joined since), and a worker that joins later (a
         restarted nanny, a new job) would otherwise get none. The blocks derived from the
         layout's (reverse, owner) are dropped then, to be rebuilt from the moved ones, since
         their recipes name the blocks they came from. Looked at once every ``SPREAD_EVERY``
-        seconds."""
-        now = time.monotonic()
-        if now - self._spread_checked < SPREAD_EVERY:
+        seconds, or ``now`` (workers were just removed)."""
+        at = time.monotonic()
+        if not now and at - self._spread_checked < SPREAD_EVERY:
             return
-        self._spread_checked = now
+        self._spread_checked = at
         live = workers(self.client)
         if len(live) < 2:
             return
         for blocks in (self.blocks, self.pieces):
             if blocks is not None:
                 wait_for(blocks)  # blocks lost with a worker are being rebuilt: they land first, then move
-        if self._move(self.blocks, live):  # reverse and owner blocks: rebuilt from the moved ones
-            self.rblocks = None if self.directed else self.blocks
-            self.owned = {}
-        if self.pieces is not None:
-            self._move(self.pieces, live)
+        where = holders(self.client, self.blocks)  # blocks lost with a worker are computed again first
+        fair = -(-len(where) // len(live))  # ranks per worker when spread evenly
+        if max(Counter(where).values()) > fair:
+            targets = [live[r * len(live) // len(where)] for r in range(len(where))]
+            if self._move(self.blocks, where, targets):  # reverse and owner blocks: rebuilt from the moved ones
+                self.rblocks = None if self.directed else self.blocks
+                self.owned = {}
+                where = targets
+        if self.pieces is not None:  # beside their blocks (one lost with a worker was made anywhere)
+            self._move(self.pieces, holders(self.client, self.pieces), where)
 
-    def _move(self, blocks: list[Future], live: list[str]) -> bool:
-        """Move ``blocks`` (in place) so each live worker holds its share; whether any moved."""
-        where = holders(self.client, blocks)  # blocks lost with a worker are computed again first
-        targets = [live[r * len(live) // len(blocks)] for r in range(len(blocks))]
-        fair = -(-len(blocks) // len(live))  # ranks per worker when spread evenly
-        if max(Counter(where).values()) <= fair:
+    def _move(self, blocks: list[Future], where: list[str], targets: list[str]) -> bool:
+        """Move ``blocks`` (in place) from the workers ``where`` to ``targets``; whether they moved."""
+        if where == targets:
             return False
         moved = [
             b if w == t else self.client.submit(_same, b, workers=[t], allow_other_workers=False, pure=False)
