@@ -89,6 +89,13 @@ def remove_stale():
             _ip("netns", "del", ns, check=False)
 
 
+def cut_link(switch, i):
+    """Take host i off the switch namespace ``switch``: what it sends and what is sent to it
+    vanishes, and no side is told (its own link stays up, as when a switch port or a cable
+    between switches fails). Callable from inside any of the hosts (as root)."""
+    _ip("-n", switch, "link", "set", f"h{i}", "nomaster")
+
+
 class Hosts:
     """A switch and ``count`` hosts; ``address(i)`` is host i's address (i from 1)."""
 
@@ -124,10 +131,8 @@ class Hosts:
         return p
 
     def cut(self, i):
-        """Take host i off the switch: what it sends and what is sent to it vanishes, and no
-        side is told (its own link stays up, as when a switch port or a cable between switches
-        fails)."""
-        _ip("-n", self.switch, "link", "set", f"h{i}", "nomaster")
+        """Take host i off the switch (``cut_link``)."""
+        cut_link(self.switch, i)
 
     def mend(self, i):
         _ip("-n", self.switch, "link", "set", f"h{i}", "master", "br0")

@@ -192,6 +192,51 @@ def test_a_silent_cut_ends_the_run_naming_the_host_and_the_next_call_is_right(ho
     np.testing.assert_allclose(got.pagerank, expected.pagerank, rtol=1e-12)
 
 
+def _cut_while_connecting(client, switch, host, edges):
+    """pagerank driven by tasks, host ``host``'s link cut as soon as the run is open, so its
+    drivers never connect; the DgraphRunError and the seconds from the cut to it."""
+    from hosts import cut_link
+
+    from dgraph.runtime import dispatch
+
+    g = dgraph.from_edgelist(edges, directed=False, ranks=RANKS, client=client)
+    opening, cut_at = dispatch.broadcast, []
+
+    def broadcast(client, targets, within, check=False, **msg):
+        replies = opening(client, targets, within, check, **msg)
+        if msg.get("op") == "dgraph_open":
+            cut_link(switch, host)
+            cut_at.append(time.monotonic())
+        return replies
+
+    dispatch.broadcast = broadcast
+    try:
+        with dask.config.set({"dgraph.dispatch": "tasks"}):
+            return alg.pagerank(g, max_iter=30, tol=0).compute()
+    except DgraphRunError as err:
+        return err, time.monotonic() - cut_at[0]
+    finally:
+        dispatch.broadcast = opening
+
+
+def test_a_cut_while_the_channels_connect_ends_the_run_naming_the_host(hosts):
+    # host 2 holds the first ranks: the others wait for its drivers to connect, and knock on it
+    e = _edges()
+    expected = hosts.remote.call(_pagerank, e, 30)
+    try:
+        got = hosts.remote.call(_cut_while_connecting, hosts.hosts.switch, 2, e, timeout=30)
+    finally:
+        hosts.hosts.mend(2)
+    assert isinstance(got, tuple), got
+    err, ended = got
+    assert f"host {Hosts.address(2)} is unreachable" in str(err) and "answered no connect" in str(err), err
+    print(f"cut while connecting to DgraphRunError: {ended:.1f} s")
+    wait_until(lambda: not hosts.remote.call(_open_runs), 15, "every worker to drop the run")
+    got = hosts.remote.call(_pagerank, e, 30)
+    assert not isinstance(got, Exception), got
+    np.testing.assert_allclose(got.pagerank, expected.pagerank, rtol=1e-12)
+
+
 def _tls_cli(client, argv):
     """``dgraph run`` in the client process: its exit code and what it printed."""
     import contextlib

@@ -47,6 +47,7 @@ HANDSHAKE_WITHIN = 2.0  # seconds an accepted connection has to present a run's 
 SMALL_ARRAY = 1 << 16  # bytes up to which an array travels in the frame's block of small ones
 _PAD = bytes(8)
 PEER_TIMEOUT = 5.0  # seconds a peer may leave what it is sent unacknowledged (dgraph.peer-timeout)
+KNOCK_AFTER = 1.0  # seconds a peer may take to connect before its host is knocked on (far more than a connect takes)
 # what a connection to a host that stopped answering fails with (the keepalive's verdict, no route)
 SILENT = {errno.ETIMEDOUT, errno.EHOSTUNREACH, errno.ENETUNREACH}
 
@@ -344,8 +345,9 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, *, timeout, p
     accepted connection is read side by side as well. Every channel fails once its peer leaves
     what it sent unacknowledged for ``peer_timeout`` seconds (``keep_alive``), and so does a
     connect that long unanswered (a listening peer's kernel answers at once, however busy). A
-    peer that has not connected after ``peer_timeout`` seconds is knocked on (``silent_peers``)
-    every ``peer_timeout`` seconds: its driver may start late, but its host must answer.
+    peer that has not connected after ``KNOCK_AFTER`` seconds is knocked on (``silent_peers``),
+    and again every ``peer_timeout`` seconds: its driver may start late, but its host must
+    answer.
     """
     sockets = {}
     deadline = time.monotonic() + timeout
@@ -378,7 +380,7 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, *, timeout, p
         handshakes.pop(conn, None)
         conn.close()
 
-    knock_at = time.monotonic() + peer_timeout
+    knock_at = time.monotonic() + min(KNOCK_AFTER, peer_timeout)
     try:
         while expected:
             now = time.monotonic()

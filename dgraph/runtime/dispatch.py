@@ -309,7 +309,7 @@ async def watch(client, worker_addrs, calls, judge, *, run_id, secret, line, wat
     ``line``. Returns (errors, workers gone)."""
     errors, gone, failed_at = [], set(), None
     start, after, last_report = time.monotonic(), progress_after(), -float("inf")
-    pending = set(calls)
+    pending, asking = set(calls), None  # asking: the first worker, for the run's superstep
 
     def reporting():
         """Whether a worker that may still report has not (an unreachable one cannot)."""
@@ -342,11 +342,18 @@ async def watch(client, worker_addrs, calls, judge, *, run_id, secret, line, wat
             _telling.add(telling)
             telling.add_done_callback(_telling.discard)
         now = time.monotonic()
-        if pending and failed_at is None and now - start >= after and now - last_report > PROGRESS_EVERY:
-            last_report = now
-            asking = client.rpc(worker_addrs[0]).dgraph_progress(run_id=run_id, secret=secret)
-            step = (await asyncio.gather(asking, return_exceptions=True))[0]
+        if asking is not None and asking.done():
+            step = None if asking.cancelled() or asking.exception() else asking.result()
             line.update(step.get("superstep") if isinstance(step, dict) else None, now - start)
+            asking = None
+        if asking is None and pending and failed_at is None and now - start >= after:
+            if now - last_report > PROGRESS_EVERY:
+                last_report = now
+                # in the background: a worker out of reach must not hold up the watch
+                first = client.rpc(worker_addrs[0])
+                asking = asyncio.ensure_future(first.dgraph_progress(run_id=run_id, secret=secret))
+    if asking is not None:
+        asking.cancel()
     return errors, gone
 
 
