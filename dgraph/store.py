@@ -216,8 +216,11 @@ class BlockStore:
         an error that says what to do, not dask's CancelledError."""
         if any(f.status == "cancelled" for blocks in self.block_lists() for f in blocks):
             raise DgraphError(
-                "this graph's blocks are gone from the cluster (it restarted, or the client that built the graph "
-                "reconnected): build the graph again (dgraph.from_edgelist, read_edgelist, datasets.load)"
+                "this graph's blocks are gone from the cluster (it restarted, the client that built the graph "
+                "reconnected, or a worker holding blocks was lost and the data they were built from was scattered "
+                "from the client, as a pandas edge list of more than 65,536 edges is, so dask cannot make them "
+                "again): build the graph again (dgraph.from_edgelist, read_edgelist, datasets.load); from files or "
+                "a dask DataFrame, blocks lost with a worker are rebuilt"
             )
 
     def spread(self, *, now: bool = False) -> None:
