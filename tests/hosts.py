@@ -96,6 +96,20 @@ def cut_link(switch, i):
     _ip("-n", switch, "link", "set", f"h{i}", "nomaster")
 
 
+def shape(namespace, rate=None, bits=None):
+    """Shape what the host ``namespace`` sends to ``rate`` (tc's token bucket, e.g. "100mbit",
+    which is ``bits`` a second; None: unshaped), with a bucket of 10 ms of it. Both ways between
+    two shaped hosts are then shaped, as a slower link between them. Callable from inside any of
+    the hosts (as root)."""
+    tc = ["ip", "netns", "exec", namespace, "tc", "qdisc"]
+    if rate is None:
+        subprocess.run([*tc, "del", "dev", "eth0", "root"], capture_output=True)
+    else:
+        burst = max(16 << 10, int(bits / 8 / 100))
+        bucket = ["tbf", "rate", rate, "burst", str(burst), "latency", "200ms"]
+        subprocess.run([*tc, "replace", "dev", "eth0", "root", *bucket], check=True, capture_output=True)
+
+
 class Hosts:
     """A switch and ``count`` hosts; ``address(i)`` is host i's address (i from 1)."""
 
