@@ -22,7 +22,7 @@ from . import kernels
 from .attributes import column_values, edge_attr_names, is_frame, place_vertex_tables, storage_dtype, vertex_frame
 from .block import split_by_owner
 from .calibrate import rank_weights
-from .cluster import get_client, workers
+from .cluster import get_client, tasks_of, workers
 from .codec import LabelCodec
 from .errors import DgraphInputError
 from .graph import Graph
@@ -32,7 +32,7 @@ from .owners import KEYED_LIMIT
 from .placement import PlacementSpec, place_input, place_small
 from .progress import Stages
 from .runtime.driver import TRANSPORTS
-from .runtime.launch import ensure_plugin
+from .runtime.launch import ensure_plugin, skip_unreachable
 from .store import BlockStore
 
 DUPLICATES = ("drop", "keep")
@@ -283,6 +283,7 @@ def from_edgelist(
     if vertex_order == "degree" and isinstance(layout, str) and layout.lower() == "1d":
         layout = layout_named("1d", balance="striped")  # contiguous ranges of a degree order: every hub on rank 0
     ensure_plugin(client)  # before the first task: it also tunes the workers' allocator
+    skip_unreachable(client)  # workers a failed run could not reach get no piece of it
     wk = workers(client)
     one_rank_below = ONE_RANK_ARCS if ranks is None and getattr(layout, "ranks", None) is None else 0
     layout = resolve_layout(layout, ranks, len(wk))
@@ -426,9 +427,9 @@ def _place_small(client, frame, labels, spec):
         layout = layout.resolve(extra)
     inverse = None if order is None else inverse_permutation(order)
     pieces = _split(frame, inverse, bounds, "weight" if weight else None, layout, extra, attrs=_columns(attrs))
-    # the tables every block's task reads travel once each, not inside every task
-    shared = [t for t in (order, inverse, extra) if t is not None]
-    held = iter(client.scatter(shared, hash=False) if shared else ())
+    # the tables every block's task reads travel once each, not inside every task, and are made
+    # again with the blocks if a worker holding them is lost
+    held = iter(tasks_of(client, [t for t in (order, inverse, extra) if t is not None]))
     placed = [None if t is None else next(held) for t in (order, inverse, extra)]
     where = _spread(wk, layout.ranks)
     pieces = [[p] for p in pieces]

@@ -71,6 +71,20 @@ def holders(client, futures, within=60.0):
     return [who[f.key][0] for f in futures]
 
 
+def tasks_of(client, values):
+    """A future of each of ``values`` (small tables a graph reads for as long as it lives), each
+    under a key of its own and made by a task that carries it: dask makes it again when the
+    worker holding it is lost, where scattered data would be lost with it. Returns once they are
+    in workers' memory, as ``Client.scatter`` does."""
+    futures = [client.submit(_value, v, pure=False) for v in values]
+    wait_for(futures)
+    return futures
+
+
+def _value(value):
+    return value
+
+
 def identity(client):
     """The scheduler's description of itself and of every worker, asked now.
 

@@ -10,6 +10,7 @@ latest release).
 from __future__ import annotations
 
 import functools
+import time
 
 from distributed import Future
 from distributed.client import _wait
@@ -23,6 +24,7 @@ __all__ = [
     "call_on_comm",
     "comm_socket",
     "fetch_from_worker",
+    "remove_worker",
     "held_frame",
     "as_key",
     "to_pickle",
@@ -116,6 +118,14 @@ def comm_socket(comm):
     """The socket under a TCP or TLS comm (``distributed.comm.tcp``), or None for another kind."""
     stream = getattr(comm, "stream", None)
     return getattr(stream, "socket", None)
+
+
+async def remove_worker(client, address, why):
+    """Have the scheduler remove worker ``address`` as it removes one whose connection broke (its
+    ``unregister`` handler, ``Scheduler.remove_worker``): what only that worker held is computed
+    again elsewhere from its recipe (data without one, scattered, is lost), and the worker is
+    told to close, should it hear. ``why`` prefixes the stimulus id in the scheduler's log."""
+    return await client.scheduler.unregister(address=address, stimulus_id=f"{why}-{time.time()}")
 
 
 def held_frame(name, futures, meta, direct=False, copies=None):

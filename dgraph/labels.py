@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .cluster import tasks_of
 from .errors import DgraphInputError
 from .kernels import union, unique
 from .owners import index_type
@@ -167,7 +168,8 @@ class Labels:
     @classmethod
     def local(cls, client, series):
         """``build`` for pandas Series, on the client (a small edge list): the Labels, with the
-        table scattered to the workers, and the table itself (None: the labels are 0..n-1)."""
+        table held on the workers (``cluster.tasks_of``), and the table itself (None: the labels
+        are 0..n-1)."""
         if _kinds(series) == {"num"}:
             common = _common_dtype(series)
             index = _number_index(_distinct_numbers(common, *series))
@@ -176,9 +178,9 @@ class Labels:
         n, identity, _ = _facts(index)
         if identity:
             return cls(n), None
-        # a key of its own: under a content hash, a graph released just before that had the same
-        # labels could take the table from the scheduler after this graph scattered it
-        return cls(n, client.scatter(index, hash=False), index.dtype), index
+        # a key of its own (under a content hash, a graph released just before that had the same
+        # labels could take the table from the scheduler), made again if its worker is lost
+        return cls(n, tasks_of(client, [index])[0], index.dtype), index
 
     def encode(self, ddf, columns):
         """Replace the label columns of ``ddf`` by canonical int64 ids (nulls are an error)."""

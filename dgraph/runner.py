@@ -22,7 +22,7 @@ from distributed import Future
 from .codec import LabelCodec
 from .results import FrameColumns, RankLabels, part_name, rank_frames, rows_frames, to_dask, vertex_frames
 from .runtime import RankResults, launch
-from .runtime.launch import client_state
+from .runtime.launch import client_state, skip_unreachable
 from .runtime.metrics import RunStats
 from .store import BlockStore
 
@@ -116,7 +116,9 @@ class Runner:
         """
         store = self.store
         store.check()
-        store.spread()
+        # workers a failed run could not reach are removed first, so the blocks they held are
+        # rebuilt on the others and the ranks spread over those
+        store.spread(now=bool(skip_unreachable(store.client)))
         if placement == "layout":
             outs, ins = store.blocks, (store.reverse() if reverse else None)
             params = dict(params, layout=store.layout)

@@ -277,42 +277,48 @@ class BlockStore:
         an error that says what to do, not dask's CancelledError."""
         if any(f.status == "cancelled" for blocks in self.block_lists() for f in blocks):
             raise DgraphError(
-                "this graph's blocks are gone from the cluster (it restarted, or the client that built the graph "
-                "reconnected): build the graph again (dgraph.from_edgelist, read_edgelist, datasets.load)"
+                "this graph's blocks are gone from the cluster (it restarted, the client that built the graph "
+                "reconnected, or a worker holding blocks was lost and the data they were built from was scattered "
+                "from the client, as a pandas edge list of more than 65,536 edges is, so dask cannot make them "
+                "again): build the graph again (dgraph.from_edgelist, read_edgelist, datasets.load); from files or "
+                "a dask DataFrame, blocks lost with a worker are rebuilt"
             )
 
-    def spread(self) -> None:
+    def spread(self, *, now: bool = False) -> None:
         """Put rank blocks back over all live workers when some worker holds more than its share:
         after a worker is lost its blocks are rebuilt wherever dask finds room (all on the
         survivors, or some on a worker that joined since), and a worker that joins later (a
         restarted nanny, a new job) would otherwise get none. The blocks derived from the
         layout's (reverse, owner) are dropped then, to be rebuilt from the moved ones, since
         their recipes name the blocks they came from. Looked at once every ``SPREAD_EVERY``
-        seconds."""
-        now = time.monotonic()
-        if now - self._spread_checked < SPREAD_EVERY:
+        seconds, or ``now`` (workers were just removed)."""
+        at = time.monotonic()
+        if not now and at - self._spread_checked < SPREAD_EVERY:
             return
-        self._spread_checked = now
+        self._spread_checked = at
         live = workers(self.client)
         if len(live) < 2:
             return
         for blocks in (self.blocks, self.pieces, self.vertex_tables):
             if blocks is not None:
                 wait_for(blocks)  # blocks lost with a worker are being rebuilt: they land first, then move
-        if self._move(self.blocks, live):  # reverse, owner and weighed blocks: rebuilt from the moved ones
-            self.rblocks = None if self.directed else self.blocks
-            self.owned = {}
-            self._views = {}
+        where = holders(self.client, self.blocks)  # blocks lost with a worker are computed again first
+        fair = -(-len(where) // len(live))  # ranks per worker when spread evenly
+        if max(Counter(where).values()) > fair:
+            targets = [live[r * len(live) // len(where)] for r in range(len(where))]
+            if self._move(self.blocks, where, targets):  # reverse, owner and weighed blocks: rebuilt from the moved
+                self.rblocks = None if self.directed else self.blocks
+                self.owned = {}
+                self._views = {}
+                where = targets
+        # label pieces and vertex tables beside their blocks (one lost with a worker was made anywhere)
         for beside in (self.pieces, self.vertex_tables if self.base is None else None):
             if beside is not None:
-                self._move(beside, live)
+                self._move(beside, holders(self.client, beside), where)
 
-    def _move(self, blocks: list[Future], live: list[str]) -> bool:
-        """Move ``blocks`` (in place) so each live worker holds its share; whether any moved."""
-        where = holders(self.client, blocks)  # blocks lost with a worker are computed again first
-        targets = [live[r * len(live) // len(blocks)] for r in range(len(blocks))]
-        fair = -(-len(blocks) // len(live))  # ranks per worker when spread evenly
-        if max(Counter(where).values()) <= fair:
+    def _move(self, blocks: list[Future], where: list[str], targets: list[str]) -> bool:
+        """Move ``blocks`` (in place) from the workers ``where`` to ``targets``; whether they moved."""
+        if where == targets:
             return False
         moved = [
             b if w == t else self.client.submit(_same, b, workers=[t], allow_other_workers=False, pure=False)

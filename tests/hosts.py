@@ -89,6 +89,27 @@ def remove_stale():
             _ip("netns", "del", ns, check=False)
 
 
+def cut_link(switch, i):
+    """Take host i off the switch namespace ``switch``: what it sends and what is sent to it
+    vanishes, and no side is told (its own link stays up, as when a switch port or a cable
+    between switches fails). Callable from inside any of the hosts (as root)."""
+    _ip("-n", switch, "link", "set", f"h{i}", "nomaster")
+
+
+def shape(namespace, rate=None, bits=None):
+    """Shape what the host ``namespace`` sends to ``rate`` (tc's token bucket, e.g. "100mbit",
+    which is ``bits`` a second; None: unshaped), with a bucket of 10 ms of it. Both ways between
+    two shaped hosts are then shaped, as a slower link between them. Callable from inside any of
+    the hosts (as root)."""
+    tc = ["ip", "netns", "exec", namespace, "tc", "qdisc"]
+    if rate is None:
+        subprocess.run([*tc, "del", "dev", "eth0", "root"], capture_output=True)
+    else:
+        burst = max(16 << 10, int(bits / 8 / 100))
+        bucket = ["tbf", "rate", rate, "burst", str(burst), "latency", "200ms"]
+        subprocess.run([*tc, "replace", "dev", "eth0", "root", *bucket], check=True, capture_output=True)
+
+
 class Hosts:
     """A switch and ``count`` hosts; ``address(i)`` is host i's address (i from 1)."""
 
@@ -124,10 +145,8 @@ class Hosts:
         return p
 
     def cut(self, i):
-        """Take host i off the switch: what it sends and what is sent to it vanishes, and no
-        side is told (its own link stays up, as when a switch port or a cable between switches
-        fails)."""
-        _ip("-n", self.switch, "link", "set", f"h{i}", "nomaster")
+        """Take host i off the switch (``cut_link``)."""
+        cut_link(self.switch, i)
 
     def mend(self, i):
         _ip("-n", self.switch, "link", "set", f"h{i}", "master", "br0")
@@ -176,30 +195,54 @@ def environment(**extra):
     return env
 
 
+def certificates(directory):
+    """Certificate files for a TLS cluster, written into ``directory`` as a user would keep them:
+    ``{"ca": path, "cert": path, "key": path}``, one self-signed certificate that the scheduler,
+    the workers and the client all present (dask's ``Security.temporary``)."""
+    from distributed.security import Security
+
+    made = Security.temporary()
+    files = {}
+    for name, attribute in (("ca", "tls_ca_file"), ("cert", "tls_client_cert"), ("key", "tls_client_key")):
+        files[name] = os.path.join(directory, f"{name}.pem")
+        with open(files[name], "w") as out:
+            out.write(getattr(made, attribute))
+    return files
+
+
+def tls_options(files):
+    """The ``--tls-*`` options of ``dask scheduler``, ``dask worker`` and ``dgraph run``."""
+    return ["--tls-ca-file", files["ca"], "--tls-cert", files["cert"], "--tls-key", files["key"]]
+
+
 class NamespaceCluster:
     """A scheduler and the client process on host 1, ``workers[i]`` single-thread dask workers
     (no nanny) on host i + 2, their dask listeners on ``WORKER_PORTS`` and dgraph's channels on
-    ``CHANNEL_PORTS``; ``remote`` runs calls in the client process."""
+    ``CHANNEL_PORTS``; ``remote`` runs calls in the client process. ``config``: environment
+    variables of every process (dask config); ``tls``: ``certificates`` for a cluster whose comms
+    (and so dgraph's channels) use TLS."""
 
-    def __init__(self, workers, config=None):
+    def __init__(self, workers, config=None, tls=None):
         self.hosts = Hosts(1 + len(workers))
         try:
             env = environment(**(config or {}))
-            self.scheduler = f"tcp://{Hosts.address(1)}:{SCHEDULER_PORT}"
+            options = tls_options(tls) if tls else []
+            self.scheduler = f"{'tls' if tls else 'tcp'}://{Hosts.address(1)}:{SCHEDULER_PORT}"
             quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
             self.hosts.popen(
-                1, ["dask", "scheduler", "--host", Hosts.address(1), "--port", str(SCHEDULER_PORT), "--no-dashboard"],
+                1, ["dask", "scheduler", "--host", Hosts.address(1), "--port", str(SCHEDULER_PORT), "--no-dashboard",
+                    *options],
                 env=env, **quiet,
             )  # fmt: skip
             self.worker_hosts = []
             for h, n in enumerate(workers, 2):
                 for k in range(n):
-                    argv = ["dask", "worker", self.scheduler, "--host", Hosts.address(h), "--no-nanny"]
+                    argv = ["dask", "worker", self.scheduler, "--host", Hosts.address(h), "--no-nanny", *options]
                     argv += ["--nthreads", "1", "--worker-port", WORKER_PORTS, "--no-dashboard"]
                     argv += ["--dashboard-address", f"{Hosts.address(h)}:{HTTP_PORT + k}"]
                     self.hosts.popen(h, argv, env=dict(env, DASK_DGRAPH__CHANNEL_PORTS=CHANNEL_PORTS), **quiet)
                     self.worker_hosts.append(h)
-            self.remote = Remote(self.hosts, 1, self.scheduler, len(self.worker_hosts), env)
+            self.remote = Remote(self.hosts, 1, self.scheduler, len(self.worker_hosts), env, tls)
         except BaseException:
             self.hosts.close()
             raise
@@ -238,8 +281,9 @@ class Remote:
     a module-level function of a test module or of this one) and returns what it returned, or
     raises what it raised."""
 
-    def __init__(self, hosts, host, scheduler, n_workers, env):
+    def __init__(self, hosts, host, scheduler, n_workers, env, tls=None):
         argv = [sys.executable, os.path.abspath(__file__), "serve", scheduler, str(n_workers)]
+        argv += [tls["ca"], tls["cert"], tls["key"]] if tls else []
         self.process = hosts.popen(host, argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.workers = self._receive(120)[1]
 
@@ -272,14 +316,20 @@ class Remote:
                 self.process.kill()
 
 
-def serve(scheduler, n_workers):
-    """The client process: connect, wait for the workers, then run the calls read from stdin."""
+def serve(scheduler, n_workers, tls=()):
+    """The client process: connect, wait for the workers, then run the calls read from stdin.
+    ``tls``: the CA, certificate and key files of a TLS cluster."""
     sys.path.insert(0, HERE)
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # anything printed must not mix with the replies
     from distributed import Client
+    from distributed.security import Security
 
-    with Client(scheduler, timeout=60) as client:
+    security = None
+    if tls:
+        ca, cert, key = tls
+        security = Security(tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
+    with Client(scheduler, timeout=60, security=security) as client:
         client.wait_for_workers(n_workers, timeout=120)
         _send(replies, (True, sorted(client.scheduler_info(n_workers=-1)["workers"])))
         while True:
@@ -295,4 +345,4 @@ def serve(scheduler, n_workers):
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["serve"]:
-    serve(sys.argv[2], int(sys.argv[3]))
+    serve(sys.argv[2], int(sys.argv[3]), tuple(sys.argv[4:7]))

@@ -172,3 +172,25 @@ def test_a_workers_memory_is_read_as_its_memory_manager_sees_it(client):
         assert process > 64 << 20  # (a worker with numpy loaded)
         assert spillable >= (8 << 20 if address == holder else 0)
     del held
+
+
+def _twice(x):
+    return 2 * x
+
+
+def test_a_removed_worker_leaves_the_scheduler_and_what_it_held_is_computed_again(client):
+    from distributed import Worker
+
+    async def start():
+        return await Worker(client.scheduler.address, nthreads=1, host="127.0.0.1")
+
+    extra = client.sync(start)
+    try:
+        held = client.submit(_twice, 21, workers=[extra.address], allow_other_workers=True, pure=False)
+        assert held.result() == 42 and client.who_has([held])[held.key] == (extra.address,)
+        assert client.sync(di.remove_worker, client, extra.address, "dgraph-test") == "OK"
+        assert extra.address not in workers(client)
+        assert held.result() == 42  # computed again on a worker that remains
+        assert extra.address not in client.who_has([held])[held.key]
+    finally:
+        client.sync(extra.close)

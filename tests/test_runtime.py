@@ -32,6 +32,7 @@ from dgraph.runtime.channels import (
     _FrameReader,
     connect_mesh,
     encode,
+    silent_peers,
 )
 from dgraph.runtime.launch import client_state
 from dgraph.runtime.plugin import PLUGIN_NAME
@@ -490,6 +491,35 @@ def test_idle_and_garbage_connections_do_not_stall_a_handshake():
     listener.close()
     wake_r.close()
     wake_w.close()
+
+
+def test_a_peer_late_to_connect_is_knocked_on_and_waited_for_while_its_host_answers():
+    """A driver that starts late is no silent host: its host answers a knock on its listener (or
+    refuses it, from a closed port: up either way), so its peers keep waiting for it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    closed = socket.create_server(("127.0.0.1", 0))
+    closed_port = closed.getsockname()[1]
+    closed.close()
+    assert silent_peers([("127.0.0.1", port), ("127.0.0.1", closed_port)], [0, 1], 1.0) == []
+    wake_r, wake_w = socket.socketpair()
+    run_id, secret = b"r" * 16, b"s" * 32
+    late = []
+
+    def connect_late():
+        time.sleep(1.5)  # three knocks, half a second apart
+        late.append(socket.create_connection(("127.0.0.1", port)))
+        late[0].sendall(HELLO.pack(run_id, secret, 0))
+
+    thread = threading.Thread(target=connect_late)
+    thread.start()
+    addresses = [("127.0.0.1", port), ("127.0.0.1", port)]
+    mesh = connect_mesh(1, addresses, listener, run_id, secret, wake_r, timeout=30, peer_timeout=0.5)
+    thread.join()
+    assert set(mesh.sockets) == {0}
+    mesh.close()
+    for s in (*late, listener, wake_r, wake_w):
+        s.close()
 
 
 def test_a_run_starts_with_idle_connections_on_every_worker_s_spare_listener(client):

@@ -47,6 +47,7 @@ HANDSHAKE_WITHIN = 2.0  # seconds an accepted connection has to present a run's 
 SMALL_ARRAY = 1 << 16  # bytes up to which an array travels in the frame's block of small ones
 _PAD = bytes(8)
 PEER_TIMEOUT = 5.0  # seconds a peer may leave what it is sent unacknowledged (dgraph.peer-timeout)
+KNOCK_AFTER = 1.0  # seconds a peer may take to connect before its host is knocked on (far more than a connect takes)
 # what a connection to a host that stopped answering fails with (the keepalive's verdict, no route)
 SILENT = {errno.ETIMEDOUT, errno.EHOSTUNREACH, errno.ENETUNREACH}
 
@@ -80,6 +81,42 @@ def keep_alive(sock, seconds):
             sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
     if hasattr(socket, "TCP_USER_TIMEOUT"):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, max(1, int(seconds * 1000)))
+
+
+def silent_peers(addresses, peers, seconds):
+    """Of ``peers`` (indices into ``addresses``, each a run listener's ``(host, port)``), those
+    whose host neither completes nor refuses a TCP connect within ``seconds``: a host that is up
+    answers one from its kernel, whether or not its driver has started. Knocks side by side."""
+    knocks, silent = {}, []
+    sel = selectors.DefaultSelector()
+    try:
+        for peer in peers:
+            host, port = addresses[peer]
+            s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+            s.setblocking(False)
+            code = s.connect_ex((host, port))
+            if code == errno.EINPROGRESS:
+                knocks[s] = peer
+                sel.register(s, selectors.EVENT_WRITE)
+                continue
+            s.close()
+            if code in SILENT:
+                silent.append(peer)
+        deadline = time.monotonic() + seconds
+        while knocks and time.monotonic() < deadline:
+            for key, _ in sel.select(max(deadline - time.monotonic(), 0.0)):
+                s = key.fileobj
+                sel.unregister(s)
+                if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) in SILENT:
+                    silent.append(knocks[s])
+                del knocks[s]
+                s.close()
+        silent.extend(knocks.values())  # no answer at all
+    finally:
+        for s in knocks:
+            s.close()
+        sel.close()
+    return sorted(silent)
 
 
 def _lost(peer, what, exc):
@@ -307,7 +344,10 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, *, timeout, p
     ``tls``: (client context, server context) when the channels use TLS; the TLS handshake of an
     accepted connection is read side by side as well. Every channel fails once its peer leaves
     what it sent unacknowledged for ``peer_timeout`` seconds (``keep_alive``), and so does a
-    connect that long unanswered (a listening peer's kernel answers at once, however busy).
+    connect that long unanswered (a listening peer's kernel answers at once, however busy). A
+    peer that has not connected after ``KNOCK_AFTER`` seconds is knocked on (``silent_peers``),
+    and again every ``peer_timeout`` seconds: its driver may start late, but its host must
+    answer.
     """
     sockets = {}
     deadline = time.monotonic() + timeout
@@ -340,14 +380,22 @@ def connect_mesh(index, addresses, listener, run_id, secret, wake, *, timeout, p
         handshakes.pop(conn, None)
         conn.close()
 
+    knock_at = time.monotonic() + min(KNOCK_AFTER, peer_timeout)
     try:
         while expected:
             now = time.monotonic()
             if now >= deadline:
                 raise PeerLost(min(expected), f"peer driver did not connect within {timeout:.0f}s")
+            if now >= knock_at:  # a peer slow to connect: is its host still there?
+                silent = silent_peers(addresses, sorted(expected), peer_timeout)
+                if silent:
+                    detail = f"its host answered no connect within {peer_timeout:g}s"
+                    raise PeerLost(silent[0], detail, silent=True)
+                now = time.monotonic()
+                knock_at = now + peer_timeout
             for conn in [c for c, (_, due) in handshakes.items() if due <= now]:
                 drop(conn)  # too slow to say who it is
-            wait = min([deadline - now] + [due - now for _, due in handshakes.values()])
+            wait = min([deadline - now, knock_at - now] + [due - now for _, due in handshakes.values()])
             for key, _ in sel.select(max(wait, 0.0)):
                 if key.data == "wake":
                     raise RunAborted()

@@ -222,15 +222,23 @@ def _left(run_id, worker, exc, peer_timeout):
 
 def run_tasks(client, state, planned, blocks):
     """Open the ``planned`` run through the scheduler and submit one driver task per worker
-    (``blocks[i]``: the block futures worker i holds)."""
+    (``blocks[i]``: the block futures worker i holds). A worker that does not answer the open
+    within ``max(OPEN_WITHIN, peer_timeout)`` seconds fails the run, named as unreachable (the
+    next call knocks on it: ``reach``), and no worker found unreachable is waited on again."""
     worker_addrs, specs, name, timeout = planned.worker_addrs, planned.specs, planned.name, planned.timeout
+    within = max(OPEN_WITHIN, specs[0].peer_timeout)
     run_id, secret = state.new_run()
-    replies = broadcast(client, worker_addrs, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
+    replies = broadcast(client, worker_addrs, within, op="dgraph_open", run_id=run_id, secret=secret, timeout=timeout)
     opened = [w for w, r in replies.items() if _ok(r)]
+    unreachable = set()
     try:
         if len(opened) != len(worker_addrs):
+            silent = [w for w, r in replies.items() if isinstance(r, asyncio.TimeoutError)]
             bad = {w: r.get("message", r) if isinstance(r, dict) else r for w, r in replies.items() if w not in opened}
-            raise DgraphRunError(f"could not open run {run_id} on workers {bad}")
+            bad.update({w: f"no answer within {within:g} s: its host may be unreachable" for w in silent})
+            err = DgraphRunError(f"could not open run {run_id} on workers {bad}")
+            err.unreachable = silent
+            raise err
         addresses = [(replies[w]["host"], replies[w]["port"]) for w in worker_addrs]
         drivers = []
         for i, w in enumerate(worker_addrs):
@@ -244,7 +252,7 @@ def run_tasks(client, state, planned, blocks):
                 )
         futures = client.compute(drivers, optimize_graph=False)
         client.sync(_watch_tasks, client, planned, run_id, secret, futures)
-        replies = broadcast(client, opened, op="dgraph_close", run_id=run_id, secret=secret)
+        replies = broadcast(client, opened, within, op="dgraph_close", run_id=run_id, secret=secret)
         opened = []
         lost = [w for w in worker_addrs if not (isinstance(replies.get(w), dict) and replies[w].get("outcome"))]
         if lost:
@@ -252,9 +260,13 @@ def run_tasks(client, state, planned, blocks):
                 f"run {run_id}: worker {lost[0]} did not report its outcome ({replies.get(lost[0])!r})"
             )
         return futures, [replies[w]["outcome"] for w in worker_addrs], "tasks"
+    except DgraphRunError as err:
+        unreachable.update(on_hosts_of(worker_addrs, getattr(err, "unreachable", ())))
+        raise
     finally:
-        if opened:  # the run failed: drop its state everywhere
-            broadcast(client, opened, check=True, op="dgraph_close", run_id=run_id, secret=secret)
+        if opened:  # the run failed: drop its state everywhere it can be dropped
+            left = [w for w in opened if w not in unreachable]
+            broadcast(client, left, within, check=True, op="dgraph_close", run_id=run_id, secret=secret)
 
 
 async def _watch_tasks(client, planned, run_id, secret, futures):
@@ -297,7 +309,7 @@ async def watch(client, worker_addrs, calls, judge, *, run_id, secret, line, wat
     ``line``. Returns (errors, workers gone)."""
     errors, gone, failed_at = [], set(), None
     start, after, last_report = time.monotonic(), progress_after(), -float("inf")
-    pending = set(calls)
+    pending, asking = set(calls), None  # asking: the first worker, for the run's superstep
 
     def reporting():
         """Whether a worker that may still report has not (an unreachable one cannot)."""
@@ -313,7 +325,7 @@ async def watch(client, worker_addrs, calls, judge, *, run_id, secret, line, wat
                 gone.add(worker_addrs[calls[call]])
             if err is not None:
                 errors.append(err)
-                gone.update(getattr(err, "unreachable", ()))
+                gone.update(on_hosts_of(worker_addrs, getattr(err, "unreachable", ())))
         if watch_workers and pending and failed_at is None:
             alive = set(await live_workers(client))
             left = [w for w in worker_addrs if w not in alive]
@@ -330,33 +342,61 @@ async def watch(client, worker_addrs, calls, judge, *, run_id, secret, line, wat
             _telling.add(telling)
             telling.add_done_callback(_telling.discard)
         now = time.monotonic()
-        if pending and failed_at is None and now - start >= after and now - last_report > PROGRESS_EVERY:
-            last_report = now
-            asking = client.rpc(worker_addrs[0]).dgraph_progress(run_id=run_id, secret=secret)
-            step = (await asyncio.gather(asking, return_exceptions=True))[0]
+        if asking is not None and asking.done():
+            step = None if asking.cancelled() or asking.exception() else asking.result()
             line.update(step.get("superstep") if isinstance(step, dict) else None, now - start)
+            asking = None
+        if asking is None and pending and failed_at is None and now - start >= after:
+            if now - last_report > PROGRESS_EVERY:
+                last_report = now
+                # in the background: a worker out of reach must not hold up the watch
+                first = client.rpc(worker_addrs[0])
+                asking = asyncio.ensure_future(first.dgraph_progress(run_id=run_id, secret=secret))
+    if asking is not None:
+        asking.cancel()
     return errors, gone
 
 
-def broadcast(client, targets, check=False, **msg):
-    """Send a control message through the scheduler to ``targets`` (with ``check``, to those of
-    them still alive: a dead one cannot answer); a worker that cannot be told answers with the
-    exception."""
+def on_hosts_of(worker_addrs, unreachable):
+    """Those of ``worker_addrs`` on the hosts of the ``unreachable`` workers: a host found silent
+    is silent for all its workers."""
+    hosts = {get_address_host(w) for w in unreachable}
+    return [w for w in worker_addrs if get_address_host(w) in hosts]
+
+
+def broadcast(client, targets, within, check=False, **msg):
+    """Send a control message through the scheduler to each of ``targets`` (with ``check``, to
+    those of them still alive: a dead one cannot answer). A worker that cannot be told answers
+    with the exception, and one that does not answer within ``within`` seconds with an
+    ``asyncio.TimeoutError`` (its host may be silent: the scheduler's own connection to it waits
+    for ``distributed.comm.timeouts.tcp``)."""
     if check:
         alive = set(workers(client))
         targets = [w for w in targets if w in alive]
     if not targets:
         return {}
-    try:
-        return client.sync(client.scheduler.broadcast, msg=msg, workers=list(targets), on_error="return")
-    except Exception as exc:  # a worker that just died cannot be told; nothing to clean there
-        return {w: exc for w in targets}
+    return client.sync(_broadcast, client, list(targets), within, msg)
+
+
+async def _broadcast(client, targets, within, msg):
+    async def tell(w):
+        try:
+            replies = await asyncio.wait_for(
+                client.scheduler.broadcast(msg=msg, workers=[w], on_error="return"), within
+            )
+        except Exception as exc:  # a worker that just died cannot be told; nothing to clean there
+            return exc
+        return replies.get(w)
+
+    return dict(zip(targets, await asyncio.gather(*(tell(w) for w in targets))))
 
 
 def _root_cause(errors):
-    """Of the errors the drivers raised, the one that started the failure."""
-    for marker in ("failed at superstep", "unreachable", "lost peer", ""):
-        for e in errors:
-            if marker in str(e):
-                return e
-    return errors[0]
+    """Of the errors the drivers raised, the one that started the failure; its ``unreachable``
+    names every worker any of them found out of reach."""
+    unreachable = sorted({w for e in errors for w in getattr(e, "unreachable", ())})
+    markers = ("failed at superstep", "unreachable", "lost peer", "")
+    root = next(e for marker in markers for e in errors if marker in str(e))
+    if unreachable:
+        root.unreachable = unreachable
+    return root

@@ -29,7 +29,7 @@ from distributed.comm import get_address_host
 from .. import kernels
 from ..cluster import holders, identity
 from ..dask_internals import wait_for
-from ..errors import DgraphInputError
+from ..errors import DgraphInputError, DgraphRunError
 from ..progress import Progress
 from .channels import PEER_TIMEOUT
 from .dispatch import OPEN_WITHIN, PlannedRun, run_direct, run_tasks
@@ -39,6 +39,7 @@ from .grouped import DEFAULT_FLUSH_BYTES
 from .metrics import RunStats
 from .params import hold
 from .plugin import PLUGIN_NAME, ExchangePlugin
+from .reach import leave_out, remember
 
 HOLDERS_REMEMBERED = 256  # block placements a client remembers (one per graph and block list)
 
@@ -53,6 +54,7 @@ class ClientState:
         self.spares = {}  # worker -> (port, token) of its listener ready for the next run
         self.direct = True  # false once live workers were out of this client's reach
         self.cores = None  # (known workers, Counter of threads per host)
+        self.unreachable = {}  # worker -> when a run found it out of reach (``reach``)
 
     @staticmethod
     def new_run():
@@ -160,6 +162,8 @@ def launch(
     """
     ensure_plugin(client)
     state = client_state(client)
+    peer_timeout = peer_timeout_setting()
+    skipped = leave_out(client, state, peer_timeout)
     extra = len(finish_blocks[0]) if finish_blocks else 0
     if extra:
         blocks = [list(b) + list(f) for b, f in zip(blocks, finish_blocks)]
@@ -167,7 +171,6 @@ def launch(
     (held_params, held_finish), param_futures = hold((params, finish))
     _ready(param_futures, raise_errors=True)  # a param's own error (an unknown vertex) is the call's
     flush_bytes = int(flush_bytes or dask.config.get("dgraph.flush-bytes", DEFAULT_FLUSH_BYTES))
-    peer_timeout = peer_timeout_setting()
 
     def plan(fresh=False):
         """Where each rank runs, and what each worker's driver is told."""
@@ -205,25 +208,37 @@ def launch(
     started, line = time.monotonic(), Progress(name)
     worker_addrs, driven, specs, held = plan()
     run = None
-    if dask.config.get("dgraph.dispatch", "auto") != "tasks" and state.direct:
-        # the workers find the values of the params' futures themselves
-        needs = dict(zip([f.key for f in param_futures], _holders(client, state, param_futures)))
-        specs = [spec._replace(params=held_params, finish=held_finish) for spec in specs]
-        keys = [[f.key for f in h] for h in held]
-        run = run_direct(client, state, PlannedRun(worker_addrs, specs, timeout, name, line), keys, needs)
-    if run is None:
-        worker_addrs, driven, specs, held = plan(fresh=True)  # the holders remembered may be stale
-        run = run_tasks(client, state, PlannedRun(worker_addrs, specs, timeout, name, line), held)
+    try:
+        if dask.config.get("dgraph.dispatch", "auto") != "tasks" and state.direct:
+            # the workers find the values of the params' futures themselves
+            needs = dict(zip([f.key for f in param_futures], _holders(client, state, param_futures)))
+            specs = [spec._replace(params=held_params, finish=held_finish) for spec in specs]
+            keys = [[f.key for f in h] for h in held]
+            run = run_direct(client, state, PlannedRun(worker_addrs, specs, timeout, name, line), keys, needs)
+        if run is None:
+            worker_addrs, driven, specs, held = plan(fresh=True)  # the holders remembered may be stale
+            run = run_tasks(client, state, PlannedRun(worker_addrs, specs, timeout, name, line), held)
+    except DgraphRunError as err:  # the next call knocks on the workers it could not reach
+        remember(state, client, getattr(err, "unreachable", ()))
+        raise
     futures, outcomes, dispatch = run
     outcomes = [pickle.loads(o) for o in outcomes]
     stats = RunStats.merge([s for s, _, _ in outcomes])
     stats.result_dtypes = next((d for _, d, _ in outcomes if d is not None), None)
     copies = [c for _, _, c in outcomes]
     stats.dispatch = dispatch
+    stats.skipped = skipped
     stats.worker_vertex_state = dict(zip(worker_addrs, stats.worker_vertex_state))
     stats.worker_phases = dict(zip(worker_addrs, stats.worker_phases))
     line.close(stats.supersteps, time.monotonic() - started)
     return RankResults(client, futures, driven, copies if all(c is not None for c in copies) else None), stats
+
+
+def skip_unreachable(client):
+    """Before a call touches the cluster: remove from the scheduler the workers a failed run
+    of ``client`` could not reach and that still do not answer (``reach.leave_out``), so dask
+    rebuilds what they held on the workers that answer. Returns the workers left out, sorted."""
+    return leave_out(client, client_state(client), peer_timeout_setting())
 
 
 def peer_timeout_setting():

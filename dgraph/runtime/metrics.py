@@ -38,6 +38,7 @@ class RunStats:
     vertex_state_peak: int = 0  # the most bytes of vertex state this worker held at once
     worker_vertex_state: dict | None = None  # merged: each worker's vertex_state_peak, by its address
     worker_phases: dict | None = None  # merged: each worker's phase seconds, by its address (phases holds the max)
+    skipped: list = field(default_factory=list)  # workers the call left out: found unreachable (runtime.reach)
 
     def __post_init__(self):
         if self.messages is None:

@@ -297,13 +297,8 @@ class ExchangePlugin(WorkerPlugin):
             results = await asyncio.get_running_loop().run_in_executor(
                 self.drivers, drive, self.worker, run, spec, blocks
             )
-        except DgraphRunError as err:
-            # the run is over here: drop it now, as the client's close may never come (a cut
-            # link), and name the peers that went silent so the client waits for none of them
-            if self.runs.get(run_id) is run:
-                del self.runs[run_id]
-                self._ended_early(run_id, secret)
-            run.close()
+        except DgraphRunError as err:  # named: the peers that went silent, so the client waits for none of them
+            self.drop_failed(run_id, run)
             return {"status": "error", "message": str(err), "unreachable": getattr(err, "unreachable", [])}
         if run.closed:  # the client gave up on the run meanwhile: nobody would release the results
             return {"status": "error", "message": str(self._gone(run_id))}
@@ -360,6 +355,14 @@ class ExchangePlugin(WorkerPlugin):
         run = self._run(run_id, secret)
         ctx = getattr(run, "ctx", None)
         return {"superstep": ctx.stats.supersteps if ctx is not None else 0}
+
+    def drop_failed(self, run_id, run):
+        """Drop ``run``, which failed here, at once: the client's close may never come (a cut
+        link). On the event loop."""
+        if self.runs.get(run_id) is run:
+            del self.runs[run_id]
+            self._ended_early(run_id, run.secret)
+        run.close()
 
     def _ended_early(self, run_id, secret):
         """Remember a run failed or closed before it opened here (a well-formed id and secret of
@@ -422,4 +425,10 @@ def drive_task(run_id, spec, values, *blocks):
     # free to run other tasks (even with one thread) while its ranks exchange.
     secede()
     spec = spec._replace(params=resolve(spec.params, values), finish=resolve(spec.finish, values))
-    return drive(worker, worker.plugins[PLUGIN_NAME].get_run(run_id), spec, blocks)
+    plugin = worker.plugins[PLUGIN_NAME]
+    run = plugin.get_run(run_id)
+    try:
+        return drive(worker, run, spec, blocks)
+    except DgraphRunError:
+        worker.loop.add_callback(plugin.drop_failed, run_id, run)
+        raise
