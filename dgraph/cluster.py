@@ -59,12 +59,15 @@ def holders(client, futures, within=60.0):
     """The worker holding each of ``futures`` (the first, when several do). A future lost with a
     worker is in no worker's memory until dask has computed it again, and the client may not have
     heard of the loss yet, so this waits for every one to be held again; ``DgraphRunError`` after
-    ``within`` seconds."""
+    ``within`` seconds, or at once for a future dask cannot compute again (failed or cancelled)."""
     deadline = time.monotonic() + within
     who = client.who_has(futures)
     while not all(who.get(f.key) for f in futures):
-        if time.monotonic() > deadline:
-            raise DgraphRunError(f"blocks {[f.key for f in futures if not who.get(f.key)]} are in no worker's memory")
+        gone = [f.key for f in futures if not who.get(f.key) and f.status in ("error", "cancelled")]
+        if gone or time.monotonic() > deadline:
+            raise DgraphRunError(
+                f"blocks {gone or [f.key for f in futures if not who.get(f.key)]} are in no worker's memory"
+            )
         time.sleep(0.05)
         wait_for(futures)
         who = client.who_has(futures)

@@ -21,7 +21,7 @@ from .block import Block, own_canonical, owner_pieces, reverse_pieces, weighted_
 from .cluster import holders, workers
 from .codec import LabelCodec
 from .dask_internals import wait_for
-from .errors import DgraphError
+from .errors import DgraphError, DgraphRunError
 from .layout import Layout, by_owner
 from .placement import PlacementSpec, each_held, owned_counts, ranks_by_worker, rebuild_blocks
 
@@ -314,7 +314,10 @@ class BlockStore:
         # label pieces and vertex tables beside their blocks (one lost with a worker was made anywhere)
         for beside in (self.pieces, self.vertex_tables if self.base is None else None):
             if beside is not None:
-                self._move(beside, holders(self.client, beside), where)
+                try:
+                    self._move(beside, holders(self.client, beside), where)
+                except DgraphRunError:  # one that cannot be made again: the run that needs it says so
+                    pass
 
     def _move(self, blocks: list[Future], where: list[str], targets: list[str]) -> bool:
         """Move ``blocks`` (in place) from the workers ``where`` to ``targets``; whether they moved."""
