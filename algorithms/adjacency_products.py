@@ -12,6 +12,8 @@ An undirected graph's in-arcs are its out-arcs, so both sides read the same bloc
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dgraph import kernels
@@ -51,3 +53,26 @@ class Products:
 def own_sizes(bounds, ranks):
     """rank -> how many vertices it owns."""
     return {r: int(bounds[r + 1] - bounds[r]) for r in ranks}
+
+
+def iterate_in(ctx, products, x, step, *, n, tol, max_iter):
+    """The power iteration ``x <- step(A^T x, x)`` (per rank), until the summed change
+    ``|x' - x|`` is under ``n * tol`` (networkx's test; the change rides in the next product's
+    superstep) or after ``max_iter`` steps. Returns ``(x, steps, converged)``."""
+    change = {r: np.zeros(1) for r in ctx.ranks}
+    steps = 0
+    while True:
+        y, total = products("in", x, total=change)
+        if steps > 0 and float(total[0]) < n * tol:
+            return x, steps, True
+        if steps == max_iter:
+            return x, steps, False
+        y = step(y, x)
+        change = {r: np.array([np.abs(y[r] - x[r]).sum()]) for r in ctx.ranks}
+        x, steps = y, steps + 1
+
+
+def unit_length(ctx, x):
+    """``x`` divided by its Euclidean length over every rank (left as it is when zero)."""
+    norm = math.sqrt(float(ctx.allreduce({r: np.array([np.dot(v, v)]) for r, v in x.items()})[0])) or 1.0
+    return {r: v / norm for r, v in x.items()}

@@ -11,7 +11,6 @@ Output encoding: ``eigenvector_centrality`` (float64, unit L2 norm).
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,7 @@ from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning
 from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
 
-from .adjacency_products import Products, own_sizes
+from .adjacency_products import Products, iterate_in, own_sizes, unit_length
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -33,22 +32,15 @@ def eigenvector_kernel(ctx, *, max_iter, tol, weighted, bounds):
     n = int(bounds[-1])
     products = Products(ctx, bounds, weighted)
     x = {r: np.full(size, 1.0 / n) for r, size in own_sizes(bounds, ctx.ranks).items()}
-    change = {r: np.zeros(1) for r in ctx.ranks}
-    steps, converged = 0, False
-    while True:
-        y, total = products("in", x, total=change)
-        if steps > 0 and float(total[0]) < n * tol:
-            converged = True
-            break
-        if steps == max_iter:
-            break
-        for r in ctx.ranks:
-            y[r] += x[r]
-        norm = math.sqrt(float(ctx.allreduce({r: np.array([np.dot(y[r], y[r])]) for r in ctx.ranks})[0])) or 1.0
-        for r in ctx.ranks:
-            y[r] /= norm
-            change[r] = np.array([np.abs(y[r] - x[r]).sum()])
-        x, steps = y, steps + 1
+    x, steps, converged = iterate_in(
+        ctx,
+        products,
+        x,
+        lambda y, x: unit_length(ctx, {r: y[r] + x[r] for r in ctx.ranks}),
+        n=n,
+        tol=tol,
+        max_iter=max_iter,
+    )
     ctx.stats.info.update(iterations=steps, converged=converged)
     return {r: {"eigenvector_centrality": x[r]} for r in ctx.ranks}
 

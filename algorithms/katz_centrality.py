@@ -12,7 +12,6 @@ Output encoding: ``katz_centrality`` (float64).
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,7 @@ from dgraph.checks import integer, number
 from dgraph.errors import ConvergenceWarning, DgraphInputError
 from dgraph.weights import GRAPH_WEIGHT, Weight, chosen_weight
 
-from .adjacency_products import Products, own_sizes
+from .adjacency_products import Products, iterate_in, own_sizes, unit_length
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -37,22 +36,17 @@ def katz_kernel(ctx, *, alpha, beta, max_iter, tol, normalized, weighted, bounds
     sizes = own_sizes(bounds, ctx.ranks)
     own_beta = {r: np.asarray(beta[int(bounds[r]) : int(bounds[r + 1])]) if np.ndim(beta) else beta for r in ctx.ranks}
     x = {r: np.zeros(size) for r, size in sizes.items()}
-    change = {r: np.zeros(1) for r in ctx.ranks}
-    steps, converged = 0, False
-    while True:
-        y, total = products("in", x, total=change)
-        if steps > 0 and float(total[0]) < n * tol:
-            converged = True
-            break
-        if steps == max_iter:
-            break
-        for r in ctx.ranks:
-            y[r] = alpha * y[r] + own_beta[r]
-            change[r] = np.array([np.abs(y[r] - x[r]).sum()])
-        x, steps = y, steps + 1
+    x, steps, converged = iterate_in(
+        ctx,
+        products,
+        x,
+        lambda y, x: {r: alpha * y[r] + own_beta[r] for r in ctx.ranks},
+        n=n,
+        tol=tol,
+        max_iter=max_iter,
+    )
     if normalized:
-        norm = math.sqrt(float(ctx.allreduce({r: np.array([np.dot(x[r], x[r])]) for r in ctx.ranks})[0])) or 1.0
-        x = {r: v / norm for r, v in x.items()}
+        x = unit_length(ctx, x)
     ctx.stats.info.update(iterations=steps, converged=converged)
     return {r: {"katz_centrality": x[r]} for r in ctx.ranks}
 
