@@ -44,12 +44,16 @@ def test_ranks_spread_back_over_a_replaced_worker(own_client, streamed, monkeypa
     survivor, victim = workers(c)
     os.kill(c.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
     # the nanny starts a new worker, at a new address; the blocks lost with the victim are computed
-    # again wherever dask finds room, and the next run spreads the ranks over both workers
+    # again wherever dask finds room, and a run spreads the ranks over both workers. A run that
+    # finds them still being computed leaves them (SPREAD_EVERY: the next run looks again), so
+    # this allows three runs
     wait_until(lambda: len(workers(c)) == 2 and victim not in workers(c), 60, "the replacement worker")
-    got = c.compute(alg.pagerank(g, max_iter=20, tol=0)).result().sort_values("vertex", ignore_index=True)
-    placed = c.who_has(g.store.blocks)
-    assert len(_holders(c, g)) == 2, f"ranks on one worker: {placed}; {survivor} survived, now {workers(c)}"
-    assert set(_holders(c, g)) == set(workers(c))
+    for _ in range(3):
+        got = c.compute(alg.pagerank(g, max_iter=20, tol=0)).result().sort_values("vertex", ignore_index=True)
+        placed, live = c.who_has(g.store.blocks), workers(c)
+        if set(_holders(c, g)) == set(live):
+            break
+    assert set(_holders(c, g)) == set(live), f"ranks held as {placed}; {survivor} survived; live now: {live}"
     assert (got.pagerank - expected.pagerank).abs().max() < 1e-12
 
 
