@@ -256,17 +256,25 @@ def _personalization_vector(labels_ids, values, n):
     return vec / vec.sum()
 
 
+def _by_label(values, column, refusal):
+    """``values`` (a mapping or Series of labels, or a DataFrame of ``vertex`` and ``column``) as
+    a Series indexed by label; a DataFrame without those columns is refused with ``refusal``."""
+    if isinstance(values, pd.DataFrame):
+        if not {"vertex", column} <= set(values.columns):
+            raise DgraphInputError(refusal)
+        return pd.Series(values[column].to_numpy(), index=values["vertex"])
+    return pd.Series(values)
+
+
 def _start_vector(graph, nstart):
     """A future of ``nstart`` (an earlier result or a mapping of labels) as a vector by placed id."""
     from dgraph.updates.change import placed
 
     if hasattr(nstart, "dask"):
         nstart = nstart.compute()
-    if isinstance(nstart, pd.DataFrame):
-        if not {"vertex", "pagerank"} <= set(nstart.columns):
-            raise DgraphInputError("an nstart DataFrame needs columns 'vertex' and 'pagerank' (pagerank's result)")
-        nstart = pd.Series(nstart["pagerank"].to_numpy(), index=nstart["vertex"])
-    chosen = pd.Series(nstart)
+    chosen = _by_label(
+        nstart, "pagerank", "an nstart DataFrame needs columns 'vertex' and 'pagerank' (pagerank's result)"
+    )
     vals = chosen.to_numpy(dtype=np.float64)
     ids = placed(graph, pd.Index(chosen.index))
     keep = ids >= 0
@@ -350,11 +358,7 @@ def pagerank(
             )
     pers = None
     if personalization is not None:
-        if isinstance(personalization, pd.DataFrame):
-            if not {"vertex", "values"} <= set(personalization.columns):
-                raise DgraphInputError("a personalization DataFrame needs columns 'vertex' and 'values'")
-            personalization = pd.Series(personalization["values"].to_numpy(), index=personalization["vertex"])
-        chosen = pd.Series(personalization)
+        chosen = _by_label(personalization, "values", "a personalization DataFrame needs columns 'vertex' and 'values'")
         vals = chosen.to_numpy(dtype=np.float64)
         if (vals < 0).any() or not np.isfinite(vals).all() or vals.sum() <= 0:
             raise DgraphInputError("personalization values must be finite, non-negative and not all zero")
