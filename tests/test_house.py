@@ -68,3 +68,22 @@ def test_the_public_api_is_typed():
     assert len(found) > 40
     untyped = {name: missing for name, fn in found.items() if (missing := _untyped(fn))}
     assert not untyped, f"public functions with untyped parameters or results: {untyped}"
+
+
+def test_every_source_folder_is_an_installed_package():
+    """A folder missing from pyproject's list works in a checkout and is absent from a wheel."""
+    import tomllib
+
+    config = tomllib.loads((TOP / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    folders = {p.parent for p in _sources()} | {p.parent for p in (TOP / "_dgraph_nx").rglob("*.py")}
+    missing, loose = [], []
+    for folder in sorted(folders):
+        rel = folder.relative_to(TOP).parts
+        name = ".".join(("dgraph",) + rel if rel[0] in ("algorithms", "partitioners") else rel)
+        if name not in listed:
+            missing.append(name)
+        if not (folder / "__init__.py").exists():
+            loose.append(str(folder.relative_to(TOP)))
+    assert not missing, f"packages missing from pyproject's [tool.setuptools] packages: {missing}"
+    assert not loose, f"folders without an __init__.py: {loose}"
