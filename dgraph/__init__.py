@@ -38,6 +38,7 @@ from .io import from_networkx, read_edgelist  # noqa: E402
 from .orchestration import orchestrate  # noqa: E402
 from .persist import load  # noqa: E402
 from .pregel import aggregate_messages, pregel  # noqa: E402
+from .weights import GRAPH_WEIGHT  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -48,6 +49,7 @@ __all__ = [
     "DgraphMemoryError",
     "DgraphRunError",
     "DgraphWarning",
+    "GRAPH_WEIGHT",
     "Graph",
     "aggregate_messages",
     "datasets",

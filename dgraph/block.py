@@ -568,7 +568,8 @@ def reverse_pieces(block, chunk, bounds, layout=None, extra=None):
     """The arcs of a chunk of a block's rows (``block_chunks``), flipped and cut by the rank
     that stores the flipped arc."""
     rows, cols, w = block_arcs(block, chunk)
-    return split_by_owner(cols, rows, w, bounds, layout=layout, extra=extra, narrow=True)
+    attrs = block_attrs(block, chunk) or None  # in-blocks keep the arcs' attributes, for vertex programs
+    return split_by_owner(cols, rows, w, bounds, layout=layout, extra=extra, narrow=True, attrs=attrs)
 
 
 def degree_pieces(block, bounds, loops=False):

@@ -17,6 +17,7 @@ message that reads only ``src`` is evaluated once per vertex instead of once per
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ from numba.core.dispatcher import Dispatcher
 from .checks import integer
 from .errors import DgraphInputError, DgraphRunError
 from .pregel_kernel import COMBINES, READ_ONLY, Program, Reads, pregel_kernel
-from .weights import GRAPH_WEIGHT, Weight, chosen_weight
+from .weights import GRAPH_WEIGHT, Weight, weighed
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -49,6 +50,7 @@ def pregel(
     max_iter: int = 100,
     reads: Mapping[str, Iterable[str]] | None = None,
     weight: Weight = GRAPH_WEIGHT,
+    aggregates: Mapping[str, Callable] | None = None,
 ) -> dd.DataFrame:
     """Run a vertex program: superstep after superstep, every active vertex sends along its
     out-arcs, and every vertex updates its state from what it received.
@@ -65,7 +67,8 @@ def pregel(
         ``message(src, dst, edge)``, vectorised over arcs: ``src`` and ``dst`` map each state
         column (and the read-only ``id``, ``out_degree``, ``in_degree``) to its values at the
         arcs' tails and heads, ``edge`` maps ``"weight"`` to the arcs' weights when the call
-        has a weight (else it is empty). Returns one value per arc, or ``(values, mask)`` where
+        has a weight, and each edge attribute of the graph (``edge_attrs``) to its values at
+        the arcs. Returns one value per arc, or ``(values, mask)`` where
         the boolean ``mask`` says which arcs send. Each arc's value must depend on that arc's
         entries alone (a message reading only ``src`` is evaluated once per tail).
     combine : "sum", "min" or "max"
@@ -85,7 +88,12 @@ def pregel(
         calling it on no arcs would not show them (see the module docstring).
     weight : str or None, optional
         The weight ``edge["weight"]`` holds: left out, the graph's weight if it has one;
-        ``None``, no weight.
+        ``None``, no weight; or the name of a numeric edge attribute.
+    aggregates : dict, optional
+        Name -> a function of ``state`` (as ``update`` gets it) giving a number per vertex:
+        summed over every vertex of the graph before each update, which reads the total as
+        ``state[name]`` (a float). Global sums such as PageRank's dangling mass, or how much
+        the state changed. They travel with the messages: no superstep of their own.
 
     Returns
     -------
@@ -124,7 +132,10 @@ def pregel(
     >>> round(float(pr["rank"].sum()), 6), int(pr.loc[pr["rank"].idxmax(), "vertex"])
     (1.0, 34)
     """
-    program = _program(graph, init, message, combine, update, max_iter=max_iter, reads=reads, weight=weight)
+    graph, name = weighed(graph, weight, "pregel")
+    program = _program(graph, init, message, combine, update, max_iter=max_iter, reads=reads, weighted=bool(name))
+    if aggregates:
+        program = dataclasses.replace(program, aggregates=_aggregates(aggregates, program))
     return _run(graph, program)
 
 
@@ -153,7 +164,8 @@ def aggregate_messages(
     >>> m.sort_values("vertex").values.tolist()
     [[2, 0], [3, 1]]
     """
-    program = _program(graph, init or {}, message, combine, None, max_iter=1, reads=reads, weight=weight)
+    graph, name = weighed(graph, weight, "aggregate_messages")
+    program = _program(graph, init or {}, message, combine, None, max_iter=1, reads=reads, weighted=bool(name))
     frame = _run(graph, program)
     return frame[frame["received"] > 0].drop(columns="received")
 
@@ -173,7 +185,7 @@ def _run(graph: Graph, program: Program) -> dd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- checks
-def _program(graph, init, message, combine, update, *, max_iter, reads, weight) -> Program:
+def _program(graph, init, message, combine, update, *, max_iter, reads, weighted) -> Program:
     """The program as it travels, after every check the client can make."""
     if combine not in COMBINES:
         raise DgraphInputError(f"combine must be one of {sorted(COMBINES)}, got {combine!r}")
@@ -181,7 +193,6 @@ def _program(graph, init, message, combine, update, *, max_iter, reads, weight) 
         if fn is not None and not callable(fn):
             raise DgraphInputError(f"{name} must be a function, got {type(fn).__name__}")
     max_iter = integer(max_iter, "max_iter", minimum=0)
-    weighted = chosen_weight(graph, weight, "pregel") is not None
     if not isinstance(init, Mapping):
         raise DgraphInputError(f"init must be a dict of state columns, got {type(init).__name__}")
     if update is not None and not init:
@@ -194,7 +205,7 @@ def _program(graph, init, message, combine, update, *, max_iter, reads, weight) 
                 f"the read-only {list(READ_ONLY)}"
             )
         dtypes[name] = _init_dtype(graph, name, value)
-    edges = ("weight",) if weighted else ()
+    edges = _edge_dtypes(graph, weighted)
     probed, dtype = _probe(message, dtypes, edges)
     found = probed if reads is None else _reads(reads, dtypes, edges)
     if combine == "sum" and dtype.kind == "b":
@@ -224,6 +235,30 @@ def _init_dtype(graph, name, value):
     )
 
 
+def _aggregates(aggregates, program):
+    """``aggregates=`` checked: named apart from the columns, each a function."""
+    if not isinstance(aggregates, Mapping):
+        raise DgraphInputError(f"aggregates must be a dict of name -> function, got {type(aggregates).__name__}")
+    taken = (*program.columns, *READ_ONLY, "vertex", "active")
+    for name, fn in aggregates.items():
+        if not isinstance(name, str) or name in taken:
+            raise DgraphInputError(
+                f"aggregates name {name!r}: name aggregates by strings other than the columns {list(taken)}"
+            )
+        if not callable(fn):
+            raise DgraphInputError(f"aggregates[{name!r}] must be a function of the state, got {type(fn).__name__}")
+    return tuple(aggregates.items())
+
+
+def _edge_dtypes(graph, weighted):
+    """What ``edge`` offers ``message``: the call's weight as ``"weight"``, then every edge
+    attribute the blocks keep per arc (an attribute named "weight" yields to the call's weight)."""
+    edges = {"weight": np.dtype(np.float64)} if weighted else {}
+    for name, dtype in graph.store.arc_columns:
+        edges.setdefault(name, dtype)
+    return edges
+
+
 def _reads(reads, dtypes, edges):
     """``reads=`` checked against the columns there are."""
     if not isinstance(reads, Mapping) or not set(reads) <= {"src", "dst", "edge"}:
@@ -231,7 +266,7 @@ def _reads(reads, dtypes, edges):
     out = {}
     for side in ("src", "dst", "edge"):
         names = tuple(reads.get(side, ()))
-        there = edges if side == "edge" else tuple(dtypes)
+        there = tuple(edges if side == "edge" else dtypes)
         for name in names:
             if name not in there:
                 raise DgraphInputError(
@@ -268,7 +303,7 @@ def _probe(message, dtypes, edges):
     (every column, and float64, where that call fails)."""
     read = {side: set() for side in ("src", "dst", "edge")}
     src, dst = (_Noting(side, dtypes, read[side]) for side in ("src", "dst"))
-    edge = _Noting("edge", {e: np.dtype(np.float64) for e in edges}, read["edge"])
+    edge = _Noting("edge", edges, read["edge"])
     fn = message.py_func if isinstance(message, Dispatcher) else message
     try:
         got = fn(src, dst, edge)
@@ -277,7 +312,7 @@ def _probe(message, dtypes, edges):
     except DgraphInputError:  # an unknown column
         raise
     except Exception:  # it may need arcs; the run will tell
-        return Reads(tuple(dtypes), tuple(dtypes), edges), np.dtype(np.float64)
+        return Reads(tuple(dtypes), tuple(dtypes), tuple(edges)), np.dtype(np.float64)
     if dtype.kind not in "biuf":
         raise DgraphInputError(f"message must return numbers or booleans, got {dtype}")
     return Reads(*(tuple(sorted(read[side])) for side in ("src", "dst", "edge"))), dtype

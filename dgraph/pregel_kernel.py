@@ -76,6 +76,7 @@ class Program:
     dtype: Any
     weighted: bool
     labelled: bool
+    aggregates: tuple = ()  # (name, function of the state) pairs, summed over every vertex
 
     @property
     def columns(self) -> tuple:
@@ -108,10 +109,12 @@ def pregel_kernel(ctx, *, program, bounds, layout):
     op, zero = COMBINES[program.combine], identity(program.combine, program.dtype)
     active, steps = {r: None for r in ctx.ranks}, 0
     while steps < program.max_iter:
-        count = {r: [fixed[r]["id"].size if active[r] is None else int(active[r].sum())] for r in ctx.ranks}
-        found = pull(state, active, count)
+        # the active count and the aggregates ride in the superstep that moves the messages
+        sums = {r: _sums(program, state[r], fixed[r], active[r]) for r in ctx.ranks}
+        found, total = pull(state, active, sums)
         if found is None:  # no vertex was active
             break
+        aggregates = {name: float(t) for (name, _), t in zip(program.aggregates, total[1:])}
         with ctx.phase("exchange"):  # partial merges of a head meet at its owner (none in 1D)
             msg = reduce_rows(ctx, ins, found[0], layout, bounds, op=op, identity=zero)
         if program.update is None:
@@ -119,7 +122,7 @@ def pregel_kernel(ctx, *, program, bounds, layout):
             return {r: {"msg": msg[r], "received": received[r]} for r in ctx.ranks}
         with ctx.phase("compute"):
             for r in ctx.ranks:
-                state[r], active[r] = _update(program, state[r], fixed[r], msg[r], steps)
+                state[r], active[r] = _update(program, {**state[r], **aggregates}, fixed[r], msg[r], steps)
         steps += 1
     ctx.stats.info.update(iterations=steps)
     return {r: dict(state[r]) for r in ctx.ranks}
@@ -153,9 +156,9 @@ class _TailMessages:
         with self.ctx.phase("exchange"):
             total = self.gather(self.own, self.x, total=count)
         if int(total[0]) == 0:
-            return None
+            return None, total
         with self.ctx.phase("compute"):
-            return {r: [self._merge(p, self.x[r]) for p in self.ins[r].parts] for r in self.ctx.ranks}, None
+            return ({r: [self._merge(p, self.x[r]) for p in self.ins[r].parts] for r in self.ctx.ranks}, None), total
 
     def _offers(self, src, n):
         """What ``n`` vertices offer along their out-arcs: ``message``'s values, the identity
@@ -208,13 +211,13 @@ class _ArcMessages:
         with self.ctx.phase("exchange"):
             total = self._exchange(columns, names, count)
         if int(total[0]) == 0:
-            return None
+            return None, total
         merged, sent = {}, {}
         with self.ctx.phase("compute"):
             for r in self.ctx.ranks:
                 found = [self._part(p, self.at[r]) for p in self.ins[r].parts]
                 merged[r], sent[r] = [f[0] for f in found], [f[1] for f in found]
-        return merged, sent
+        return (merged, sent), total
 
     def _part(self, part, at):
         """One part's merged values per row, and how many arcs sent to each row."""
@@ -262,11 +265,13 @@ class _Rows:
 
 
 def _edge_columns(part, program, sel):
-    """The edge attributes ``message`` reads, one per arc of ``part`` (of arcs ``sel``, or all).
-    Named edge attributes join here: a part's attribute table, read as its weights are."""
+    """The edge columns ``message`` reads, one value per arc of ``part`` (of arcs ``sel``, or
+    all): ``weight`` from the part's weights, an edge attribute from its per-arc columns (which
+    in-blocks keep in the same arc order)."""
     edge = {}
-    if "weight" in program.reads.edge and program.weighted:
-        edge["weight"] = part.weights if sel is None else part.weights[sel]
+    for name in program.reads.edge:
+        column = part.weights if name == "weight" and program.weighted else part.attrs[name]
+        edge[name] = column if sel is None else column[sel]
     return _Fetched("edge", edge)
 
 
@@ -348,8 +353,22 @@ def _message_values(program, src, dst, edge, n):
     return values, mask
 
 
+def _sums(program, state, fixed, active):
+    """A rank's share of the run's totals: its active vertices, then each aggregate's sum over
+    its vertices."""
+    n = fixed["id"].size
+    sums = [n if active is None else int(active.sum())]
+    for name, fn in program.aggregates:
+        values = _column(_call(fn, {**state, **fixed}), n, f"aggregates[{name!r}]")
+        if values.dtype.kind not in "biuf":
+            raise DgraphInputError(f"aggregates[{name!r}] must give numbers, got {values.dtype}")
+        sums.append(float(values.sum()))
+    return sums
+
+
 def _update(program, state, fixed, msg, step):
-    """The rank's new state and active flags (None: every vertex stays active)."""
+    """The rank's new state and active flags (None: every vertex stays active); ``state`` holds
+    the aggregates' totals beside the columns (they are not kept)."""
     got = _call(program.update, {**state, **fixed}, msg, step)
     names = program.columns
     if isinstance(got, tuple):
@@ -361,7 +380,7 @@ def _update(program, state, fixed, msg, step):
         got = dict(zip([*names, "active"], got))
     if not isinstance(got, Mapping):
         raise DgraphInputError(f"update must return a dict of state columns, got {type(got).__name__}")
-    n, new = fixed["id"].size, dict(state)
+    n, new = fixed["id"].size, {name: state[name] for name in names}
     for name, value in got.items():
         if name != "active" and name not in names:
             raise DgraphInputError(

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from distributed import Client, Future
 
+from .attributes import storage_dtype
 from .block import Block, own_canonical, owner_pieces, reverse_pieces, weighted_by
 from .cluster import holders, workers
 from .codec import LabelCodec
@@ -138,11 +139,18 @@ class BlockStore:
                 self.where(self.blocks),
                 reverse_pieces,
                 (self.bounds, self.layout, self.extra),
-                PlacementSpec(self.layout, self.bounds, self.n, "in", self.dedup, self.weighted),
+                PlacementSpec(self.layout, self.bounds, self.n, "in", self.dedup, self.weighted, self.arc_columns),
                 key=self.order,
                 extra=self.extra,
             )
         return self.rblocks
+
+    @property
+    def arc_columns(self) -> tuple:
+        """The per-arc columns of the blocks, in-blocks included, as placement builds them:
+        (name, kept dtype) of every edge attribute but the one the graph's own blocks weigh by."""
+        root = self.root
+        return tuple((name, storage_dtype(dtype)) for name, dtype in root.edge_dtypes.items() if name != root.weight)
 
     def owner(self, reverse: bool = False) -> list[Future]:
         """1D blocks (rank r holds the out- or in-arcs of its own vertices). The layout's own

@@ -97,6 +97,10 @@ def _partition(cc):
     return sorted(sorted(group) for group in cc.groupby("component").vertex.apply(list))
 
 
+def _sorted(edges):
+    return edges.sort_values(list(edges.columns), ignore_index=True)
+
+
 def _same_answers(g, h, directed):
     """Edges, vertices and a sample of algorithms' values agree on g and h."""
     cols = ["src", "dst", "w", "t"]
@@ -149,7 +153,9 @@ def test_a_chain_of_updates_answers_as_a_rebuild(client, layout, directed):
     rebuilt = dgraph.from_edgelist(final, vertices=vertices, **options)
     _same_answers(g4, rebuilt, directed)
     # the original is unchanged, and every version stays usable
-    pd.testing.assert_frame_equal(g.edges().compute(), before)
+    # the same arcs; their rows may come in another order, for the blocks the versions share may
+    # have moved between workers since
+    pd.testing.assert_frame_equal(_sorted(g.edges().compute()), _sorted(before))
     assert g1.num_edges >= g.num_edges and g2.num_vertices == g1.num_vertices
 
 

@@ -155,16 +155,7 @@ def shrunk(graph: Any, gone: np.ndarray) -> Next:
 def spec_of(graph: Any, nxt: Next, direction: str = "out") -> PlacementSpec:
     """How the next version's blocks (or in-blocks) are placed."""
     store = graph.store.root
-    attrs: tuple = ()
-    if direction == "out":
-        attrs = tuple((name, _kept_dtype(dtype)) for name, dtype in store.edge_dtypes.items() if name != store.weight)
-    return PlacementSpec(store.layout, nxt.bounds, nxt.n, direction, store.dedup, store.weighted, attrs)
-
-
-def _kept_dtype(dtype: Any) -> np.dtype:
-    from ..attributes import storage_dtype
-
-    return storage_dtype(dtype)
+    return PlacementSpec(store.layout, nxt.bounds, nxt.n, direction, store.dedup, store.weighted, store.arc_columns)
 
 
 def _changed(block: Any, r: int, spec: PlacementSpec, key: Any, extra: Any, cut: dict) -> tuple[Any, dict]:
@@ -221,7 +212,7 @@ def cut_change(graph: Any, nxt: Next, arcs: dict, *, flipped: bool = False) -> t
     client, layout = graph.client, graph.store.root.layout
     rows, cols = (arcs["cols"], arcs["rows"]) if flipped else (arcs["rows"], arcs["cols"])
     if nxt.extra is None:  # the plan is the bounds: cut here, and each rank's task carries its piece
-        attrs = None if flipped else arcs.get("attrs")
+        attrs = arcs.get("attrs")  # in-blocks keep the arcs' attributes too
         local = dict(bounds=nxt.bounds, layout=layout, extra=None)
         if "asked" in arcs:
             pieces = cut_removals(rows, cols, arcs["asked"], **local)
@@ -232,8 +223,7 @@ def cut_change(graph: Any, nxt: Next, arcs: dict, *, flipped: bool = False) -> t
     if "asked" in arcs:
         cut = client.submit(cut_removals, rows, cols, arcs["asked"], pure=False, **plan)
     else:
-        attrs = None if flipped else arcs["attrs"]
-        cut = client.submit(cut_arcs, rows, cols, arcs["weights"], attrs, pure=False, **plan)
+        cut = client.submit(cut_arcs, rows, cols, arcs["weights"], arcs["attrs"], pure=False, **plan)
     sizes = client.submit(piece_sizes, cut, pure=False).result()
     return cut, [r for r, size in enumerate(sizes) if size]
 
