@@ -23,22 +23,24 @@ def test_cli_runs_each_algorithm_on_a_running_cluster(client, capsys, tmp_path):
     assert "BFS source 0 is not a vertex" in capsys.readouterr().err
 
 
-@pytest.mark.slow  # fresh processes that start a cluster of their own
-def test_the_documented_commands_run_clean_from_fresh_processes():
+DOCUMENTED = {
+    "pagerank --workers 1": ["5,242 vertices, 14,496 edges", "converged True"],
+    "pagerank --dataset rome99 --weight --verify --workers 1": ["weights 'weight'", "verified   valid"],
+    "louvain --dataset email-Eu-core --undirected --workers 1": ["(undirected)", "modularity 0.4"],
+}
+
+
+@pytest.mark.slow  # a fresh process that starts a cluster of its own
+@pytest.mark.parametrize("command", list(DOCUMENTED))
+def test_the_documented_commands_run_clean_from_fresh_processes(command):
     """The README's main job and the commands its CLI section shows: right, and nothing on stderr
     but dgraph's own status lines (no warning, no dask log line, at start or at close)."""
-    commands = {
-        "pagerank --workers 1": ["5,242 vertices, 14,496 edges", "converged True"],
-        "pagerank --dataset rome99 --weight --verify --workers 1": ["weights 'weight'", "verified   valid"],
-        "louvain --dataset email-Eu-core --undirected --workers 1": ["(undirected)", "modularity 0.4"],
-    }
-    for command, expected in commands.items():
-        proc = subprocess.run(
-            [sys.executable, "-m", "dgraph.cli", "run", *command.split()], capture_output=True, text=True, timeout=240
-        )
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        assert all(e in proc.stdout for e in expected), (command, proc.stdout)
-        assert foreign_stderr(proc.stderr) == [], (command, proc.stderr)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dgraph.cli", "run", *command.split()], capture_output=True, text=True, timeout=240
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert all(e in proc.stdout for e in DOCUMENTED[command]), (command, proc.stdout)
+    assert foreign_stderr(proc.stderr) == [], (command, proc.stderr)
 
 
 @pytest.mark.slow  # a fresh process that starts a cluster of its own
