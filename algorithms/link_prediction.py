@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from dgraph.errors import DgraphInputError
+from dgraph.joins import merge
 
 if TYPE_CHECKING:
     from dgraph.graph import Graph
@@ -47,13 +48,13 @@ def _pairs(graph, pairs, what):
 
 def _shared(pairs, arcs):
     """(u, v, w) for every vertex w that is a neighbour of both u and v."""
-    first = pairs.merge(arcs.rename(columns={"src": "u", "dst": "w"}), on="u")
-    return first.merge(arcs.rename(columns={"src": "v", "dst": "w"}), on=["v", "w"])
+    first = merge(pairs, arcs.rename(columns={"src": "u", "dst": "w"}), on="u")
+    return merge(first, arcs.rename(columns={"src": "v", "dst": "w"}), on=["v", "w"])
 
 
 def _per_pair(pairs, values, name):
     summed = values.groupby(["u", "v"])[name].sum().reset_index()
-    out = pairs.merge(summed, on=["u", "v"], how="left")
+    out = merge(pairs, summed, on=["u", "v"], how="left")
     return out.assign(**{name: out[name].fillna(0).astype("float64")})
 
 
@@ -77,9 +78,9 @@ def jaccard_coefficient(graph: Graph, pairs: Pairs) -> dd.DataFrame:
     both = both.assign(common=((both["w"] != both["u"]) & (both["w"] != both["v"])).astype("int64"), meet=1)
     counts = both.groupby(["u", "v"])[["common", "meet"]].sum().reset_index()
     sizes = arcs.groupby("src").size().rename("size").reset_index()
-    out = pairs.merge(counts, on=["u", "v"], how="left").fillna({"common": 0, "meet": 0})
-    out = out.merge(sizes.rename(columns={"src": "u", "size": "nu"}), on="u", how="left")
-    out = out.merge(sizes.rename(columns={"src": "v", "size": "nv"}), on="v", how="left").fillna({"nu": 0, "nv": 0})
+    out = merge(pairs, counts, on=["u", "v"], how="left").fillna({"common": 0, "meet": 0})
+    out = merge(out, sizes.rename(columns={"src": "u", "size": "nu"}), on="u", how="left")
+    out = merge(out, sizes.rename(columns={"src": "v", "size": "nv"}), on="v", how="left").fillna({"nu": 0, "nv": 0})
     union = out["nu"] + out["nv"] - out["meet"]
     score = (out["common"] / union.where(union > 0)).fillna(0.0).astype("float64")
     return out[["u", "v"]].assign(jaccard_coefficient=score)
@@ -89,7 +90,7 @@ def _by_common_degree(graph, pairs, name, score):
     pairs, arcs = _pairs(graph, pairs, name)
     both = _shared(pairs, arcs)
     both = both[(both["w"] != both["u"]) & (both["w"] != both["v"])]
-    both = both.merge(_degrees(graph).rename(columns={"vertex": "w"}), on="w")
+    both = merge(both, _degrees(graph).rename(columns={"vertex": "w"}), on="w")
     both = both.assign(**{name: score(both["degree"].astype("float64"))})
     return _per_pair(pairs, both, name)
 
@@ -132,6 +133,6 @@ def preferential_attachment(graph: Graph, pairs: Pairs) -> dd.DataFrame:
     """
     pairs, _ = _pairs(graph, pairs, "preferential_attachment")
     degree = _degrees(graph)
-    out = pairs.merge(degree.rename(columns={"vertex": "u", "degree": "du"}), on="u")
-    out = out.merge(degree.rename(columns={"vertex": "v", "degree": "dv"}), on="v")
+    out = merge(pairs, degree.rename(columns={"vertex": "u", "degree": "du"}), on="u")
+    out = merge(out, degree.rename(columns={"vertex": "v", "degree": "dv"}), on="v")
     return out[["u", "v"]].assign(preferential_attachment=(out["du"] * out["dv"]).astype("int64"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dgraph.errors import DgraphInputError
+from dgraph.joins import merge
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -46,10 +47,10 @@ def reciprocity(graph: Graph) -> dd.DataFrame:
         raise DgraphInputError("reciprocity is for directed graphs: every edge of an undirected graph goes both ways")
     arcs = graph.edges()[["src", "dst"]]
     turned = arcs.rename(columns={"src": "dst", "dst": "src"})
-    both = arcs.merge(turned, on=["src", "dst"], how="inner")
+    both = merge(arcs, turned, on=["src", "dst"], how="inner")
     mutual = both.groupby("src").size().rename("mutual")
     frame = graph.degrees()
-    frame = frame.merge(mutual.to_frame(), left_on="vertex", right_index=True, how="left")
+    frame = merge(frame, mutual.to_frame(), left_on="vertex", right_index=True, how="left")
     frame = frame.assign(mutual=frame["mutual"].fillna(0).astype("int64"))
     total = frame["in_degree"] + frame["out_degree"]
     frame = frame.assign(reciprocity=(2 * frame["mutual"] / total.where(total > 0)).astype("float64"))

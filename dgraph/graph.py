@@ -22,6 +22,7 @@ from .attributes import edges_kernel, vertex_columns
 from .codec import LabelCodec
 from .errors import DgraphInputError
 from .export import Snapshot
+from .joins import merge
 from .labels import Labels
 from .layout import Layout
 from .runner import Runner
@@ -358,7 +359,7 @@ class Graph:
             pairs = pd.concat([pairs, pairs.rename(columns={"src": "dst", "dst": "src"})], ignore_index=True)
         pairs = pairs.drop_duplicates()
         arcs = self.edges()
-        kept = arcs.merge(pairs.astype({"src": arcs.src.dtype, "dst": arcs.dst.dtype}), on=["src", "dst"], how="inner")
+        kept = merge(arcs, pairs.astype({"src": arcs.src.dtype, "dst": arcs.dst.dtype}), on=["src", "dst"], how="inner")
         if not self.vertex_attrs:
             return self._rebuilt(kept)
         kept = self.client.compute(kept).result()  # a frame of the pairs given, on the client already

@@ -3,6 +3,8 @@ equals networkx's on a random, a skewed (Kronecker) and a grid graph, directed w
 allows it, with networkx's types and errors; and the algorithms behind them (power iterations,
 the search from every vertex) agree with networkx on every kind of layout."""
 
+import logging
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -181,3 +183,24 @@ def test_the_algorithms_on_every_layout(client, layout):
             _close(dict(zip(found.vertex, found.eigenvector_centrality)), want, 1e-4)
             found = alg.hits(g, tol=1e-10).compute()
             _close(dict(zip(found.vertex, found.hubs)), nx.hits(G, tol=1e-10)[0], 1e-5)
+
+
+def test_joins_log_no_shuffle_warnings(client):
+    """dgraph's dask joins shuffle by tasks: distributed logs a warning for every peer-to-peer
+    shuffle (on the scheduler, here in this process), which a clean run must not show."""
+    logged: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: logged.append(record.getMessage())  # type: ignore[method-assign]
+    shuffles = logging.getLogger("distributed.shuffle")
+    shuffles.addHandler(handler)
+    try:
+        edges = er_edges(3000, 40000, seed=9)
+        g = dgraph.from_edgelist(edges, directed=True, ranks=3)
+        pairs = [(int(u), int(v)) for u, v in edges[["src", "dst"]].head(500).to_numpy()]
+        scores = alg.jaccard_coefficient(dgraph.from_edgelist(edges, directed=False, ranks=3), pairs).compute()
+        assert len(scores) == len(pairs)
+        assert len(alg.reciprocity(g).compute()) == g.num_vertices
+        assert g.edge_subgraph(edges.head(30000)).num_edges > 0
+    finally:
+        shuffles.removeHandler(handler)
+    assert logged == []

@@ -20,6 +20,7 @@ from dgraph import algorithms as alg
 from dgraph.algorithms.registry import networkx_names
 from dgraph.dask_internals import fetch
 
+from ..joins import merge
 from . import centrality, distance_measures, link_prediction, measures, reachability  # noqa: F401  (they register theirs)
 from .implement import CALLS, NOTES, WRITTEN, implements
 from .implement import as_dict as _dict
@@ -143,8 +144,8 @@ def dijkstra_predecessor_and_distance(
     dist = frame[["vertex", "distance"]]
     arcs = graph.edges()
     arcs = arcs.assign(cost=arcs[graph.weight] if _weighted(G, weight) else 1.0)[["src", "dst", "cost"]]
-    arcs = arcs.merge(dist.rename(columns={"vertex": "src", "distance": "near"}), on="src")
-    arcs = arcs.merge(dist.rename(columns={"vertex": "dst", "distance": "far"}), on="dst")
+    arcs = merge(arcs, dist.rename(columns={"vertex": "src", "distance": "near"}), on="src")
+    arcs = merge(arcs, dist.rename(columns={"vertex": "dst", "distance": "far"}), on="dst")
     tight = arcs[(arcs["near"] + arcs["cost"] == arcs["far"]) & (arcs["src"] != arcs["dst"])]
     tails = fetch(graph.client, tight[["src", "dst"]])
     rank = pd.Series(np.arange(len(frame)), index=frame["vertex"].to_numpy())
