@@ -10,6 +10,7 @@ from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
 from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 
 import dgraph
+import dgraph.nx
 from dgraph.algorithms import greedy_color, k_truss, maximal_independent_set, minimum_spanning_tree
 
 GRAPHS = {
@@ -148,3 +149,44 @@ def test_k_truss_is_networkx(client, kind, quick):
             found = k_truss(g, k).compute()
             assert (found.src < found.dst).all()
             assert set(zip(found.src, found.dst)) == want[k]
+
+
+# ----------------------------------------------------------------------------- through networkx
+def test_networkx_functions_through_the_backend(client):
+    G = nx.relabel_nodes(nx_graph(_weighted("er"), False, weight="w"), lambda v: f"v{v}")  # string nodes
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    nx.set_edge_attributes(G, "x", "tag")
+    G.graph["name"] = "er"
+    for name in ("minimum_spanning_tree", "maximum_spanning_tree"):
+        T, want = getattr(nx, name)(G, backend="dgraph"), getattr(nx, name)(G)
+        assert type(T) is nx.Graph and T.graph == G.graph and list(T) == list(G)
+        assert T.size("weight") == want.size("weight") and nx.is_forest(T)
+        assert all(d == {"weight": G[u][v]["weight"], "tag": "x"} for u, v, d in T.edges(data=True))
+    edges = nx.minimum_spanning_edges(G, algorithm="boruvka", data=False, backend="dgraph")
+    assert not isinstance(edges, list) and len(list(edges)) == len(G) - nx.number_connected_components(G)
+    colour = nx.greedy_color(G, strategy="smallest_last", backend="dgraph")
+    assert set(colour) == set(G) and all(colour[u] != colour[v] for u, v in G.edges())
+    members = nx.maximal_independent_set(G, ["v3"], seed=2, backend="dgraph")
+    assert members[0] == "v3" and nx.is_dominating_set(G, members) and not G.subgraph(members).size()
+    H = nx.k_truss(G, 4, backend="dgraph")
+    want = nx.k_truss(G, 4)
+    assert list(H.nodes) == list(want.nodes) and set(H.edges) == set(want.edges) and H.graph == G.graph
+    u, v = next(iter(G.edges()))
+    with pytest.raises(nx.NetworkXUnfeasible, match="not an independent set"):
+        nx.maximal_independent_set(G, [u, v], backend="dgraph")
+    G.add_edge(u, v, weight=float("nan"))
+    with pytest.raises(ValueError, match="NaN"):
+        list(nx.minimum_spanning_edges(G, backend="dgraph"))
+    G.add_edge(u, u)  # networkx raises its own error: the backend declines, saying why
+    assert "self-loops" in dgraph.nx.can_run("k_truss", (G, 3), {})
+    assert "interchange" in dgraph.nx.can_run("greedy_color", (G,), {"interchange": True})
+    assert "strategy" in dgraph.nx.can_run("greedy_color", (G, nx.coloring.strategy_largest_first), {})
+
+
+def test_networkx_functions_on_a_frame_graph(client):
+    e = _weighted("grid").rename(columns={"src": "source", "dst": "target"})
+    D = dgraph.nx.from_pandas_edgelist(e, edge_attr="w")
+    G = nx.from_pandas_edgelist(e, edge_attr="w")
+    T = nx.minimum_spanning_tree(D, weight="w")
+    assert T.size("w") == nx.minimum_spanning_tree(G, weight="w").size("w") and nx.is_tree(T)
+    assert set(nx.k_truss(D, 3).edges) == set(nx.k_truss(G, 3).edges) == set()

@@ -69,8 +69,11 @@ def _spanning_edges(G, weight, ignore_nan, maximum):
     return out
 
 
-def _edges(found, data):
-    return iter(found if data else [(u, v) for u, v, _ in found])
+def _edges(G, weight, ignore_nan, maximum, data):
+    """The forest's edges when first asked for: networkx's are a generator, which raises on NaN
+    weights only when iterated."""
+    for u, v, d in _spanning_edges(G, weight, ignore_nan, maximum):
+        yield (u, v, d) if data else (u, v)
 
 
 @implements(_MST_NOTE)
@@ -82,7 +85,7 @@ def minimum_spanning_edges(
     data: bool = True,
     ignore_nan: bool = False,
 ) -> Iterator[Any]:
-    return _edges(_spanning_edges(G, weight, ignore_nan, False), data)
+    return _edges(G, weight, ignore_nan, False, data)
 
 
 @implements(_MST_NOTE)
@@ -94,7 +97,7 @@ def maximum_spanning_edges(
     data: bool = True,
     ignore_nan: bool = False,
 ) -> Iterator[Any]:
-    return _edges(_spanning_edges(G, weight, ignore_nan, True), data)
+    return _edges(G, weight, ignore_nan, True, data)
 
 
 def _tree(G, weight, ignore_nan, maximum):
