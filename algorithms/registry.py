@@ -249,8 +249,8 @@ _ENTRIES = (
         weighted=True,
         undirected=True,
     ),
-    Algorithm(greedy_color, networkx=("greedy_color",), undirected=True),
-    Algorithm(maximal_independent_set, networkx=("maximal_independent_set",), undirected=True),
+    Algorithm(greedy_color, "color", checks.check_coloring, networkx=("greedy_color",), undirected=True),
+    Algorithm(maximal_independent_set, "mis", checks.check_mis, networkx=("maximal_independent_set",), undirected=True),
     Algorithm(k_truss, networkx=("k_truss",), undirected=True),
 )
 

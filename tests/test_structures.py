@@ -104,6 +104,7 @@ def test_colouring_is_proper_and_the_same_on_every_layout(client, kind, quick):
         assert set(colour) == set(G)
         assert all(colour[u] != colour[v] for u, v in G.edges() if u != v)
         assert found.color.min() >= 0 and found.color.max() <= most
+        assert dgraph.algorithms.verify("color", g, found) == []
         first = found if first is None else first
         pd.testing.assert_frame_equal(found, first)
 
@@ -122,6 +123,7 @@ def test_independent_set_is_maximal_and_the_same_on_every_layout(client, kind, q
         assert set(forced) <= members
         assert not any(u in members and v in members for u, v in G.edges() if u != v)
         assert all(v in members or any(u in members for u in G[v] if u != v) for v in G)
+        assert dgraph.algorithms.verify("mis", g, found, nodes=forced) == []
         first = found if first is None else first
         pd.testing.assert_frame_equal(found, first)
 
@@ -134,6 +136,11 @@ def test_independent_set_bad_nodes(client):
         maximal_independent_set(g, [u, v])
     with pytest.raises(dgraph.DgraphInputError):
         maximal_independent_set(g, [-5])
+    found = maximal_independent_set(g, seed=1).compute()
+    wrong = found.assign(in_set=True)
+    assert any("both in the set" in p for p in dgraph.algorithms.verify("mis", g, wrong))
+    colours = greedy_color(g, seed=1).compute().assign(color=0)
+    assert any("share a colour" in p for p in dgraph.algorithms.verify("color", g, colours))
 
 
 # ----------------------------------------------------------------------------- trusses
