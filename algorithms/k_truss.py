@@ -2,9 +2,10 @@
 k - 2 of its triangles (Cohen's definition, as networkx's ``k_truss``).
 
 Method: peeling in rounds. Each round every rank fetches the rows its arcs' far ends hold
-(``ghosts.fetch_rows``, two supersteps, the rows cut to the arcs still kept), finds each kept
-arc's support (the common neighbours of its ends: the smaller row of the two scanned against
-the other, found by a binary search of the rank's pairs) and drops the arcs below k - 2. Both
+(``ghosts.fetch_rows``, two supersteps, the rows cut to the arcs still kept; in batches of
+about ``ROW_BATCH_ARCS`` arcs as triangles fetches them, each counted and freed before the
+next), finds each kept arc's support (the common neighbours of its ends: the shorter row of
+the two looked up in the rank's pairs by binary search) and drops the arcs below k - 2. Both
 ends' owners see the same two rows, so an edge is dropped at both in the same round; the rounds
 end when none is. Self-loops are never in a truss.
 
@@ -21,10 +22,12 @@ import numpy as np
 
 from dgraph.block import keyed_ids
 from dgraph.errors import DgraphInputError
-from dgraph.ghosts import fetch_rows
+from dgraph.ghosts import fetch, fetch_rows
 from dgraph.kernels import unique
 
 from .minimum_spanning_tree import owned_arcs
+from .triangles import ROW_BATCH_ARCS
+from .triangles import _batches as row_batches  # each batch's fetch a collective step, as triangles fetch rows
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -60,9 +63,9 @@ def supports(u, v, ids, indptr, indices):
     return np.bincount(arc[hit], minlength=u.size)
 
 
-def truss_kernel(ctx, *, bounds, k):
+def truss_kernel(ctx, *, bounds, k, batch_arcs=ROW_BATCH_ARCS):
     bounds = np.asarray(bounds, dtype=np.int64)
-    arcs = {}
+    arcs, own = {}, {}
     for r in ctx.ranks:
         b = ctx.blocks[r][0]
         first = int(np.searchsorted(b.space, b.lo))
@@ -71,29 +74,37 @@ def truss_kernel(ctx, *, bounds, k):
         u, v = int(b.lo) + row[keep], b.space[head[keep]].astype(np.int64)
         first_end = keyed_ids(b, row_slot[keep]) < keyed_ids(b, head[keep])
         arcs[r] = SimpleNamespace(u=u, v=v, head=head[keep], first=first_end, space=b.space)
+        own[r] = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
+    # the far ends' first degrees bound their rows in every round: batches are sized by them
+    far = {r: _ghosts(arcs[r].v, bounds, r) for r in ctx.ranks}
+    degree = fetch(ctx, far, {r: np.bincount(arcs[r].u - bounds[r], minlength=own[r].size) for r in ctx.ranks}, bounds)
     rounds = 0
     while True:
-        serve, wanted = {}, {}
-        for r in ctx.ranks:
-            a, own = arcs[r], np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
-            indptr, indices = _csr(a.u, a.head, own)  # head slots, which fetch_rows reads through the space
-            serve[r] = SimpleNamespace(lo=int(bounds[r]), indptr=indptr, indices=indices, space=a.space)
-            far = unique(a.v)
-            wanted[r] = far[(far < bounds[r]) | (far >= bounds[r + 1])]
-        ghosts = fetch_rows(ctx, serve, wanted, bounds)
-        dropped = {}
+        serve, wanted, sizes, support = {}, {}, {}, {}
         for r in ctx.ranks:
             a = arcs[r]
-            ids, ptr, idx = ghosts.pop(r)
-            own = np.arange(bounds[r], bounds[r + 1], dtype=np.int64)
-            all_ids = np.concatenate([own, ids])
-            order = np.argsort(all_ids, kind="stable")
-            lengths = np.concatenate([np.diff(serve[r].indptr), np.diff(ptr)])
-            rows = np.repeat(all_ids, lengths)
-            heads = np.concatenate([a.space[serve[r].indices].astype(np.int64), idx.astype(np.int64)])
-            indptr, indices = _csr(rows, heads, all_ids[order])
-            indices = _sorted_rows(indptr, indices)
-            keep = supports(a.u, a.v, all_ids[order], indptr, indices) >= k - 2
+            indptr, indices = _csr(a.u, a.head, own[r])  # head slots, which fetch_rows reads through the space
+            serve[r] = SimpleNamespace(lo=int(bounds[r]), indptr=indptr, indices=indices, space=a.space)
+            wanted[r] = _ghosts(a.v, bounds, r)
+            sizes[r] = degree[r][np.searchsorted(far[r], wanted[r])]
+            support[r] = np.zeros(a.u.size, np.int64)
+        for i, batch in enumerate(row_batches(ctx, wanted, sizes, batch_arcs)):
+            ghosts = fetch_rows(ctx, serve, batch, bounds)
+            for r in ctx.ranks:
+                a, s = arcs[r], serve[r]
+                ids, ptr, idx = ghosts.pop(r)
+                # this batch's arcs: those to its rows, and (with the first) those between own vertices
+                at = np.flatnonzero(np.isin(a.v, ids) | ((i == 0) & (a.v >= bounds[r]) & (a.v < bounds[r + 1])))
+                all_ids = np.concatenate([own[r], ids])
+                rows = np.repeat(all_ids, np.concatenate([np.diff(s.indptr), np.diff(ptr)]))
+                heads = np.concatenate([a.space[s.indices].astype(np.int64), idx.astype(np.int64)])
+                ordered = np.sort(all_ids)
+                indptr, indices = _csr(rows, heads, ordered)
+                support[r][at] = supports(a.u[at], a.v[at], ordered, indptr, _sorted_rows(indptr, indices))
+            del ghosts  # before the next batch comes
+        dropped = {}
+        for r in ctx.ranks:
+            a, keep = arcs[r], support[r] >= k - 2
             dropped[r] = [int((~keep).sum())]
             arcs[r] = SimpleNamespace(u=a.u[keep], v=a.v[keep], head=a.head[keep], first=a.first[keep], space=a.space)
         rounds += 1
@@ -101,6 +112,12 @@ def truss_kernel(ctx, *, bounds, k):
             break
     ctx.stats.info.update(rounds=rounds)
     return {r: {"src": arcs[r].u[arcs[r].first], "dst": arcs[r].v[arcs[r].first]} for r in ctx.ranks}
+
+
+def _ghosts(heads, bounds, r):
+    """The distinct heads (sorted) that rank r does not own."""
+    far = unique(heads)
+    return far[(far < bounds[r]) | (far >= bounds[r + 1])]
 
 
 def _sorted_rows(indptr, indices):

@@ -12,6 +12,7 @@ from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 import dgraph
 import dgraph.nx
 from dgraph.algorithms import greedy_color, k_truss, maximal_independent_set, minimum_spanning_tree
+from dgraph.algorithms.k_truss import truss_kernel
 
 GRAPHS = {
     "er": lambda: er_edges(300, 900, seed=41),
@@ -156,6 +157,9 @@ def test_k_truss_is_networkx(client, kind, quick):
             found = k_truss(g, k).compute()
             assert (found.src < found.dst).all()
             assert set(zip(found.src, found.dst)) == want[k]
+    # ghost rows fetched in many small batches: the same truss
+    found = g.run_to_rows(truss_kernel, label_columns=("src", "dst"), name="k_truss", k=4, batch_arcs=40).compute()
+    assert set(zip(found.src, found.dst)) == want[4]
 
 
 # ----------------------------------------------------------------------------- through networkx
