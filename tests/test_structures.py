@@ -173,6 +173,9 @@ def test_networkx_functions_through_the_backend(client):
         assert type(T) is nx.Graph and T.graph == G.graph and list(T) == list(G)
         assert T.size("weight") == want.size("weight") and nx.is_forest(T)
         assert all(d == {"weight": G[u][v]["weight"], "tag": "x"} for u, v, d in T.edges(data=True))
+    converted = dgraph.nx.CONVERSIONS["from_networkx"]
+    nx.minimum_spanning_tree(G, backend="dgraph")
+    assert dgraph.nx.CONVERSIONS["from_networkx"] == converted  # the weighted copy is kept
     edges = nx.minimum_spanning_edges(G, algorithm="boruvka", data=False, backend="dgraph")
     assert not isinstance(edges, list) and len(list(edges)) == len(G) - nx.number_connected_components(G)
     colour = nx.greedy_color(G, strategy="smallest_last", backend="dgraph")

@@ -42,10 +42,14 @@ def _weighed(G, weight):
         return graph, weight
     source = _source(G)
     if source is not None and any(weight in d for _, _, d in source.edges(data=True)):
-        # converted without it (networkx keeps every attribute for the tree): convert with it
+        # converted without it (networkx keeps every attribute for the tree): converted with it
+        # once, kept beside the conversion networkx caches until the graph changes
         from .graphs import convert_from_nx
 
-        return convert_from_nx(source, edge_attrs={weight: 1}).graph_, weight
+        key = ("dgraph weighted by", weight)
+        if key not in G.__networkx_cache__:
+            G.__networkx_cache__[key] = convert_from_nx(source, edge_attrs={weight: 1}).graph_
+        return G.__networkx_cache__[key], weight
     return graph, None
 
 
