@@ -3,12 +3,13 @@
 Method: every vertex draws a priority from the counter-based streams (``dgraph.streams``: a
 function of the seed and its canonical id, ties broken by that id), so a seed gives one colouring
 on every layout and rank count. Each round the ranks read their ghosts' colours (one superstep
-of the gather plan); an uncoloured vertex whose uncoloured neighbours all have lower priorities
-takes the smallest colour none of its coloured neighbours has. Two such vertices are never
-adjacent, so no colour is taken twice around a vertex. A vertex waits for its higher neighbours
-only, so a colour is at most the number of neighbours above it (at most the largest degree) and
-the rounds are the longest chain of decreasing priorities (O(log n / log log n) expected on
-graphs of bounded degree). Self-loops are ignored.
+of the gather plan; after the first, only the colours just taken travel, as positions and values
+where that is smaller); an uncoloured vertex whose uncoloured neighbours all have lower
+priorities takes the smallest colour none of its coloured neighbours has. Two such vertices are
+never adjacent, so no colour is taken twice around a vertex. A vertex waits for its higher
+neighbours only, so a colour is at most the number of neighbours above it (at most the largest
+degree) and the rounds are the longest chain of decreasing priorities (O(log n / log log n)
+expected on graphs of bounded degree; a clique of c vertices takes c). Self-loops are ignored.
 
 Output encoding: ``color`` (int64, from 0).
 """
@@ -75,8 +76,10 @@ def coloring_kernel(ctx, *, bounds, seed):
         seen[r] = np.full(b.space.size, -1, np.int64)
     gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     ctx.hold("colouring", colour, seen)
-    rounds, left = 0, {r: [blocks[r].nlocal] for r in ctx.ranks}
-    while int(gather(colour, seen, total=left)[0]):
+    rounds, left, changed = 0, {r: [blocks[r].nlocal] for r in ctx.ranks}, None
+    # after the first superstep only the colours taken since travel (where fewer than half do)
+    while int(gather(colour, seen, total=left, changed=changed)[0]):
+        changed = {}
         for r in ctx.ranks:
             up_row, up_head, row, head = arcs[r]
             waiting = np.zeros(colour[r].size, dtype=bool)
@@ -84,6 +87,7 @@ def coloring_kernel(ctx, *, bounds, seed):
             ready = (colour[r] < 0) & ~waiting
             near = ready[row] & (seen[r][head] >= 0)
             colour[r][ready] = smallest_free(row[near], seen[r][head[near]], colour[r].size)[ready]
+            changed[r] = ready
             up, still = colour[r][up_row] < 0, colour[r][row] < 0  # arcs of coloured rows are done
             arcs[r] = (up_row[up], up_head[up], row[still], head[still])
             left[r] = [int((colour[r] < 0).sum())]
