@@ -162,10 +162,11 @@ NOTES = {
         " it may pick other edges of the same total weight. Edges come in order of weight."
     ),
     "greedy_color": (
-        "Jones-Plassmann: vertices of random priorities (a fixed seed) coloured in parallel rounds, "
-        "whatever strategy is named, so the colours are not the strategy's (a proper colouring of at most"
-        " the largest degree + 1 colours, often more colours than networkx's). Runs without interchange "
-        "and with the named strategies only."
+        "Jones-Plassmann: vertices coloured in parallel rounds in the order of their degree's class "
+        "(ceil(log2 degree), largest first) and random draws within it (a fixed seed), whatever strategy "
+        "is named, so the colours are not the strategy's: a proper colouring of at most the largest "
+        "degree + 1 colours, often a few more than networkx's. Runs without interchange and with the "
+        "named strategies only."
     ),
     "maximal_independent_set": (
         "Luby's rounds of random priorities drawn from the seed: a maximal independent set, another than "

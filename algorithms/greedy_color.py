@@ -1,15 +1,16 @@
 """A proper vertex colouring by Jones-Plassmann (a distributed greedy colouring).
 
-Method: every vertex draws a priority from the counter-based streams (``dgraph.streams``: a
-function of the seed and its canonical id, ties broken by that id), so a seed gives one colouring
-on every layout and rank count. Each round the ranks read their ghosts' colours (one superstep
-of the gather plan; after the first, only the colours just taken travel, as positions and values
-where that is smaller); an uncoloured vertex whose uncoloured neighbours all have lower
-priorities takes the smallest colour none of its coloured neighbours has. Two such vertices are
-never adjacent, so no colour is taken twice around a vertex. A vertex waits for its higher
-neighbours only, so a colour is at most the number of neighbours above it (at most the largest
-degree) and the rounds are the longest chain of decreasing priorities (O(log n / log log n)
-expected on graphs of bounded degree; a clique of c vertices takes c). Self-loops are ignored.
+Method: every vertex's priority is its degree's class, ceil(log2 degree) (largest first, as
+Hasenplaugh et al.'s LLF order; the ghosts' degrees come in one superstep), then a draw from the
+counter-based streams (``dgraph.streams``: a function of the seed and its canonical id), then
+that id, so a seed gives one colouring on every layout and rank count. Each round the ranks read
+their ghosts' colours (one superstep of the gather plan; after the first, only the colours just
+taken travel, as positions and values where that is smaller); an uncoloured vertex whose
+uncoloured neighbours all come after it takes the smallest colour none of its coloured
+neighbours has. Two such vertices are never adjacent, so no colour is taken twice around a
+vertex. A vertex waits for the neighbours before it only, so a colour is at most their number
+(at most the largest degree) and the rounds are the longest chain of priorities along edges (a
+clique of c vertices takes c). Self-loops are ignored.
 
 Output encoding: ``color`` (int64, from 0).
 """
@@ -61,20 +62,30 @@ def smallest_free(rows, colours, nrows):
 
 def coloring_kernel(ctx, *, bounds, seed):
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
-    arcs, colour, seen = {}, {}, {}
+    gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
+    arcs, colour, seen, degree, pieces = {}, {}, {}, {}, {}  # degrees without self-loops
     for r in ctx.ranks:
         b = blocks[r]
         first = int(np.searchsorted(b.space, b.lo))
-        row, head, row_slot = owned_arcs(b, first)
+        pieces[r] = owned_arcs(b, first)
+        row, head, row_slot = pieces[r]
+        degree[r] = np.bincount(row[row_slot != head], minlength=b.nlocal)
+    spread = {r: np.zeros(blocks[r].space.size, np.int64) for r in ctx.ranks}  # of every vertex read
+    gather(degree, spread)
+    for r in ctx.ranks:
+        b = blocks[r]
+        row, head, row_slot = pieces.pop(r)
         canonical = canonical_space(b)
-        priority = streams.words(seed, canonical)
+        # largest log-degree first (Hasenplaugh et al.): fewer colours and rounds than random
+        # priorities alone on skewed graphs (Kronecker 14: 37 colours in 175 rounds, not 51 in 193)
+        level = np.ceil(np.log2(np.maximum(spread[r], 1))).astype(np.uint64)
+        priority = (level << np.uint64(56)) | (streams.words(seed, canonical) >> np.uint64(8))
         other = row_slot != head
         up = other & above(priority, canonical, head, row_slot)  # the neighbours a vertex waits for
         # (the arcs to those above, and all its arcs: a vertex reads every neighbour's colour)
         arcs[r] = (row[up], head[up], row[other], head[other])
         colour[r] = np.full(b.nlocal, -1, np.int64)
         seen[r] = np.full(b.space.size, -1, np.int64)
-    gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     ctx.hold("colouring", colour, seen)
     rounds, left, changed = 0, {r: [blocks[r].nlocal] for r in ctx.ranks}, None
     # after the first superstep only the colours taken since travel (where fewer than half do)
@@ -116,7 +127,8 @@ def greedy_color(graph: Graph, *, seed: int | None = None) -> dd.DataFrame:
     References
     ----------
     M. T. Jones, P. E. Plassmann, "A parallel graph coloring heuristic", SIAM J. Sci. Comput.
-    14(3), 1993.
+    14(3), 1993; W. Hasenplaugh, T. Kaler, T. B. Schardl, C. E. Leiserson, "Ordering heuristics
+    for parallel graph coloring", SPAA 2014.
 
     Examples
     --------

@@ -134,10 +134,10 @@ def maximum_spanning_tree(
 
 
 @implements(
-    "Jones-Plassmann: vertices of random priorities (a fixed seed) coloured in parallel rounds, whatever "
-    "strategy is named, so the colours are not the strategy's (a proper colouring of at most the largest "
-    "degree + 1 colours, often more colours than networkx's). Runs without interchange and with the "
-    "named strategies only."
+    "Jones-Plassmann: vertices coloured in parallel rounds in the order of their degree's class "
+    "(ceil(log2 degree), largest first) and random draws within it (a fixed seed), whatever strategy is "
+    "named, so the colours are not the strategy's: a proper colouring of at most the largest degree + 1 "
+    "colours, often a few more than networkx's. Runs without interchange and with the named strategies only."
 )
 def greedy_color(G: Graph, strategy: Any = "largest_first", interchange: bool = False) -> dict[Hashable, int]:
     found = frame(G, alg.greedy_color(G.graph_, seed=0), "vertex")
