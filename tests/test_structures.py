@@ -182,7 +182,7 @@ def test_networkx_functions_through_the_backend(client):
     assert set(colour) == set(G) and all(colour[u] != colour[v] for u, v in G.edges())
     members = nx.maximal_independent_set(G, ["v3"], seed=2, backend="dgraph")
     assert members[0] == "v3" and nx.is_dominating_set(G, members) and not G.subgraph(members).size()
-    H = nx.k_truss(G, 4, backend="dgraph")
+    H = nx.k_truss(G, 3.5, backend="dgraph")
     want = nx.k_truss(G, 4)
     assert list(H.nodes) == list(want.nodes) and set(H.edges) == set(want.edges) and H.graph == G.graph
     u, v = next(iter(G.edges()))

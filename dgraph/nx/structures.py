@@ -5,6 +5,7 @@ with the caller's node and edge attributes where the call came from a networkx g
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -167,7 +168,8 @@ def maximal_independent_set(G: Graph, nodes: Any = None, seed: Any = None) -> li
 def k_truss(G: Graph, k: int) -> nx.Graph:
     import networkx as nx
 
-    edges = frame(G, alg.k_truss(G.graph_, k), "src", "dst")
+    # supports are integers: at least k - 2 is at least ceil(k) - 2 (networkx takes any number)
+    edges = frame(G, alg.k_truss(G.graph_, math.ceil(k)), "src", "dst")
     pairs = list(zip(edges["src"].tolist(), edges["dst"].tolist()))
     source = _source(G)
     if source is not None:
