@@ -38,7 +38,8 @@ NOTES = {
     "is_connected": "",
     "node_connected_component": "",
     "is_forest": (
-        "A forest has one edge fewer than nodes in each (weak) component: the edges counted against the components."
+        "A forest has one edge fewer than nodes in each (weak) component: the edges counted against the "
+        "components."
     ),
     "is_tree": "As is_forest, with one component.",
     "weakly_connected_components": "",
@@ -119,7 +120,8 @@ NOTES = {
         " nothing. The nodes in the graph's node order."
     ),
     "average_shortest_path_length": (
-        "Hops (weight=None), exact: a search from every node, 64 to a machine word (dgraph.algorithms.eccentricity)."
+        "Hops (weight=None), exact: a search from every node, 64 to a machine word "
+        "(dgraph.algorithms.eccentricity)."
     ),
     "jaccard_coefficient": (
         "Scored on the workers by joins of the pairs with the arcs "
@@ -140,6 +142,41 @@ NOTES = {
         "Scored on the workers by joins of the pairs with the arcs "
         "(dgraph.algorithms.preferential_attachment); without ebunch, every pair of distinct nodes no "
         "edge joins, listed on the client (n^2 / 2 pairs)."
+    ),
+    "minimum_spanning_tree": (
+        "Runs distributed Boruvka whichever algorithm is asked: the forest is networkx's where weights "
+        "are distinct; among equal weights dgraph breaks ties by the ends' order in the graph's nodes, so"
+        " it may pick other edges of the same total weight. Edges come in order of weight."
+    ),
+    "minimum_spanning_edges": (
+        "Runs distributed Boruvka whichever algorithm is asked: the forest is networkx's where weights "
+        "are distinct; among equal weights dgraph breaks ties by the ends' order in the graph's nodes, so"
+        " it may pick other edges of the same total weight. Edges come in order of weight."
+    ),
+    "maximum_spanning_tree": (
+        "Runs distributed Boruvka whichever algorithm is asked: the forest is networkx's where weights "
+        "are distinct; among equal weights dgraph breaks ties by the ends' order in the graph's nodes, so"
+        " it may pick other edges of the same total weight. Edges come in order of weight."
+    ),
+    "maximum_spanning_edges": (
+        "Runs distributed Boruvka whichever algorithm is asked: the forest is networkx's where weights "
+        "are distinct; among equal weights dgraph breaks ties by the ends' order in the graph's nodes, so"
+        " it may pick other edges of the same total weight. Edges come in order of weight."
+    ),
+    "greedy_color": (
+        "Jones-Plassmann: vertices coloured in parallel rounds in the order of their degree's class "
+        "(ceil(log2 degree), largest first) and random draws within it (a fixed seed), whatever strategy "
+        "is named, so the colours are not the strategy's: a proper colouring of at most the largest "
+        "degree + 1 colours, often a few more than networkx's. Runs without interchange and with the "
+        "named strategies only."
+    ),
+    "maximal_independent_set": (
+        "Luby's rounds of random priorities drawn from the seed: a maximal independent set, another than "
+        "networkx's for the same seed. The nodes given come first, then the others in the node order."
+    ),
+    "k_truss": (
+        "The truss's edges found on the workers; the subgraph cut from the caller's graph (every "
+        "attribute kept)."
     ),
     "from_pandas_edgelist": (
         "Builds a dgraph.nx.Graph on the cluster (also from a dask DataFrame); one edge attribute at "

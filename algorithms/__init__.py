@@ -9,12 +9,16 @@ from .core_number import core_number, k_core
 from .degree_centrality import degree_centrality, isolates, self_loops
 from .distance_measures import closeness_centrality, eccentricity, harmonic_centrality
 from .eigenvector_centrality import eigenvector_centrality
+from .greedy_color import greedy_color
 from .hits import hits
+from .k_truss import k_truss
 from .katz_centrality import katz_centrality
 from .label_propagation import label_propagation
 from .link_prediction import adamic_adar_index, jaccard_coefficient, preferential_attachment, resource_allocation_index
 from .louvain import leiden, louvain, modularity
 from .max_weight_matching import max_weight_matching
+from .maximal_independent_set import maximal_independent_set
+from .minimum_spanning_tree import minimum_spanning_tree
 from .neighbourhood import ego_graph, k_hop
 from .pagerank import pagerank
 from .personalized_pagerank import personalized_pagerank
@@ -70,4 +74,8 @@ __all__ = [
     "sssp",
     "verify",
     "weakly_connected_components",
+    "minimum_spanning_tree",
+    "greedy_color",
+    "maximal_independent_set",
+    "k_truss",
 ]

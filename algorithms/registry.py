@@ -23,12 +23,16 @@ from .core_number import core_number, k_core
 from .degree_centrality import degree_centrality, isolates, self_loops
 from .distance_measures import closeness_centrality, eccentricity, harmonic_centrality
 from .eigenvector_centrality import eigenvector_centrality
+from .greedy_color import greedy_color
 from .hits import hits
+from .k_truss import k_truss
 from .katz_centrality import katz_centrality
 from .label_propagation import label_propagation
 from .link_prediction import adamic_adar_index, jaccard_coefficient, preferential_attachment, resource_allocation_index
 from .louvain import leiden, louvain
 from .max_weight_matching import max_weight_matching
+from .maximal_independent_set import maximal_independent_set
+from .minimum_spanning_tree import minimum_spanning_tree
 from .neighbourhood import ego_graph, k_hop
 from .pagerank import pagerank
 from .personalized_pagerank import personalized_pagerank
@@ -239,6 +243,15 @@ _ENTRIES = (
     Algorithm(adamic_adar_index, networkx=("adamic_adar_index",), undirected=True),
     Algorithm(resource_allocation_index, networkx=("resource_allocation_index",), undirected=True),
     Algorithm(preferential_attachment, networkx=("preferential_attachment",), undirected=True),
+    Algorithm(
+        minimum_spanning_tree,
+        networkx=("minimum_spanning_tree", "minimum_spanning_edges", "maximum_spanning_tree", "maximum_spanning_edges"),
+        weighted=True,
+        undirected=True,
+    ),
+    Algorithm(greedy_color, "color", checks.check_coloring, networkx=("greedy_color",), undirected=True),
+    Algorithm(maximal_independent_set, "mis", checks.check_mis, networkx=("maximal_independent_set",), undirected=True),
+    Algorithm(k_truss, networkx=("k_truss",), undirected=True),
 )
 
 REGISTRY: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _ENTRIES})

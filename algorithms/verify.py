@@ -2,17 +2,17 @@
 
 ``dgraph.algorithms.verify(name, graph, result, **params)`` finds algorithm ``name``'s verifier in
 the registry and returns the violations it finds, as sentences (an empty list when the result is
-valid). The checks are properties in the spirit of GAP's
-verifiers, not a second run of the same code: a BFS or SSSP tree must be a tree of the graph's
-arcs that no arc could shorten; components must be closed under arcs, connected, and labelled
-by their first member in the graph's vertex order; PageRank must be a fixed point to the
-tolerance it was asked for; communities must be named by their first member, have the
-modularity the run reported, and (Leiden) be connected; core numbers must match a peeling; a matching must be a valid,
-maximal matching; triangle counts, clustering coefficients, label propagation and betweenness
-are compared with independent computations on the whole graph. The graph is gathered to the
-client for this (``Graph.snapshot``): verification is for tests, the command line
-(``dgraph run --verify``) and graphs that fit one machine. Graph 500's validation uses the same
-search-tree rules over its distributed edge list.
+valid). The checks are properties in the spirit of GAP's verifiers, not a second run of the same
+code: a BFS or SSSP tree must be a tree of the graph's arcs that no arc could shorten;
+components must be closed under arcs, connected, and labelled by their first member in the
+graph's vertex order; PageRank must be a fixed point to the tolerance it was asked for;
+communities must be named by their first member, have the modularity the run reported, and
+(Leiden) be connected; core numbers must match a peeling; a matching must be a valid, maximal
+matching; a colouring must be proper, an independent set maximal; triangle counts, clustering
+coefficients, label propagation and betweenness are compared with independent computations on
+the whole graph. The graph is gathered to the client for this (``Graph.snapshot``):
+verification is for tests, the command line (``dgraph run --verify``) and graphs that fit one
+machine. Graph 500's validation uses the same search-tree rules over its distributed edge list.
 """
 
 from __future__ import annotations
@@ -418,6 +418,42 @@ def check_mwm(snap, frame, *, weight=None):
     open_ = free[snap.src] & free[snap.dst] & (snap.src != snap.dst) & (w > 0)
     if open_.any():
         errors.append(f"{int(open_.sum()) // 2} edges have both ends unmatched (the matching is not maximal)")
+    return errors
+
+
+def check_coloring(snap, frame):
+    """A proper colouring: colours from 0, no edge (but a self-loop) between equal colours, none
+    above the largest degree."""
+    colour = frame["color"].to_numpy(np.int64)
+    other = snap.src != snap.dst
+    errors = []
+    if (colour < 0).any():
+        errors.append(f"negative colours at {_show(snap.labels[colour < 0])}")
+    clash = other & (colour[snap.src] == colour[snap.dst])
+    if clash.any():
+        errors.append(f"neighbours share a colour at {_show(snap.labels[np.unique(snap.src[clash])])}")
+    most = np.bincount(snap.src[other], minlength=snap.n).max(initial=0)
+    if colour.max(initial=0) > most:
+        errors.append(f"a colour above the largest degree ({most}): {int(colour.max())}")
+    return errors
+
+
+def check_mis(snap, frame, *, nodes=None):
+    """An independent set (self-loops aside) that is maximal and holds the ``nodes`` asked for."""
+    member = frame["in_set"].to_numpy(bool)
+    other = snap.src != snap.dst
+    errors = []
+    both = other & member[snap.src] & member[snap.dst]
+    if both.any():
+        errors.append(f"neighbours both in the set at {_show(snap.labels[np.unique(snap.src[both])])}")
+    covered = member.copy()
+    covered[snap.src[other & member[snap.dst]]] = True
+    if not covered.all():
+        errors.append(f"vertices with no neighbour in the set, outside it: {_show(snap.labels[~covered])}")
+    if nodes is not None:
+        asked = snap.labels.get_indexer(list(nodes))
+        if (asked < 0).any() or not member[asked].all():
+            errors.append("a vertex asked for is not in the set")
     return errors
 
 

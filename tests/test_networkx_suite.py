@@ -46,6 +46,11 @@ MODULES = {
         "networkx.algorithms.tests.test_link_prediction",
         "networkx.algorithms.tests.test_reciprocity",
     ],
+    "trees-and-colourings": [
+        "networkx.algorithms.tree.tests.test_mst",
+        "networkx.algorithms.coloring.tests.test_coloring",
+        "networkx.algorithms.tests.test_mis",
+    ],
 }
 
 

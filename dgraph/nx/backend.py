@@ -47,6 +47,13 @@ UNDIRECTED_ONLY = (
     "adamic_adar_index",
     "resource_allocation_index",
     "preferential_attachment",
+    "minimum_spanning_tree",
+    "minimum_spanning_edges",
+    "maximum_spanning_tree",
+    "maximum_spanning_edges",
+    "greedy_color",
+    "maximal_independent_set",
+    "k_truss",
 )
 DIRECTED_ONLY = (
     "weakly_connected_components",
@@ -127,6 +134,9 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
         return "networkx's directed clustering counts directed triangles; dgraph's directed LCC is LDBC's"
     if name == "core_number" and _has_loops(G):
         return "the graph has self-loops, which core_number refuses"
+    why = _structures(name, G, bound)
+    if why:
+        return why
     if name == "max_weight_matching" and not _stars(G):
         return "dgraph's matching is a 1/2-approximation; it equals the maximum only on graphs of stars"
     if name in ("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance"):
@@ -143,6 +153,26 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
             if not _has_node(G, nodes):
                 return "the node is not in the graph: networkx raises its own error"
     return True
+
+
+def _structures(name, G, bound):
+    """Why dgraph does not run this spanning tree, colouring or truss call, or None."""
+    if name.endswith("spanning_tree") or name.endswith("spanning_edges"):
+        if bound.get("algorithm") not in ("boruvka", "kruskal", "prim"):
+            return "an unknown algorithm: networkx raises its own error"
+    if name == "greedy_color":
+        import networkx as nx
+
+        strategy = bound.get("strategy")
+        if bound.get("interchange"):
+            return "dgraph colours without interchange (Jones-Plassmann rounds have no sequential order to swap in)"
+        if callable(strategy):
+            return "a strategy function orders the vertices on the client: dgraph draws random priorities instead"
+        if strategy not in nx.algorithms.coloring.greedy_coloring.STRATEGIES:
+            return "an unknown strategy: networkx raises its own error"
+    if name == "k_truss" and _has_loops(G):
+        return "the graph has self-loops: networkx raises its own error"
+    return None
 
 
 def _path_lengths(G, bound, weight):

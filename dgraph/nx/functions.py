@@ -21,7 +21,14 @@ from dgraph.algorithms.registry import networkx_names
 from dgraph.dask_internals import fetch
 
 from ..joins import merge
-from . import centrality, distance_measures, link_prediction, measures, reachability  # noqa: F401  (they register theirs)
+from . import (  # noqa: F401  (they register theirs)
+    centrality,
+    distance_measures,
+    link_prediction,
+    measures,
+    reachability,
+    structures,
+)
 from .implement import CALLS, NOTES, WRITTEN, implements
 from .implement import as_dict as _dict
 from .implement import at as _at
