@@ -153,6 +153,8 @@ def test_unbounded_patterns_need_a_limit(client):
     three = g.find("(a)-[]->(b); (b)-[]->(c)", limit=3).compute()
     paths = set(_pandas_matches(e, [("a", "b"), ("b", "c")]).itertuples(index=False, name=None))
     assert len(three) == 3 and set(three.itertuples(index=False, name=None)) <= paths
+    assert len(g.find("(a)-[]->()")) == 4
+    assert g.find("(a)-[]->(b); !(b)-[]->()").compute().values.tolist() == [[2, 3]]  # 3 has no out-arc
     with pytest.raises(DgraphInputError, match="limit must be a positive integer"):
         g.find("(a)-[]->(b)", limit=0)
 
