@@ -12,8 +12,7 @@ from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 from dgraph.errors import DgraphInputError
-from dgraph.motifs import arcs as motif_arcs
-from dgraph.motifs import parse, plan
+from dgraph.motifs import parse, plan, sizing
 from dgraph.motifs.plan import Need
 
 TRIANGLE = "(a)-[]->(b); (b)-[]->(c); (c)-[]->(a)"
@@ -58,6 +57,14 @@ def _count(g, pattern):
     return len(g.find(pattern))
 
 
+def _spread(monkeypatch, how):
+    """Make ``find`` join as it does on graphs of another size (``dgraph.motifs.sizing``)."""
+    small, broadcast = {"one task": (1 << 30, 1 << 30), "broadcast": (0, 1 << 30), "shuffled": (0, 0)}[how]
+    monkeypatch.setattr(sizing, "SMALL_ARCS", small)
+    monkeypatch.setattr(sizing, "BROADCAST_ARCS", broadcast)
+    monkeypatch.setattr(sizing, "CHUNK_ARCS", 64)  # many chunks of partial matches
+
+
 GRAPHS = {
     "er": lambda: er_edges(70, 320, seed=4),
     "kronecker": lambda: kron_edges(7, seed=3),
@@ -73,9 +80,8 @@ def test_counts_match_networkx_on_every_layout(client, kind, directed, monkeypat
     expected = _expected(*_adjacency(e, directed))
     patterns = list(expected)
     for i, layout in enumerate(LAYOUTS):
-        # every other layout joins its arcs as they lie on the workers (shuffled joins), the
-        # others in one partition, as small graphs are
-        monkeypatch.setattr(motif_arcs, "SMALL_ARCS", 0 if i % 2 else motif_arcs.SMALL_ARCS)
+        # the joins in one task, as for small graphs; broadcast to chunks; or hash-shuffled
+        _spread(monkeypatch, ["one task", "broadcast", "shuffled"][i % 3])
         g = dgraph.from_edgelist(e, directed=directed, layout=layout)
         # the triangle on every layout, the other patterns on two layouts each
         for pattern in [TRIANGLE, *patterns[1 + i % 3 :: 3]]:
@@ -107,11 +113,14 @@ def test_rows_in_string_labels_match_a_pandas_join(client, monkeypatch):
     g = dgraph.from_edgelist(e, directed=True, layout=LAYOUTS[4])
     arcs = e.drop_duplicates()
     ref = _pandas_matches(arcs, [("a", "b"), ("b", "c"), ("c", "a")])
-    with monkeypatch.context() as m:
-        m.setattr(motif_arcs, "SMALL_ARCS", 0)  # joins shuffled between the workers
-        got = g.find(TRIANGLE).compute()
-    assert list(got.columns) == ["a", "b", "c"] and isinstance(got.a.iloc[0], str)
     key = ["a", "b", "c"]
+    with monkeypatch.context() as m:
+        _spread(m, "broadcast")
+        got = g.find(TRIANGLE).compute()
+    with monkeypatch.context() as m:
+        _spread(m, "shuffled")
+        assert got.sort_values(key).values.tolist() == g.find(TRIANGLE).compute().sort_values(key).values.tolist()
+    assert list(got.columns) == ["a", "b", "c"] and isinstance(got.a.iloc[0], str)
     assert got.sort_values(key).values.tolist() == ref[key].sort_values(key).values.tolist()
     # the same vertex may stand for two names, as in GraphFrames; distinct=True forbids it
     paths = g.find(TWO_PATH).compute()

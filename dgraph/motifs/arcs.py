@@ -19,12 +19,11 @@ from .plan import Need
 ID = "\0id"  # placed ids in the frames beside the matches (no name a pattern can use)
 OTHER = "\0other"  # the far end of an arc while neighbours are counted
 COUNT = "\0count"
-SMALL_ARCS = 1 << 16  # below this many arcs one task joins them quicker than a shuffle would
 
 
-def arcs(graph: Any) -> dd.DataFrame:
+def arcs(graph: Any, *, one_task: bool) -> dd.DataFrame:
     """``[src, dst, *edge attributes]`` of every stored arc (both arcs of an undirected edge),
-    ends in placed ids, made on the workers."""
+    ends in placed ids, made on the workers (in one partition with ``one_task``)."""
     root = graph.store.root
     frame = graph.runner.over(root).run_to_rows(
         edges_kernel,
@@ -34,9 +33,7 @@ def arcs(graph: Any) -> dd.DataFrame:
         weight=root.weight,
         dtypes=root.edge_dtypes,
     )[0]
-    if graph.num_arcs <= SMALL_ARCS and frame.npartitions > 1:
-        frame = frame.repartition(npartitions=1)
-    return frame
+    return frame.repartition(npartitions=1) if one_task and frame.npartitions > 1 else frame
 
 
 def _ids_kernel(ctx: Any, *, bounds: np.ndarray, layout: Any) -> dict:
@@ -44,13 +41,12 @@ def _ids_kernel(ctx: Any, *, bounds: np.ndarray, layout: Any) -> dict:
     return {r: {ID: np.arange(bounds[r], bounds[r + 1], dtype=np.int64)} for r in ctx.ranks}
 
 
-def label_table(graph: Any) -> dd.DataFrame:
-    """``[vertex, ID]``: each vertex's label beside its placed id, one partition per worker."""
+def label_table(graph: Any, *, one_task: bool) -> dd.DataFrame:
+    """``[vertex, ID]``: each vertex's label beside its placed id, one partition per worker (one
+    in all with ``one_task``)."""
     root = graph.store.root
     frame = graph.runner.over(root).run_to_frame(_ids_kernel, name="motif-labels", placement="layout", record=False)[0]
-    if graph.num_vertices <= SMALL_ARCS and frame.npartitions > 1:
-        frame = frame.repartition(npartitions=1)
-    return frame
+    return frame.repartition(npartitions=1) if one_task and frame.npartitions > 1 else frame
 
 
 def neighbour_counts(edges: dd.DataFrame) -> dict[str, dd.DataFrame]:
@@ -77,10 +73,11 @@ def candidates(counts: dict[str, dd.DataFrame], need: Need) -> list[dd.DataFrame
     return found
 
 
-def labelled(matches: dd.DataFrame, names: list[str], table: dd.DataFrame) -> dd.DataFrame:
+def labelled(matches: dd.DataFrame, names: list[str], table: dd.DataFrame, *, broadcast: bool) -> dd.DataFrame:
     """``matches`` with each of the vertex columns ``names`` (placed ids) in the user's labels,
-    by a join with the label ``table`` per column, on the workers."""
+    by a join with the label ``table`` per column, on the workers (``broadcast``: the table
+    sent to the matches' tasks)."""
     for name in names:
-        found = matches.merge(table, left_on=name, right_on=ID)
+        found = matches.merge(table, left_on=name, right_on=ID, broadcast=broadcast or None)
         matches = found.assign(**{name: found["vertex"]}).drop(columns=[ID, "vertex"])  # no rename after a shuffle
     return matches

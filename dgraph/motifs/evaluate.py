@@ -3,7 +3,8 @@
 Each positive term is the arcs frame with its ends renamed to the term's names (its edge's
 attributes to ``e.<attribute>``), cut to the candidates of names whose ``Need`` prunes; a
 component joins its terms in the plan's order, each on the names bound before it, with the
-negated terms (anti-joins) and ``x != y`` filters after the join that binds their names. The
+negated terms (anti-joins) and ``x != y`` filters after the join that binds their names; how
+the joins spread over the workers is ``sizing``'s choice. The
 components' matches are crossed (only with a limit, each cut to it first: a cross product of
 prefixes of ``limit`` rows each holds ``limit`` rows whenever the whole one does), cut to the
 limit, and their vertex columns turned into the user's labels last. Nothing reaches the client.
@@ -18,6 +19,7 @@ import dask.dataframe as dd
 from . import arcs as graph_arcs
 from .pattern import Term
 from .plan import Plan, Step
+from .sizing import Sizing, sizing
 
 HIT = "\0hit"  # the anti-join's marker column
 CROSS = "\0cross"  # the constant key a cross product joins on
@@ -26,24 +28,26 @@ CROSS = "\0cross"  # the constant key a cross product joins on
 def matches(graph: Any, plan: Plan, *, limit: int | None) -> dd.DataFrame:
     """The matches of ``plan`` on ``graph``: one column per named vertex (the user's labels)
     and ``e.<attribute>`` per named edge and edge attribute, in the pattern's order."""
-    edges = graph_arcs.arcs(graph)
+    size = sizing(graph)
+    edges = graph_arcs.arcs(graph, one_task=size.one_task)
     attrs = list(graph.edge_attrs)
     counts = graph_arcs.neighbour_counts(edges) if plan.needs else {}
     pruned = {name: graph_arcs.candidates(counts, need) for name, need in plan.needs.items()}
-    parts = [_component(edges, steps, attrs, pruned) for steps in plan.components]
+    parts = [_component(edges, steps, attrs, pruned, size) for steps in plan.components]
     if limit is not None and len(parts) > 1:
         parts = [p.head(limit, npartitions=-1, compute=False) for p in parts]
     found = parts[0]
     for part in parts[1:]:
         found = found.assign(**{CROSS: 0}).merge(part.assign(**{CROSS: 0}), on=CROSS).drop(columns=CROSS)
-    found = _filtered(found, edges, plan.negations, plan.unequal)
+    found = _filtered(found, edges, plan.negations, plan.unequal, size)
     if limit is not None:
         found = found.head(limit, npartitions=-1, compute=False)
     columns = [c for kind, name in plan.output for c in ([name] if kind == "vertex" else _edge_columns(name, attrs))]
     found = found[columns]
     vertices = [name for kind, name in plan.output if kind == "vertex"]
     if not graph.codec.ids_are_labels:
-        found = graph_arcs.labelled(found, vertices, graph_arcs.label_table(graph))[columns]
+        table = graph_arcs.label_table(graph, one_task=size.one_task)
+        found = graph_arcs.labelled(found, vertices, table, broadcast=size.broadcast)[columns]
     return found
 
 
@@ -51,12 +55,17 @@ def _edge_columns(edge: str, attrs: list[str]) -> list[str]:
     return [f"{edge}.{a}" for a in attrs]
 
 
-def _component(edges: dd.DataFrame, steps: tuple[Step, ...], attrs: list[str], pruned: dict) -> dd.DataFrame:
+def _component(
+    edges: dd.DataFrame, steps: tuple[Step, ...], attrs: list[str], pruned: dict, size: Sizing
+) -> dd.DataFrame:
     found = None
     for step in steps:
         frame = _term_frame(edges, step.term, attrs, pruned)
-        found = frame if found is None else found.merge(frame, on=list(step.on))
-        found = _filtered(found, edges, step.negations, step.unequal)
+        if found is None:
+            found = frame if size.chunks is None else frame.repartition(npartitions=size.chunks)
+        else:
+            found = found.merge(frame, on=list(step.on), broadcast=size.broadcast or None)
+        found = _filtered(found, edges, step.negations, step.unequal, size)
     assert found is not None
     return found
 
@@ -83,16 +92,20 @@ def _term_frame(edges: dd.DataFrame, term: Term, attrs: list[str], pruned: dict)
 
 
 def _filtered(
-    found: dd.DataFrame, edges: dd.DataFrame, negations: tuple[Term, ...], unequal: tuple[tuple[str, str], ...]
+    found: dd.DataFrame,
+    edges: dd.DataFrame,
+    negations: tuple[Term, ...],
+    unequal: tuple[tuple[str, str], ...],
+    size: Sizing,
 ) -> dd.DataFrame:
     for x, y in unequal:
         found = found[found[x] != found[y]]
     for term in negations:
-        found = _without(found, edges, term)
+        found = _without(found, edges, term, size)
     return found
 
 
-def _without(found: dd.DataFrame, edges: dd.DataFrame, term: Term) -> dd.DataFrame:
+def _without(found: dd.DataFrame, edges: dd.DataFrame, term: Term, size: Sizing) -> dd.DataFrame:
     """An anti-join: the rows of ``found`` whose named vertices have no arc as ``term`` says
     (to or from any vertex where an end is anonymous)."""
     if term.src is not None and term.src == term.dst:
@@ -101,5 +114,5 @@ def _without(found: dd.DataFrame, edges: dd.DataFrame, term: Term) -> dd.DataFra
         ends = {end: name for end, name in (("src", term.src), ("dst", term.dst)) if name is not None}
         hits = edges[list(ends)].rename(columns=ends)
     hits = hits.drop_duplicates().assign(**{HIT: True})
-    found = found.merge(hits, on=list(term.vertices), how="left")
+    found = found.merge(hits, on=list(term.vertices), how="left", broadcast=size.broadcast or None)
     return found[found[HIT].isna()].drop(columns=HIT)
