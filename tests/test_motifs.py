@@ -62,7 +62,7 @@ def _spread(monkeypatch, how):
     small, broadcast = {"one task": (1 << 30, 1 << 30), "broadcast": (0, 1 << 30), "shuffled": (0, 0)}[how]
     monkeypatch.setattr(sizing, "SMALL_ARCS", small)
     monkeypatch.setattr(sizing, "BROADCAST_ARCS", broadcast)
-    monkeypatch.setattr(sizing, "CHUNK_ARCS", 64)  # many chunks of partial matches
+    monkeypatch.setattr(sizing, "CHUNK_ARCS", 160)  # several chunks of partial matches
 
 
 GRAPHS = {

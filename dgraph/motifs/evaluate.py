@@ -4,10 +4,10 @@ Each positive term is the arcs frame with its ends renamed to the term's names (
 attributes to ``e.<attribute>``), cut to the candidates of names whose ``Need`` prunes; a
 component joins its terms in the plan's order, each on the names bound before it, with the
 negated terms (anti-joins) and ``x != y`` filters after the join that binds their names; how
-the joins spread over the workers is ``sizing``'s choice. The
-components' matches are crossed (only with a limit, each cut to it first: a cross product of
-prefixes of ``limit`` rows each holds ``limit`` rows whenever the whole one does), cut to the
-limit, and their vertex columns turned into the user's labels last. Nothing reaches the client.
+the joins spread over the workers is ``sizing``'s choice. The components' matches are crossed
+(only with a limit, each cut to it first: a cross product of prefixes of ``limit`` rows each
+holds ``limit`` rows whenever the whole one does), cut to the limit, and their vertex columns
+turned into the user's labels last. Nothing reaches the client.
 """
 
 from __future__ import annotations
