@@ -163,6 +163,8 @@ def test_unbounded_patterns_need_a_limit(client):
     paths = set(_pandas_matches(e, [("a", "b"), ("b", "c")]).itertuples(index=False, name=None))
     assert len(three) == 3 and set(three.itertuples(index=False, name=None)) <= paths
     assert len(g.find("(a)-[]->()")) == 4
+    swapped = g.find("(dst)-[]->(src)").compute()  # names that are also the arcs' own columns
+    assert sorted(zip(swapped.dst, swapped.src)) == sorted(zip(e.src, e.dst))
     assert g.find("(a)-[]->(b); !(b)-[]->()").compute().values.tolist() == [[2, 3]]  # 3 has no out-arc
     with pytest.raises(DgraphInputError, match="limit must be a positive integer"):
         g.find("(a)-[]->(b)", limit=0)
