@@ -314,6 +314,19 @@ class Graph:
         res = [c.submit(vertex_columns, r, t, store.vertex_dtypes, pure=False) for r, t in enumerate(tables)]
         return self.runner.over(store).to_frame(RankResults(c, res, [[r] for r in range(self.nranks)]))
 
+    def find(self, pattern: str, *, limit: int | None = None, distinct: bool = False) -> dd.DataFrame:
+        """The matches of a GraphFrames motif ``pattern`` (``dgraph.motifs.find``): a dask
+        DataFrame of a column per named vertex and ``e.<attribute>`` per named edge.
+
+        >>> import dgraph
+        >>> g = dgraph.datasets.load("karate")
+        >>> len(g.find("(a)-[]->(b); (b)-[]->(c); (c)-[]->(a)"))  # each triangle, 6 ways round
+        270
+        """
+        from .motifs import find
+
+        return find(self, pattern, limit=limit, distinct=distinct)
+
     def subgraph(self, vertices: Iterable) -> Graph:
         """The graph induced by ``vertices`` (labels): those vertices, isolated ones included, and
         every arc between two of them, with the same weights, direction, layout kind, ranks and
