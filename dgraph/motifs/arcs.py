@@ -14,6 +14,7 @@ import dask.dataframe as dd
 import numpy as np
 
 from ..attributes import edges_kernel
+from ..joins import merge
 from .plan import Need
 
 ID = "\0id"  # placed ids in the frames beside the matches (no name a pattern can use)
@@ -78,6 +79,6 @@ def labelled(matches: dd.DataFrame, names: list[str], table: dd.DataFrame, *, br
     by a join with the label ``table`` per column, on the workers (``broadcast``: the table
     sent to the matches' tasks)."""
     for name in names:
-        found = matches.merge(table, left_on=name, right_on=ID, broadcast=broadcast or None)
+        found = merge(matches, table, left_on=name, right_on=ID, broadcast=broadcast or None)
         matches = found.assign(**{name: found["vertex"]}).drop(columns=[ID, "vertex"])  # no rename after a shuffle
     return matches

@@ -16,6 +16,7 @@ from typing import Any
 
 import dask.dataframe as dd
 
+from ..joins import merge
 from . import arcs as graph_arcs
 from .pattern import Term
 from .plan import Plan, Step
@@ -38,7 +39,7 @@ def matches(graph: Any, plan: Plan, *, limit: int | None) -> dd.DataFrame:
         parts = [p.head(limit, npartitions=-1, compute=False) for p in parts]
     found = parts[0]
     for part in parts[1:]:
-        found = found.assign(**{CROSS: 0}).merge(part.assign(**{CROSS: 0}), on=CROSS).drop(columns=CROSS)
+        found = merge(found.assign(**{CROSS: 0}), part.assign(**{CROSS: 0}), on=CROSS).drop(columns=CROSS)
     found = _filtered(found, edges, plan.negations, plan.unequal, size)
     if limit is not None:
         found = found.head(limit, npartitions=-1, compute=False)
@@ -64,7 +65,7 @@ def _component(
         if found is None:
             found = frame if size.chunks is None else frame.repartition(npartitions=size.chunks)
         else:
-            found = found.merge(frame, on=list(step.on), broadcast=size.broadcast or None)
+            found = merge(found, frame, on=list(step.on), broadcast=size.broadcast or None)
         found = _filtered(found, edges, step.negations, step.unequal, size)
     assert found is not None
     return found
@@ -87,7 +88,7 @@ def _term_frame(edges: dd.DataFrame, term: Term, attrs: list[str], pruned: dict)
     frame = frame.rename(columns=names)
     for name in term.vertices:
         for kept in pruned.get(name, ()):
-            frame = frame.merge(kept, left_on=name, right_on=graph_arcs.ID).drop(columns=graph_arcs.ID)
+            frame = merge(frame, kept, left_on=name, right_on=graph_arcs.ID).drop(columns=graph_arcs.ID)
     return frame
 
 
@@ -114,5 +115,5 @@ def _without(found: dd.DataFrame, edges: dd.DataFrame, term: Term, size: Sizing)
         ends = {end: name for end, name in (("src", term.src), ("dst", term.dst)) if name is not None}
         hits = edges[list(ends)].rename(columns=ends)
     hits = hits.drop_duplicates().assign(**{HIT: True})
-    found = found.merge(hits, on=list(term.vertices), how="left", broadcast=size.broadcast or None)
+    found = merge(found, hits, on=list(term.vertices), how="left", broadcast=size.broadcast or None)
     return found[found[HIT].isna()].drop(columns=HIT)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 SMALL_ARCS = 1 << 16  # up to this many arcs, one task's pandas merges beat any shuffle
-BROADCAST_ARCS = 1 << 24  # up to this many arcs (a few hundred MB), each worker may get them all
+BROADCAST_ARCS = 1 << 22  # up to this many arcs (some 64 MB of ids), each worker may get them all
 CHUNK_ARCS = 1 << 12  # arcs of the first term per task: its partial matches are this times a degree
 
 
