@@ -2,6 +2,7 @@
 ``vertex`` column in the user's labels and named value columns. ``REGISTRY`` lists them
 (``registry.py``): an algorithm is its module plus its entry there."""
 
+from .bellman_ford import bellman_ford
 from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
 from .connected_components import connected_components, weakly_connected_components
@@ -70,4 +71,5 @@ __all__ = [
     "sssp",
     "verify",
     "weakly_connected_components",
+    "bellman_ford",
 ]

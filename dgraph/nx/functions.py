@@ -20,7 +20,9 @@ from dgraph import algorithms as alg
 from dgraph.algorithms.registry import networkx_names
 from dgraph.dask_internals import fetch
 
+from . import bellman_ford as _bellman_ford  # noqa: F401  (registers its functions)
 from . import centrality, distance_measures, link_prediction, measures, reachability  # noqa: F401  (they register theirs)
+from . import paths as _paths  # noqa: F401  (registers its functions)
 from .implement import CALLS, NOTES, WRITTEN, implements
 from .implement import as_dict as _dict
 from .implement import at as _at
