@@ -53,6 +53,15 @@ NOTES = {
         "the most ancestors, which no other common one descends from (where several are lowest, networkx "
         "may pick another)."
     ),
+    "predecessor": (
+        "A breadth-first search, then the arcs one level apart, found on the workers. Each node's "
+        "predecessors in the order of their distances, the node order within one (networkx: as found)."
+    ),
+    "all_shortest_paths": (
+        "Every path networkx enumerates over dgraph's predecessors (weights: Dijkstra's or Bellman-Ford's)."
+    ),
+    "single_source_all_shortest_paths": "As all_shortest_paths.",
+    "all_pairs_all_shortest_paths": "As all_shortest_paths, one search per node.",
     "single_source_dijkstra_path_length": "weight: an edge attribute name (not a function).",
     "single_source_dijkstra": (
         "Among paths of equal length, each vertex's predecessor is the first in the node order among the "
@@ -253,6 +262,12 @@ NOTES = {
         "weight: an edge attribute name (weights of any sign). One predecessor per node, as dgraph's "
         "Bellman-Ford chooses it. Among paths of equal length dgraph keeps the first tail to reach the "
         "distance, in rounds, the first in the node order on ties (networkx: the first it relaxed)."
+    ),
+    "johnson": (
+        "Johnson's method on the cluster: potentials from one Bellman-Ford search from every node at "
+        "once, the arcs reweighted to non-negative weights on the workers, then every source's search in "
+        "one run (dgraph.algorithms.shortest_paths). Among paths of equal length each vertex's "
+        "predecessor is the first in the node order."
     ),
     "from_pandas_edgelist": (
         "Builds a dgraph.nx.Graph on the cluster (also from a dask DataFrame); one edge attribute at "

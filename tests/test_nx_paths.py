@@ -220,3 +220,27 @@ def test_lowest_common_ancestors_and_ego_graphs(client):
         ego = nx.ego_graph(G, 0, radius=radius, backend="dgraph")
         want = nx.ego_graph(G, 0, radius=radius)
         assert set(ego) == set(want) and set(map(frozenset, ego.edges())) == set(map(frozenset, want.edges()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["random", "skewed", "grid"])
+def test_every_shortest_path_and_johnson(client, kind):
+    G = _nx_graphs()[kind]
+    source = next(iter(G))
+    want = nx.predecessor(G, source)
+    got = nx.predecessor(G, source, backend="dgraph")
+    assert {v: set(p) for v, p in got.items()} == {v: set(p) for v, p in want.items()}
+    target = max(nx.single_source_shortest_path_length(G, source).items(), key=lambda x: x[1])[0]
+    paths = sorted(nx.all_shortest_paths(G, source, target, backend="dgraph"))
+    assert paths == sorted(nx.all_shortest_paths(G, source, target))
+    for method in ("dijkstra", "bellman-ford"):
+        H = G if method == "bellman-ford" else nx.Graph(G) if not G.is_directed() else G.copy()
+        if method == "dijkstra":
+            for _, _, d in H.edges(data=True):
+                d["weight"] = abs(d["weight"])
+        got = dict(nx.single_source_all_shortest_paths(H, source, weight="weight", method=method, backend="dgraph"))
+        want = dict(nx.single_source_all_shortest_paths(H, source, weight="weight", method=method))
+        assert {v: sorted(p) for v, p in got.items()} == {v: sorted(p) for v, p in want.items()}
+    every = nx.johnson(G, backend="dgraph")
+    for s, lengths in nx.all_pairs_bellman_ford_path_length(G):
+        _check_paths(G, s, every[s], lengths, "weight")

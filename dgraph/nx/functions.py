@@ -20,6 +20,7 @@ from dgraph import algorithms as alg
 from dgraph.algorithms.registry import networkx_names
 from dgraph.dask_internals import fetch
 
+from . import all_shortest_paths as _all_shortest_paths  # noqa: F401  (registers its functions)
 from . import bellman_ford as _bellman_ford  # noqa: F401  (registers its functions)
 from . import centrality, distance_measures, link_prediction, measures, reachability  # noqa: F401  (they register theirs)
 from . import paths as _paths  # noqa: F401  (registers its functions)

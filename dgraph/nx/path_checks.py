@@ -26,6 +26,12 @@ def why_not(name: str, G: Any, bound: dict[str, Any], weight: Any) -> str | None
     """The reason dgraph declines this call of ``name`` (arguments ``bound`` by name), or None."""
     from .graphs import Graph
 
+    if name in ("all_shortest_paths", "single_source_all_shortest_paths", "all_pairs_all_shortest_paths"):
+        method = bound.get("method")
+        if method not in ("dijkstra", "bellman-ford"):
+            return f"method {method!r}: networkx raises its own error"
+        if weight is not None and method == "dijkstra" and _negative(G, weight):
+            return "a negative weight: networkx's Dijkstra runs it (or raises its own error)"
     if name == "shortest_path":
         method = bound.get("method")
         if method not in ("dijkstra", "bellman-ford"):
