@@ -137,6 +137,24 @@ NOTES = {
     "all_pairs_dijkstra_path_length": (
         "Every source's search in one run (dgraph.algorithms.shortest_paths); n x n pairs come to the client. "
     ),
+    "floyd_warshall": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths). Negative weights: can_run "
+        "leaves a networkx graph to networkx; on a dgraph graph the arcs are reweighted as Johnson's "
+        "method does, and a negative cycle raises NetworkXUnbounded (networkx returns distances that mean"
+        " nothing)."
+    ),
+    "floyd_warshall_predecessor_and_distance": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths). Negative weights: can_run "
+        "leaves a networkx graph to networkx; on a dgraph graph the arcs are reweighted as Johnson's "
+        "method does, and a negative cycle raises NetworkXUnbounded (networkx returns distances that mean"
+        " nothing). Among paths of equal length each vertex's predecessor is the first in the node order."
+    ),
+    "floyd_warshall_numpy": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths). Negative weights: can_run "
+        "leaves a networkx graph to networkx; on a dgraph graph the arcs are reweighted as Johnson's "
+        "method does, and a negative cycle raises NetworkXUnbounded (networkx returns distances that mean"
+        " nothing)."
+    ),
     "all_pairs_shortest_path_length": (
         "Every source's search in one run (dgraph.algorithms.k_hop, 64 sources a word); n x n pairs come "
         "to the client, as networkx's answer holds them."

@@ -12,6 +12,7 @@ import pytest
 from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
+import dgraph.nx
 from dgraph.algorithms import bellman_ford
 from dgraph.errors import DgraphInputError
 from dgraph.partitioners import OneD
@@ -244,3 +245,21 @@ def test_every_shortest_path_and_johnson(client, kind):
     every = nx.johnson(G, backend="dgraph")
     for s, lengths in nx.all_pairs_bellman_ford_path_length(G):
         _check_paths(G, s, every[s], lengths, "weight")
+
+
+@pytest.mark.slow
+def test_floyd_warshall_with_negative_weights_on_a_dgraph_graph(client):
+    """networkx keeps its own Floyd-Warshall for a networkx graph with negative weights; a
+    ``dgraph.nx.Graph`` gets Johnson's reweighting on the cluster, and its negative cycles raise."""
+    G = _nx_graphs()["grid"]
+    D = dgraph.nx.from_pandas_edgelist(nx.to_pandas_edgelist(G), edge_attr="weight", create_using=nx.DiGraph)
+    pred, dist = nx.floyd_warshall_predecessor_and_distance(D)
+    want = nx.floyd_warshall(G)
+    assert all(dist[u][v] == want[u][v] for u in G for v in G)
+    for u in pred:
+        for v, p in pred[u].items():
+            assert dist[u][p] + G[p][v]["weight"] == dist[u][v]
+    e, _ = _with_cycle()
+    cyclic = dgraph.nx.from_pandas_edgelist(e, "src", "dst", edge_attr="w", create_using=nx.DiGraph)
+    with pytest.raises(nx.NetworkXUnbounded):
+        nx.floyd_warshall(cyclic, weight="w")

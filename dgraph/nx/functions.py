@@ -23,6 +23,7 @@ from dgraph.dask_internals import fetch
 from . import all_shortest_paths as _all_shortest_paths  # noqa: F401  (registers its functions)
 from . import bellman_ford as _bellman_ford  # noqa: F401  (registers its functions)
 from . import centrality, distance_measures, link_prediction, measures, reachability  # noqa: F401  (they register theirs)
+from . import dense as _dense  # noqa: F401  (registers its functions)
 from . import paths as _paths  # noqa: F401  (registers its functions)
 from .implement import CALLS, NOTES, WRITTEN, implements
 from .implement import as_dict as _dict

@@ -19,6 +19,7 @@ DIJKSTRA = (
     "all_pairs_dijkstra_path_length",
 )
 MULTI_SOURCE = ("multi_source_dijkstra", "multi_source_dijkstra_path", "multi_source_dijkstra_path_length")
+DENSE = ("floyd_warshall", "floyd_warshall_predecessor_and_distance", "floyd_warshall_numpy")
 LCA = ("lowest_common_ancestor", "all_pairs_lowest_common_ancestor")
 
 
@@ -46,6 +47,8 @@ def why_not(name: str, G: Any, bound: dict[str, Any], weight: Any) -> str | None
             return "sources must be a collection of nodes (an iterator would be used up by the check)"
         if not sources or any(not _has_node(G, s) for s in sources):
             return "no sources, or a source that is not a node: networkx raises its own error"
+    if name in DENSE and weight is not None and _negative(G, weight):
+        return "a negative weight: networkx's Floyd-Warshall runs it (a negative cycle is no error there)"
     if name == "generic_bfs_edges" and bound.get("neighbors") is not None:
         return "dgraph's generic_bfs_edges follows the graph's own neighbors (neighbors=None)"
     if name == "ego_graph":
