@@ -97,14 +97,26 @@ def all_pairs_all_shortest_paths(
     "in the node order."
 )
 def johnson(G: Graph, weight: Any = "weight") -> dict[Hashable, dict[Hashable, list]]:
-    if _negative_loop(G, weight):
+    pairs = johnson_pairs(G, weight)
+    if pairs is None:
         raise _unbounded()
+    return {v: paths for v, (_, paths) in pairs.items()}
+
+
+def johnson_pairs(G: Graph, weight: Any) -> dict[Hashable, tuple[dict, dict]] | None:
+    """source -> (lengths, paths) for every node: one batched ``shortest_paths`` run, on arcs
+    reweighted by Bellman-Ford potentials where a weight is negative; None where the graph has
+    a negative cycle."""
+    if _negative_loop(G, weight):
+        return None
     if not _is_negative(G, weight):
-        return {v: paths for v, (_, paths) in _all_pairs(G, weight).items()}
+        return _all_pairs(G, weight)
     found, negative = _search(G, None, weight)
     if negative:
-        raise _unbounded()
-    return {v: paths for v, (_, paths) in _all_pairs(_reweighted(G, found), weight).items()}
+        return None
+    h = dict(zip(found["vertex"].tolist(), found["distance"].astype(np.float64).tolist()))
+    pairs = _all_pairs(_reweighted(G, found), weight)
+    return {u: ({v: d - h[u] + h[v] for v, d in dist.items()}, paths) for u, (dist, paths) in pairs.items()}
 
 
 def _reweighted(G, found):

@@ -18,7 +18,7 @@ from dgraph.algorithms.bellman_ford import bellman_ford_search
 from dgraph.dask_internals import fetch
 
 from .implement import frame, implements, weighted
-from .paths import _all_pairs, _reached, lengths, tree_paths
+from .paths import _reached, lengths, tree_paths
 
 if TYPE_CHECKING:
     from .graphs import Graph
@@ -166,19 +166,24 @@ def _is_negative(G, weight) -> bool:
 
 
 def _each_source(G, weight, part):
-    """Each node's answer in turn (one search each), or all of them from one batched
-    ``dgraph.algorithms.shortest_paths`` run where no weight is negative."""
-    if not _is_negative(G, weight):
-        return ((v, found[part]) for v, found in _all_pairs(G, weight).items())
-    return ((v, bellman_ford_paths(G, v, weight)[part]) for v in G.nodes())
+    """Each node's answer: all from one batched run (Johnson's reweighting where a weight is
+    negative, ``all_shortest_paths.johnson_pairs``); where a negative cycle lies, one search per
+    source in turn, so the sources before one reaching it answer, as in networkx."""
+    from .all_shortest_paths import johnson_pairs
+
+    pairs = johnson_pairs(G, weight)
+    if pairs is not None:
+        yield from ((v, found[part]) for v, found in pairs.items())
+        return
+    yield from ((v, bellman_ford_paths(G, v, weight)[part]) for v in G.nodes())
 
 
-@implements(_NOTE + "Without negative weights every source's search runs at once. " + _TIES)
+@implements(_NOTE + "Every source's search in one run (negative weights: Johnson's reweighting). " + _TIES)
 def all_pairs_bellman_ford_path(G: Graph, weight: Any = "weight") -> Iterator[tuple[Hashable, dict]]:
     return _each_source(G, weight, 1)
 
 
-@implements(_NOTE + "Without negative weights every source's search runs at once.")
+@implements(_NOTE + "Every source's search in one run (negative weights: Johnson's reweighting).")
 def all_pairs_bellman_ford_path_length(G: Graph, weight: Any = "weight") -> Iterator[tuple[Hashable, dict]]:
     return _each_source(G, weight, 0)
 

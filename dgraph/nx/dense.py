@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .all_shortest_paths import _reweighted
-from .bellman_ford import _is_negative, _negative_loop, _search, _unbounded
+from .all_shortest_paths import johnson_pairs
+from .bellman_ford import _unbounded
 from .implement import implements
-from .paths import _all_pairs
 
 if TYPE_CHECKING:
     from .graphs import Graph
@@ -27,16 +26,10 @@ _NOTE = (
 
 def _pairs(G, weight):
     """source -> (distances, paths), every node a source."""
-    if not _is_negative(G, weight):
-        return _all_pairs(G, weight)
-    if _negative_loop(G, weight):
+    pairs = johnson_pairs(G, weight)
+    if pairs is None:
         raise _unbounded()
-    found, negative = _search(G, None, weight)
-    if negative:
-        raise _unbounded()
-    h = dict(zip(found["vertex"].tolist(), found["distance"].astype(np.float64).tolist()))
-    pairs = _all_pairs(_reweighted(G, found), weight)
-    return {u: ({v: d - h[u] + h[v] for v, d in dist.items()}, paths) for u, (dist, paths) in pairs.items()}
+    return pairs
 
 
 @implements(_NOTE + " Among paths of equal length each vertex's predecessor is the first in the node order.")
