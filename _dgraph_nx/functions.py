@@ -258,13 +258,14 @@ NOTES = {
         "the order of their distances; heuristic is not needed."
     ),
     "all_pairs_bellman_ford_path": (
-        "weight: an edge attribute name (weights of any sign). Without negative weights every source's "
-        "search runs at once. Among paths of equal length dgraph keeps the first tail to reach the "
-        "distance, in rounds, the first in the node order on ties (networkx: the first it relaxed)."
+        "weight: an edge attribute name (weights of any sign). Every source's search in one run (negative"
+        " weights: Johnson's reweighting). Among paths of equal length dgraph keeps the first tail to "
+        "reach the distance, in rounds, the first in the node order on ties (networkx: the first it "
+        "relaxed)."
     ),
     "all_pairs_bellman_ford_path_length": (
-        "weight: an edge attribute name (weights of any sign). Without negative weights every source's "
-        "search runs at once."
+        "weight: an edge attribute name (weights of any sign). Every source's search in one run (negative"
+        " weights: Johnson's reweighting)."
     ),
     "negative_edge_cycle": (
         "weight: an edge attribute name (weights of any sign). One search from every node at once "

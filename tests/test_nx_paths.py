@@ -169,8 +169,8 @@ def _bellman_ford_family(G):
     ref = nx.bellman_ford_predecessor_and_distance(G, source, weight="weight")[0]
     assert d == want and {v: set(p) for v, p in pred.items()} == {v: set(p) for v, p in ref.items()}
     far = max(want, key=want.get)
-    _valid(G, nx.shortest_path(G, source, far, weight="weight", method="bellman-ford", backend="dgraph"), source, far,
-           want[far], "weight")  # fmt: skip
+    path = nx.shortest_path(G, source, far, weight="weight", method="bellman-ford", backend="dgraph")
+    _valid(G, path, source, far, want[far], "weight")
     assert nx.is_negatively_weighted(G, weight="weight", backend="dgraph") == nx.is_negatively_weighted(
         G, weight="weight"
     )
@@ -191,6 +191,11 @@ def test_paths_through_the_backend_quick(client):
     source, target = (0, 0), (4, 5)
     G = nx.grid_2d_graph(5, 6)
     _valid(G, nx.shortest_path(G, source, target, backend="dgraph"), source, target, 9, None)
+    for limit in (None, 3):  # a breadth-first tree: each edge one level down, every node within reach once
+        edges = list(nx.generic_bfs_edges(G, source, depth_limit=limit, backend="dgraph"))
+        level = nx.single_source_shortest_path_length(G, source, cutoff=limit)
+        assert sorted(c for _, c in edges) == sorted(v for v in level if v != source)
+        assert all(level[c] == level[p] + 1 and G.has_edge(p, c) for p, c in edges)
     G.add_node("alone")
     with pytest.raises(nx.NetworkXNoPath):
         nx.shortest_path(G, source, "alone", backend="dgraph")

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .bellman_ford import _is_negative, _negative_loop, _search, _tight, _unbounded, _weight
+from .bellman_ford import is_negative, negative_loop, search, tight_arcs, unbounded, weight_column
 from .implement import bfs, implements
-from .paths import _all_pairs, lengths
+from .paths import all_pairs, lengths
 
 if TYPE_CHECKING:
     from .graphs import Graph
@@ -25,7 +25,7 @@ _ORDER = "Each node's predecessors in the order of their distances, the node ord
 def _predecessors(G, found, weight):
     """node -> its predecessors on shortest paths (``found``: the search, nearest first)."""
     pred: dict[Hashable, list] = {v: [] for v in found["vertex"].tolist()}
-    tight = _tight(G, found, weight)
+    tight = tight_arcs(G, found, weight)
     for tail, head in zip(tight["src"].tolist(), tight["dst"].tolist()):
         pred[head].append(tail)
     return pred
@@ -99,7 +99,7 @@ def all_pairs_all_shortest_paths(
 def johnson(G: Graph, weight: Any = "weight") -> dict[Hashable, dict[Hashable, list]]:
     pairs = johnson_pairs(G, weight)
     if pairs is None:
-        raise _unbounded()
+        raise unbounded()
     return {v: paths for v, (_, paths) in pairs.items()}
 
 
@@ -107,15 +107,15 @@ def johnson_pairs(G: Graph, weight: Any) -> dict[Hashable, tuple[dict, dict]] | 
     """source -> (lengths, paths) for every node: one batched ``shortest_paths`` run, on arcs
     reweighted by Bellman-Ford potentials where a weight is negative; None where the graph has
     a negative cycle."""
-    if _negative_loop(G, weight):
+    if negative_loop(G, weight):
         return None
-    if not _is_negative(G, weight):
-        return _all_pairs(G, weight)
-    found, negative = _search(G, None, weight)
+    if not is_negative(G, weight):
+        return all_pairs(G, weight)
+    found, negative = search(G, None, weight)
     if negative:
         return None
     h = dict(zip(found["vertex"].tolist(), found["distance"].astype(np.float64).tolist()))
-    pairs = _all_pairs(_reweighted(G, found), weight)
+    pairs = all_pairs(_reweighted(G, found), weight)
     return {u: ({v: d - h[u] + h[v] for v, d in dist.items()}, paths) for u, (dist, paths) in pairs.items()}
 
 
@@ -125,7 +125,7 @@ def _reweighted(G, found):
     changes by h(source) - h(target) alone). Rounding may leave -1e-16: clipped at 0. Only
     directed graphs get here: on an undirected one a negative edge is a negative cycle."""
     graph = G.graph_
-    column = _weight(G, G.weight)
+    column = weight_column(G, G.weight)
     potential = pd.DataFrame(
         {"vertex": [G.vertex(v) for v in found["vertex"]], "h": found["distance"].to_numpy(np.float64)}
     )

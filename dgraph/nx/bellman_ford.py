@@ -18,7 +18,7 @@ from dgraph.algorithms.bellman_ford import bellman_ford_search
 from dgraph.dask_internals import fetch
 
 from .implement import frame, implements, weighted
-from .paths import _reached, lengths, tree_paths
+from .paths import lengths, reached, tree_paths
 
 if TYPE_CHECKING:
     from .graphs import Graph
@@ -27,11 +27,11 @@ _NOTE = "weight: an edge attribute name (weights of any sign). "
 _TIES = "Among paths of equal length dgraph keeps the first tail to reach the distance, in rounds, the first in the node order on ties (networkx: the first it relaxed)."  # noqa: E501
 
 
-def _weight(G, weight):
+def weight_column(G, weight):
     return G.graph_.weight if weighted(G, weight) else None
 
 
-def _negative_loop(G, weight) -> bool:
+def negative_loop(G, weight) -> bool:
     """Whether a self-loop weighs less than zero (networkx checks every one, reachable or not)."""
     if not weighted(G, weight):
         return False
@@ -41,17 +41,17 @@ def _negative_loop(G, weight) -> bool:
     return int(fetch(graph.client, bad.shape[0])) > 0
 
 
-def _unbounded():
+def unbounded():
     import networkx as nx
 
     return nx.NetworkXUnbounded("Negative cycle detected.")
 
 
-def _search(G, source, weight):
+def search(G, source, weight):
     """The search from ``source`` (None: from every node at 0), fetched and named, the reached
     only; and whether it found a negative cycle."""
     found, negative = bellman_ford_search(
-        G.graph_, None if source is None else G.vertex(source), weight=_weight(G, weight)
+        G.graph_, None if source is None else G.vertex(source), weight=weight_column(G, weight)
     )
     found = frame(G, found, "vertex", "predecessor")
     return found[found["distance"].notna()], negative
@@ -59,12 +59,12 @@ def _search(G, source, weight):
 
 def bellman_ford_paths(G: Graph, source: Hashable, weight: Any) -> tuple[dict, dict]:
     """(lengths, paths) from ``source``; ``NetworkXUnbounded`` on a negative cycle."""
-    if _negative_loop(G, weight):
-        raise _unbounded()
-    found, negative = _search(G, source, weight)
+    if negative_loop(G, weight):
+        raise unbounded()
+    found, negative = search(G, source, weight)
     if negative:
-        raise _unbounded()
-    return lengths(G, found, weight), tree_paths(*_reached(found))
+        raise unbounded()
+    return lengths(G, found, weight), tree_paths(*reached(found))
 
 
 @implements(_NOTE + _TIES)
@@ -110,7 +110,7 @@ def bellman_ford_path_length(G: Graph, source: Hashable, target: Hashable, weigh
     return dist[target]
 
 
-def _tight(G, found, weight):
+def tight_arcs(G, found, weight):
     """Every arc on a shortest path (its tail's distance plus its weight gives its head's):
     joined with the distances on the workers; (tails, heads) named, in the order of ``found``."""
     graph = G.graph_
@@ -129,17 +129,17 @@ def _tight(G, found, weight):
 def bellman_ford_predecessor_and_distance(
     G: Graph, source: Hashable, target: Hashable = None, weight: Any = "weight", heuristic: bool = False
 ) -> tuple[dict[Hashable, list], dict[Hashable, Any]]:
-    if _negative_loop(G, weight):
-        raise _unbounded()
+    if negative_loop(G, weight):
+        raise unbounded()
     if len(G) == 1:
         return {source: []}, {source: 0}
-    found, negative = _search(G, source, weight)
+    found, negative = search(G, source, weight)
     if negative:
-        raise _unbounded()
+        raise unbounded()
     found = found.sort_values("distance", kind="stable")
     dist = lengths(G, found, weight)
     pred: dict[Hashable, list] = {v: [] for v in dist}
-    tight = _tight(G, found, weight)
+    tight = tight_arcs(G, found, weight)
     for tail, head in zip(tight["src"].tolist(), tight["dst"].tolist()):
         pred[head].append(tail)
     pred[source] = []
@@ -148,16 +148,16 @@ def bellman_ford_predecessor_and_distance(
 
 @implements(_NOTE + "One predecessor per node, as dgraph's Bellman-Ford chooses it. " + _TIES)
 def goldberg_radzik(G: Graph, source: Hashable, weight: Any = "weight") -> tuple[dict, dict]:
-    if _negative_loop(G, weight):
-        raise _unbounded()
-    found, negative = _search(G, source, weight)
+    if negative_loop(G, weight):
+        raise unbounded()
+    found, negative = search(G, source, weight)
     if negative:
-        raise _unbounded()
-    vertices, preds = _reached(found)
+        raise unbounded()
+    vertices, preds = reached(found)
     return dict(zip(vertices, preds)), lengths(G, found, weight)
 
 
-def _is_negative(G, weight) -> bool:
+def is_negative(G, weight) -> bool:
     if not weighted(G, weight):
         return False
     graph = G.graph_
@@ -192,7 +192,7 @@ def all_pairs_bellman_ford_path_length(G: Graph, weight: Any = "weight") -> Iter
 def negative_edge_cycle(G: Graph, weight: Any = "weight", heuristic: bool = True) -> bool:
     if G.number_of_edges() == 0:
         return False
-    return _search(G, None, weight)[1]
+    return search(G, None, weight)[1]
 
 
 def _cycle_of(parent: dict) -> list | None:
@@ -222,10 +222,10 @@ def _cycle_of(parent: dict) -> list | None:
 def find_negative_cycle(G: Graph, source: Hashable, weight: Any = "weight") -> list[Hashable]:
     import networkx as nx
 
-    found, negative = _search(G, source, weight)
+    found, negative = search(G, source, weight)
     if not negative:
         raise nx.NetworkXError("No negative cycles detected.")
-    cycle = _cycle_of(dict(zip(*_reached(found))))
+    cycle = _cycle_of(dict(zip(*reached(found))))
     if cycle is None:  # the predecessors hold one whenever a distance falls in round n
         raise nx.NetworkXUnbounded("negative cycle detected but not identified")
     order = {v: i for i, v in enumerate(G.nodes())}
@@ -240,7 +240,7 @@ def is_negatively_weighted(G: Graph, edge: Any = None, weight: str = "weight") -
 
     graph = G.graph_
     if edge is None:
-        return _is_negative(G, weight)
+        return is_negative(G, weight)
     u, v = (G.vertex(x) if x in set(G.nodes()) else None for x in edge[:2])
     arcs = graph.edges()
     found = (

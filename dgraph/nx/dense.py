@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .all_shortest_paths import johnson_pairs
-from .bellman_ford import _unbounded
+from .bellman_ford import unbounded
 from .implement import implements
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def _pairs(G, weight):
     """source -> (distances, paths), every node a source."""
     pairs = johnson_pairs(G, weight)
     if pairs is None:
-        raise _unbounded()
+        raise unbounded()
     return pairs
 
 

@@ -50,7 +50,7 @@ def tree_paths(vertices: list[Any], preds: list[Any]) -> dict[Any, list[Any]]:
     return paths
 
 
-def _reached(found):
+def reached(found):
     """(vertices, predecessors) of a fetched search frame (in nodes), None for the roots."""
     preds = [None if _missing(p) else p for p in found["predecessor"].tolist()]
     return found["vertex"].tolist(), preds
@@ -66,14 +66,14 @@ def _missing(p):
 
 
 def _bfs_paths(G, source, cutoff=None):
-    return tree_paths(*_reached(bfs(G, source, cutoff)))
+    return tree_paths(*reached(bfs(G, source, cutoff)))
 
 
 def sssp_frame(G, source, weight, cutoff=None):
     """SSSP from ``source`` fetched (nodes), the reached within ``cutoff``, nearest first."""
     graph = G.graph_
-    found = frame(G, alg.sssp(graph, G.vertex(source), weight=graph.weight if weighted(G, weight) else None),
-                  "vertex", "predecessor")  # fmt: skip
+    searched = alg.sssp(graph, G.vertex(source), weight=graph.weight if weighted(G, weight) else None)
+    found = frame(G, searched, "vertex", "predecessor")
     found = found[found["distance"].notna()]
     if cutoff is not None:
         found = found[found["distance"] <= cutoff]
@@ -102,7 +102,7 @@ def single_source_shortest_path(G: Graph, source: Hashable, cutoff: int | None =
 
 @implements("Directed graphs: a search of the reversed graph (built once, kept). " + _TIES)
 def single_target_shortest_path(G: Graph, target: Hashable, cutoff: int | None = None) -> dict[Hashable, list]:
-    paths = tree_paths(*_reached(_reversed_bfs(G, target, cutoff)))
+    paths = tree_paths(*reached(_reversed_bfs(G, target, cutoff)))
     return {v: path[::-1] for v, path in paths.items()}
 
 
@@ -114,7 +114,7 @@ def bidirectional_shortest_path(G: Graph, source: Hashable, target: Hashable) ->
     return paths[target]
 
 
-def _all_pairs(G, weight, cutoff=None):
+def all_pairs(G, weight, cutoff=None):
     """source -> (lengths, paths) for every node, from one batched run of
     ``dgraph.algorithms.shortest_paths``, nearest first."""
     graph = G.graph_
@@ -137,13 +137,13 @@ def _all_pairs(G, weight, cutoff=None):
 
 @implements("Every source's search in one run (dgraph.algorithms.shortest_paths). " + _TIES)
 def all_pairs_shortest_path(G: Graph, cutoff: int | None = None) -> Iterator[tuple[Hashable, dict]]:
-    return iter([(v, paths) for v, (_, paths) in _all_pairs(G, None, cutoff).items()])
+    return iter([(v, paths) for v, (_, paths) in all_pairs(G, None, cutoff).items()])
 
 
 # --------------------------------------------------------------------------- Dijkstra
 def _dijkstra(G, source, weight, cutoff=None):
     found = sssp_frame(G, source, weight, cutoff)
-    return lengths(G, found, weight), tree_paths(*_reached(found))
+    return lengths(G, found, weight), tree_paths(*reached(found))
 
 
 @implements("weight: an edge attribute name, non-negative weights. " + _TIES)
@@ -251,21 +251,21 @@ _ALL = "Every source's search in one run (dgraph.algorithms.shortest_paths); n x
 def all_pairs_dijkstra(
     G: Graph, cutoff: float | None = None, weight: str | None = "weight"
 ) -> Iterator[tuple[Hashable, tuple[dict, dict]]]:
-    return iter(list(_all_pairs(G, weight, cutoff).items()))
+    return iter(list(all_pairs(G, weight, cutoff).items()))
 
 
 @implements(_ALL + _TIES)
 def all_pairs_dijkstra_path(
     G: Graph, cutoff: float | None = None, weight: str | None = "weight"
 ) -> Iterator[tuple[Hashable, dict]]:
-    return iter([(v, paths) for v, (_, paths) in _all_pairs(G, weight, cutoff).items()])
+    return iter([(v, paths) for v, (_, paths) in all_pairs(G, weight, cutoff).items()])
 
 
 @implements(_ALL)
 def all_pairs_dijkstra_path_length(
     G: Graph, cutoff: float | None = None, weight: str | None = "weight"
 ) -> Iterator[tuple[Hashable, dict]]:
-    return iter([(v, dist) for v, (dist, _) in _all_pairs(G, weight, cutoff).items()])
+    return iter([(v, dist) for v, (dist, _) in all_pairs(G, weight, cutoff).items()])
 
 
 # --------------------------------------------------------------------------- shortest_path
@@ -284,7 +284,7 @@ def shortest_path(
     if source is None and target is None:
         if method == "bellman-ford":
             return bf.all_pairs_bellman_ford_path.__wrapped__(G, weight)  # type: ignore[attr-defined]
-        return iter([(v, paths) for v, (_, paths) in _all_pairs(G, weight if method == "dijkstra" else None).items()])
+        return iter([(v, paths) for v, (_, paths) in all_pairs(G, weight if method == "dijkstra" else None).items()])
     if source is None:
         if method == "unweighted":
             return single_target_shortest_path.__wrapped__(G, target)  # type: ignore[attr-defined]
