@@ -49,9 +49,9 @@ NOTES = {
     ),
     "lowest_common_ancestor": "As all_pairs_lowest_common_ancestor.",
     "all_pairs_lowest_common_ancestor": (
-        "Ancestors from one multi-source search of the reversed graph; of the common ones, the one with "
-        "the most ancestors, which no other common one descends from (where several are lowest, networkx "
-        "may pick another)."
+        "Ancestors from multi-source searches of the reversed graph; of the common ones, the one with the"
+        " most ancestors, which no other common one descends from (where several are lowest, networkx may"
+        " pick another)."
     ),
     "predecessor": (
         "A breadth-first search, then the arcs one level apart, found on the workers. Each node's "

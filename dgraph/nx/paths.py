@@ -361,23 +361,34 @@ def _is_dag(G):
     return number_of_loops(G) == 0 and int(fetch(G.graph_.client, found["component"].nunique())) == len(G)
 
 
-def _ancestry(G, nodes):
-    """(node -> its ancestors and itself, for ``nodes``; node -> how many ancestors it has, for
-    every node): one multi-source search of the reversed graph from every node."""
+def _ancestors(G, nodes):
+    """node -> its ancestors and itself, for ``nodes``: one multi-source search of the
+    reversed graph."""
     R = G.reversed_()
     graph = R.graph_
-    found = alg.k_hop(graph, [R.vertex(v) for v in G.nodes()], len(G))
-    counts = fetch(graph.client, found.groupby("seed").size())
-    wanted = [R.vertex(v) for v in nodes]
-    rows = R.label(fetch(graph.client, found[found["seed"].isin(wanted)]), "seed", "vertex")
+    found = alg.k_hop(graph, [R.vertex(v) for v in nodes], len(G))
+    rows = R.label(fetch(graph.client, found), "seed", "vertex")
     above: dict[Any, set] = {v: set() for v in nodes}
     for s, v in zip(rows["seed"].tolist(), rows["vertex"].tolist()):
         above[s].add(v)
-    return above, dict(zip(R.names(counts.index.to_numpy()), counts.tolist()))
+    return above
+
+
+def _ancestor_counts(G, nodes, known):
+    """node -> how many ancestors it has (itself included), for ``nodes``: from ``known``
+    (node -> ancestors) where it holds them, else counted on the workers by one more search."""
+    count = {v: len(known[v]) for v in nodes if v in known}
+    rest = [v for v in nodes if v not in known]
+    if rest:
+        R = G.reversed_()
+        found = alg.k_hop(R.graph_, [R.vertex(v) for v in rest], len(G))
+        sizes = fetch(R.graph_.client, found.groupby("seed").size())
+        count.update(zip(R.names(sizes.index.to_numpy()), sizes.tolist()))
+    return count
 
 
 @implements(
-    "Ancestors from one multi-source search of the reversed graph; of the common ones, the one with the most "
+    "Ancestors from multi-source searches of the reversed graph; of the common ones, the one with the most "
     "ancestors, which no other common one descends from (where several are lowest, networkx may pick another)."
 )
 def all_pairs_lowest_common_ancestor(G: Graph, pairs: Any = None) -> Iterator[tuple[tuple, Hashable]]:
@@ -396,14 +407,15 @@ def all_pairs_lowest_common_ancestor(G: Graph, pairs: Any = None) -> Iterator[tu
         for pair in pairs:
             if set(pair) - nodeset:
                 raise nx.NodeNotFound(f"Node(s) {set(pair) - nodeset} from pair {pair} not in G.")
-    above, count = _ancestry(G, list(dict.fromkeys(v for pair in pairs for v in pair)))
+    if not pairs:
+        return iter([])
+    above = _ancestors(G, list(dict.fromkeys(v for pair in pairs for v in pair)))
+    common = {(v, w): above[v] & above[w] for v, w in pairs}
+    count = _ancestor_counts(G, list(dict.fromkeys(c for found in common.values() for c in found)), above)
     order = {v: i for i, v in enumerate(nodes)}
-    out = []
-    for v, w in pairs:
-        common = above[v] & above[w]
-        if common:  # a proper descendant has every ancestor of its ancestor and that one too
-            out.append(((v, w), max(common, key=lambda c: (count[c], -order[c]))))
-    return iter(out)
+    # a proper descendant has every ancestor of its ancestor and that one too: the common
+    # ancestor with the most ancestors has no common one below it
+    return iter([(pair, max(found, key=lambda c: (count[c], -order[c]))) for pair, found in common.items() if found])
 
 
 @implements("As all_pairs_lowest_common_ancestor.")
