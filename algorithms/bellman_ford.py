@@ -40,6 +40,10 @@ def _one_more(src, dst, w, value):
     return value + 1.0
 
 
+def _offered(r, heads, values):
+    return [heads.size]
+
+
 def bellman_ford_kernel(ctx, *, source, unit, bounds, layout):
     """``source``: a placed id, or -1 to start from every vertex at distance 0 (a virtual
     source joined to all: any negative cycle of the graph is then reachable)."""
@@ -57,13 +61,17 @@ def bellman_ford_kernel(ctx, *, source, unit, bounds, layout):
     ctx.hold("bellman-ford dist, pred", dist, pred)
     limit = em.n  # a distance falling in round n proves a negative cycle (see the module docstring)
     rounds, negative = 0, False
-    while ctx.allreduce({r: [frontier[r].size] for r in ctx.ranks})[0]:
-        if rounds == limit:
-            negative = True
+    while True:
+        if rounds == limit:  # one reduction, only here: did round n still lower a distance?
+            negative = bool(ctx.allreduce({r: [frontier[r].size] for r in ctx.ranks})[0])
+            break
+        values = {r: dist[r][frontier[r]] for r in ctx.ranks}
+        # the heads offered ride in the round's own superstep: none anywhere ends the search
+        # (a round whose offers lowered nothing is followed by one that offers nothing)
+        found, offers = em(frontier, values, _one_more if unit else add_weight, "min", direction="push", total=_offered)
+        if not offers[0]:
             break
         rounds += 1
-        values = {r: dist[r][frontier[r]] for r in ctx.ranks}
-        found, _ = em(frontier, values, _one_more if unit else add_weight, "min", direction="push")
         for r in ctx.ranks:
             ids, offered, tails = found[r]
             better = offered < dist[r][ids]
@@ -121,8 +129,8 @@ def bellman_ford(graph: Graph, source: Hashable, *, weight: Weight = GRAPH_WEIGH
 
     Notes
     -----
-    One superstep per round, at most n rounds; a round pushes along the out-arcs of the
-    vertices whose distance fell in the last one. For non-negative weights ``sssp`` is faster.
+    One superstep per round (plus one that offers nothing), at most n rounds; a round pushes
+    along the out-arcs of the vertices whose distance fell in the last one. For non-negative weights ``sssp`` is faster.
     ``graph.last_stats.info`` reports ``rounds``.
 
     Examples
