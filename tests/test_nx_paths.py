@@ -90,6 +90,11 @@ def test_negative_cycles_are_found(client):
     with pytest.raises(DgraphInputError, match="negative cycle"):
         bellman_ford(g, 0)
     assert bellman_ford(g, 2).compute().distance.notna().sum() == 1  # the cycle lies beyond 2's reach
+    hops = bellman_ford(g, 0, weight=None).compute().set_index("vertex").distance  # unit weights: no cycle
+    assert hops.dropna().to_dict() == {0: 0, 1: 1, 2: 5, 3: 2, 4: 3, 5: 4}
+    u = dgraph.from_edgelist(e.iloc[:2].assign(w=[1.0, -1.0]), weight="w", directed=False, layout=OneD(ranks=2))
+    with pytest.raises(DgraphInputError, match="undirected"):  # an undirected negative edge: u, v, u
+        bellman_ford(u, 0)
     assert nx.negative_edge_cycle(G, backend="dgraph")
     cycle = nx.find_negative_cycle(G, 0, backend="dgraph")
     assert cycle[0] == cycle[-1] and sorted(cycle[:-1]) == [3, 4, 5]
