@@ -25,9 +25,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dgraph import kernels
 from dgraph.edgemap import EdgeMap, add_weight
 from dgraph.errors import DgraphInputError
 from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
+
+from .verify import _ids, _source
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -150,3 +153,41 @@ def bellman_ford(graph: Graph, source: Hashable, *, weight: Weight = GRAPH_WEIGH
             "run from a source that cannot reach it"
         )
     return frame
+
+
+def check_bellman_ford(snap, frame, *, source, weight=None, **_):
+    """The violations of ``bellman_ford``'s guarantees, with weights of any sign: the source at
+    0 without a predecessor; no arc leaving a reached vertex reaches an unreached one or could
+    lower its head's distance (a negative self-loop included); each other reached vertex's
+    predecessor arc exists and gives its distance exactly; predecessors lead to the source."""
+    root = _source(snap, source)
+    dist = frame["distance"]
+    reach = np.where(dist.notna(), dist.fillna(np.inf).to_numpy(np.float64), np.inf)
+    parent = _ids(snap, frame["predecessor"])
+    if (parent == -2).any():
+        return ["a predecessor is not a vertex of the graph"]
+    w = snap.weights if weight is not None and snap.weights is not None else np.ones(snap.src.size)
+    src, dst = snap.src, snap.dst
+    reached = np.isfinite(reach)
+    errors = []
+    if reach[root] != 0 or parent[root] != -1:
+        errors.append(f"the source {snap.labels[root]!r} is not at distance 0 without a predecessor")
+    live = reached[src]
+    if (~reached[dst[live]]).any():
+        errors.append("an arc leads from a reached vertex to an unreached one")
+    both = live & reached[dst]
+    tolerance = 1e-9 * max(1.0, float(np.abs(reach[reached]).max(initial=0.0)))
+    if (reach[src[both]] + w[both] < reach[dst[both]] - tolerance).any():
+        errors.append("an arc could lower its head's distance (or a negative cycle is reachable)")
+    tree = both & (src != dst) & (parent[dst] == src) & (np.abs(reach[src] + w - reach[dst]) <= tolerance)
+    found = np.zeros(reach.size, dtype=bool)
+    found[dst[tree]] = True
+    others = reached & (np.arange(reach.size) != root)
+    if not found[others].all():
+        bad = np.flatnonzero(others & ~found)[0]
+        errors.append(f"vertex {snap.labels[bad]!r}'s predecessor arc is not an arc giving its distance")
+    if (parent[~reached] != -1).any():
+        errors.append("an unreached vertex has a predecessor")
+    if not errors and kernels.tree_astray(parent, reached, root) >= 0:
+        errors.append("following predecessors does not always reach the source")
+    return errors

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dgraph.errors import DgraphInputError
 
 from . import verify as checks
-from .bellman_ford import bellman_ford
+from .bellman_ford import bellman_ford, check_bellman_ford
 from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
 from .connected_components import connected_components, weakly_connected_components
@@ -276,6 +276,7 @@ _ENTRIES = (
     Algorithm(preferential_attachment, networkx=("preferential_attachment",), undirected=True),
     Algorithm(
         bellman_ford,
+        verifier=check_bellman_ford,
         networkx=(
             "bellman_ford_path",
             "bellman_ford_path_length",

@@ -51,14 +51,23 @@ def _check_bellman_ford(found, G, source):
 
 def _run(e, directed, layout, source):
     g = dgraph.from_edgelist(e, weight="w", directed=directed, layout=layout)
-    return bellman_ford(g, source).compute().sort_values("vertex").reset_index(drop=True)
+    found = bellman_ford(g, source).compute().sort_values("vertex").reset_index(drop=True)
+    assert dgraph.algorithms.verify("bellman_ford", g, found, source=source) == []
+    return found
 
 
 def test_bellman_ford_with_negative_weights_matches_networkx(client):
     e, directed = _graph("er-directed")
     assert (e.w < 0).any()
     source = int(e.src.iloc[0])
-    _check_bellman_ford(_run(e, directed, OneD(ranks=3), source), nx_graph(e, directed, weight="w"), source)
+    found = _run(e, directed, OneD(ranks=3), source)
+    _check_bellman_ford(found, nx_graph(e, directed, weight="w"), source)
+    g = dgraph.from_edgelist(e, weight="w", directed=directed)
+    far = found.distance.idxmax()
+    longer = found.assign(distance=found.distance.where(found.index != far, found.distance[far] + 1))
+    assert dgraph.algorithms.verify("bellman_ford", g, longer, source=source)  # a distance an arc could lower
+    orphan = found.assign(predecessor=found.predecessor.where(found.index != far, source))
+    assert dgraph.algorithms.verify("bellman_ford", g, orphan, source=source)  # a predecessor arc that is none
 
 
 @pytest.mark.slow
