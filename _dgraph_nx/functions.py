@@ -26,12 +26,62 @@ NOTES = {
     "descendants": "",
     "ancestors": "Directed graphs: a search of the reversed graph (built once, kept).",
     "descendants_at_distance": "",
+    "single_source_shortest_path": (
+        "Among paths of equal length each vertex's predecessor is the first in the node order (networkx: "
+        "the first found)."
+    ),
+    "single_target_shortest_path": (
+        "Directed graphs: a search of the reversed graph (built once, kept). Among paths of equal length "
+        "each vertex's predecessor is the first in the node order (networkx: the first found)."
+    ),
+    "bidirectional_shortest_path": (
+        "A breadth-first search from the source. Among paths of equal length each vertex's predecessor is"
+        " the first in the node order (networkx: the first found)."
+    ),
+    "shortest_path": (
+        "method 'dijkstra' (non-negative weights) or 'bellman-ford' (any weights); without a source, to "
+        "the target by a search of the reversed graph. Among paths of equal length each vertex's "
+        "predecessor is the first in the node order (networkx: the first found)."
+    ),
+    "generic_bfs_edges": (
+        "The default neighbors only (successors); each node's parent is the first in the node order one "
+        "level closer (networkx: the first found), edges level by level."
+    ),
+    "lowest_common_ancestor": "As all_pairs_lowest_common_ancestor.",
+    "all_pairs_lowest_common_ancestor": (
+        "Ancestors from multi-source searches of the reversed graph; of the common ones, the one with the"
+        " most ancestors, which no other common one descends from (where several are lowest, networkx may"
+        " pick another)."
+    ),
+    "predecessor": (
+        "A breadth-first search, then the arcs one level apart, found on the workers. Each node's "
+        "predecessors in the order of their distances, the node order within one (networkx: as found)."
+    ),
+    "all_shortest_paths": (
+        "Every path networkx enumerates over dgraph's predecessors (weights: Dijkstra's or "
+        "Bellman-Ford's)."
+    ),
+    "single_source_all_shortest_paths": "As all_shortest_paths.",
+    "all_pairs_all_shortest_paths": "As all_shortest_paths, one search per node.",
     "single_source_dijkstra_path_length": "weight: an edge attribute name (not a function).",
     "single_source_dijkstra": (
         "Among paths of equal length, each vertex's predecessor is the first in the node order among the "
         "strictly closer ones, as dgraph.algorithms.sssp picks it; networkx's may be another."
     ),
     "dijkstra_predecessor_and_distance": "Every predecessor, listed nearest first.",
+    "single_source_dijkstra_path": (
+        "weight: an edge attribute name, non-negative weights. Among paths of equal length each vertex's "
+        "predecessor is the first in the node order (networkx: the first found)."
+    ),
+    "dijkstra_path": (
+        "weight: an edge attribute name, non-negative weights. Among paths of equal length each vertex's "
+        "predecessor is the first in the node order (networkx: the first found)."
+    ),
+    "dijkstra_path_length": "weight: an edge attribute name, non-negative weights.",
+    "bidirectional_dijkstra": (
+        "One search from the source (dgraph.algorithms.sssp). Among paths of equal length each vertex's "
+        "predecessor is the first in the node order (networkx: the first found)."
+    ),
     "pagerank": "Without nstart and dangling; results agree with networkx's within tol.",
     "connected_components": "",
     "number_connected_components": "",
@@ -66,9 +116,56 @@ NOTES = {
         "(see the dgraph benchmarks)."
     ),
     "leiden_communities": "Distributed Leiden: every community connected.",
+    "all_pairs_shortest_path": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths). Among paths of equal length"
+        " each vertex's predecessor is the first in the node order (networkx: the first found)."
+    ),
+    "multi_source_dijkstra": (
+        "All sources' searches in one run (dgraph.algorithms.shortest_paths). Among paths of equal length"
+        " each vertex's predecessor is the first in the node order (networkx: the first found)."
+    ),
+    "multi_source_dijkstra_path": "As multi_source_dijkstra.",
+    "multi_source_dijkstra_path_length": "As multi_source_dijkstra.",
+    "all_pairs_dijkstra": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths); n x n pairs come to the "
+        "client. Among paths of equal length each vertex's predecessor is the first in the node order "
+        "(networkx: the first found)."
+    ),
+    "all_pairs_dijkstra_path": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths); n x n pairs come to the "
+        "client. Among paths of equal length each vertex's predecessor is the first in the node order "
+        "(networkx: the first found)."
+    ),
+    "all_pairs_dijkstra_path_length": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths); n x n pairs come to the "
+        "client. "
+    ),
+    "floyd_warshall": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths). Negative weights: can_run "
+        "leaves a networkx graph to networkx; on a dgraph graph the arcs are reweighted as Johnson's "
+        "method does, and a negative cycle raises NetworkXUnbounded (networkx returns distances that mean"
+        " nothing)."
+    ),
+    "floyd_warshall_predecessor_and_distance": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths). Negative weights: can_run "
+        "leaves a networkx graph to networkx; on a dgraph graph the arcs are reweighted as Johnson's "
+        "method does, and a negative cycle raises NetworkXUnbounded (networkx returns distances that mean"
+        " nothing). Among paths of equal length each vertex's predecessor is the first in the node order."
+    ),
+    "floyd_warshall_numpy": (
+        "Every source's search in one run (dgraph.algorithms.shortest_paths). Negative weights: can_run "
+        "leaves a networkx graph to networkx; on a dgraph graph the arcs are reweighted as Johnson's "
+        "method does, and a negative cycle raises NetworkXUnbounded (networkx returns distances that mean"
+        " nothing)."
+    ),
     "all_pairs_shortest_path_length": (
         "Every source's search in one run (dgraph.algorithms.k_hop, 64 sources a word); n x n pairs come "
         "to the client, as networkx's answer holds them."
+    ),
+    "ego_graph": (
+        "The nodes within radius from a search of dgraph (distance: the graph's weight, by SSSP); the "
+        "subgraph is cut from the caller's networkx graph, every attribute kept, or built from the arcs "
+        "between them."
     ),
     "degree_centrality": "",
     "in_degree_centrality": "",
@@ -177,6 +274,58 @@ NOTES = {
     "k_truss": (
         "The truss's edges found on the workers; the subgraph cut from the caller's graph (every "
         "attribute kept)."
+    ),
+    "bellman_ford_path": (
+        "weight: an edge attribute name (weights of any sign). Among paths of equal length dgraph keeps "
+        "the first tail to reach the distance, in rounds, the first in the node order on ties (networkx: "
+        "the first it relaxed)."
+    ),
+    "bellman_ford_path_length": "weight: an edge attribute name (weights of any sign). ",
+    "single_source_bellman_ford": (
+        "weight: an edge attribute name (weights of any sign). Among paths of equal length dgraph keeps "
+        "the first tail to reach the distance, in rounds, the first in the node order on ties (networkx: "
+        "the first it relaxed)."
+    ),
+    "single_source_bellman_ford_path": (
+        "weight: an edge attribute name (weights of any sign). Among paths of equal length dgraph keeps "
+        "the first tail to reach the distance, in rounds, the first in the node order on ties (networkx: "
+        "the first it relaxed)."
+    ),
+    "single_source_bellman_ford_path_length": "weight: an edge attribute name (weights of any sign). ",
+    "bellman_ford_predecessor_and_distance": (
+        "weight: an edge attribute name (weights of any sign). Every predecessor on a shortest path, in "
+        "the order of their distances; heuristic is not needed."
+    ),
+    "all_pairs_bellman_ford_path": (
+        "weight: an edge attribute name (weights of any sign). Every source's search in one run (negative"
+        " weights: Johnson's reweighting). Among paths of equal length dgraph keeps the first tail to "
+        "reach the distance, in rounds, the first in the node order on ties (networkx: the first it "
+        "relaxed)."
+    ),
+    "all_pairs_bellman_ford_path_length": (
+        "weight: an edge attribute name (weights of any sign). Every source's search in one run (negative"
+        " weights: Johnson's reweighting)."
+    ),
+    "negative_edge_cycle": (
+        "weight: an edge attribute name (weights of any sign). One search from every node at once "
+        "(distance 0 each), as from networkx's added node."
+    ),
+    "find_negative_cycle": (
+        "weight: an edge attribute name (weights of any sign). The cycle read from the predecessors of a "
+        "search from the source, starting at the source where it lies on the cycle, else at its node "
+        "first in the node order (networkx: where its search noticed it)."
+    ),
+    "is_negatively_weighted": "Counted on the workers; edge: looked up among the arcs.",
+    "goldberg_radzik": (
+        "weight: an edge attribute name (weights of any sign). One predecessor per node, as dgraph's "
+        "Bellman-Ford chooses it. Among paths of equal length dgraph keeps the first tail to reach the "
+        "distance, in rounds, the first in the node order on ties (networkx: the first it relaxed)."
+    ),
+    "johnson": (
+        "Johnson's method on the cluster: potentials from one Bellman-Ford search from every node at "
+        "once, the arcs reweighted to non-negative weights on the workers, then every source's search in "
+        "one run (dgraph.algorithms.shortest_paths). Among paths of equal length each vertex's "
+        "predecessor is the first in the node order."
     ),
     "from_pandas_edgelist": (
         "Builds a dgraph.nx.Graph on the cluster (also from a dask DataFrame); one edge attribute at "

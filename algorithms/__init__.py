@@ -2,6 +2,7 @@
 ``vertex`` column in the user's labels and named value columns. ``REGISTRY`` lists them
 (``registry.py``): an algorithm is its module plus its entry there."""
 
+from .bellman_ford import bellman_ford
 from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
 from .connected_components import connected_components, weakly_connected_components
@@ -78,4 +79,5 @@ __all__ = [
     "greedy_color",
     "maximal_independent_set",
     "k_truss",
+    "bellman_ford",
 ]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dgraph.errors import DgraphInputError
 
 from . import verify as checks
+from .bellman_ford import bellman_ford, check_bellman_ford
 from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
 from .connected_components import connected_components, weakly_connected_components
@@ -97,6 +98,17 @@ _ENTRIES = (
             "descendants",
             "ancestors",
             "descendants_at_distance",
+            "single_source_shortest_path",
+            "single_target_shortest_path",
+            "bidirectional_shortest_path",
+            "shortest_path",
+            "generic_bfs_edges",
+            "lowest_common_ancestor",
+            "all_pairs_lowest_common_ancestor",
+            "predecessor",
+            "all_shortest_paths",
+            "single_source_all_shortest_paths",
+            "all_pairs_all_shortest_paths",
         ),
         source=True,
         rank_by=("distance", True),
@@ -106,7 +118,15 @@ _ENTRIES = (
         "sssp",
         checks.check_sssp,
         cli=True,
-        networkx=("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance"),
+        networkx=(
+            "single_source_dijkstra_path_length",
+            "single_source_dijkstra",
+            "dijkstra_predecessor_and_distance",
+            "single_source_dijkstra_path",
+            "dijkstra_path",
+            "dijkstra_path_length",
+            "bidirectional_dijkstra",
+        ),
         source=True,
         weighted=True,
         rank_by=("distance", True),
@@ -216,9 +236,24 @@ _ENTRIES = (
         weighted=True,
         undirected=True,
     ),
-    Algorithm(shortest_paths, weighted=True),
+    Algorithm(
+        shortest_paths,
+        networkx=(
+            "all_pairs_shortest_path",
+            "multi_source_dijkstra",
+            "multi_source_dijkstra_path",
+            "multi_source_dijkstra_path_length",
+            "all_pairs_dijkstra",
+            "all_pairs_dijkstra_path",
+            "all_pairs_dijkstra_path_length",
+            "floyd_warshall",
+            "floyd_warshall_predecessor_and_distance",
+            "floyd_warshall_numpy",
+        ),
+        weighted=True,
+    ),
     Algorithm(k_hop, networkx=("all_pairs_shortest_path_length",)),
-    Algorithm(ego_graph),
+    Algorithm(ego_graph, networkx=("ego_graph",)),
     Algorithm(pointer_jumping),
     Algorithm(random_walks, weighted=True),
     Algorithm(sample_neighbors),
@@ -252,6 +287,27 @@ _ENTRIES = (
     Algorithm(greedy_color, "color", checks.check_coloring, networkx=("greedy_color",), undirected=True),
     Algorithm(maximal_independent_set, "mis", checks.check_mis, networkx=("maximal_independent_set",), undirected=True),
     Algorithm(k_truss, networkx=("k_truss",), undirected=True),
+    Algorithm(
+        bellman_ford,
+        verifier=check_bellman_ford,
+        networkx=(
+            "bellman_ford_path",
+            "bellman_ford_path_length",
+            "single_source_bellman_ford",
+            "single_source_bellman_ford_path",
+            "single_source_bellman_ford_path_length",
+            "bellman_ford_predecessor_and_distance",
+            "all_pairs_bellman_ford_path",
+            "all_pairs_bellman_ford_path_length",
+            "negative_edge_cycle",
+            "find_negative_cycle",
+            "is_negatively_weighted",
+            "goldberg_radzik",
+            "johnson",
+        ),
+        source=True,
+        weighted=True,
+    ),
 )
 
 REGISTRY: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _ENTRIES})

@@ -28,6 +28,10 @@ MODULES = {
         "networkx.algorithms.tree.tests.test_recognition",
         "networkx.algorithms.shortest_paths.tests.test_generic",
         "networkx.classes.tests.test_function",
+        "networkx.algorithms.shortest_paths.tests.test_dense",
+        "networkx.algorithms.shortest_paths.tests.test_dense_numpy",
+        "networkx.algorithms.tests.test_lowest_common_ancestors",
+        "networkx.generators.tests.test_ego",
     ],
     "centrality-and-structure": [
         "networkx.algorithms.link_analysis.tests.test_pagerank",
@@ -56,8 +60,9 @@ MODULES = {
 
 # served functions whose networkx module is too long to run through the backend here
 # (test_distance_measures: some 600 cases, most for functions dgraph does not serve);
-# tests/test_nx_breadth.py compares them with networkx instead
-CHECKED_ELSEWHERE = ("eccentricity", "diameter", "radius", "center", "periphery")
+# tests/test_nx_breadth.py compares them with networkx instead; networkx's tests never call
+# generic_bfs_edges (tests/test_nx_paths.py does)
+CHECKED_ELSEWHERE = ("eccentricity", "diameter", "radius", "center", "periphery", "generic_bfs_edges")
 
 
 def _shared(tmp_path_factory):

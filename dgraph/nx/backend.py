@@ -7,6 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from . import path_checks
 from .functions import IMPLEMENTED
 from .graphs import Graph, convert_from_nx, convert_to_nx
 
@@ -142,6 +143,9 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
     if name in ("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance"):
         if weight is not None and _negative(G, weight):
             return "a negative weight: networkx raises its own error"
+    why = path_checks.why_not(name, G, bound, weight)
+    if why:
+        return why
     for parameter in NODES:
         if bound.get(parameter) is not None and not _has_node(G, bound[parameter]):
             return f"the {parameter} is not a node: networkx raises its own error"

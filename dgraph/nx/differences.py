@@ -18,6 +18,10 @@ DIFFERENT = {
         "expects the components in the order networkx's Tarjan search finishes them (the largest first "
         "here); dgraph yields each component once, in the order of its first member"
     ),
+    "test_weighted.py::TestBellmanFordAndGoldbergRadzik::test_find_negative_cycle_longer_cycle": (
+        "expects the cycle to start at the node where networkx's search noticed it (0, though the source 1 lies "
+        "on it); dgraph returns the same cycle starting at the source"
+    ),
     "test_louvain.py::test_karate_club_partition": _LOUVAIN,
     "test_louvain.py::test_undirected_selfloops": _LOUVAIN,
     "test_louvain.py::test_none_weight_param": _LOUVAIN,

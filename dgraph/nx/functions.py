@@ -22,13 +22,17 @@ from dgraph.dask_internals import fetch
 
 from ..joins import merge
 from . import (  # noqa: F401  (they register theirs)
+    all_shortest_paths,
+    bellman_ford,
     centrality,
+    dense,
     distance_measures,
     link_prediction,
     measures,
     reachability,
     structures,
 )
+from . import paths as _paths  # noqa: F401  (registers its functions)
 from .implement import CALLS, NOTES, WRITTEN, implements
 from .implement import as_dict as _dict
 from .implement import at as _at
