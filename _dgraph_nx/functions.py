@@ -58,8 +58,7 @@ NOTES = {
         "predecessors in the order of their distances, the node order within one (networkx: as found)."
     ),
     "all_shortest_paths": (
-        "Every path networkx enumerates over dgraph's predecessors (weights: Dijkstra's or "
-        "Bellman-Ford's)."
+        "Every path networkx enumerates over dgraph's predecessors (weights: Dijkstra's or Bellman-Ford's)."
     ),
     "single_source_all_shortest_paths": "As all_shortest_paths.",
     "all_pairs_all_shortest_paths": "As all_shortest_paths, one search per node.",
@@ -88,8 +87,7 @@ NOTES = {
     "is_connected": "",
     "node_connected_component": "",
     "is_forest": (
-        "A forest has one edge fewer than nodes in each (weak) component: the edges counted against the "
-        "components."
+        "A forest has one edge fewer than nodes in each (weak) component: the edges counted against the components."
     ),
     "is_tree": "As is_forest, with one component.",
     "weakly_connected_components": "",
@@ -137,8 +135,7 @@ NOTES = {
         "(networkx: the first found)."
     ),
     "all_pairs_dijkstra_path_length": (
-        "Every source's search in one run (dgraph.algorithms.shortest_paths); n x n pairs come to the "
-        "client. "
+        "Every source's search in one run (dgraph.algorithms.shortest_paths); n x n pairs come to the client. "
     ),
     "floyd_warshall": (
         "Every source's search in one run (dgraph.algorithms.shortest_paths). Negative weights: can_run "
@@ -217,8 +214,7 @@ NOTES = {
         " nothing. The nodes in the graph's node order."
     ),
     "average_shortest_path_length": (
-        "Hops (weight=None), exact: a search from every node, 64 to a machine word "
-        "(dgraph.algorithms.eccentricity)."
+        "Hops (weight=None), exact: a search from every node, 64 to a machine word (dgraph.algorithms.eccentricity)."
     ),
     "jaccard_coefficient": (
         "Scored on the workers by joins of the pairs with the arcs "
@@ -272,8 +268,7 @@ NOTES = {
         "networkx's for the same seed. The nodes given come first, then the others in the node order."
     ),
     "k_truss": (
-        "The truss's edges found on the workers; the subgraph cut from the caller's graph (every "
-        "attribute kept)."
+        "The truss's edges found on the workers; the subgraph cut from the caller's graph (every attribute kept)."
     ),
     "bellman_ford_path": (
         "weight: an edge attribute name (weights of any sign). Among paths of equal length dgraph keeps "
