@@ -9,12 +9,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
-from .bellman_ford import is_negative, negative_loop, search, tight_arcs, unbounded, weight_column
-from .implement import bfs, implements
-from .paths import all_pairs, lengths
+from .bellman_ford import bellman_ford_predecessor_and_distance, johnson_pairs, tight_arcs, unbounded
+from .implement import WRITTEN, bfs, implements
+from .paths import lengths
 
 if TYPE_CHECKING:
     from .graphs import Graph
@@ -47,13 +44,10 @@ def predecessor(
 
 
 def _pred(G, source, weight, method):
-    from . import functions
-    from .bellman_ford import bellman_ford_predecessor_and_distance
-
     if weight is None:
         return predecessor.__wrapped__(G, source)
-    if method == "dijkstra":
-        return functions.dijkstra_predecessor_and_distance.__wrapped__(G, source, weight=weight)[0]
+    if method == "dijkstra":  # dgraph.nx.functions' (the registry of implementations: no import cycle)
+        return WRITTEN["dijkstra_predecessor_and_distance"].__wrapped__(G, source, weight=weight)[0]
     return bellman_ford_predecessor_and_distance.__wrapped__(G, source, weight=weight)[0]
 
 
@@ -101,37 +95,3 @@ def johnson(G: Graph, weight: Any = "weight") -> dict[Hashable, dict[Hashable, l
     if pairs is None:
         raise unbounded()
     return {v: paths for v, (_, paths) in pairs.items()}
-
-
-def johnson_pairs(G: Graph, weight: Any) -> dict[Hashable, tuple[dict, dict]] | None:
-    """source -> (lengths, paths) for every node: one batched ``shortest_paths`` run, on arcs
-    reweighted by Bellman-Ford potentials where a weight is negative; None where the graph has
-    a negative cycle."""
-    if negative_loop(G, weight):
-        return None
-    if not is_negative(G, weight):
-        return all_pairs(G, weight)
-    found, negative = search(G, None, weight)
-    if negative:
-        return None
-    h = dict(zip(found["vertex"].tolist(), found["distance"].astype(np.float64).tolist()))
-    pairs = all_pairs(_reweighted(G, found), weight)
-    return {u: ({v: d - h[u] + h[v] for v, d in dist.items()}, paths) for u, (dist, paths) in pairs.items()}
-
-
-def _reweighted(G, found):
-    """``G`` with each arc's weight w + h(u) - h(v) for potentials h (distances from a search
-    from every node at 0): no longer negative, and the same shortest paths (a path's weight
-    changes by h(source) - h(target) alone). Rounding may leave -1e-16: clipped at 0. Only
-    directed graphs get here: on an undirected one a negative edge is a negative cycle."""
-    graph = G.graph_
-    column = weight_column(G, G.weight)
-    potential = pd.DataFrame(
-        {"vertex": [G.vertex(v) for v in found["vertex"]], "h": found["distance"].to_numpy(np.float64)}
-    )
-    arcs = graph.edges()
-    arcs = arcs.merge(potential.rename(columns={"vertex": "src", "h": "hu"}), on="src")
-    arcs = arcs.merge(potential.rename(columns={"vertex": "dst", "h": "hv"}), on="dst")
-    arcs = arcs.assign(**{column: (arcs[column] + arcs["hu"] - arcs["hv"]).clip(lower=0.0)})[["src", "dst", column]]
-    vertices = np.arange(len(G)) if G.nodes_ is not None else np.asarray(G.nodes())
-    return type(G)(graph._rebuilt(arcs, vertices), G.nodes_, G.weight, None, G._index)

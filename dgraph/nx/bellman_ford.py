@@ -16,9 +16,10 @@ import pandas as pd
 
 from dgraph.algorithms.bellman_ford import bellman_ford_search
 from dgraph.dask_internals import fetch
+from dgraph.joins import merge
 
 from .implement import frame, implements, weighted
-from .paths import lengths, reached, tree_paths
+from .paths import all_pairs, lengths, reached, tree_paths
 
 if TYPE_CHECKING:
     from .graphs import Graph
@@ -167,10 +168,8 @@ def is_negative(G, weight) -> bool:
 
 def _each_source(G, weight, part):
     """Each node's answer: all from one batched run (Johnson's reweighting where a weight is
-    negative, ``all_shortest_paths.johnson_pairs``); where a negative cycle lies, one search per
+    negative, ``johnson_pairs``); where a negative cycle lies, one search per
     source in turn, so the sources before one reaching it answer, as in networkx."""
-    from .all_shortest_paths import johnson_pairs
-
     pairs = johnson_pairs(G, weight)
     if pairs is not None:
         yield from ((v, found[part]) for v, found in pairs.items())
@@ -251,3 +250,37 @@ def is_negatively_weighted(G: Graph, edge: Any = None, weight: str = "weight") -
     if not len(found):
         raise nx.NetworkXError(f"Edge {edge!r} does not exist.")
     return weighted(G, weight) and bool(found[graph.weight].iloc[0] < 0)
+
+
+def johnson_pairs(G: Graph, weight: Any) -> dict[Hashable, tuple[dict, dict]] | None:
+    """source -> (lengths, paths) for every node: one batched ``shortest_paths`` run, on arcs
+    reweighted by Bellman-Ford potentials where a weight is negative; None where the graph has
+    a negative cycle."""
+    if negative_loop(G, weight):
+        return None
+    if not is_negative(G, weight):
+        return all_pairs(G, weight)
+    found, negative = search(G, None, weight)
+    if negative:
+        return None
+    h = dict(zip(found["vertex"].tolist(), found["distance"].astype(np.float64).tolist()))
+    pairs = all_pairs(_reweighted(G, found), weight)
+    return {u: ({v: d - h[u] + h[v] for v, d in dist.items()}, paths) for u, (dist, paths) in pairs.items()}
+
+
+def _reweighted(G, found):
+    """``G`` with each arc's weight w + h(u) - h(v) for potentials h (distances from a search
+    from every node at 0): no longer negative, and the same shortest paths (a path's weight
+    changes by h(source) - h(target) alone). Rounding may leave -1e-16: clipped at 0. Only
+    directed graphs get here: on an undirected one a negative edge is a negative cycle."""
+    graph = G.graph_
+    column = weight_column(G, G.weight)
+    potential = pd.DataFrame(
+        {"vertex": [G.vertex(v) for v in found["vertex"]], "h": found["distance"].to_numpy(np.float64)}
+    )
+    arcs = graph.edges()
+    arcs = merge(arcs, potential.rename(columns={"vertex": "src", "h": "hu"}), on="src")
+    arcs = merge(arcs, potential.rename(columns={"vertex": "dst", "h": "hv"}), on="dst")
+    arcs = arcs.assign(**{column: (arcs[column] + arcs["hu"] - arcs["hv"]).clip(lower=0.0)})[["src", "dst", column]]
+    vertices = np.arange(len(G)) if G.nodes_ is not None else np.asarray(G.nodes())
+    return type(G)(graph._rebuilt(arcs, vertices), G.nodes_, G.weight, None, G._index)

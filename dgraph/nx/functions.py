@@ -33,6 +33,7 @@ from . import (  # noqa: F401  (they register theirs)
     structures,
 )
 from . import paths as _paths  # noqa: F401  (registers its functions)
+from . import shortest_path as _shortest_path  # noqa: F401  (registers its functions)
 from .implement import CALLS, NOTES, WRITTEN, implements
 from .implement import as_dict as _dict
 from .implement import at as _at

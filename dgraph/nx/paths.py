@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from .graphs import Graph
 
-_TIES = (
+TIES = (
     "Among paths of equal length each vertex's predecessor is the first in the node order (networkx: the first found)."
 )
 
@@ -65,7 +65,7 @@ def _missing(p):
     return isinstance(na, (bool, np.bool_)) and bool(na)
 
 
-def _bfs_paths(G, source, cutoff=None):
+def bfs_paths(G, source, cutoff=None):
     return tree_paths(*reached(bfs(G, source, cutoff)))
 
 
@@ -88,29 +88,29 @@ def lengths(G, found, weight) -> dict[Hashable, Any]:
     return dict(zip(found["vertex"].tolist(), values))
 
 
-def _no_path(source, target):
+def no_path(source, target):
     import networkx as nx
 
     return nx.NetworkXNoPath(f"No path between {source} and {target}.")
 
 
 # --------------------------------------------------------------------------- unweighted
-@implements(_TIES)
+@implements(TIES)
 def single_source_shortest_path(G: Graph, source: Hashable, cutoff: int | None = None) -> dict[Hashable, list]:
-    return _bfs_paths(G, source, cutoff)
+    return bfs_paths(G, source, cutoff)
 
 
-@implements("Directed graphs: a search of the reversed graph (built once, kept). " + _TIES)
+@implements("Directed graphs: a search of the reversed graph (built once, kept). " + TIES)
 def single_target_shortest_path(G: Graph, target: Hashable, cutoff: int | None = None) -> dict[Hashable, list]:
     paths = tree_paths(*reached(_reversed_bfs(G, target, cutoff)))
     return {v: path[::-1] for v, path in paths.items()}
 
 
-@implements("A breadth-first search from the source. " + _TIES)
+@implements("A breadth-first search from the source. " + TIES)
 def bidirectional_shortest_path(G: Graph, source: Hashable, target: Hashable) -> list[Hashable]:
-    paths = _bfs_paths(G, source)
+    paths = bfs_paths(G, source)
     if target not in paths:
-        raise _no_path(source, target)
+        raise no_path(source, target)
     return paths[target]
 
 
@@ -135,29 +135,29 @@ def all_pairs(G, weight, cutoff=None):
     return out
 
 
-@implements("Every source's search in one run (dgraph.algorithms.shortest_paths). " + _TIES)
+@implements("Every source's search in one run (dgraph.algorithms.shortest_paths). " + TIES)
 def all_pairs_shortest_path(G: Graph, cutoff: int | None = None) -> Iterator[tuple[Hashable, dict]]:
     return iter([(v, paths) for v, (_, paths) in all_pairs(G, None, cutoff).items()])
 
 
 # --------------------------------------------------------------------------- Dijkstra
-def _dijkstra(G, source, weight, cutoff=None):
+def dijkstra(G, source, weight, cutoff=None):
     found = sssp_frame(G, source, weight, cutoff)
     return lengths(G, found, weight), tree_paths(*reached(found))
 
 
-@implements("weight: an edge attribute name, non-negative weights. " + _TIES)
+@implements("weight: an edge attribute name, non-negative weights. " + TIES)
 def single_source_dijkstra_path(
     G: Graph, source: Hashable, cutoff: float | None = None, weight: str | None = "weight"
 ) -> dict[Hashable, list]:
-    return _dijkstra(G, source, weight, cutoff)[1]
+    return dijkstra(G, source, weight, cutoff)[1]
 
 
-@implements("weight: an edge attribute name, non-negative weights. " + _TIES)
+@implements("weight: an edge attribute name, non-negative weights. " + TIES)
 def dijkstra_path(G: Graph, source: Hashable, target: Hashable, weight: str | None = "weight") -> list[Hashable]:
     import networkx as nx
 
-    paths = _dijkstra(G, source, weight)[1]
+    paths = dijkstra(G, source, weight)[1]
     if target not in paths:
         raise nx.NetworkXNoPath(f"No path to {target}.")
     return paths[target]
@@ -175,15 +175,15 @@ def dijkstra_path_length(G: Graph, source: Hashable, target: Hashable, weight: s
     return dist[target]
 
 
-@implements("One search from the source (dgraph.algorithms.sssp). " + _TIES)
+@implements("One search from the source (dgraph.algorithms.sssp). " + TIES)
 def bidirectional_dijkstra(
     G: Graph, source: Hashable, target: Hashable, weight: str | None = "weight"
 ) -> tuple[Any, list[Hashable]]:
     if source == target:
         return 0, [source]
-    dist, paths = _dijkstra(G, source, weight)
+    dist, paths = dijkstra(G, source, weight)
     if target not in paths:
-        raise _no_path(source, target)
+        raise no_path(source, target)
     return dist[target], paths[target]
 
 
@@ -213,7 +213,7 @@ def _multi(G, sources, weight, cutoff):
     return dist, paths
 
 
-@implements("All sources' searches in one run (dgraph.algorithms.shortest_paths). " + _TIES)
+@implements("All sources' searches in one run (dgraph.algorithms.shortest_paths). " + TIES)
 def multi_source_dijkstra(
     G: Graph, sources: Iterable[Hashable], target: Hashable = None, cutoff: float | None = None, weight: Any = "weight"
 ) -> tuple[Any, Any]:
@@ -247,14 +247,14 @@ def multi_source_dijkstra_path_length(
 _ALL = "Every source's search in one run (dgraph.algorithms.shortest_paths); n x n pairs come to the client. "
 
 
-@implements(_ALL + _TIES)
+@implements(_ALL + TIES)
 def all_pairs_dijkstra(
     G: Graph, cutoff: float | None = None, weight: str | None = "weight"
 ) -> Iterator[tuple[Hashable, tuple[dict, dict]]]:
     return iter(list(all_pairs(G, weight, cutoff).items()))
 
 
-@implements(_ALL + _TIES)
+@implements(_ALL + TIES)
 def all_pairs_dijkstra_path(
     G: Graph, cutoff: float | None = None, weight: str | None = "weight"
 ) -> Iterator[tuple[Hashable, dict]]:
@@ -266,45 +266,6 @@ def all_pairs_dijkstra_path_length(
     G: Graph, cutoff: float | None = None, weight: str | None = "weight"
 ) -> Iterator[tuple[Hashable, dict]]:
     return iter([(v, dist) for v, (dist, _) in all_pairs(G, weight, cutoff).items()])
-
-
-# --------------------------------------------------------------------------- shortest_path
-@implements(
-    "method 'dijkstra' (non-negative weights) or 'bellman-ford' (any weights); without a source, to the "
-    "target by a search of the reversed graph. " + _TIES
-)
-def shortest_path(
-    G: Graph, source: Hashable = None, target: Hashable = None, weight: Any = None, method: str = "dijkstra"
-) -> Any:
-    from . import bellman_ford as bf
-
-    if method not in ("dijkstra", "bellman-ford"):
-        raise ValueError(f"method not supported: {method}")
-    method = "unweighted" if weight is None else method
-    if source is None and target is None:
-        if method == "bellman-ford":
-            return bf.all_pairs_bellman_ford_path.__wrapped__(G, weight)  # type: ignore[attr-defined]
-        return iter([(v, paths) for v, (_, paths) in all_pairs(G, weight if method == "dijkstra" else None).items()])
-    if source is None:
-        if method == "unweighted":
-            return single_target_shortest_path.__wrapped__(G, target)  # type: ignore[attr-defined]
-        R = G.reversed_() if G.is_directed() else G
-        if method == "dijkstra":
-            paths = _dijkstra(R, target, weight)[1]
-        else:
-            paths = bf.bellman_ford_paths(R, target, weight)[1]
-        return {v: path[::-1] for v, path in paths.items()}
-    if method == "unweighted":
-        paths = _bfs_paths(G, source)
-    elif method == "dijkstra":
-        paths = _dijkstra(G, source, weight)[1]
-    else:
-        paths = bf.bellman_ford_paths(G, source, weight)[1]
-    if target is None:
-        return paths
-    if target not in paths:
-        raise _no_path(source, target)
-    return paths[target]
 
 
 # --------------------------------------------------------------------------- traversal
