@@ -1,6 +1,6 @@
 """networkx's Floyd-Warshall answers (every pair's distance, and the last step of a shortest
 path), from every source's search in one run of ``dgraph.algorithms.shortest_paths``; with
-negative weights on the arcs reweighted as Johnson's method does (``all_shortest_paths.johnson``)."""
+negative weights on the arcs reweighted as Johnson's method does (``bellman_ford.johnson_pairs``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .all_shortest_paths import johnson_pairs
-from .bellman_ford import unbounded
+from .bellman_ford import johnson_pairs, unbounded
 from .implement import implements
 
 if TYPE_CHECKING:
