@@ -30,7 +30,7 @@ from dgraph.edgemap import EdgeMap, add_weight
 from dgraph.errors import DgraphInputError
 from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
-from .verify import _ids, _source
+from .verify import weighted_search
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -160,13 +160,9 @@ def check_bellman_ford(snap, frame, *, source, weight=None, **_):
     0 without a predecessor; no arc leaving a reached vertex reaches an unreached one or could
     lower its head's distance (a negative self-loop included); each other reached vertex's
     predecessor arc exists and gives its distance exactly; predecessors lead to the source."""
-    root = _source(snap, source)
-    dist = frame["distance"]
-    reach = np.where(dist.notna(), dist.fillna(np.inf).to_numpy(np.float64), np.inf)
-    parent = _ids(snap, frame["predecessor"])
+    root, reach, parent, w = weighted_search(snap, frame, source, weight)
     if (parent == -2).any():
         return ["a predecessor is not a vertex of the graph"]
-    w = snap.weights if weight is not None and snap.weights is not None else np.ones(snap.src.size)
     src, dst = snap.src, snap.dst
     reached = np.isfinite(reach)
     errors = []

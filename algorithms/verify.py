@@ -188,14 +188,20 @@ def check_bfs(snap, frame, *, source, depth_limit=None):
     return errors
 
 
-def check_sssp(snap, frame, *, source, weight=None, **_):
-    root = _source(snap, source)
+def weighted_search(snap, frame, source, weight):
+    """A weighted search's result read against the graph: (the source's id, each vertex's
+    distance, inf where unreached, its predecessor's id, -1 for none and -2 for a label that is
+    no vertex, and the arcs' weights)."""
     dist = frame["distance"]
     reach = np.where(dist.notna(), dist.fillna(np.inf).to_numpy(np.float64), np.inf)
-    parent = _ids(snap, frame["predecessor"])
+    weights = snap.weights if weight is not None and snap.weights is not None else np.ones(snap.src.size)
+    return _source(snap, source), reach, _ids(snap, frame["predecessor"]), weights
+
+
+def check_sssp(snap, frame, *, source, weight=None, **_):
+    root, reach, parent, weights = weighted_search(snap, frame, source, weight)
     if (parent == -2).any():
         return ["a predecessor is not a vertex of the graph"]
-    weights = snap.weights if weight is not None and snap.weights is not None else np.ones(snap.src.size)
     if (weights < 0).any():
         return ["the graph has negative weights: shortest paths are not defined by these rules"]
     finite = reach[np.isfinite(reach)]

@@ -129,7 +129,7 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
         if bound.get("max_iter", 100) < 1:
             return "max_iter below 1: networkx raises its own error"
         personal = bound.get("personalization")
-        if personal is not None and not sum(v for k, v in personal.items() if _has_node(G, k)):
+        if personal is not None and not sum(v for k, v in personal.items() if path_checks.in_graph(G, k)):
             return "the personalization puts no weight on any node: networkx raises its own error"
     if name in ("clustering", "average_clustering") and G.is_directed():
         return "networkx's directed clustering counts directed triangles; dgraph's directed LCC is LDBC's"
@@ -147,14 +147,15 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
     if why:
         return why
     for parameter in NODES:
-        if bound.get(parameter) is not None and not _has_node(G, bound[parameter]):
+        if bound.get(parameter) is not None and not path_checks.in_graph(G, bound[parameter]):
             return f"the {parameter} is not a node: networkx raises its own error"
-    if name in ("bfs_edges", "bfs_tree", "single_source_shortest_path_length") and not _has_node(G, bound["source"]):
+    searches = ("bfs_edges", "bfs_tree", "single_source_shortest_path_length")
+    if name in searches and not path_checks.in_graph(G, bound["source"]):
         return "the source is not a node: networkx raises its own error"
     if name in ("triangles", "clustering", "average_clustering") and bound.get("nodes") is not None:
         nodes = bound["nodes"]
         if not hasattr(nodes, "__iter__") or isinstance(nodes, (str, bytes, tuple)):
-            if not _has_node(G, nodes):
+            if not path_checks.in_graph(G, nodes):
                 return "the node is not in the graph: networkx raises its own error"
     return True
 
@@ -226,15 +227,6 @@ def _can_read_frame(bound):
         if issubclass(kind, nx.MultiGraph) or (isinstance(create, nx.Graph) and len(create)):
             return "create_using must be an empty nx.Graph or nx.DiGraph"
     return True
-
-
-def _has_node(G, node):
-    if isinstance(G, Graph):
-        return G.nodes_ is None or node in G.index
-    try:
-        return node in G
-    except TypeError:
-        return False
 
 
 def _has_loops(G):

@@ -45,7 +45,7 @@ def why_not(name: str, G: Any, bound: dict[str, Any], weight: Any) -> str | None
         sources = bound.get("sources")
         if not isinstance(sources, (list, tuple, set, frozenset, dict)):
             return "sources must be a collection of nodes (an iterator would be used up by the check)"
-        if not sources or any(not _has_node(G, s) for s in sources):
+        if not sources or any(not in_graph(G, s) for s in sources):
             return "no sources, or a source that is not a node: networkx raises its own error"
     if name in DENSE and weight is not None and _negative(G, weight):
         return "a negative weight: networkx's Floyd-Warshall runs it (a negative cycle is no error there)"
@@ -61,12 +61,13 @@ def why_not(name: str, G: Any, bound: dict[str, Any], weight: Any) -> str | None
         if not G.is_directed():
             return f"networkx's {name} is not implemented for undirected graphs: networkx raises its own error"
         for node in (bound.get("node1"), bound.get("node2")):
-            if node is not None and not _has_node(G, node):
+            if node is not None and not in_graph(G, node):
                 return "a node is not in the graph: networkx raises its own error"
     return None
 
 
-def _has_node(G, node):
+def in_graph(G, node) -> bool:
+    """Whether ``node`` is a node of ``G`` (a ``dgraph.nx.Graph`` or a networkx graph)."""
     from .graphs import Graph
 
     if isinstance(G, Graph):
