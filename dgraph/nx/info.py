@@ -12,6 +12,8 @@ import textwrap
 
 from .functions import IMPLEMENTED, NOTES
 
+WIDTH = 120  # pyproject's line length for ruff
+
 
 def target() -> str:
     """The path of ``_dgraph_nx/functions.py`` (found without importing it: it may not exist yet)."""
@@ -34,9 +36,12 @@ def render() -> str:
         "NOTES = {",
     ]
     for name, note in table().items():
+        # as ruff formats it: on the key's line, else alone in brackets, else wrapped
         pieces = textwrap.wrap(note, width=96, drop_whitespace=False, break_on_hyphens=False) or [""]
-        if len(pieces) == 1:
-            lines.append(f"    {json.dumps(name)}: {json.dumps(pieces[0])},")
+        if len(f"    {json.dumps(name)}: {json.dumps(note)},") <= WIDTH:
+            lines.append(f"    {json.dumps(name)}: {json.dumps(note)},")
+        elif len(f"        {json.dumps(note)}") <= WIDTH:
+            lines += [f"    {json.dumps(name)}: (", f"        {json.dumps(note)}", "    ),"]
         else:
             lines.append(f"    {json.dumps(name)}: (")
             lines += [f"        {json.dumps(piece)}" for piece in pieces]
