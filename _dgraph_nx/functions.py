@@ -55,7 +55,10 @@ NOTES = {
     "transitivity": "",
     "core_number": "Graphs without self-loops (networkx refuses them too).",
     "k_core": "Returns the core's nodes and edges (with the call's weight), not the input's other attributes.",
-    "betweenness_centrality": "Unweighted, endpoints=False; with k, the same sample networkx draws with the same seed.",
+    "betweenness_centrality": (
+        "endpoints=False; weight: an edge attribute name (Dijkstra from every source, paths of exactly "
+        "equal length counted alike); with k, the same sample networkx draws with the same seed."
+    ),
     "max_weight_matching": (
         "Only where dgraph's locally dominant matching is the maximum one: every component a star (one "
         "centre) and maxcardinality=False; can_run declines other graphs."
@@ -140,6 +143,10 @@ NOTES = {
         "Scored on the workers by joins of the pairs with the arcs "
         "(dgraph.algorithms.preferential_attachment); without ebunch, every pair of distinct nodes no "
         "edge joins, listed on the client (n^2 / 2 pairs)."
+    ),
+    "edge_betweenness_centrality": (
+        "weight: an edge attribute name (Dijkstra from every source, paths of exactly equal length "
+        "counted alike); with k, the same sample networkx draws with the same seed."
     ),
     "from_pandas_edgelist": (
         "Builds a dgraph.nx.Graph on the cluster (also from a dask DataFrame); one edge attribute at "

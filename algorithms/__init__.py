@@ -8,6 +8,7 @@ from .connected_components import connected_components, weakly_connected_compone
 from .core_number import core_number, k_core
 from .degree_centrality import degree_centrality, isolates, self_loops
 from .distance_measures import closeness_centrality, eccentricity, harmonic_centrality
+from .edge_betweenness_centrality import edge_betweenness_centrality
 from .eigenvector_centrality import eigenvector_centrality
 from .hits import hits
 from .katz_centrality import katz_centrality
@@ -70,4 +71,5 @@ __all__ = [
     "sssp",
     "verify",
     "weakly_connected_components",
+    "edge_betweenness_centrality",
 ]

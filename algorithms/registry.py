@@ -22,6 +22,7 @@ from .connected_components import connected_components, weakly_connected_compone
 from .core_number import core_number, k_core
 from .degree_centrality import degree_centrality, isolates, self_loops
 from .distance_measures import closeness_centrality, eccentricity, harmonic_centrality
+from .edge_betweenness_centrality import edge_betweenness_centrality
 from .eigenvector_centrality import eigenvector_centrality
 from .hits import hits
 from .katz_centrality import katz_centrality
@@ -183,6 +184,7 @@ _ENTRIES = (
         checks.check_bc,
         cli=True,
         networkx=("betweenness_centrality",),
+        weighted=True,
         rank_by=("betweenness", False),
     ),
     Algorithm(
@@ -239,6 +241,7 @@ _ENTRIES = (
     Algorithm(adamic_adar_index, networkx=("adamic_adar_index",), undirected=True),
     Algorithm(resource_allocation_index, networkx=("resource_allocation_index",), undirected=True),
     Algorithm(preferential_attachment, networkx=("preferential_attachment",), undirected=True),
+    Algorithm(edge_betweenness_centrality, networkx=("edge_betweenness_centrality",), weighted=True),
 )
 
 REGISTRY: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _ENTRIES})

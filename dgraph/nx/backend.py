@@ -19,7 +19,7 @@ SUPPORTED_ONLY: dict[str, dict[str, Any]] = {
     "pagerank": {"nstart": None, "dangling": None},
     "clustering": {"weight": None},
     "average_clustering": {"weight": None},
-    "betweenness_centrality": {"weight": None, "endpoints": False},
+    "betweenness_centrality": {"endpoints": False},
     "max_weight_matching": {"maxcardinality": False},
     "bfs_predecessors": {"sort_neighbors": None},
     "bfs_successors": {"sort_neighbors": None},
@@ -64,6 +64,8 @@ DIRECTED_ONLY = (
 )
 NODES = ("source", "target", "n", "u")  # parameters naming one node: absent, networkx raises its own error
 PATH_METHODS = ("dijkstra", "bellman-ford", "unweighted")
+DIJKSTRA = ("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance")
+BETWEENNESS = ("betweenness_centrality", "edge_betweenness_centrality")
 
 
 def _bound(name, args, kwargs):
@@ -129,7 +131,7 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
         return "the graph has self-loops, which core_number refuses"
     if name == "max_weight_matching" and not _stars(G):
         return "dgraph's matching is a 1/2-approximation; it equals the maximum only on graphs of stars"
-    if name in ("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance"):
+    if name in (*DIJKSTRA, *BETWEENNESS):
         if weight is not None and _negative(G, weight):
             return "a negative weight: networkx raises its own error"
     for parameter in NODES:

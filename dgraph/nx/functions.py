@@ -20,7 +20,14 @@ from dgraph import algorithms as alg
 from dgraph.algorithms.registry import networkx_names
 from dgraph.dask_internals import fetch
 
-from . import centrality, distance_measures, link_prediction, measures, reachability  # noqa: F401  (they register theirs)
+from . import (  # noqa: F401  (they register theirs)
+    betweenness,  # noqa: F401  (registers its own)
+    centrality,
+    distance_measures,
+    link_prediction,
+    measures,
+    reachability,
+)
 from .implement import CALLS, NOTES, WRITTEN, implements
 from .implement import as_dict as _dict
 from .implement import at as _at
@@ -262,7 +269,10 @@ def average_clustering(G: Graph, nodes: Any = None, weight: str | None = None, c
 
 
 # --------------------------------------------------------------------------- centrality
-@implements("Unweighted, endpoints=False; with k, the same sample networkx draws with the same seed.")
+@implements(
+    "endpoints=False; weight: an edge attribute name (Dijkstra from every source, paths of exactly equal "
+    "length counted alike); with k, the same sample networkx draws with the same seed."
+)
 def betweenness_centrality(
     G: Graph,
     k: int | None = None,
@@ -275,7 +285,9 @@ def betweenness_centrality(
     if k is not None:  # the sample networkx draws with the same seed
         sample = seed.sample(G.nodes(), k)
         sources = [G.vertex(v) for v in sample]
-    found = alg.betweenness_centrality(G.graph_, sources=sources, normalized=normalized)
+    graph = G.graph_
+    weight = graph.weight if _weighted(G, weight) else None
+    found = alg.betweenness_centrality(graph, sources=sources, normalized=normalized, weight=weight)
     return _dict(G, found, "betweenness")
 
 
