@@ -174,10 +174,9 @@ _ENTRIES = (
         checks.check_core,
         cli=True,
         networkx=("core_number",),
-        undirected=True,
         rank_by=("core", False),
     ),
-    Algorithm(k_core, networkx=("k_core",), undirected=True),
+    Algorithm(k_core, networkx=("k_core",)),
     Algorithm(
         betweenness_centrality,
         "bc",

@@ -358,6 +358,8 @@ def check_core(snap, frame):
     core = frame["core"].to_numpy(np.int64)
     keep = snap.src != snap.dst
     src, dst = snap.src[keep], snap.dst[keep]
+    if snap.directed:  # every arc an edge, at both ends (networkx's degree: in + out)
+        src, dst = np.r_[src, dst], np.r_[dst, src]
     # validity: each vertex has at least core[v] neighbours of core >= core[v]
     strong = np.bincount(src[core[dst] >= core[src]], minlength=snap.n)
     errors = []

@@ -62,6 +62,21 @@ DIRECTED_ONLY = (
     "is_arborescence",
     "is_branching",
 )
+# networkx's functions that raise their own error for the null graph (NetworkXPointlessConcept,
+# or ValueError from an empty max): can_run leaves them to networkx there
+NULL_GRAPH_ERRORS = (
+    "is_connected",
+    "is_weakly_connected",
+    "is_strongly_connected",
+    "is_forest",
+    "is_tree",
+    "is_branching",
+    "is_arborescence",
+    "eigenvector_centrality",
+    "center",
+    "average_shortest_path_length",
+    "k_core",
+)
 NODES = ("source", "target", "n", "u")  # parameters naming one node: absent, networkx raises its own error
 PATH_METHODS = ("dijkstra", "bellman-ford", "unweighted")
 DIJKSTRA = ("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance")
@@ -103,9 +118,9 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
         return "no graph"
     if G.is_multigraph():
         return "dgraph keeps one edge per node pair: multigraphs run in networkx"
-    if len(G) == 0:
-        return "an empty graph"
-    if name in ("core_number", "k_core", "louvain_communities", "leiden_communities") and G.is_directed():
+    if len(G) == 0 and name in NULL_GRAPH_ERRORS:
+        return "the null graph: networkx raises its own error"
+    if name in ("louvain_communities", "leiden_communities") and G.is_directed():
         return f"dgraph's {name} is for undirected graphs"
     if name in UNDIRECTED_ONLY and G.is_directed():
         return f"networkx's {name} is not implemented for directed graphs: networkx raises its own error"
@@ -125,7 +140,7 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
         personal = bound.get("personalization")
         if personal is not None and not sum(v for k, v in personal.items() if _has_node(G, k)):
             return "the personalization puts no weight on any node: networkx raises its own error"
-    if name in ("clustering", "average_clustering") and G.is_directed():
+    if name in ("clustering", "average_clustering", "transitivity") and G.is_directed():
         return "networkx's directed clustering counts directed triangles; dgraph's directed LCC is LDBC's"
     if name == "core_number" and _has_loops(G):
         return "the graph has self-loops, which core_number refuses"
