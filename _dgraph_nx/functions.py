@@ -54,7 +54,9 @@ NOTES = {
     "triangles": "",
     "transitivity": "",
     "core_number": "Graphs without self-loops (networkx refuses them too).",
-    "k_core": "Returns the core's nodes and edges (with the call's weight), not the input's other attributes.",
+    "k_core": ("Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes."),
+    "k_shell": ("Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes."),
+    "k_crust": ("Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes."),
     "betweenness_centrality": (
         "endpoints=False; weight: an edge attribute name (Dijkstra from every source, paths of exactly "
         "equal length counted alike); with k, the same sample networkx draws with the same seed."

@@ -176,7 +176,7 @@ _ENTRIES = (
         networkx=("core_number",),
         rank_by=("core", False),
     ),
-    Algorithm(k_core, networkx=("k_core",)),
+    Algorithm(k_core, networkx=("k_core", "k_shell", "k_crust")),
     Algorithm(
         betweenness_centrality,
         "bc",

@@ -76,6 +76,8 @@ NULL_GRAPH_ERRORS = (
     "center",
     "average_shortest_path_length",
     "k_core",
+    "k_shell",
+    "k_crust",
 )
 NODES = ("source", "target", "n", "u")  # parameters naming one node: absent, networkx raises its own error
 PATH_METHODS = ("dijkstra", "bellman-ford", "unweighted")
@@ -142,7 +144,7 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
             return "the personalization puts no weight on any node: networkx raises its own error"
     if name in ("clustering", "average_clustering", "transitivity") and G.is_directed():
         return "networkx's directed clustering counts directed triangles; dgraph's directed LCC is LDBC's"
-    if name == "core_number" and _has_loops(G):
+    if name in ("core_number", "k_core", "k_shell", "k_crust") and _has_loops(G):
         return "the graph has self-loops, which core_number refuses"
     if name == "max_weight_matching" and not _stars(G):
         return "dgraph's matching is a 1/2-approximation; it equals the maximum only on graphs of stars"

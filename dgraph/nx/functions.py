@@ -297,22 +297,40 @@ def core_number(G: Graph) -> dict[Hashable, int]:
     return _dict(G, alg.core_number(G.graph_), "core")
 
 
-@implements("Returns the core's nodes and edges (with the call's weight), not the input's other attributes.")
+CORE_NOTE = "Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes."
+
+
+@implements(CORE_NOTE)
 def k_core(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
-    """The k-core: core numbers from dgraph; the subgraph cut from the caller's networkx graph
-    when there is one (every attribute kept, as networkx returns it), else the core's nodes and
-    the arcs between them (with the graph's weight), filtered on the workers."""
+    return _core_subgraph(G, lambda cores, k: cores >= k, k, core_number)
+
+
+@implements(CORE_NOTE)
+def k_shell(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
+    return _core_subgraph(G, lambda cores, k: cores == k, k, core_number)
+
+
+@implements(CORE_NOTE)
+def k_crust(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
+    return _core_subgraph(G, lambda cores, k: cores <= k, k, core_number, below=1)
+
+
+def _core_subgraph(G, keeps, k, core_number, below=0):
+    """The subgraph of the vertices whose core numbers ``keeps(cores, k)`` (k by default the
+    largest core number less ``below``, as networkx's): core numbers from dgraph; the subgraph
+    cut from the caller's networkx graph when there is one (every attribute kept, as networkx
+    returns it), else the nodes and the arcs between them (with the graph's weight), filtered
+    on the workers."""
     import networkx as nx
 
     graph = G.graph_
-    cores = alg.core_number(graph)
     if core_number is not None:  # the caller's core numbers, by node
         cores = pd.DataFrame({"vertex": [G.vertex(v) for v in core_number], "core": list(core_number.values())})
     else:
-        cores = fetch(graph.client, cores)
+        cores = fetch(graph.client, alg.core_number(graph))
     if k is None:
-        k = int(cores["core"].max()) if len(cores) else 0
-    keep = cores.loc[cores["core"] >= k, "vertex"].tolist()
+        k = int(cores["core"].max()) - below if len(cores) else 0
+    keep = cores.loc[keeps(cores["core"], k), "vertex"].tolist()
     source = G.source_() if G.source_ is not None else None
     if source is not None:
         return source.subgraph(G.names(keep)).copy()
