@@ -150,8 +150,24 @@ NOTES = {
         "weight: an edge attribute name (Dijkstra from every source, paths of exactly equal length "
         "counted alike); with k, the same sample networkx draws with the same seed."
     ),
+    "is_bipartite": (
+        "One connected-components run on the bipartite double cover (2n nodes, 2m edges), built on the cluster."
+    ),
     "from_pandas_edgelist": (
         "Builds a dgraph.nx.Graph on the cluster (also from a dask DataFrame); one edge attribute at "
         "most, no multigraphs."
+    ),
+    "from_scipy_sparse_array": (
+        "Builds a dgraph.nx.Graph on the cluster, nodes 0..n-1, the entries as weights (float64); an "
+        "undirected graph keeps the last entry of each pair in the matrix's order, as networkx does. No "
+        "multigraphs."
+    ),
+    "complement": (
+        "The pairs are found on the client from the graph's arcs (n(n - 1) pairs: the complement of a "
+        "large sparse graph is dense), and the complement is built on the cluster."
+    ),
+    "reverse": ("copy=True only: a new graph, built on the cluster from the arcs turned round (kept for later calls)."),
+    "to_dict_of_lists": (
+        "Each node's neighbours in the graph's node order (networkx lists them in the order they were added)."
     ),
 }

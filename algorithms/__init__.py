@@ -4,6 +4,7 @@
 
 from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
+from .bipartite import bipartite
 from .connected_components import connected_components, weakly_connected_components
 from .core_number import core_number, k_core
 from .degree_centrality import degree_centrality, isolates, self_loops
@@ -72,4 +73,5 @@ __all__ = [
     "verify",
     "weakly_connected_components",
     "edge_betweenness_centrality",
+    "bipartite",
 ]

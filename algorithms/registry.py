@@ -18,6 +18,7 @@ from dgraph.errors import DgraphInputError
 from . import verify as checks
 from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
+from .bipartite import bipartite
 from .connected_components import connected_components, weakly_connected_components
 from .core_number import core_number, k_core
 from .degree_centrality import degree_centrality, isolates, self_loops
@@ -241,6 +242,7 @@ _ENTRIES = (
     Algorithm(resource_allocation_index, networkx=("resource_allocation_index",), undirected=True),
     Algorithm(preferential_attachment, networkx=("preferential_attachment",), undirected=True),
     Algorithm(edge_betweenness_centrality, networkx=("edge_betweenness_centrality",), weighted=True),
+    Algorithm(bipartite, networkx=("is_bipartite",)),
 )
 
 REGISTRY: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _ENTRIES})

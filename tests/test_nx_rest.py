@@ -204,3 +204,45 @@ def test_directed_core_number_counts_in_and_out_arcs(client, kind, layout):
     assert alg.verify("core", g, alg.core_number(g)) == []
     core = alg.k_core(g, 3).compute()
     assert sorted(core["vertex"]) == sorted(nx.k_core(G, 3))
+
+
+# --------------------------------------------------------------------------- 4. conversions
+@pytest.mark.parametrize("layout", QUICK + ALL)
+def test_bipartite_components_match_networkx(client, layout):
+    grid = grid_edges(4, 5)  # bipartite
+    odd = pd.DataFrame({"src": [100, 101, 102], "dst": [101, 102, 100]})  # a triangle
+    tree = pd.DataFrame({"src": [200, 200, 201], "dst": [201, 202, 203]})
+    e = pd.concat([grid, odd, tree], ignore_index=True)
+    for directed in (False, True):
+        g = dgraph.from_edgelist(e, directed=directed, vertices=np.r_[np.unique(e.values), 999], layout=layout)
+        got = alg.bipartite(g).compute().set_index("vertex")["bipartite"]
+        G = nx_graph(e, directed, vertices=[999])
+        for part in nx.weakly_connected_components(G) if directed else nx.connected_components(G):
+            want = nx.is_bipartite(G.subgraph(part))
+            assert all(got[v] == want for v in part)
+    named = dgraph.from_edgelist(odd.astype(str).iloc[:2], directed=False)  # a path, string labels
+    assert alg.bipartite(named).compute()["bipartite"].all()
+
+
+def test_conversions_through_the_backend(client):
+    import scipy.sparse as sp
+
+    from dgraph.nx.graphs import convert_to_nx
+
+    G = nx_graph(er_edges(30, 70, seed=4), True)
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    H = G.to_undirected()
+    for F in (G, H):
+        C = convert_to_nx(nx.complement(F, backend="dgraph"))
+        assert sorted(C.edges()) == sorted(nx.complement(F).edges()) and sorted(C) == sorted(F)
+        lists = nx.to_dict_of_lists(F, backend="dgraph")
+        assert {v: sorted(w) for v, w in lists.items()} == {v: sorted(w) for v, w in nx.to_dict_of_lists(F).items()}
+        assert nx.is_bipartite(F, backend="dgraph") == nx.is_bipartite(F)
+    R = convert_to_nx(nx.reverse(G, backend="dgraph"))
+    assert sorted(R.edges()) == sorted(G.reverse().edges())
+    A = sp.random_array((40, 40), density=0.1, random_state=3, format="csr")
+    for create in (nx.Graph, nx.DiGraph):
+        got = convert_to_nx(nx.from_scipy_sparse_array(A, create_using=create, backend="dgraph"))
+        want = nx.from_scipy_sparse_array(A, create_using=create)
+        assert sorted(got.edges(data="weight")) == pytest.approx(sorted(want.edges(data="weight")))
+        assert sorted(got) == sorted(want)

@@ -34,6 +34,7 @@ SUPPORTED_ONLY: dict[str, dict[str, Any]] = {
     "center": {"e": None, "weight": None},
     "periphery": {"e": None, "weight": None},
     "average_shortest_path_length": {"weight": None},
+    "reverse": {"copy": True},
 }
 
 # networkx's functions for one kind of graph only (``not_implemented_for``): networkx raises its
@@ -116,6 +117,8 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
     G = _graph_arg(bound)
     if name == "from_pandas_edgelist":
         return _can_read_frame(bound)
+    if name == "from_scipy_sparse_array":
+        return _can_read_matrix(bound)
     if G is None:
         return "no graph"
     if G.is_multigraph():
@@ -124,6 +127,8 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
         return "the null graph: networkx raises its own error"
     if name in ("louvain_communities", "leiden_communities") and G.is_directed():
         return f"dgraph's {name} is for undirected graphs"
+    if name == "reverse" and not G.is_directed():
+        return "networkx cannot reverse an undirected graph: networkx raises its own error"
     if name in UNDIRECTED_ONLY and G.is_directed():
         return f"networkx's {name} is not implemented for directed graphs: networkx raises its own error"
     if name in DIRECTED_ONLY and not G.is_directed():
@@ -181,7 +186,11 @@ def should_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool
     """Whether dgraph is worth it when networkx picks backends by priority: not below ``SMALL``
     edges, where a cluster round trip costs more than networkx's own loop. (An explicit
     ``backend="dgraph"`` always runs dgraph.)"""
-    G = _graph_arg(_bound(name, args, kwargs))
+    bound = _bound(name, args, kwargs)
+    if name == "from_scipy_sparse_array":
+        edges = bound["A"].nnz
+        return True if edges >= SMALL else f"a matrix of {edges} entries is faster in networkx (dgraph from {SMALL})"
+    G = _graph_arg(bound)
     if G is None or isinstance(G, Graph):
         return True
     edges = len(G) if name == "from_pandas_edgelist" else G.number_of_edges()
@@ -209,6 +218,26 @@ def _can_read_frame(bound):
 
         kind = create if isinstance(create, type) else type(create)
         if issubclass(kind, nx.MultiGraph) or (isinstance(create, nx.Graph) and len(create)):
+            return "create_using must be an empty nx.Graph or nx.DiGraph"
+    return True
+
+
+def _can_read_matrix(bound):
+    A = bound["A"]
+    if len(getattr(A, "shape", ())) != 2 or A.shape[0] != A.shape[1]:
+        return "the matrix is not square: networkx raises its own error"
+    if not isinstance(bound.get("edge_attribute"), str):
+        return "edge_attribute must name the weight by a string"
+    create = bound.get("create_using")
+    if create is not None:
+        import networkx as nx
+
+        kind = create if isinstance(create, type) else type(create)
+        if (
+            not issubclass(kind, nx.Graph)
+            or issubclass(kind, nx.MultiGraph)
+            or (isinstance(create, nx.Graph) and len(create))
+        ):
             return "create_using must be an empty nx.Graph or nx.DiGraph"
     return True
 

@@ -21,8 +21,10 @@ from dgraph.algorithms.registry import networkx_names
 from dgraph.dask_internals import fetch
 
 from . import (  # noqa: F401  (they register theirs)
-    betweenness,  # noqa: F401  (registers its own)
+    betweenness,
+    bipartite,
     centrality,
+    conversions,
     distance_measures,
     link_prediction,
     measures,
@@ -47,7 +49,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CALLS", "CONSTRUCTORS", "IMPLEMENTED", "NOTES", "WRITTEN", "implements"]
 
-CONSTRUCTORS = ("from_pandas_edgelist",)  # networkx functions that build a graph: not algorithms
+# networkx functions that build, convert or read a whole graph: not algorithms
+CONSTRUCTORS = ("from_pandas_edgelist", "from_scipy_sparse_array", "complement", "reverse", "to_dict_of_lists")
 
 
 # --------------------------------------------------------------------------- traversal
