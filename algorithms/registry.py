@@ -22,13 +22,19 @@ from .bipartite import bipartite
 from .connected_components import connected_components, weakly_connected_components
 from .core_number import core_number, k_core
 from .degree_centrality import degree_centrality, isolates, self_loops
-from .distance_measures import closeness_centrality, eccentricity, harmonic_centrality
+from .distance_measures import closeness_centrality, diameter, eccentricity, harmonic_centrality
 from .edge_betweenness_centrality import edge_betweenness_centrality
 from .eigenvector_centrality import eigenvector_centrality
 from .hits import hits
 from .katz_centrality import katz_centrality
 from .label_propagation import label_propagation
-from .link_prediction import adamic_adar_index, jaccard_coefficient, preferential_attachment, resource_allocation_index
+from .link_prediction import (
+    adamic_adar_index,
+    jaccard_coefficient,
+    jaccard_top_k,
+    preferential_attachment,
+    resource_allocation_index,
+)
 from .louvain import leiden, louvain
 from .max_weight_matching import max_weight_matching
 from .neighbourhood import ego_graph, k_hop
@@ -243,6 +249,8 @@ _ENTRIES = (
     Algorithm(preferential_attachment, networkx=("preferential_attachment",), undirected=True),
     Algorithm(edge_betweenness_centrality, networkx=("edge_betweenness_centrality",), weighted=True),
     Algorithm(bipartite, networkx=("is_bipartite",)),
+    Algorithm(diameter, undirected=True),
+    Algorithm(jaccard_top_k, undirected=True),
 )
 
 REGISTRY: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _ENTRIES})

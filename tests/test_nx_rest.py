@@ -246,3 +246,62 @@ def test_conversions_through_the_backend(client):
         want = nx.from_scipy_sparse_array(A, create_using=create)
         assert sorted(got.edges(data="weight")) == pytest.approx(sorted(want.edges(data="weight")))
         assert sorted(got) == sorted(want)
+
+
+# --------------------------------------------------------------------------- 5. large graphs
+@pytest.mark.parametrize("layout", QUICK + ALL)
+def test_sampled_closeness_and_harmonic(client, layout):
+    e = kron_edges(7, seed=3)
+    G = nx_graph(e, False)
+    g = dgraph.from_edgelist(e, directed=False, layout=layout)
+    n = g.num_vertices
+    # every vertex sampled: the exact values
+    exact = alg.closeness_centrality(g, k=n, seed=1).compute().set_index("vertex")["closeness"]
+    _close(exact.to_dict(), nx.closeness_centrality(G))
+    harmonic = alg.harmonic_centrality(g, k=n, seed=1).compute().set_index("vertex")["harmonic"]
+    _close(harmonic.to_dict(), nx.harmonic_centrality(G))
+    # a sample of 64: within the docstring's bound (epsilon = 0.25: fails with probability < 2e-3
+    # per vertex), the same on every layout for a seed
+    want = nx.harmonic_centrality(G)
+    got = alg.harmonic_centrality(g, k=64, seed=5).compute().set_index("vertex")["harmonic"]
+    assert max(abs(got[v] - x) / (n - 1) for v, x in want.items() if v in got) < 0.25
+    one = dgraph.from_edgelist(e, directed=False, layout=LAYOUTS[0])
+    same = alg.harmonic_centrality(one, k=64, seed=5).compute().set_index("vertex")["harmonic"]
+    assert np.allclose(same.sort_index(), got.sort_index(), rtol=1e-12)
+    close = alg.closeness_centrality(g, k=64, seed=5).compute().set_index("vertex")["closeness"]
+    truth = nx.closeness_centrality(G)
+    assert np.median([abs(close[v] - x) / x for v, x in truth.items() if x > 0 and v in close]) < 0.1
+
+
+@pytest.mark.parametrize("layout", QUICK + ALL)
+@pytest.mark.parametrize("kind", ["grid", "kronecker", "er"])
+def test_ifub_diameter_is_exact_with_fewer_searches(client, kind, layout):
+    e = {"grid": grid_edges(12, 17), "kronecker": kron_edges(7, seed=2), "er": er_edges(150, 300, seed=9)}[kind]
+    G = nx_graph(e, False)
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    part = max(nx.connected_components(G), key=len)  # a connected graph
+    e = e[e["src"].isin(part) & e["dst"].isin(part)]
+    g = dgraph.from_edgelist(e, directed=False, layout=layout)
+    want = nx.diameter(G.subgraph(part))
+    assert alg.diameter(g) == want
+    assert alg.diameter(g, method="ifub") == want
+    assert g.last_stats.info["searches"] < g.num_vertices
+    with pytest.raises(DgraphInputError, match="not connected"):
+        alg.diameter(dgraph.from_edgelist(pd.DataFrame({"src": [0, 2], "dst": [1, 3]}), directed=False), method="ifub")
+
+
+@pytest.mark.parametrize("layout", QUICK + ALL)
+def test_jaccard_top_k_matches_networkx_over_all_pairs(client, layout):
+    e = er_edges(60, 200, seed=13)
+    e = e[e["src"] != e["dst"]]
+    G = nx_graph(e, False)
+    g = dgraph.from_edgelist(e, directed=False, layout=layout)
+    scores = [(-x, u, v) for u, v, x in nx.jaccard_coefficient(G, [(u, v) for u in G for v in G if u != v]) if x > 0]
+    k = 3
+    per_vertex = alg.jaccard_top_k(g, k).compute().sort_values(["u", "jaccard_coefficient", "v"])
+    want = pd.DataFrame(sorted(scores), columns=["s", "u", "v"]).groupby("u").head(k)
+    got = {(u, v): x for u, v, x in per_vertex.itertuples(index=False)}
+    assert got == pytest.approx({(u, v): -s for s, u, v in want.itertuples(index=False)})
+    best = alg.jaccard_top_k(g, 10, per_vertex=False).compute()
+    top = sorted((s, u, v) for s, u, v in scores if u < v)[:10]
+    assert list(zip(best["u"], best["v"])) == [(u, v) for _, u, v in top]
