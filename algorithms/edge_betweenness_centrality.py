@@ -136,7 +136,7 @@ def edge_betweenness_centrality(
     >>> g = dgraph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3]}), directed=False)
     >>> found = dgraph.algorithms.edge_betweenness_centrality(g).compute().sort_values("src")
     >>> found.betweenness.round(4).tolist()
-    [0.25, 0.3333, 0.25]
+    [0.5, 0.6667, 0.5]
     """
     graph, weight = weighed(graph, weight, "edge_betweenness_centrality")
     if weight is not None:

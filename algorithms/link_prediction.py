@@ -167,7 +167,7 @@ def jaccard_top_k(graph: Graph, k: int = 10, *, per_vertex: bool = True) -> dd.D
     >>> import pandas as pd, dgraph
     >>> g = dgraph.from_edgelist(pd.DataFrame({"src": [0, 0, 1, 2], "dst": [1, 2, 2, 3]}), directed=False)
     >>> dgraph.algorithms.jaccard_top_k(g, 1, per_vertex=False).compute().values.tolist()
-    [[0.0, 1.0, 0.3333333333333333]]
+    [[0.0, 3.0, 0.5]]
     """
     if graph.directed:
         raise DgraphInputError("jaccard_top_k is for undirected graphs (networkx's jaccard_coefficient is too)")
