@@ -157,8 +157,15 @@ def _args(name, G):
     return fn, [NODE_ARGS[p] for p in needed]
 
 
-@pytest.mark.parametrize("directed", [False, True])
-@pytest.mark.parametrize("n", [3, 0])
+@pytest.mark.parametrize(
+    ("n", "directed"),
+    [
+        (3, False),
+        pytest.param(3, True, marks=pytest.mark.slow),
+        pytest.param(0, False, marks=pytest.mark.slow),
+        (0, True),
+    ],
+)
 def test_every_backend_function_on_graphs_without_edges(client, n, directed):
     """An edgeless graph of a few isolated nodes, and the null graph, build in dgraph, and every
     function the backend serves answers as networkx does (its value, or its error)."""
