@@ -103,8 +103,13 @@ NOTES = {
     "triangles": "",
     "transitivity": "",
     "core_number": "Graphs without self-loops (networkx refuses them too).",
-    "k_core": "Returns the core's nodes and edges (with the call's weight), not the input's other attributes.",
-    "betweenness_centrality": "Unweighted, endpoints=False; with k, the same sample networkx draws with the same seed.",
+    "k_core": "Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes.",
+    "k_shell": "Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes.",
+    "k_crust": "Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes.",
+    "betweenness_centrality": (
+        "endpoints=False; weight: an edge attribute name (Dijkstra from every source, paths of exactly "
+        "equal length counted alike); with k, the same sample networkx draws with the same seed."
+    ),
     "max_weight_matching": (
         "Only where dgraph's locally dominant matching is the maximum one: every component a star (one "
         "centre) and maxcardinality=False; can_run declines other graphs."
@@ -322,8 +327,28 @@ NOTES = {
         "one run (dgraph.algorithms.shortest_paths). Among paths of equal length each vertex's "
         "predecessor is the first in the node order."
     ),
+    "edge_betweenness_centrality": (
+        "weight: an edge attribute name (Dijkstra from every source, paths of exactly equal length "
+        "counted alike); with k, the same sample networkx draws with the same seed."
+    ),
+    "is_bipartite": (
+        "One connected-components run on the bipartite double cover (2n nodes, 2m edges), built on the cluster."
+    ),
     "from_pandas_edgelist": (
         "Builds a dgraph.nx.Graph on the cluster (also from a dask DataFrame); one edge attribute at "
         "most, no multigraphs."
+    ),
+    "from_scipy_sparse_array": (
+        "Builds a dgraph.nx.Graph on the cluster, nodes 0..n-1, the entries as weights (float64); an "
+        "undirected graph keeps the last entry of each pair in the matrix's order, as networkx does. No "
+        "multigraphs."
+    ),
+    "complement": (
+        "The pairs are found on the client from the graph's arcs (n(n - 1) pairs: the complement of a "
+        "large sparse graph is dense), and the complement is built on the cluster."
+    ),
+    "reverse": "copy=True only: a new graph, built on the cluster from the arcs turned round (kept for later calls).",
+    "to_dict_of_lists": (
+        "Each node's neighbours in the graph's node order (networkx lists them in the order they were added)."
     ),
 }

@@ -5,17 +5,25 @@
 from .bellman_ford import bellman_ford
 from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
+from .bipartite import bipartite
 from .connected_components import connected_components, weakly_connected_components
 from .core_number import core_number, k_core
 from .degree_centrality import degree_centrality, isolates, self_loops
-from .distance_measures import closeness_centrality, eccentricity, harmonic_centrality
+from .distance_measures import closeness_centrality, diameter, eccentricity, harmonic_centrality
+from .edge_betweenness_centrality import edge_betweenness_centrality
 from .eigenvector_centrality import eigenvector_centrality
 from .greedy_color import greedy_color
 from .hits import hits
 from .k_truss import k_truss
 from .katz_centrality import katz_centrality
 from .label_propagation import label_propagation
-from .link_prediction import adamic_adar_index, jaccard_coefficient, preferential_attachment, resource_allocation_index
+from .link_prediction import (
+    adamic_adar_index,
+    jaccard_coefficient,
+    jaccard_top_k,
+    preferential_attachment,
+    resource_allocation_index,
+)
 from .louvain import leiden, louvain, modularity
 from .max_weight_matching import max_weight_matching
 from .maximal_independent_set import maximal_independent_set
@@ -80,4 +88,8 @@ __all__ = [
     "maximal_independent_set",
     "k_truss",
     "bellman_ford",
+    "edge_betweenness_centrality",
+    "bipartite",
+    "diameter",
+    "jaccard_top_k",
 ]

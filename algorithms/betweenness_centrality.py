@@ -1,4 +1,4 @@
-"""Betweenness centrality (unweighted), by Brandes' algorithm: two methods.
+"""Betweenness centrality, by Brandes' algorithm: two methods (weighted paths: the first).
 
 ``"replicated"`` (chosen when the graph fits a worker several times over): every worker gathers
 the whole graph once (one allgather; a rank that holds it all reads its own block) and runs
@@ -7,7 +7,9 @@ run leaves it); one
 reduce-scatter sums the workers' dependencies at the vertices' owners. Sources are
 independent, so this is the coarse-grained parallelism of Bader and Madduri (ICPP 2006) and of
 cuGraph's batched multi-GPU betweenness: no superstep per level, which on a road network (a
-thousand levels per source) is what a level-synchronous pass pays.
+thousand levels per source) is what a level-synchronous pass pays. With weights each source's
+search is Dijkstra's (``kernels.brandes_paths``), settled vertices in order, dependencies pulled
+back along the arcs whose tail's distance plus weight is the head's.
 
 ``"levels"`` (the graph is too big to copy, or fewer sources than workers on a small-world
 graph): for every source, a level-synchronous forward pass counts shortest paths (edge_map
@@ -40,6 +42,7 @@ from dgraph.checks import integer
 from dgraph.edgemap import EdgeMap, pull_is_cheaper
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import sum_at_owners
+from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -190,18 +193,22 @@ class _Direction:
         return "pull"
 
 
-def replicated_kernel(ctx, *, sources, scales, bounds, layout):
+def replicated_kernel(ctx, *, sources, scales, bounds, layout, weighted=False):
     n = int(bounds[-1])
     with ctx.phase("replicate"):
-        indptr, indices = _whole_graph(ctx, n, layout.owns_rows())
+        indptr, indices, weights = whole_graph(ctx, n, layout.owns_rows(), weighted)
     me, workers = ctx.worker
     mine = np.asarray(sources, dtype=np.int64)[me::workers]
     per_round = max(1, ROUND_ARCS // max(indices.size, 1))
     rounds = math.ceil(math.ceil(len(sources) / workers) / per_round)  # the same on every worker
     bc = np.zeros(n)
     for i in range(rounds):
+        batch = mine[i * per_round : (i + 1) * per_round]
         with ctx.phase("search"):
-            kernels.brandes(indptr, indices, mine[i * per_round : (i + 1) * per_round], bc)
+            if weighted:
+                kernels.brandes_paths(indptr, indices, weights, batch, bc, None)
+            else:
+                kernels.brandes(indptr, indices, batch, bc)
         ctx.allreduce({r: np.zeros(1) for r in ctx.ranks})  # a superstep per round: progress shows
     ctx.stats.info.update(sources=len(sources), method="replicated", edges_examined=mine.size * indices.size)
     scores = sum_at_owners(ctx, bc, bounds, dense=True)
@@ -209,26 +216,30 @@ def replicated_kernel(ctx, *, sources, scales, bounds, layout):
     return {r: _rescale({"betweenness": scores[r]}, r, bounds, ids, scales) for r in ctx.ranks}
 
 
-def _whole_graph(ctx, n, owns_rows):
-    """Every rank's out-arcs, gathered into one CSR of the whole graph (one allgather).
-    Owner blocks are rows in rank order already: their degrees and neighbours only need joining."""
+def whole_graph(ctx, n, owns_rows, weighted=False):
+    """Every rank's out-arcs, gathered into one CSR of the whole graph (one allgather), with
+    their weights when ``weighted`` (else None). Owner blocks are rows in rank order already:
+    their degrees and neighbours only need joining, and the arcs keep the blocks' order."""
     small = np.int32 if n < 2**31 else np.int64  # indices are that already; ids go as that
     if ctx.nranks == 1 and owns_rows and ctx.blocks[ctx.ranks[0]][0].space.size == n:
         block = ctx.blocks[ctx.ranks[0]][0]  # the whole graph, its slots the vertex ids: no copy
-        return block.indptr, block.indices
+        return block.indptr, block.indices, block.weights if weighted else None
     pieces = {}
     for r in ctx.ranks:
         block = ctx.blocks[r][0]
         if owns_rows:
             pieces[r] = [np.diff(block.indptr).astype(small), block.columns().astype(small, copy=False)]
+            if weighted:
+                pieces[r].append(block.weights)
         else:
-            rows, cols, _ = block_arcs(block)
-            pieces[r] = [rows.astype(small), cols.astype(small)]
-    first, second = (np.concatenate(part) for part in zip(*ctx.allgather(pieces)))
+            rows, cols, weights = block_arcs(block)
+            pieces[r] = [rows.astype(small), cols.astype(small)] + ([weights] if weighted else [])
+    gathered = [np.concatenate(part) for part in zip(*ctx.allgather(pieces))]
+    first, second, weights = gathered[0], gathered[1], (gathered[2] if weighted else None)
     if owns_rows:
-        return np.r_[0, np.cumsum(first, dtype=np.int64)], second
+        return np.r_[0, np.cumsum(first, dtype=np.int64)], second, weights
     # int32 ids while they fit: half the bytes the searches stream
-    return kernels.build_csr(first, second, n, dedup=False, order=False, index_dtype=small)[:2]
+    return kernels.build_csr(first, second, n, weights, dedup=False, order=False, index_dtype=small)
 
 
 def _scales(n, normalized, directed, sampled):
@@ -258,6 +269,18 @@ def _rescale(res, rank, bounds, sources, scales):
     return {"betweenness": res["betweenness"] * factor}
 
 
+def _lightest(block):
+    w = block_arcs(block)[2]
+    return float(w.min()) if w is not None and w.size else np.inf
+
+
+def non_negative(graph: Graph, weight: str, algorithm: str) -> None:
+    """Refuse a weight column holding a negative (or NaN) weight: Dijkstra's order is wrong there."""
+    lowest = min(graph.block_facts(_lightest), default=np.inf)
+    if lowest < 0 or np.isnan(lowest):
+        raise DgraphInputError(f"{algorithm} needs non-negative weights; column {weight!r} holds {lowest}")
+
+
 def _replica_fits(graph, info):
     """Whether a copy of the whole graph per worker takes at most REPLICA_SHARE of the smallest
     worker memory limit (the machine's memory where workers have none); ``info``: the workers'
@@ -284,9 +307,10 @@ def betweenness_centrality(
     k: int | None = None,
     normalized: bool = True,
     seed: int | None = None,
+    weight: Weight = GRAPH_WEIGHT,
     method: str = "auto",
 ) -> dd.DataFrame:
-    """Betweenness centrality of every vertex (shortest paths by hop count).
+    """Betweenness centrality of every vertex (shortest paths by hop count, or by weight).
 
     Parameters
     ----------
@@ -301,6 +325,12 @@ def betweenness_centrality(
         Divide by the ordered pairs of other vertices, (n - 1)(n - 2) from every source, as
         networkx does; otherwise undirected scores are halved (each pair counted once).
     seed : int, optional
+    weight : str or None, optional
+        Left out: the graph's weight, if it was built with one; ``None``: hop counts (unit
+        weights); a name: any numeric edge attribute. Weighted paths are found by Dijkstra's
+        algorithm from each source on the replicated graph, and paths of exactly equal length
+        count alike, as networkx's ``betweenness_centrality(G, weight=...)`` counts them.
+        Weights must be non-negative.
     method : {"auto", "replicated", "levels"}
         ``"replicated"``: every worker copies the whole graph and runs Brandes from its share of
         the sources (one exchange in all); ``"levels"``: level-synchronous passes on the layout
@@ -318,7 +348,8 @@ def betweenness_centrality(
     Notes
     -----
     Work is O(m) per source either way; a small graph uses all sources, a big one should pass
-    ``k``. Both methods give the same scores (to rounding). Weights are ignored.
+    ``k``. Both methods give the same scores (to rounding). Weighted scores run replicated
+    only (``method="levels"`` counts hops).
 
     References
     ----------
@@ -333,6 +364,15 @@ def betweenness_centrality(
     """
     if method not in METHODS:
         raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
+    graph, weight = weighed(graph, weight, "betweenness_centrality")
+    if weight is not None:
+        non_negative(graph, weight, "betweenness_centrality")
+        if method == "levels":
+            raise DgraphInputError(
+                "betweenness_centrality: method='levels' counts hops; weighted paths run replicated "
+                "(method='auto' or 'replicated'), or pass weight=None for hop counts"
+            )
+        method = "replicated"
     n = graph.num_vertices
     sampled = None
     if sources is not None:
@@ -351,8 +391,9 @@ def betweenness_centrality(
         few = _few_sources(graph, len(ids), len(info))
         method = "levels" if few or not _replica_fits(graph, info) else "replicated"
     kernel: Callable[..., Any]
+    args: dict[str, Any]
     if method == "replicated":
-        kernel, args = replicated_kernel, {}
+        kernel, args = replicated_kernel, {"weighted": weight is not None}
     else:
         kernel, args = brandes_kernel, {"reverse": graph.directed, "directed": graph.directed, "arcs": graph.num_arcs}
     scales = _scales(n, normalized, graph.directed, sampled)

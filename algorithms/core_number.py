@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from dgraph import kernels
 from dgraph.block import index_type
@@ -76,6 +77,10 @@ def _loops(block):
 def core_number(graph: Graph) -> dd.DataFrame:
     """The core number of every vertex: the largest k such that it belongs to the k-core.
 
+    On a directed graph, as networkx defines it: a vertex's degree is its in-degree plus its
+    out-degree, and every arc counts as an edge (two opposite arcs as two); the arcs are
+    rebuilt once as such an undirected graph (duplicates kept), which the same iteration runs on.
+
     Returns
     -------
     dask.dataframe.DataFrame
@@ -89,17 +94,29 @@ def core_number(graph: Graph) -> dd.DataFrame:
     >>> dgraph.algorithms.core_number(g).compute().core.tolist()
     [2, 2, 2, 1]
     """
-    if graph.directed:
-        raise DgraphInputError("core_number needs an undirected graph; build it with directed=False")
     if sum(graph.client.gather([graph.client.submit(_loops, b, pure=False) for b in graph.store.blocks])):
         raise DgraphInputError("core numbers are not defined with self-loops; build the graph with self_loops='drop'")
+    if graph.directed:
+        graph = _every_arc_an_edge(graph)
     return graph.run_to_frame(core_kernel, name="core_number")
+
+
+def _every_arc_an_edge(graph: Graph) -> Graph:
+    """A directed graph's arcs as the edges of an undirected multigraph, placed as it is."""
+    from dgraph.build import from_edgelist
+
+    arcs = graph.edges()[["src", "dst"]]
+    vertices = graph.degrees()[["vertex"]]  # every vertex, those without arcs too
+    return from_edgelist(
+        arcs, directed=False, duplicates="keep", vertices=vertices, layout=graph.layout, client=graph.client
+    )
 
 
 def k_core(graph: Graph, k: int | None = None) -> dd.DataFrame:
     """The vertices of the k-core (default: the largest k with a non-empty core), with their
-    core numbers: a dask DataFrame [vertex, core]."""
+    core numbers: a dask DataFrame [vertex, core]. Directed graphs as ``core_number``."""
     cores = core_number(graph)
     if k is None:
-        k = int(graph.client.compute(cores["core"].max()).result())
+        largest = graph.client.compute(cores["core"].max()).result()
+        k = 0 if pd.isna(largest) else int(largest)  # (no vertices: no core)
     return cores[cores["core"] >= k]

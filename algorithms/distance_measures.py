@@ -21,10 +21,14 @@ reciprocals), ``eccentricity`` (its greatest distance to a vertex it reaches) an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
+from dgraph.checks import integer
+from dgraph.dask_internals import fetch
+from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange
 
 if TYPE_CHECKING:
@@ -50,8 +54,9 @@ def _pull(block, frontier):
     return out
 
 
-def distance_sums_kernel(ctx, *, words, bounds):
+def distance_sums_kernel(ctx, *, words, bounds, sources=None):
     n = int(bounds[-1])
+    order = np.arange(n) if sources is None else np.asarray(sources, np.int64)  # the searches' sources
     batch = words * WORD
     blocks = {r: ctx.blocks[r][-1] for r in ctx.ranks}  # in-arcs: a vertex pulls its in-neighbours' frontiers
     exchange = GhostExchange(ctx, {r: [b] for r, b in blocks.items()}, bounds)
@@ -65,14 +70,14 @@ def distance_sums_kernel(ctx, *, words, bounds):
     read = {r: np.zeros((b.space.size, words), np.uint64) for r, b in blocks.items()}
     ctx.hold("distance sums", sums, counts, harmonic, eccentricity, reaches, read)
     levels = 0
-    for first in range(0, n, batch):
-        width = min(batch, n - first)
+    for first in range(0, order.size, batch):
+        ids = order[first : first + batch]
+        width = ids.size
         seen = {r: np.zeros((size[r], words), np.uint64) for r in ctx.ranks}
         for r in ctx.ranks:  # each source's own bit, at its owner
-            mine = np.arange(max(first, lo[r]), min(first + width, lo[r] + size[r]))
-            j = mine - first
+            j = np.flatnonzero((ids >= lo[r]) & (ids < lo[r] + size[r]))
             np.bitwise_or.at(
-                seen[r], (mine - lo[r], j // WORD), np.left_shift(np.uint64(1), (j % WORD).astype(np.uint64))
+                seen[r], (ids[j] - lo[r], j // WORD), np.left_shift(np.uint64(1), (j % WORD).astype(np.uint64))
             )
         frontier = {r: s.copy() for r, s in seen.items()}
         deepest = np.zeros(width, np.int64)
@@ -99,10 +104,13 @@ def distance_sums_kernel(ctx, *, words, bounds):
         }
         reached_all = ctx.allreduce(reached)
         for r in ctx.ranks:
-            mine = slice(max(first, lo[r]) - first, min(first + width, lo[r] + size[r]) - first)
-            at = slice(max(first, lo[r]) - lo[r], min(first + width, lo[r] + size[r]) - lo[r])
-            eccentricity[r][at] = deepest[mine]
-            reaches[r][at] = reached_all[mine] - 1
+            j = np.flatnonzero((ids >= lo[r]) & (ids < lo[r] + size[r]))
+            eccentricity[r][ids[j] - lo[r]] = deepest[j]
+            reaches[r][ids[j] - lo[r]] = reached_all[j] - 1
+    others = {}  # the sources other than each vertex itself
+    for r in ctx.ranks:
+        others[r] = np.full(size[r], order.size, np.int64)
+        others[r][order[(order >= lo[r]) & (order < lo[r] + size[r])] - lo[r]] -= 1
     ctx.stats.info.update(levels=levels, batch=batch)
     return {
         r: {
@@ -111,14 +119,17 @@ def distance_sums_kernel(ctx, *, words, bounds):
             "harmonic": harmonic[r],
             "eccentricity": eccentricity[r],
             "reaches": reaches[r],
+            "sources": others[r],
         }
         for r in ctx.ranks
     }
 
 
-def distance_sums(graph: Graph) -> dd.DataFrame:
+def distance_sums(graph: Graph, *, sources: np.ndarray | None = None) -> dd.DataFrame:
     """Every vertex's sums over its hop distances from and to the others (the module's output
-    encoding), from a search out of every vertex.
+    encoding), from a search out of every vertex, or out of ``sources`` (placed ids) only: then
+    the sums are over those sources, ``sources`` counts those other than the vertex itself, and
+    ``eccentricity`` and ``reaches`` are a source's own (0 elsewhere).
 
     >>> import dgraph
     >>> g = dgraph.datasets.load("karate")
@@ -128,17 +139,40 @@ def distance_sums(graph: Graph) -> dd.DataFrame:
     """
     n = graph.num_vertices
     arcs = max(graph.num_arcs, n, 1)
-    words = int(max(1, min(-(-n // WORD), BATCH_BYTES // (8 * arcs))))
+    searches = n if sources is None else len(sources)
+    words = int(max(1, min(-(-searches // WORD), BATCH_BYTES // (8 * arcs))))
     frame, _ = graph.runner.run_to_frame(
-        distance_sums_kernel, reverse=graph.directed, name="distance_sums", words=words
+        distance_sums_kernel, reverse=graph.directed, name="distance_sums", words=words, sources=sources
     )
     return frame
 
 
-def closeness_centrality(graph: Graph, *, wf_improved: bool = True) -> dd.DataFrame:
+def _sample(graph: Graph, k: int | None, seed: int | None) -> np.ndarray | None:
+    """``k`` sources drawn uniformly without replacement (by canonical id, so the same on every
+    layout), as placed ids in order; None for every vertex."""
+    if k is None:
+        return None
+    n = graph.num_vertices
+    k = integer(k, "k", minimum=1, maximum=max(n, 1))
+    canonical = np.sort(np.random.default_rng(seed).choice(n, size=int(k), replace=False))
+    return np.sort(np.asarray(graph.placed_ids(canonical), np.int64))
+
+
+def closeness_centrality(
+    graph: Graph, *, wf_improved: bool = True, k: int | None = None, seed: int | None = None
+) -> dd.DataFrame:
     """Closeness centrality, as networkx's (hop distances *to* each vertex): the number of other
     vertices that reach it over the sum of their distances to it, scaled by the share of the
     graph that reaches it when ``wf_improved`` (Wasserman and Faust); 0 where none reaches it.
+
+    With ``k``, an estimate from ``k`` sources drawn uniformly with ``seed`` (Eppstein and
+    Wang): the sums run over the sampled sources other than the vertex, and the share that
+    reaches it is the sampled share. Error bound: on a strongly connected graph of diameter D,
+    the estimated mean distance to a vertex, (sum over the sample) / (its size), is within
+    epsilon D of the true mean with probability at least 1 - 2 exp(-2 k' epsilon^2), k' the
+    sampled sources other than the vertex (Hoeffding, for sampling without replacement too):
+    k = ln(2 n / delta) / (2 epsilon^2) sources bound every vertex at once with probability
+    1 - delta. Closeness is the reciprocal of that mean.
 
     Returns
     -------
@@ -148,7 +182,7 @@ def closeness_centrality(graph: Graph, *, wf_improved: bool = True) -> dd.DataFr
     Notes
     -----
     Exact: a search from every vertex, 64 to a word (see the module); (n / 64 w) x diameter
-    supersteps for batches of w words. Hops only (no weights).
+    supersteps for batches of w words; with ``k``, (k / 64 w) x diameter. Hops only (no weights).
 
     Examples
     --------
@@ -159,17 +193,25 @@ def closeness_centrality(graph: Graph, *, wf_improved: bool = True) -> dd.DataFr
     0.569
     """
     n = graph.num_vertices
-    found = distance_sums(graph)
-    k = found["reached_from"].astype("float64")
-    closeness = (k / found["distance_sum"].where(found["distance_sum"] > 0)).fillna(0.0)
+    found = distance_sums(graph, sources=_sample(graph, k, seed))
+    reached = found["reached_from"].astype("float64")
+    closeness = (reached / found["distance_sum"].where(found["distance_sum"] > 0)).fillna(0.0)
     if wf_improved:
-        closeness = closeness * (k / max(n - 1, 1))  # networkx's order of operations, to the last bit
+        if k is None:
+            closeness = closeness * (reached / max(n - 1, 1))  # networkx's order of operations, to the last bit
+        else:
+            closeness = closeness * (reached / found["sources"].where(found["sources"] > 0)).fillna(0.0)
     return found[["vertex"]].assign(closeness=closeness)
 
 
-def harmonic_centrality(graph: Graph) -> dd.DataFrame:
+def harmonic_centrality(graph: Graph, *, k: int | None = None, seed: int | None = None) -> dd.DataFrame:
     """Harmonic centrality, as networkx's: the sum, over the other vertices that reach a
     vertex, of one over their hop distance to it.
+
+    With ``k``, an estimate from ``k`` sources drawn uniformly with ``seed``: the sum over the
+    sampled sources other than the vertex (k' of them), times (n - 1) / k'. Each term lies in
+    [0, 1], so the estimate is within epsilon (n - 1) of the true value with probability at
+    least 1 - 2 exp(-2 k' epsilon^2) (Hoeffding, for sampling without replacement too).
 
     Returns
     -------
@@ -184,7 +226,11 @@ def harmonic_centrality(graph: Graph) -> dd.DataFrame:
     >>> round(float(hc.harmonic[34]), 2)
     23.25
     """
-    return distance_sums(graph)[["vertex", "harmonic"]]
+    if k is None:
+        return distance_sums(graph)[["vertex", "harmonic"]]
+    found = distance_sums(graph, sources=_sample(graph, k, seed))
+    scale = (graph.num_vertices - 1) / found["sources"].where(found["sources"] > 0)
+    return found[["vertex"]].assign(harmonic=(found["harmonic"] * scale).fillna(0.0))
 
 
 def eccentricity(graph: Graph) -> dd.DataFrame:
@@ -209,3 +255,96 @@ def eccentricity(graph: Graph) -> dd.DataFrame:
     found = distance_sums(graph)
     whole = found["eccentricity"].astype("Int64").where(found["reaches"] == n - 1)
     return found[["vertex"]].assign(eccentricity=whole)
+
+
+METHODS = ("exact", "ifub")
+
+
+def _farthest(graph: Graph, source: Any) -> tuple[pd.DataFrame, Any, int]:
+    """(a BFS from ``source``: [vertex, distance] of the reached vertices, on the client; the
+    farthest vertex, the first in label order among those; its distance)."""
+    from .bfs import bfs
+
+    found = fetch(graph.client, bfs(graph, source))
+    frame = found[found["distance"].notna()].astype({"distance": np.int64})
+    if len(frame) < graph.num_vertices:
+        raise DgraphInputError("diameter: the graph is not connected, so its diameter is infinite")
+    far = frame[frame["distance"] == frame["distance"].max()].sort_values("vertex", kind="stable")
+    return frame, far["vertex"].iloc[0], int(frame["distance"].max())
+
+
+def diameter(graph: Graph, *, method: str = "exact") -> int:
+    """The diameter in hops: the greatest eccentricity, of an undirected connected graph.
+
+    Parameters
+    ----------
+    graph : dgraph.Graph
+        Undirected and connected (a ``DgraphInputError`` otherwise).
+    method : {"exact", "ifub"}
+        ``"exact"``: a search from every vertex (``eccentricity``). ``"ifub"``: Crescenzi et
+        al.'s iFUB, also exact: from a central vertex u (the middle of a longest path found by
+        two sweeps from the vertex of highest degree), the vertices are taken by level from the
+        deepest up; the eccentricities of a level's vertices (one batched multi-source search,
+        64 to a word) raise the lower bound, and once it exceeds twice the level above, no
+        vertex closer to u can do better. On roads and meshes a few levels decide it.
+        ``graph.last_stats.info["searches"]`` says how many single-source searches it took.
+
+    Returns
+    -------
+    int
+
+    References
+    ----------
+    P. Crescenzi, R. Grossi, M. Habib, L. Lanzi, A. Marino, "On computing the diameter of
+    real-world undirected graphs", Theoretical Computer Science 514, 2013.
+
+    Examples
+    --------
+    >>> import dgraph
+    >>> g = dgraph.datasets.load("karate")
+    >>> dgraph.algorithms.diameter(g), dgraph.algorithms.diameter(g, method="ifub")
+    (5, 5)
+    """
+    if method not in METHODS:
+        raise DgraphInputError(f"method must be one of {METHODS}, got {method!r}")
+    if graph.directed:
+        raise DgraphInputError("diameter is for undirected graphs; build the graph with directed=False")
+    if graph.num_vertices == 0:
+        raise DgraphInputError("diameter of the null graph is not defined")
+    n = graph.num_vertices
+    if method == "exact":
+        found = distance_sums(graph)
+        if int(fetch(graph.client, found["reaches"].min())) < n - 1:
+            raise DgraphInputError("diameter: the graph is not connected, so its diameter is infinite")
+        largest = int(fetch(graph.client, found["eccentricity"].max()))
+        _report(graph, n)
+        return largest
+    degrees = graph.degrees()
+    top = int(fetch(graph.client, degrees["degree"].max()))
+    hub = fetch(graph.client, degrees[degrees["degree"] == top]["vertex"]).sort_values().iloc[0]
+    _, a, _ = _farthest(graph, hub)
+    from_a, b, lower = _farthest(graph, a)
+    parent = dict(zip(from_a["vertex"].tolist(), from_a["predecessor"].tolist()))
+    middle = b
+    for _ in range(lower - lower // 2):  # the middle of the search tree's path from a to b
+        middle = parent[middle]
+    levels, _, depth = _farthest(graph, middle)
+    searches, upper, i = 3, 2 * depth, depth
+    while upper > lower and i > 0:
+        ring = levels.loc[levels["distance"] == i, "vertex"].tolist()
+        sources = np.sort(graph.encode_vertices(ring, "vertex"))
+        found = distance_sums(graph, sources=sources)
+        lower = max(lower, int(fetch(graph.client, found["eccentricity"].max())))
+        searches += len(ring)
+        if lower > 2 * (i - 1):
+            break
+        upper, i = 2 * (i - 1), i - 1
+    _report(graph, searches)
+    return lower
+
+
+def _report(graph: Graph, searches: int) -> None:
+    """How many single-source searches a diameter took, in the stats of its last run."""
+    stats = graph.last_stats
+    if stats is not None:
+        stats.info.update(searches=searches)

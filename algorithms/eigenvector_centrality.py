@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def eigenvector_kernel(ctx, *, max_iter, tol, weighted, bounds):
     n = int(bounds[-1])
     products = Products(ctx, bounds, weighted)
-    x = {r: np.full(size, 1.0 / n) for r, size in own_sizes(bounds, ctx.ranks).items()}
+    x = {r: np.full(size, 1.0 / max(n, 1)) for r, size in own_sizes(bounds, ctx.ranks).items()}
     x, steps, converged = iterate_in(
         ctx,
         products,

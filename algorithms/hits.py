@@ -37,7 +37,7 @@ def _largest(values):
 def hits_kernel(ctx, *, max_iter, tol, normalized, bounds):
     n = int(bounds[-1])
     products = Products(ctx, bounds, weighted=False)
-    h = {r: np.full(size, 1.0 / n) for r, size in own_sizes(bounds, ctx.ranks).items()}
+    h = {r: np.full(size, 1.0 / max(n, 1)) for r, size in own_sizes(bounds, ctx.ranks).items()}
     a = {r: np.zeros(h[r].size) for r in ctx.ranks}
     change = {r: np.zeros(1) for r in ctx.ranks}
     steps, converged = 0, False

@@ -21,6 +21,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from dgraph.checks import integer
 from dgraph.errors import DgraphInputError
 from dgraph.joins import merge
 
@@ -136,3 +137,58 @@ def preferential_attachment(graph: Graph, pairs: Pairs) -> dd.DataFrame:
     out = merge(pairs, degree.rename(columns={"vertex": "u", "degree": "du"}), on="u")
     out = merge(out, degree.rename(columns={"vertex": "v", "degree": "dv"}), on="v")
     return out[["u", "v"]].assign(preferential_attachment=(out["du"] * out["dv"]).astype("int64"))
+
+
+def _best(frame: pd.DataFrame, k: int, by_vertex: bool) -> pd.DataFrame:
+    """The ``k`` highest-scoring rows (of each ``u`` when ``by_vertex``), ties to the smaller ``v``
+    (then ``u``): the same rows whatever the partitions."""
+    frame = frame.sort_values(["jaccard_coefficient", "u", "v"], ascending=[False, True, True], kind="stable")
+    return (frame.groupby("u", sort=False).head(k) if by_vertex else frame.head(k)).reset_index(drop=True)
+
+
+def jaccard_top_k(graph: Graph, k: int = 10, *, per_vertex: bool = True) -> dd.DataFrame:
+    """The most similar pairs of vertices by Jaccard coefficient, among all pairs: each vertex's
+    ``k`` best partners (``per_vertex``), or the ``k`` best pairs of the graph, each pair once.
+
+    Only pairs with a common neighbour score above 0, so the candidates are the two-hop pairs:
+    each vertex's neighbourhood joined with itself on the workers (one row per (pair, common
+    neighbour): the sum over vertices of their degree squared), counted per pair, scored as
+    ``jaccard_coefficient`` scores (same conventions), then cut to the best ``k`` per vertex
+    after a shuffle by ``u`` (or per partition, then over those). Ties go to the smaller
+    partner's label.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Columns ``u``, ``v`` and ``jaccard_coefficient`` (float64); with ``per_vertex``, up to
+        ``k`` rows per vertex ``u`` that has a two-hop partner, else ``k`` rows with u < v.
+
+    Examples
+    --------
+    >>> import pandas as pd, dgraph
+    >>> g = dgraph.from_edgelist(pd.DataFrame({"src": [0, 0, 1, 2], "dst": [1, 2, 2, 3]}), directed=False)
+    >>> dgraph.algorithms.jaccard_top_k(g, 1, per_vertex=False).compute().values.tolist()
+    [[0.0, 3.0, 0.5]]
+    """
+    if graph.directed:
+        raise DgraphInputError("jaccard_top_k is for undirected graphs (networkx's jaccard_coefficient is too)")
+    k = integer(k, "k", minimum=1)
+    arcs = graph.edges()[["src", "dst"]]
+    around = arcs.rename(columns={"src": "w", "dst": "u"})
+    pairs = around.merge(around.rename(columns={"u": "v"}), on="w")
+    pairs = pairs[pairs["u"] != pairs["v"]]
+    if not per_vertex:
+        pairs = pairs[pairs["u"] < pairs["v"]]
+    pairs = pairs.assign(common=((pairs["w"] != pairs["u"]) & (pairs["w"] != pairs["v"])).astype("int64"), meet=1)
+    counts = pairs.groupby(["u", "v"])[["common", "meet"]].sum().reset_index()
+    sizes = arcs.groupby("src").size().rename("size").reset_index()
+    out = counts.merge(sizes.rename(columns={"src": "u", "size": "nu"}), on="u")
+    out = out.merge(sizes.rename(columns={"src": "v", "size": "nv"}), on="v")
+    score = (out["common"] / (out["nu"] + out["nv"] - out["meet"])).astype("float64")
+    scored = out[["u", "v"]].assign(jaccard_coefficient=score)
+    scored = scored[scored["jaccard_coefficient"] > 0]
+    meta = scored._meta
+    if per_vertex:
+        return scored.shuffle("u").map_partitions(_best, k, True, meta=meta)
+    best = scored.map_partitions(_best, k, False, meta=meta)
+    return best.repartition(npartitions=1).map_partitions(_best, k, False, meta=meta)

@@ -73,8 +73,8 @@ def pagerank_kernel(
     pr, teleport, contrib, sums = {}, {}, {}, {}
     for r in ctx.ranks:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
-        teleport[r] = np.full(hi - lo, 1.0 / n) if personalization is None else personalization[lo:hi]
-        pr[r] = np.full(hi - lo, 1.0 / n) if nstart is None else nstart[lo:hi].copy()
+        teleport[r] = np.full(hi - lo, 1.0 / max(n, 1)) if personalization is None else personalization[lo:hi]
+        pr[r] = np.full(hi - lo, 1.0 / max(n, 1)) if nstart is None else nstart[lo:hi].copy()
         contrib[r] = np.zeros(hi - lo, kind)
         dangling = out_weight[r] == 0
         np.divide(pr[r], out_weight[r], out=contrib[r], where=~dangling)

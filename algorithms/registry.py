@@ -19,17 +19,25 @@ from . import verify as checks
 from .bellman_ford import bellman_ford, check_bellman_ford
 from .betweenness_centrality import betweenness_centrality
 from .bfs import bfs
+from .bipartite import bipartite
 from .connected_components import connected_components, weakly_connected_components
 from .core_number import core_number, k_core
 from .degree_centrality import degree_centrality, isolates, self_loops
-from .distance_measures import closeness_centrality, eccentricity, harmonic_centrality
+from .distance_measures import closeness_centrality, diameter, eccentricity, harmonic_centrality
+from .edge_betweenness_centrality import edge_betweenness_centrality
 from .eigenvector_centrality import eigenvector_centrality
 from .greedy_color import greedy_color
 from .hits import hits
 from .k_truss import k_truss
 from .katz_centrality import katz_centrality
 from .label_propagation import label_propagation
-from .link_prediction import adamic_adar_index, jaccard_coefficient, preferential_attachment, resource_allocation_index
+from .link_prediction import (
+    adamic_adar_index,
+    jaccard_coefficient,
+    jaccard_top_k,
+    preferential_attachment,
+    resource_allocation_index,
+)
 from .louvain import leiden, louvain
 from .max_weight_matching import max_weight_matching
 from .maximal_independent_set import maximal_independent_set
@@ -197,16 +205,16 @@ _ENTRIES = (
         checks.check_core,
         cli=True,
         networkx=("core_number",),
-        undirected=True,
         rank_by=("core", False),
     ),
-    Algorithm(k_core, networkx=("k_core",), undirected=True),
+    Algorithm(k_core, networkx=("k_core", "k_shell", "k_crust")),
     Algorithm(
         betweenness_centrality,
         "bc",
         checks.check_bc,
         cli=True,
         networkx=("betweenness_centrality",),
+        weighted=True,
         rank_by=("betweenness", False),
     ),
     Algorithm(
@@ -308,6 +316,10 @@ _ENTRIES = (
         source=True,
         weighted=True,
     ),
+    Algorithm(edge_betweenness_centrality, networkx=("edge_betweenness_centrality",), weighted=True),
+    Algorithm(bipartite, networkx=("is_bipartite",)),
+    Algorithm(diameter, undirected=True),
+    Algorithm(jaccard_top_k, undirected=True),
 )
 
 REGISTRY: Mapping[str, Algorithm] = MappingProxyType({a.name: a for a in _ENTRIES})

@@ -364,6 +364,8 @@ def check_core(snap, frame):
     core = frame["core"].to_numpy(np.int64)
     keep = snap.src != snap.dst
     src, dst = snap.src[keep], snap.dst[keep]
+    if snap.directed:  # every arc an edge, at both ends (networkx's degree: in + out)
+        src, dst = np.r_[src, dst], np.r_[dst, src]
     # validity: each vertex has at least core[v] neighbours of core >= core[v]
     strong = np.bincount(src[core[dst] >= core[src]], minlength=snap.n)
     errors = []
@@ -488,18 +490,22 @@ def check_cdlp(snap, frame, *, max_iter=10):
     return []
 
 
-def check_bc(snap, frame, *, sources=None, normalized=True, k=None):
+def check_bc(snap, frame, *, sources=None, normalized=True, k=None, weight=None):
     if k is not None:
         raise DgraphInputError("verify('bc') needs the sources a sampled run used: pass sources=, not k=")
     from .betweenness_centrality import _scales
 
     keep = snap.src != snap.dst
-    indptr, indices, _ = kernels.build_csr(snap.src[keep], snap.dst[keep], snap.n)
+    weights = snap.weights[keep] if weight is not None and snap.weights is not None else None
+    indptr, indices, weights = kernels.build_csr(snap.src[keep], snap.dst[keep], snap.n, weights)
     ids = np.arange(snap.n) if sources is None else snap.labels.get_indexer(list(sources))
     if (ids < 0).any():
         raise DgraphInputError("a source is not a vertex of the graph")
     bc = np.zeros(snap.n)
-    kernels.brandes(indptr, indices, ids, bc)
+    if weights is None:
+        kernels.brandes(indptr, indices, ids, bc)
+    else:
+        kernels.brandes_paths(indptr, indices, weights, ids, bc, None)
     source_scale, scale = _scales(snap.n, normalized, snap.directed, None if sources is None else len(ids))
     factor = np.full(snap.n, scale)
     factor[ids] = source_scale

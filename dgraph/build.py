@@ -44,7 +44,6 @@ VERTEX_ORDERS = ("labels", "degree")
 # the 2000 x 2000 grid's 16 M, faster at Kronecker 18's 7.6 M, and slower at Kronecker 21.
 ONE_RANK_ARCS = 1 << 25
 SMALL_EDGES = 1 << 16  # a pandas edge list this long is encoded and placed from the client (_from_small_frame)
-NO_VERTICES = "the edge list is empty and no vertices= were given: a graph needs at least one vertex"
 SLICE_ROWS = 1 << 20  # rows of a pandas edge list per partition
 SCATTER_ROWS = 1 << 16  # a pandas edge list this long is scattered, not embedded in the task graph
 
@@ -329,8 +328,6 @@ def _from_dask_frame(client, edges, spec, *, vertices, renumber, self_loops, ver
                 hi = client.compute(edges[["src", "dst"]].max().max()).result()
                 n = 0 if pd.isna(hi) else int(hi) + 1
             labels = Labels.identity(n)
-        if labels.n == 0:
-            raise DgraphInputError(NO_VERTICES)
         edges = labels.encode(edges, ["src", "dst"])  # with renumber=False: a null check, ids checked below
         if self_loops == "drop":
             edges = edges[edges["src"] != edges["dst"]]
@@ -400,8 +397,6 @@ def _from_small_frame(client, frame, vertices, renumber, self_loops, spec):
         labels, table = Labels.identity(len(vertices)), None
     else:
         labels, table = Labels.identity(int(frame[["src", "dst"]].max().max()) + 1 if len(frame) else 0), None
-    if labels.n == 0:
-        raise DgraphInputError(NO_VERTICES)
     frame = encode_part(frame, table, ["src", "dst"])
     if self_loops == "drop":
         frame = frame[frame["src"] != frame["dst"]]

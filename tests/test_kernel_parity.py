@@ -664,6 +664,19 @@ def _brandes_cases():
     return [(indptr, indices.astype(np.int32), np.array([0, 5, 99, 250], np.int64), np.zeros(N))]
 
 
+def _brandes_paths_cases():
+    """Random weights (every path length distinct), then small whole weights (many ties)."""
+    indptr, indices, _ = _graph(36, symmetric=False)
+    sources = np.array([0, 5, 99, 250], np.int64)
+    rng = np.random.default_rng(37)
+    w, ties = rng.random(indices.size), rng.integers(1, 4, indices.size).astype(np.float64)
+    return [
+        (indptr, indices.astype(np.int32), w, sources, np.zeros(N), np.zeros(indices.size)),
+        (indptr, indices.astype(np.int32), ties, sources, np.zeros(N), np.zeros(indices.size)),
+        (indptr, indices.astype(np.int32), ties, sources, np.zeros(N), np.zeros(0)),
+    ]
+
+
 def _tree_many_cases():
     """Three searches held side by side, levels and distances, as Graph 500 validates them."""
     indptr, indices, w = _graph(34)
@@ -948,6 +961,7 @@ CASES = {
     # the twins run levels in different directions: the levels and parents must agree
     "bfs_levels": (_levels_cases, lambda r, a: (r[0], a[5], a[6])),
     "brandes": (_brandes_cases, None),
+    "brandes_paths": (_brandes_paths_cases, None),
     "search_tree_rules": (_tree_cases, None),
     "search_tree_rules_many": (_tree_many_cases, None),
     "tree_astray": (_astray_cases, None),

@@ -32,6 +32,10 @@ MODULES = {
         "networkx.algorithms.shortest_paths.tests.test_dense_numpy",
         "networkx.algorithms.tests.test_lowest_common_ancestors",
         "networkx.generators.tests.test_ego",
+        "networkx.algorithms.operators.tests.test_unary",
+        "networkx.tests.test_convert",
+        "networkx.tests.test_convert_scipy",
+        "networkx.algorithms.bipartite.tests.test_basic",
     ],
     "centrality-and-structure": [
         "networkx.algorithms.link_analysis.tests.test_pagerank",

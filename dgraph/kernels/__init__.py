@@ -30,7 +30,7 @@ import atexit
 import gc
 
 from . import cache_lock  # noqa: F401 (locks numba's cache saves before any kernel compiles)
-from .brandes import brandes
+from .brandes import brandes, brandes_paths
 from .communities import local_moving, refine_communities, sum_pairs
 from .counting import (
     h_index,
@@ -134,6 +134,7 @@ __all__ = [
     "bfs_levels",
     "block_forest",
     "brandes",
+    "brandes_paths",
     "LocalCSR",
     "mark_removed",
     "merge_rows",

@@ -20,7 +20,7 @@ SUPPORTED_ONLY: dict[str, dict[str, Any]] = {
     "pagerank": {"nstart": None, "dangling": None},
     "clustering": {"weight": None},
     "average_clustering": {"weight": None},
-    "betweenness_centrality": {"weight": None, "endpoints": False},
+    "betweenness_centrality": {"endpoints": False},
     "max_weight_matching": {"maxcardinality": False},
     "bfs_predecessors": {"sort_neighbors": None},
     "bfs_successors": {"sort_neighbors": None},
@@ -35,6 +35,7 @@ SUPPORTED_ONLY: dict[str, dict[str, Any]] = {
     "center": {"e": None, "weight": None},
     "periphery": {"e": None, "weight": None},
     "average_shortest_path_length": {"weight": None},
+    "reverse": {"copy": True},
 }
 
 # networkx's functions for one kind of graph only (``not_implemented_for``): networkx raises its
@@ -70,8 +71,27 @@ DIRECTED_ONLY = (
     "is_arborescence",
     "is_branching",
 )
+# networkx's functions that raise their own error for the null graph (NetworkXPointlessConcept,
+# or ValueError from an empty max): can_run leaves them to networkx there
+NULL_GRAPH_ERRORS = (
+    "is_connected",
+    "is_weakly_connected",
+    "is_strongly_connected",
+    "is_forest",
+    "is_tree",
+    "is_branching",
+    "is_arborescence",
+    "eigenvector_centrality",
+    "center",
+    "average_shortest_path_length",
+    "k_core",
+    "k_shell",
+    "k_crust",
+)
 NODES = ("source", "target", "n", "u")  # parameters naming one node: absent, networkx raises its own error
 PATH_METHODS = ("dijkstra", "bellman-ford", "unweighted")
+DIJKSTRA = ("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance")
+BETWEENNESS = ("betweenness_centrality", "edge_betweenness_centrality")
 
 
 def _bound(name, args, kwargs):
@@ -105,14 +125,18 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
     G = _graph_arg(bound)
     if name == "from_pandas_edgelist":
         return _can_read_frame(bound)
+    if name == "from_scipy_sparse_array":
+        return _can_read_matrix(bound)
     if G is None:
         return "no graph"
     if G.is_multigraph():
         return "dgraph keeps one edge per node pair: multigraphs run in networkx"
-    if len(G) == 0:
-        return "an empty graph"
-    if name in ("core_number", "k_core", "louvain_communities", "leiden_communities") and G.is_directed():
+    if len(G) == 0 and name in NULL_GRAPH_ERRORS:
+        return "the null graph: networkx raises its own error"
+    if name in ("louvain_communities", "leiden_communities") and G.is_directed():
         return f"dgraph's {name} is for undirected graphs"
+    if name == "reverse" and not G.is_directed():
+        return "networkx cannot reverse an undirected graph: networkx raises its own error"
     if name in UNDIRECTED_ONLY and G.is_directed():
         return f"networkx's {name} is not implemented for directed graphs: networkx raises its own error"
     if name in DIRECTED_ONLY and not G.is_directed():
@@ -131,16 +155,16 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
         personal = bound.get("personalization")
         if personal is not None and not sum(v for k, v in personal.items() if path_checks.in_graph(G, k)):
             return "the personalization puts no weight on any node: networkx raises its own error"
-    if name in ("clustering", "average_clustering") and G.is_directed():
+    if name in ("clustering", "average_clustering", "transitivity") and G.is_directed():
         return "networkx's directed clustering counts directed triangles; dgraph's directed LCC is LDBC's"
-    if name == "core_number" and _has_loops(G):
+    if name in ("core_number", "k_core", "k_shell", "k_crust") and _has_loops(G):
         return "the graph has self-loops, which core_number refuses"
     why = _structures(name, G, bound)
     if why:
         return why
     if name == "max_weight_matching" and not _stars(G):
         return "dgraph's matching is a 1/2-approximation; it equals the maximum only on graphs of stars"
-    if name in ("single_source_dijkstra_path_length", "single_source_dijkstra", "dijkstra_predecessor_and_distance"):
+    if name in (*DIJKSTRA, *BETWEENNESS):
         if weight is not None and _negative(G, weight):
             return "a negative weight: networkx raises its own error"
     why = path_checks.why_not(name, G, bound, weight)
@@ -197,7 +221,11 @@ def should_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool
     """Whether dgraph is worth it when networkx picks backends by priority: not below ``SMALL``
     edges, where a cluster round trip costs more than networkx's own loop. (An explicit
     ``backend="dgraph"`` always runs dgraph.)"""
-    G = _graph_arg(_bound(name, args, kwargs))
+    bound = _bound(name, args, kwargs)
+    if name == "from_scipy_sparse_array":
+        edges = bound["A"].nnz
+        return True if edges >= SMALL else f"a matrix of {edges} entries is faster in networkx (dgraph from {SMALL})"
+    G = _graph_arg(bound)
     if G is None or isinstance(G, Graph):
         return True
     edges = len(G) if name == "from_pandas_edgelist" else G.number_of_edges()
@@ -225,6 +253,26 @@ def _can_read_frame(bound):
 
         kind = create if isinstance(create, type) else type(create)
         if issubclass(kind, nx.MultiGraph) or (isinstance(create, nx.Graph) and len(create)):
+            return "create_using must be an empty nx.Graph or nx.DiGraph"
+    return True
+
+
+def _can_read_matrix(bound):
+    A = bound["A"]
+    if len(getattr(A, "shape", ())) != 2 or A.shape[0] != A.shape[1]:
+        return "the matrix is not square: networkx raises its own error"
+    if not isinstance(bound.get("edge_attribute"), str):
+        return "edge_attribute must name the weight by a string"
+    create = bound.get("create_using")
+    if create is not None:
+        import networkx as nx
+
+        kind = create if isinstance(create, type) else type(create)
+        if (
+            not issubclass(kind, nx.Graph)
+            or issubclass(kind, nx.MultiGraph)
+            or (isinstance(create, nx.Graph) and len(create))
+        ):
             return "create_using must be an empty nx.Graph or nx.DiGraph"
     return True
 

@@ -70,6 +70,8 @@ def katz_centrality(
 ) -> dict[Hashable, float]:
     import networkx as nx
 
+    if len(G) == 0:  # networkx's answer for the null graph, whatever beta is
+        return {}
     try:
         beta = float(beta)
     except (TypeError, ValueError, AttributeError) as err:

@@ -24,7 +24,10 @@ from ..joins import merge
 from . import (  # noqa: F401  (they register theirs)
     all_shortest_paths,
     bellman_ford,
+    betweenness,
+    bipartite,
     centrality,
+    conversions,
     dense,
     distance_measures,
     link_prediction,
@@ -53,7 +56,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CALLS", "CONSTRUCTORS", "IMPLEMENTED", "NOTES", "WRITTEN", "implements"]
 
-CONSTRUCTORS = ("from_pandas_edgelist",)  # networkx functions that build a graph: not algorithms
+# networkx functions that build, convert or read a whole graph: not algorithms
+CONSTRUCTORS = ("from_pandas_edgelist", "from_scipy_sparse_array", "complement", "reverse", "to_dict_of_lists")
 
 
 # --------------------------------------------------------------------------- traversal
@@ -275,7 +279,10 @@ def average_clustering(G: Graph, nodes: Any = None, weight: str | None = None, c
 
 
 # --------------------------------------------------------------------------- centrality
-@implements("Unweighted, endpoints=False; with k, the same sample networkx draws with the same seed.")
+@implements(
+    "endpoints=False; weight: an edge attribute name (Dijkstra from every source, paths of exactly equal "
+    "length counted alike); with k, the same sample networkx draws with the same seed."
+)
 def betweenness_centrality(
     G: Graph,
     k: int | None = None,
@@ -288,7 +295,9 @@ def betweenness_centrality(
     if k is not None:  # the sample networkx draws with the same seed
         sample = seed.sample(G.nodes(), k)
         sources = [G.vertex(v) for v in sample]
-    found = alg.betweenness_centrality(G.graph_, sources=sources, normalized=normalized)
+    graph = G.graph_
+    weight = graph.weight if _weighted(G, weight) else None
+    found = alg.betweenness_centrality(graph, sources=sources, normalized=normalized, weight=weight)
     return _dict(G, found, "betweenness")
 
 
@@ -298,22 +307,40 @@ def core_number(G: Graph) -> dict[Hashable, int]:
     return _dict(G, alg.core_number(G.graph_), "core")
 
 
-@implements("Returns the core's nodes and edges (with the call's weight), not the input's other attributes.")
+CORE_NOTE = "Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes."
+
+
+@implements(CORE_NOTE)
 def k_core(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
-    """The k-core: core numbers from dgraph; the subgraph cut from the caller's networkx graph
-    when there is one (every attribute kept, as networkx returns it), else the core's nodes and
-    the arcs between them (with the graph's weight), filtered on the workers."""
+    return _core_subgraph(G, lambda cores, k: cores >= k, k, core_number)
+
+
+@implements(CORE_NOTE)
+def k_shell(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
+    return _core_subgraph(G, lambda cores, k: cores == k, k, core_number)
+
+
+@implements(CORE_NOTE)
+def k_crust(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
+    return _core_subgraph(G, lambda cores, k: cores <= k, k, core_number, below=1)
+
+
+def _core_subgraph(G, keeps, k, core_number, below=0):
+    """The subgraph of the vertices whose core numbers ``keeps(cores, k)`` (k by default the
+    largest core number less ``below``, as networkx's): core numbers from dgraph; the subgraph
+    cut from the caller's networkx graph when there is one (every attribute kept, as networkx
+    returns it), else the nodes and the arcs between them (with the graph's weight), filtered
+    on the workers."""
     import networkx as nx
 
     graph = G.graph_
-    cores = alg.core_number(graph)
     if core_number is not None:  # the caller's core numbers, by node
         cores = pd.DataFrame({"vertex": [G.vertex(v) for v in core_number], "core": list(core_number.values())})
     else:
-        cores = fetch(graph.client, cores)
+        cores = fetch(graph.client, alg.core_number(graph))
     if k is None:
-        k = int(cores["core"].max()) if len(cores) else 0
-    keep = cores.loc[cores["core"] >= k, "vertex"].tolist()
+        k = int(cores["core"].max()) - below if len(cores) else 0
+    keep = cores.loc[keeps(cores["core"], k), "vertex"].tolist()
     source = G.source_() if G.source_ is not None else None
     if source is not None:
         return source.subgraph(G.names(keep)).copy()

@@ -165,7 +165,7 @@ def bfs_successors(
 ) -> Iterator[tuple[Hashable, list[Hashable]]]:
     found = bfs(G, source, depth_limit)
     tree = found[found["predecessor"].notna()]
-    children: dict[Hashable, list[Hashable]] = {}
+    children: dict[Hashable, list[Hashable]] = {source: []}  # networkx yields the source even without children
     for child, parent in zip(tree["vertex"].tolist(), tree["predecessor"].tolist()):
         children.setdefault(parent, []).append(child)
     return iter(list(children.items()))
@@ -192,6 +192,8 @@ def _weighted_from(G, source, weight):
 def _all_pairs(G, cutoff=None) -> Iterator[tuple[Hashable, dict[Hashable, int]]]:
     graph = G.graph_
     nodes = G.nodes()
+    if not nodes:
+        return iter([])
     ids = [G.vertex(v) for v in nodes]
     found = alg.k_hop(graph, ids, len(G) if cutoff is None else cutoff)
     pairs = G.label(fetch(graph.client, found), "seed", "vertex").sort_values(["seed", "hops"], kind="stable")
