@@ -65,8 +65,9 @@ MODULES = {
 # served functions whose networkx module is too long to run through the backend here
 # (test_distance_measures: some 600 cases, most for functions dgraph does not serve);
 # tests/test_nx_breadth.py compares them with networkx instead; networkx's tests never call
-# generic_bfs_edges (tests/test_nx_paths.py does)
-CHECKED_ELSEWHERE = ("eccentricity", "diameter", "radius", "center", "periphery", "generic_bfs_edges")
+# generic_bfs_edges (tests/test_nx_paths.py does) nor reverse through a backend
+# (tests/test_nx_rest.py does)
+CHECKED_ELSEWHERE = ("eccentricity", "diameter", "radius", "center", "periphery", "generic_bfs_edges", "reverse")
 
 
 def _shared(tmp_path_factory):
