@@ -20,6 +20,9 @@ LAYOUTS = [
     TwoD(rows=4, cols=4),
     OnePointFiveD(rows=2, cols=3, e_threshold=12, h_threshold=5),
 ]
+# one layout of each kind, each over several ranks (ranges, hashes, a 2D mesh, 1.5D): the matrices
+# of algorithms whose rank-level code is the shared edge map and ghost exchanges
+EACH_KIND = [LAYOUTS[1], LAYOUTS[4], LAYOUTS[5], LAYOUTS[7]]
 
 
 def er_edges(n, m, seed):

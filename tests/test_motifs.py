@@ -8,7 +8,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
+from graphs import EACH_KIND, LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 from dgraph.errors import DgraphInputError
@@ -79,7 +79,7 @@ def test_counts_match_networkx_on_every_layout(client, kind, directed, monkeypat
     e = GRAPHS[kind]()
     expected = _expected(*_adjacency(e, directed))
     patterns = list(expected)
-    for i, layout in enumerate(LAYOUTS):
+    for i, layout in enumerate(EACH_KIND):
         # the joins in one task, as for small graphs; broadcast to chunks; or hash-shuffled
         _spread(monkeypatch, ["one task", "broadcast", "shuffled"][i % 3])
         g = dgraph.from_edgelist(e, directed=directed, layout=layout)

@@ -15,36 +15,35 @@ pytestmark = pytest.mark.slow  # a pytest run of its own over networkx's test mo
 
 # networkx's test modules, in groups that run side by side (each its own pytest process)
 MODULES = {
-    "paths-and-components": [
-        "networkx.algorithms.traversal.tests.test_bfs",
-        "networkx.algorithms.shortest_paths.tests.test_unweighted",
+    "shortest-paths": [
         "networkx.algorithms.shortest_paths.tests.test_weighted",
+        "networkx.algorithms.shortest_paths.tests.test_unweighted",
+        "networkx.algorithms.shortest_paths.tests.test_generic",
+        "networkx.algorithms.shortest_paths.tests.test_dense",
+        "networkx.algorithms.shortest_paths.tests.test_dense_numpy",
+    ],
+    "traversal-and-components": [
+        "networkx.algorithms.traversal.tests.test_bfs",
         "networkx.algorithms.components.tests.test_connected",
         "networkx.algorithms.components.tests.test_weakly_connected",
         "networkx.algorithms.components.tests.test_strongly_connected",
-        "networkx.tests.test_convert_pandas",
         "networkx.algorithms.tests.test_dag",
+        "networkx.algorithms.tests.test_lowest_common_ancestors",
         "networkx.algorithms.tests.test_isolate",
         "networkx.algorithms.tree.tests.test_recognition",
-        "networkx.algorithms.shortest_paths.tests.test_generic",
+    ],
+    "graphs-and-conversions": [
         "networkx.classes.tests.test_function",
-        "networkx.algorithms.shortest_paths.tests.test_dense",
-        "networkx.algorithms.shortest_paths.tests.test_dense_numpy",
-        "networkx.algorithms.tests.test_lowest_common_ancestors",
-        "networkx.generators.tests.test_ego",
+        "networkx.tests.test_convert_pandas",
         "networkx.algorithms.operators.tests.test_unary",
         "networkx.tests.test_convert",
         "networkx.tests.test_convert_scipy",
         "networkx.algorithms.bipartite.tests.test_basic",
+        "networkx.generators.tests.test_ego",
     ],
-    "centrality-and-structure": [
+    "centrality": [
         "networkx.algorithms.link_analysis.tests.test_pagerank",
-        "networkx.algorithms.tests.test_cluster",
         "networkx.algorithms.centrality.tests.test_betweenness_centrality",
-        "networkx.algorithms.tests.test_core",
-        "networkx.algorithms.tests.test_matching",
-        "networkx.algorithms.community.tests.test_louvain",
-        "networkx.algorithms.community.tests.test_leiden",
         "networkx.algorithms.link_analysis.tests.test_hits",
         "networkx.algorithms.centrality.tests.test_katz_centrality",
         "networkx.algorithms.centrality.tests.test_eigenvector_centrality",
@@ -54,7 +53,12 @@ MODULES = {
         "networkx.algorithms.tests.test_link_prediction",
         "networkx.algorithms.tests.test_reciprocity",
     ],
-    "trees-and-colourings": [
+    "structure-and-communities": [
+        "networkx.algorithms.tests.test_cluster",
+        "networkx.algorithms.tests.test_core",
+        "networkx.algorithms.tests.test_matching",
+        "networkx.algorithms.community.tests.test_louvain",
+        "networkx.algorithms.community.tests.test_leiden",
         "networkx.algorithms.tree.tests.test_mst",
         "networkx.algorithms.coloring.tests.test_coloring",
         "networkx.algorithms.tests.test_mis",

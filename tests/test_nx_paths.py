@@ -9,7 +9,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
+from graphs import EACH_KIND, er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 import dgraph.nx
@@ -77,7 +77,7 @@ def test_bellman_ford_is_the_same_on_every_layout(client, kind):
     G = nx_graph(e, directed, weight="w")
     source = int(e.src.iloc[0])
     first = None
-    for layout in LAYOUTS:
+    for layout in EACH_KIND:
         found = _run(e, directed, layout, source)
         _check_bellman_ford(found, G, source)
         if first is None:

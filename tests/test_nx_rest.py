@@ -5,14 +5,21 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
-from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
+from graphs import EACH_KIND, LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
 
 import dgraph
 from dgraph import algorithms as alg
 from dgraph.errors import DgraphInputError
 
-QUICK = [LAYOUTS[1]]  # one layout of several ranks in the quick tier; all of them in the slow one
-ALL = [pytest.param(layout, marks=pytest.mark.slow, id=str(i)) for i, layout in enumerate(LAYOUTS)]
+QUICK = [LAYOUTS[1]]  # one layout of several ranks in the quick tier; one of each kind in the slow one
+ALL = [pytest.param(layout, marks=pytest.mark.slow, id=str(i)) for i, layout in enumerate(EACH_KIND)]
+
+
+def cases(kinds):
+    """(kind, layout): the first kind on the quick layout in the quick tier; every kind on a
+    layout of each kind in the slow one."""
+    slow = [(k, i, x) for k in kinds for i, x in enumerate(EACH_KIND) if (k, x) != (kinds[0], QUICK[0])]
+    return [(kinds[0], QUICK[0])] + [pytest.param(k, x, marks=pytest.mark.slow, id=f"{k}-{i}") for k, i, x in slow]
 
 
 def _weighted(kind, seed=7):
@@ -46,8 +53,7 @@ def _nx_edges(ref, directed):
 
 
 # --------------------------------------------------------------------------- 1. betweenness
-@pytest.mark.parametrize("layout", QUICK + ALL)
-@pytest.mark.parametrize("kind", ["er", "kronecker", "grid"])
+@pytest.mark.parametrize(("kind", "layout"), cases(["er", "kronecker", "grid"]))
 def test_weighted_betweenness_matches_networkx(client, kind, layout):
     e, directed = _weighted(kind)
     G = nx_graph(e, directed, weight="w")
@@ -61,8 +67,7 @@ def test_weighted_betweenness_matches_networkx(client, kind, layout):
     _close(hops.to_dict(), nx.betweenness_centrality(G))
 
 
-@pytest.mark.parametrize("layout", QUICK + ALL)
-@pytest.mark.parametrize("kind", ["er", "kronecker", "grid"])
+@pytest.mark.parametrize(("kind", "layout"), cases(["er", "kronecker", "grid"]))
 def test_edge_betweenness_matches_networkx(client, kind, layout):
     e, directed = _weighted(kind)
     G = nx_graph(e, directed, weight="w")
@@ -199,8 +204,7 @@ def test_every_backend_function_on_graphs_without_edges(client, n, directed):
 
 
 # --------------------------------------------------------------------------- 2. directed cores
-@pytest.mark.parametrize("layout", QUICK + ALL)
-@pytest.mark.parametrize("kind", ["er", "kronecker"])
+@pytest.mark.parametrize(("kind", "layout"), cases(["er", "kronecker"]))
 def test_directed_core_number_counts_in_and_out_arcs(client, kind, layout):
     e = er_edges(80, 400, seed=11) if kind == "er" else kron_edges(6, seed=2)
     e = e[e["src"] != e["dst"]]
@@ -280,8 +284,7 @@ def test_sampled_closeness_and_harmonic(client, layout):
     assert np.median([abs(close[v] - x) / x for v, x in truth.items() if x > 0 and v in close]) < 0.1
 
 
-@pytest.mark.parametrize("layout", QUICK + ALL)
-@pytest.mark.parametrize("kind", ["grid", "kronecker", "er"])
+@pytest.mark.parametrize(("kind", "layout"), cases(["grid", "kronecker", "er"]))
 def test_ifub_diameter_is_exact_with_fewer_searches(client, kind, layout):
     e = {"grid": grid_edges(12, 17), "kronecker": kron_edges(7, seed=2), "er": er_edges(150, 300, seed=9)}[kind]
     G = nx_graph(e, False)

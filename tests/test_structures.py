@@ -1,12 +1,12 @@
 """Spanning forests, colourings, independent sets and trusses against networkx and scipy, on
-random, skewed and high-diameter graphs and every layout (the quick tier: one layout)."""
+random, skewed and high-diameter graphs and a layout of each kind (the quick tier: one layout)."""
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from graphs import LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
+from graphs import EACH_KIND, LAYOUTS, er_edges, grid_edges, kron_edges, nx_graph
 from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 
 import dgraph
@@ -28,7 +28,7 @@ def _weighted(kind):
 
 
 def _layouts(quick):
-    return QUICK if quick else LAYOUTS
+    return QUICK if quick else EACH_KIND
 
 
 def _canonical(frame):
