@@ -87,6 +87,9 @@ NULL_GRAPH_ERRORS = (
     "k_core",
     "k_shell",
     "k_crust",
+    "lowest_common_ancestor",
+    "all_pairs_lowest_common_ancestor",
+    "maximal_independent_set",
 )
 NODES = ("source", "target", "n", "u")  # parameters naming one node: absent, networkx raises its own error
 PATH_METHODS = ("dijkstra", "bellman-ford", "unweighted")

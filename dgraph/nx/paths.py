@@ -119,6 +119,8 @@ def all_pairs(G, weight, cutoff=None):
     ``dgraph.algorithms.shortest_paths``, nearest first."""
     graph = G.graph_
     nodes = G.nodes()
+    if not nodes:  # the null graph: no source to search from
+        return {}
     found = alg.shortest_paths(
         graph, [G.vertex(v) for v in nodes], weight=graph.weight if weighted(G, weight) else None
     )
