@@ -27,6 +27,11 @@ size (different valid answers); the 4-truss (no peer has one: networkx, on input
 ``peers.NX_MAX_EDGES``) by its edge count; Bellman-Ford from the largest-degree vertex (scipy
 ``method="BF"``, igraph ``algorithm="bellman_ford"``) exactly; core numbers (igraph,
 networkit) exactly. Nothing is asserted: this is a measurement.
+
+Left out, with the reason printed in the row: dgraph's exact all-sources calls (closeness,
+harmonic, eccentricity, diameter) above ``ALL_SOURCES_UP_TO`` vertices x arcs and its k-truss
+above ``TRUSS_ARCS_UP_TO`` arcs (both run at Kronecker 14: ``--quick --inputs kron14``), and
+scipy's Bellman-Ford above ``BF_SCIPY_UP_TO`` (it makes n passes over the arcs).
 """
 
 from __future__ import annotations
