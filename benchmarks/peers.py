@@ -24,6 +24,10 @@ RSS, and whether the answer matches dgraph's: distances, component sizes, triang
 LCC exactly, PageRank and betweenness to 1e-6 (relative), label propagation by its number of
 communities only (every library runs a different variant: marked "variant"). A different answer
 is flagged "DIFFERS", never hidden. Nothing is asserted: this is a measurement.
+
+``benchmarks/breadth.py`` measures the rest of ``dgraph.algorithms`` (HITS, Katz, eigenvector,
+closeness, harmonic, eccentricity, Jaccard, MST, colouring, MIS, k-truss, Bellman-Ford, cores)
+the same way, with this script's inputs, child processes and timing.
 """
 
 from __future__ import annotations
@@ -393,13 +397,13 @@ def _jvm_rss_mb(sc):
 PEERS = {"scipy": _scipy, "igraph": _igraph, "networkit": _networkit, "networkx": _networkx, "spark": _spark}
 
 
-def _child(name, files, n, algo, source, sources, answer):
+def _child(name, files, n, algo, source, sources, answer, table=None):
     if name != "spark":  # a peer that outgrows the machine fails here, instead of the OOM killer choosing a victim
         cap = int(PEER_MEMORY_SHARE * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     src, dst, w = (np.load(f) for f in files)
     try:
-        kernel, build, out, *jvm = PEERS[name](src, dst, w, n, algo, source, sources)
+        kernel, build, out, *jvm = (table or PEERS)[name](src, dst, w, n, algo, source, sources)
         answer.put((kernel, build, _rss_mb() + (jvm[0] if jvm else 0.0), out))
     except NotImplementedError:
         answer.put(None)
@@ -407,10 +411,12 @@ def _child(name, files, n, algo, source, sources, answer):
         answer.put(f"{type(exc).__name__}: {exc}")
 
 
-def run_peer(name, files, n, algo, source, sources):
+def run_peer(name, files, n, algo, source, sources, table=None):
+    """One peer's (kernel, build, RSS, answer) in a child process; ``table`` maps peer names to
+    module-level functions (a sibling script's own, such as ``breadth.py``'s), by default ``PEERS``."""
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(name, files, n, algo, source, sources, q))
+    p = ctx.Process(target=_child, args=(name, files, n, algo, source, sources, q, table))
     p.start()
     while True:  # a peer killed for memory never answers: report it instead of waiting forever
         try:
@@ -482,8 +488,24 @@ def run_dgraph(client, path, n, algo, source, sources, vertex_order="labels"):
 
 
 # ------------------------------------------------------------------------------- the report
-def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_orders=("labels",)):
+def write_inputs(src, dst, w):
+    """The edges as .npy files (the peers' children load them) and as parquet (dgraph reads it)."""
     import pandas as pd
+
+    tmp = tempfile.mkdtemp()
+    files = tuple(os.path.join(tmp, f"{c}.npy") for c in ("src", "dst", "w"))
+    for f, a in zip(files, (src, dst, w)):
+        np.save(f, a)
+    parquet = os.path.join(tmp, "edges.parquet")
+    os.makedirs(parquet)
+    for i, part in enumerate(np.array_split(np.arange(src.size), 8)):
+        pd.DataFrame({"src": src[part], "dst": dst[part], "w": w[part]}).to_parquet(
+            os.path.join(parquet, f"part.{i}.parquet")
+        )
+    return files, parquet
+
+
+def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_orders=("labels",)):
 
     title, src, dst, w, n = load_input(name, quick)
     weighted = w is not None
@@ -495,16 +517,7 @@ def bench(client, name, quick, algos, rows, nx_rate, spark=False, vertex_orders=
     print(
         f"\n### {title}: {n:,} vertices, {src.size:,} undirected edges (simple); BFS/SSSP source {source}\n", flush=True
     )
-    tmp = tempfile.mkdtemp()
-    files = tuple(os.path.join(tmp, f"{c}.npy") for c in ("src", "dst", "w"))
-    for f, a in zip(files, (src, dst, w)):
-        np.save(f, a)
-    parquet = os.path.join(tmp, "edges.parquet")
-    os.makedirs(parquet)
-    for i, part in enumerate(np.array_split(np.arange(src.size), 8)):
-        pd.DataFrame({"src": src[part], "dst": dst[part], "w": w[part]}).to_parquet(
-            os.path.join(parquet, f"part.{i}.parquet")
-        )
+    files, parquet = write_inputs(src, dst, w)
     print("| algorithm | system | kernel s | call s | end-to-end s | ratio to fastest peer | peak RSS MB | answer |")
     print("|---|---|---|---|---|---|---|---|")
     for algo in algos:
