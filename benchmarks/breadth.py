@@ -470,7 +470,8 @@ def _too_slow(algo, g):
     if algo in SAMPLED + ("diameter",) and n * arcs > ALL_SOURCES_UP_TO:
         words = int(max(1, min(-(-n // 64), (64 << 20) // (8 * arcs))))
         return (
-            f"every source, exactly: {-(-n // (64 * words)):,} batches of {64 * words:,} sources, a superstep per level of each, "
+            f"every source, exactly: {-(-n // (64 * words)):,} batches of {64 * words:,} sources, "
+            "a superstep per level of each, "
             f"every level gathering {words} word(s) per arc in numpy (n x arcs = {n * arcs:.1e}; "
             f"Kronecker 14's {16384 * 425920:.1e} takes ~30 s)"
         )
