@@ -458,7 +458,7 @@ def run_dgraph(client, path, n, algo, source, sources, vertex_order="labels"):
         "cdlp": (lambda: A.label_propagation(g, max_iter=10), "label"),
         "triangles": (lambda: A.triangle_count(g), "triangles"),
         "lcc": (lambda: A.local_clustering_coefficient(g), "lcc"),
-        "bc": (lambda: A.betweenness_centrality(g, sources=sources, normalized=False), "betweenness"),
+        "bc": (lambda: A.betweenness_centrality(g, sources=sources, normalized=False, weight=None), "betweenness"),
     }
     call, column = calls[algo]
     call().compute()  # warm: numba caches, in-blocks

@@ -68,7 +68,8 @@ def _all_algorithms(g, source):
         "bfs": alg.bfs(g, source),
         "sssp": alg.sssp(g, source, weight=g.weight),
         "pagerank": alg.pagerank(g, tol=0, max_iter=30),
-        "bc": alg.betweenness_centrality(g, k=3, seed=2, method="levels"),  # the copy ignores layouts
+        # hop counts, by levels: the copy ignores layouts
+        "bc": alg.betweenness_centrality(g, k=3, seed=2, method="levels", weight=None),
     }
     if g.directed:
         out["scc"] = alg.strongly_connected_components(g)

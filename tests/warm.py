@@ -80,7 +80,7 @@ def compile_kernels(half=None):
                 alg.connected_components(g, connection="weak"),
                 alg.label_propagation(g),
                 alg.local_clustering_coefficient(g),
-                alg.betweenness_centrality(g, k=4, seed=1, method="levels"),
+                alg.betweenness_centrality(g, k=4, seed=1, method="levels", weight=None),
                 alg.betweenness_centrality(g, k=4, seed=1, method="replicated"),
             ]
             runs.append(alg.random_walks(g, [source] * 8, 4, p=0.5, q=2.0, seed=1))
