@@ -59,7 +59,7 @@ def no_leftover_runs(request):
 
 # the longest tests start first, so that under pytest-xdist the two processes finish together
 # instead of one running a notebook collected last while the other waits
-LONGEST = ("test_notebooks.py::", "test_layouts.py::test_every_algorithm")
+LONGEST = ("test_networkx_suite.py::", "test_notebooks.py::", "test_layouts.py::test_every_algorithm")
 
 
 def pytest_collection_modifyitems(items):

@@ -171,7 +171,7 @@ def _args(name, G):
 @pytest.mark.parametrize(
     ("n", "directed"),
     [
-        (3, False),
+        pytest.param(3, False, marks=pytest.mark.slow),
         pytest.param(3, True, marks=pytest.mark.slow),
         pytest.param(0, False, marks=pytest.mark.slow),
         (0, True),
