@@ -1,7 +1,7 @@
 """How dgraph joins dask DataFrames on the workers (motifs, link prediction, reciprocity,
 subgraphs): by a task shuffle. distributed logs two WARNING lines on the scheduler for every
-peer-to-peer shuffle it runs, which a user's session would show after each call, and a clean
-run of dgraph prints no warning.
+peer-to-peer shuffle it runs, which a user's notebook or script would show after each call,
+and a clean run of dgraph prints no warning.
 
 >>> import dask.dataframe as dd, pandas as pd
 >>> a = dd.from_pandas(pd.DataFrame({"k": [1, 2], "x": [3, 4]}), npartitions=2)

@@ -35,7 +35,7 @@ from . import (  # noqa: F401  (they register theirs)
     reachability,
     structures,
 )
-from . import paths as _paths  # noqa: F401  (registers its functions)
+from . import paths as _paths
 from . import shortest_path as _shortest_path  # noqa: F401  (registers its functions)
 from .implement import CALLS, NOTES, WRITTEN, implements
 from .implement import as_dict as _dict
@@ -136,10 +136,7 @@ def single_source_dijkstra(
 
     frame = _distances(G, source, cutoff, weight)
     dist = _as_dict(G, frame, weight)
-    found: dict[Any, list[Any]] = {}  # paths in dgraph's labels, nearest first: a predecessor's path is known first
-    roots = frame["predecessor"].isna().tolist()
-    for v, p, root in zip(frame["vertex"].tolist(), frame["predecessor"].tolist(), roots):
-        found[v] = [v] if root else found[p] + [v]
+    found = _paths.tree_paths(*_paths.reached(frame))  # in dgraph's labels
     paths = dict(zip(G.names(list(found)), (G.names(path) for path in found.values())))
     if target is None:
         return dist, paths
