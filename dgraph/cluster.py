@@ -6,6 +6,7 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
 
 from .dask_internals import wait_for
 from .errors import DgraphError, DgraphInputError, DgraphRunError
@@ -94,6 +95,29 @@ def identity(client):
     (``Client.scheduler_info()`` returns a cached copy that a periodic refresh may replace by one
     listing no workers at all, so it cannot tell whether a worker is gone.)"""
     return client.sync(_identity, client)
+
+
+def host_threads(client):
+    """(the workers' addresses, a Counter of worker threads per host), asked of the scheduler now."""
+    from distributed.comm import get_address_host
+
+    info = identity(client)["workers"]
+    cores = Counter()
+    for addr, w in info.items():
+        cores[get_address_host(addr)] += int(w.get("nthreads", 1))
+    return set(info), cores
+
+
+def shared_threads(cores, addresses):
+    """Threads for each of ``addresses`` (the worker of each job that runs at the same time as
+    the others): its host's worker threads (``cores``, from ``host_threads``) shared among the
+    jobs there. A graph on one rank of a two-worker machine gets both cores; one rank per
+    worker keeps one each."""
+    from distributed.comm import get_address_host
+
+    hosts = [get_address_host(a) for a in addresses]
+    jobs = Counter(hosts)
+    return [max(1, cores[h] // jobs[h]) for h in hosts]
 
 
 async def _identity(client):

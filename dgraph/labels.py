@@ -7,7 +7,8 @@ of the vertex by descending degree, ties by position (``"degree"``: hubs first, 
 ``by_degree``). Distinct labels are found per partition and merged pairwise (numbers) or with a
 distributed ``drop_duplicates`` (strings); the tables are
 built and kept on workers (they are O(n), edges are O(m)), never on the client. Edges are
-encoded partition by partition against them with a hash lookup.
+encoded partition by partition against them: integer labels in a range not much wider than
+their count through a table indexed by label (``DenseCodes``), others with a hash lookup.
 """
 
 from __future__ import annotations
@@ -92,7 +93,45 @@ def _common_dtype(series):
     return np.result_type(*(getattr(s.dtype, "numpy_dtype", s.dtype) for s in series))
 
 
+DENSE_SPAN = 4  # integer labels spanning at most this many times their count are looked up in a table
+
+
+class DenseCodes:
+    """Positions of integer labels that span a range not much wider than their count: a table
+    indexed by label minus the smallest, so encoding an edge is one array read, not a hash
+    probe. Only the labels it was built from are looked up in it (every edge end is one).
+
+    >>> codes = DenseCodes(pd.Index([-2, 5, 9]))
+    >>> codes.get_indexer(pd.Series([9, -2, 9, 5])).tolist()
+    [2, 0, 2, 1]
+    """
+
+    def __init__(self, index):
+        values = index.to_numpy()
+        self.lo = int(values[0])
+        self.table = np.full(int(values[-1]) - self.lo + 1, -1, dtype=index_type(values.size))
+        self.table[values - self.lo] = np.arange(values.size)
+
+    @staticmethod
+    def fits(index):
+        """Whether a sorted numeric label index is dense enough for a table."""
+        if not len(index) or index.dtype.kind not in "iu" or int(index[-1]) >= 2**63:
+            return False
+        return int(index[-1]) - int(index[0]) < DENSE_SPAN * len(index) + 4096
+
+    def get_indexer(self, column):
+        return self.table[column.to_numpy(dtype=np.int64) - self.lo].astype(np.int64)
+
+
+def _lookup_table(index):
+    """What encodes labels of ``index`` fastest: a DenseCodes, or the index itself (hashed)."""
+    return DenseCodes(index) if DenseCodes.fits(index) else index
+
+
 def encode_part(part, index, columns, canonical=None):
+    """``part`` with its label ``columns`` replaced by int64 positions in ``index`` (a pandas
+    Index or a DenseCodes; None: the labels are their own positions), then mapped through
+    ``canonical`` when given; a null label is a DgraphInputError naming its column and row."""
     out = {}
     for c in columns:
         col = part[c]
@@ -185,7 +224,11 @@ class Labels:
     def encode(self, ddf, columns):
         """Replace the label columns of ``ddf`` by canonical int64 ids (nulls are an error)."""
         meta = ddf._meta.assign(**{c: np.int64(0) for c in columns})
-        return ddf.map_partitions(encode_part, self.sorted, list(columns), self.canonical, meta=meta)
+        import dask
+
+        # one lookup table per computation, made where the labels are, read by every partition
+        codes = None if self.sorted is None else dask.delayed(_lookup_table, pure=True)(self.sorted)
+        return ddf.map_partitions(encode_part, codes, list(columns), self.canonical, meta=meta)
 
     def positions(self, values, what):
         """Positions of integer labels 0..n-1 (``sorted`` is None), checked on the spot."""

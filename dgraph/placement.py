@@ -28,8 +28,9 @@ import psutil
 from dask.utils import format_bytes
 from distributed import Future, worker_client
 
+from . import kernels
 from .block import block_chunks, degree_pieces, owned_sum, with_owned_degree
-from .cluster import workers
+from .cluster import host_threads, shared_threads, workers
 from .dask_internals import wait_for, worker_memory
 from .errors import DgraphInputError, DgraphMemoryError, DgraphRunError
 from .layout import Layout
@@ -288,12 +289,15 @@ def _piece(cut, block, chunk, args, r):
     return cut(block, chunk, *args)[r]
 
 
-def _finish(token, r, spec, key):
+def _finish(token, r, spec, key, threads):
+    """Rank r's block, its rows sorted on ``threads`` threads (the cores its host's other ranks
+    leave it: every rank finishes at once)."""
     builder = _filling(token, r)
     del _FILLING[token, r]
     if not builder.full():
         raise _unsteady("fewer")
-    _BUILT[token, r] = builder.finish(spec.direction, key, spec.dedup)
+    with kernels.using(kernels.engine(), threads):
+        _BUILT[token, r] = builder.finish(spec.direction, key, spec.dedup)
 
 
 def _take(token, r, spec, key, extra, source):
@@ -583,7 +587,10 @@ def stream_blocks(client, source, spec, where, *, key=None, extra=None, counts=N
         allocated = [client.submit(_allocate, token, r, spec, workers=[w], pure=False) for r, w in enumerate(at)]
         _wait_alive(client, allocated, at)
         pour(_fill, "placing arcs")
-        finishing = [client.submit(_finish, token, r, spec, key, workers=[w], pure=False) for r, w in enumerate(at)]
+        threads = shared_threads(host_threads(client)[1], at)
+        finishing = [
+            client.submit(_finish, token, r, spec, key, threads[r], workers=[w], pure=False) for r, w in enumerate(at)
+        ]
         _wait_alive(client, finishing, at)
         # the blocks' own tasks depend on nothing pinned, so dask can rebuild a lost one anywhere
         blocks = [

@@ -98,6 +98,25 @@ def test_labels_strings_bigints_isolated(client):
     assert sorted(gs.to_networkx().nodes()) == sorted(["é", "b", "c", "lonely"])
 
 
+@pytest.mark.parametrize("shift, spread", [(-5, 1), (2**40, 1), (0, 2**33)])
+def test_integer_labels_encode_alike_by_table_and_by_hash(client, streamed, shift, spread):
+    """Integer labels of a dask edge list are looked up in a table when they span a range not
+    much wider than their count (negative or far from 0 too) and hashed otherwise: the same
+    graph either way."""
+    from dgraph.labels import DenseCodes
+
+    rng = np.random.default_rng(3)
+    ids = rng.integers(0, 300, (2, 900))
+    labels = ids * spread + shift
+    edges = pd.DataFrame({"src": labels[0], "dst": labels[1]})
+    assert DenseCodes.fits(pd.Index(np.unique(labels))) == (spread == 1)
+    g = dgraph.from_edgelist(edges, directed=False)
+    got = g.edges().compute()
+    expected = {tuple(sorted(p)) for p in labels.T.tolist()}
+    assert {tuple(sorted(p)) for p in got[["src", "dst"]].itertuples(index=False)} == expected
+    assert g.num_vertices == np.unique(labels).size
+
+
 def _inline_bytes(limit):
     from dgraph.runtime import driver
 

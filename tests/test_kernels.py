@@ -651,3 +651,32 @@ def test_pagerank_step_values_match_the_formula_to_the_bit():
     np.testing.assert_array_equal(out["numba"][1], out["numpy"][1])
     np.testing.assert_allclose(out["numba"][2], out["numpy"][2], rtol=1e-12)
     assert (out["numba"][1][outw == 0] == 0).all() and out["numba"][2][1] > 0
+
+
+@pytest.mark.parametrize("weighted, keyed, dedup", [(False, False, True), (True, False, True), (False, True, False)])
+def test_rows_sort_the_same_on_two_threads(monkeypatch, weighted, keyed, dedup):
+    """``order_rows`` on two threads sorts each row as one thread does, and compacts the kept
+    arcs to the same CSR (rows of every length, repeats, hubs)."""
+    csr = importlib.import_module("dgraph.kernels.csr")
+    monkeypatch.setattr(csr, "ORDER_GRAIN", 1)
+    rng = np.random.default_rng(5)
+    degree = np.r_[rng.integers(0, 6, 3000), 400, 0, 1, 2000]
+    indptr = np.r_[0, np.cumsum(degree)]
+    idx = rng.integers(0, 800, indptr[-1]).astype(np.int32)
+    w = rng.integers(0, 3, idx.size).astype(np.float64) if weighted else np.empty(0)
+    key = rng.permutation(800) if keyed else None
+    out = []
+    for threads in (1, 2):
+        i, ww = idx.copy(), w.copy()
+        with kernels.using("numba", threads=threads):
+            assert kernels.threads_for(idx.size, csr.ORDER_GRAIN) == threads
+            ptr, kept = kernels.order_rows(indptr, i, ww, key, dedup)
+        out.append((ptr, i[:kept], ww[:kept] if weighted else ww))
+    i, ww = idx.copy(), w.copy()
+    with kernels.using("numpy"):
+        ptr, kept = kernels.order_rows(indptr, i, ww, key, dedup)
+    out.append((ptr, i[:kept], ww[:kept] if weighted else ww))
+    for other in out[1:]:
+        for a, b in zip(out[0], other):
+            np.testing.assert_array_equal(a, b)
+    assert out[0][0][-1] < indptr[-1] if dedup else out[0][0][-1] == indptr[-1]

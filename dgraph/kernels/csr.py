@@ -7,8 +7,10 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from .engines import twins
+from .engines import row_cuts, threads_for, twins
 from .frontier import _arcs_numpy
+
+ORDER_GRAIN = 1 << 18  # arcs per thread below which rows are sorted serially
 
 
 class LocalCSR(NamedTuple):
@@ -37,38 +39,77 @@ def _fill_rows(rows, cols, weights, offset, fill, idx, w):
         fill[r] = p + 1
 
 
-@numba.njit(cache=True)
-def _order_rows(indptr, idx, w, key, dedup):
-    """Sort each row by (key of neighbour, weight) in place, dropping repeats (the first, the
-    lightest, stays) with ``dedup``; returns the new indptr and the arcs kept."""
-    nrows = indptr.size - 1
-    out = 0
-    newptr = np.zeros(nrows + 1, dtype=np.int64)
-    for r in range(nrows):
-        s, e = indptr[r], indptr[r + 1]
-        if e - s > 1:
+@numba.njit(cache=True, inline="always")
+def _sort_row(idx, w, key, s, e, dedup):
+    """Sort the row ``idx[s:e]`` (and ``w``) in place by (key of neighbour, weight); with
+    ``dedup`` repeats are dropped (the first, the lightest, stays) and the kept arcs moved to the
+    row's start. Returns how many arcs it keeps."""
+    if e - s > 1:
+        if w.size == 0 and key.size == 0:
+            idx[s:e].sort()
+        else:
             k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]  # one type for int32 ids too
             if w.size:
                 order = np.argsort(w[s:e], kind="mergesort")
                 order = order[np.argsort(k[order], kind="mergesort")]
+                w[s:e] = w[s:e][order]
             else:
                 order = np.argsort(k, kind="mergesort")
-            seg = idx[s:e][order]
-            segw = w[s:e][order] if w.size else w[s:s]
-        else:
-            seg = idx[s:e].copy()
-            segw = w[s:e].copy() if w.size else w[s:s]
-        last = -1
-        for j in range(seg.size):
-            if dedup and j > 0 and seg[j] == last:
-                continue
-            idx[out] = seg[j]
+            idx[s:e] = idx[s:e][order]
+    if not dedup or e - s < 2:
+        return e - s
+    out = s + 1
+    for j in range(s + 1, e):
+        if idx[j] != idx[out - 1]:
+            idx[out] = idx[j]
             if w.size:
-                w[out] = segw[j]
-            last = seg[j]
+                w[out] = w[j]
             out += 1
+    return out - s
+
+
+@numba.njit(cache=True)
+def _compact(indptr, idx, w, kept):
+    """Rows whose first ``kept[r]`` arcs stay, moved left to close the gaps: the new indptr and
+    the arcs kept (serial: a row may land where an earlier one lay)."""
+    newptr = np.zeros(kept.size + 1, dtype=np.int64)
+    out = 0
+    for r in range(kept.size):
+        s = indptr[r]
+        if out != s:
+            for j in range(kept[r]):
+                idx[out + j] = idx[s + j]
+                if w.size:
+                    w[out + j] = w[s + j]
+        out += kept[r]
         newptr[r + 1] = out
     return newptr, out
+
+
+@numba.njit(cache=True)
+def _order_serial(indptr, idx, w, key, dedup):
+    kept = np.empty(indptr.size - 1, dtype=np.int64)
+    for r in range(kept.size):
+        kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
+    return _compact(indptr, idx, w, kept)
+
+
+@numba.njit(cache=True, parallel=True)
+def _order_parallel(indptr, idx, w, key, dedup, cuts):
+    kept = np.empty(indptr.size - 1, dtype=np.int64)
+    for t in numba.prange(cuts.size - 1):
+        for r in range(cuts[t], cuts[t + 1]):
+            kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
+    return _compact(indptr, idx, w, kept)
+
+
+def _order_rows(indptr, idx, w, key, dedup):
+    """Sort each row by (key of neighbour, weight) in place, dropping repeats with ``dedup``;
+    the rows on the kernel's threads (``threads_for``), then compacted."""
+    k = threads_for(idx.size, ORDER_GRAIN)
+    if k > 1:
+        return _order_parallel(indptr, idx, w, key, dedup, row_cuts(indptr, 4 * k))
+    return _order_serial(indptr, idx, w, key, dedup)
 
 
 def _csr_numpy(rows, cols, weights, nrows, key, dedup, order):

@@ -19,15 +19,13 @@ import threading
 import time
 import uuid
 import weakref
-from collections import Counter
 
 import dask
 import numpy as np
 from distributed import Future
-from distributed.comm import get_address_host
 
 from .. import kernels
-from ..cluster import holders, identity
+from ..cluster import holders, host_threads, shared_threads
 from ..dask_internals import wait_for
 from ..errors import DgraphInputError, DgraphRunError
 from ..progress import Progress
@@ -326,20 +324,11 @@ async def _lookup(client, worker, keys, values, what, dtype):
 
 
 def _driver_threads(client, state, worker_addrs):
-    """Threads each driver's kernels may use: the worker threads of its host, shared among the
-    run's drivers there (a graph on one rank of a two-worker machine gets both cores; one rank
-    per worker keeps one each). Cores per host are asked of the scheduler once per client, and
-    again when a driver's worker is new."""
-    known = state.cores
-    if known is None or not set(worker_addrs) <= known[0]:
-        info = identity(client)["workers"]
-        cores = Counter()
-        for addr, w in info.items():
-            cores[get_address_host(addr)] += int(w.get("nthreads", 1))
-        state.cores = known = (set(info), cores)
-    hosts = [get_address_host(w) for w in worker_addrs]
-    drivers = Counter(hosts)
-    return [max(1, known[1][h] // drivers[h]) for h in hosts]
+    """Threads each driver's kernels may use (``shared_threads``). Cores per host are asked of
+    the scheduler once per client, and again when a driver's worker is new."""
+    if state.cores is None or not set(worker_addrs) <= state.cores[0]:
+        state.cores = host_threads(client)
+    return shared_threads(state.cores[1], worker_addrs)
 
 
 def resolve_domains(client, transport, spec, worker_of_rank, worker_addrs, weights):
