@@ -11,7 +11,8 @@ own process, on the same two cores: networkit's ``GraphFromCoo`` (2 threads), sc
 ``csr_matrix`` of the arcs both ways with duplicates summed, and GAP's builder (``bfs -f g.el
 -s -n 0``, OpenMP on 2 threads; built from ``../shared/peers/gapbs`` when it is there): its own
 "Build Time" (CSR, repeats kept) and its build with the sort and dedup that follows (the
-process's wall time minus its "Read Time" of the file). Seconds are the best of ``--repeats``;
+process's wall time minus its "Read Time" of the file). Then the same with a float weight per
+edge: dgraph's weighted graph beside scipy's CSR of the weights. Seconds are the best of ``--repeats``;
 the ratio is dgraph's time over the peer's. Nothing is asserted: this is a measurement.
 """
 
@@ -50,17 +51,26 @@ def _networkit(path, n, repeats, out):
     out.put(_best(lambda: nk.GraphFromCoo((src, dst), n=n, directed=False), repeats))
 
 
-def _scipy(path, n, repeats, out):
+def _scipy(path, n, repeats, out, weighted=False):
     import scipy.sparse as sp
 
     arcs = np.load(path)
-    ones = np.ones(arcs.shape[1], np.int8)
+    values = _weights(arcs.shape[1]) if weighted else np.ones(arcs.shape[1], np.int8)
 
     def build():
-        a = sp.csr_matrix((ones, (arcs[0], arcs[1])), shape=(n, n))
+        a = sp.csr_matrix((values, (arcs[0], arcs[1])), shape=(n, n))
         (a + a.T).tocsr().sum_duplicates()
 
     out.put(_best(build, repeats))
+
+
+def _scipy_weighted(path, n, repeats, out):
+    _scipy(path, n, repeats, out, weighted=True)
+
+
+def _weights(m):
+    """The edges' weights, the same in every process: uniform in [0, 1)."""
+    return np.random.default_rng(1).random(m)
 
 
 def _in_child(fn, *args):
@@ -126,18 +136,22 @@ def main(argv=None):
         ):
             graphs = []
 
-            def build():
-                g = dgraph.from_edgelist(df, directed=False)
+            def build(frame, weight):
+                g = dgraph.from_edgelist(frame, weight=weight, directed=False)
                 wait(g.store.blocks)
                 graphs.append(g)
 
-            ours = _best(build, args.repeats)
+            ours = _best(lambda: build(df, None), args.repeats)
             g = graphs[-1]
             facts = f"{g.num_vertices:,} vertices, {g.num_edges:,} edges ({len(df):,} rows), {g.layout!r}"
             graphs.clear()
             del g
+            weighted = df.assign(w=_weights(len(df)))
+            ours_weighted = _best(lambda: build(weighted, "w"), args.repeats)
+            graphs.clear()
         rows.append(("networkit GraphFromCoo", _in_child(_networkit, path, n, args.repeats)))
         rows.append(("scipy csr_matrix, both ways, summed", _in_child(_scipy, path, n, args.repeats)))
+        scipy_weighted = _in_child(_scipy_weighted, path, n, args.repeats)
         gap = _gap(arcs, n, args.repeats, workdir)
         if gap is not None:
             rows.append(("GAP Build Time (repeats kept)", gap[0]))
@@ -148,6 +162,13 @@ def main(argv=None):
     print(f"| dgraph from_edgelist (2 workers x 1 thread) | {ours:.2f} | 1.00 |")
     for name, seconds in rows:
         print(f"| {name} | {seconds:.2f} | {ours / seconds:.2f} |")
+    print("\nWith a float weight per edge (uniform in [0, 1); repeats keep the lightest in dgraph, scipy sums them)\n")
+    print("| builder | seconds | dgraph / builder |")
+    print("|---|---:|---:|")
+    print(f"| dgraph from_edgelist(weight=...) | {ours_weighted:.2f} | 1.00 |")
+    print(
+        f"| scipy csr_matrix of the weights, both ways, summed | {scipy_weighted:.2f} | {ours_weighted / scipy_weighted:.2f} |"
+    )
     if gap is None:
         print("\nGAP: not measured (no ../shared/peers/gapbs or no make here)")
 
