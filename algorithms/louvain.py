@@ -204,9 +204,10 @@ def _move(ctx, level, lb, scale, rngs, start):
         ccol = {}
         for r in ctx.ranks:
             ids[r], ccol[r] = kernels.dense_ranks(seen[r])
-        facts = Fetch(ctx, ids, lb)
-        t_view, s_view = facts(tot), facts(size)
-        t_before, s_before = {r: t_view[r].copy() for r in ctx.ranks}, {r: s_view[r].copy() for r in ctx.ranks}
+        # a community's total and size travel as one complex value: one exchange each way
+        view = Fetch(ctx, ids, lb)({r: tot[r] + 1j * size[r] for r in ctx.ranks})
+        t_view = {r: view[r].real.copy() for r in ctx.ranks}
+        s_view = {r: view[r].imag.astype(np.int64) for r in ctx.ranks}
         moved = {}
         for r, lv in level.items():
             c = ccol[r].astype(np.int64)
@@ -214,11 +215,11 @@ def _move(ctx, level, lb, scale, rngs, start):
                 lv.indptr, lv.cols, lv.w, lv.first, lv.k, c, t_view[r], s_view[r], scale, order[r]
             )
             own[r] = ids[r][c[lv.first : lv.first + lv.n]]
-        d_tot = add_at_owners(ctx, ids, {r: t_view[r] - t_before[r] for r in ctx.ranks}, lb)
-        d_size = add_at_owners(ctx, ids, {r: s_view[r] - s_before[r] for r in ctx.ranks}, lb)
+        change = {r: (t_view[r] - view[r].real) + 1j * (s_view[r] - view[r].imag) for r in ctx.ranks}
+        delta = add_at_owners(ctx, ids, change, lb)
         for r in ctx.ranks:
-            tot[r] += d_tot[r]
-            size[r] += d_size[r].astype(np.int64)
+            tot[r] += delta[r].real
+            size[r] += delta[r].imag.astype(np.int64)
         if int(ctx.allreduce({r: [moved[r]] for r in ctx.ranks})[0]) <= (SETTLED_SPREAD if spread else SETTLED) * n:
             break
     return own, tot, sweep
@@ -226,12 +227,13 @@ def _move(ctx, level, lb, scale, rngs, start):
 
 def _totals(ctx, level, own, lb):
     """Each own community's total degree and member count, at its owner, for the partition ``own``."""
-    ids, at = {}, {}
+    ids, both = {}, {}
     for r in ctx.ranks:
-        ids[r], at[r] = np.unique(own[r], return_inverse=True)
-    tot = add_at_owners(ctx, ids, {r: np.bincount(at[r], weights=level[r].k, minlength=ids[r].size) for r in ids}, lb)
-    size = add_at_owners(ctx, ids, {r: np.bincount(at[r], minlength=ids[r].size) for r in ids}, lb)
-    return tot, {r: s.astype(np.int64) for r, s in size.items()}
+        ids[r], at = np.unique(own[r], return_inverse=True)
+        m = ids[r].size
+        both[r] = np.bincount(at, weights=level[r].k, minlength=m) + 1j * np.bincount(at, minlength=m)
+    both = add_at_owners(ctx, ids, both, lb)  # total and count as one complex value: one exchange
+    return {r: b.real.copy() for r, b in both.items()}, {r: b.imag.astype(np.int64) for r, b in both.items()}
 
 
 def _count_parts(ctx, parts):

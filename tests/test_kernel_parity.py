@@ -978,7 +978,8 @@ CASES = {
     "pack_ids": (_pack_ids_cases, None),
     # after an arc found no room the arrays hold whatever was written before it
     "fill_rows": (_fill_cases, lambda r, a: (r, a) if r else r),
-    "order_rows": (_order_cases, None),
+    # past the arcs kept, the arrays hold whatever each engine left there
+    "order_rows": (_order_cases, lambda r, a: (r, a[1][: r[1]], a[2][: r[1]] if a[2].size else a[2])),
     "row_order": (_order_cases, None),
     "fill_slots": (_slots_cases, None),
     "take_rows": (_take_cases, lambda r, a: a[-1]),

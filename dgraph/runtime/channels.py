@@ -54,7 +54,7 @@ SILENT = {errno.ETIMEDOUT, errno.EHOSTUNREACH, errno.ENETUNREACH}
 DTYPES = [
     np.dtype(t)
     for t in ("bool", "uint8", "int32", "int64", "uint32", "uint64", "float32", "float64", "int8", "int16", "uint16")
-]
+] + [np.dtype("complex128")]  # two float64s per entry: a value pair that travels in one exchange
 CODE_OF = {dt: i for i, dt in enumerate(DTYPES)}
 
 
