@@ -878,6 +878,34 @@ def _levels_cases():
     return [(*csrs, key, np.full(N, -1), np.full(N, -1), source, limit, 15, 18) for *csrs, key, source, limit in cases]
 
 
+def _overlap_cases():
+    """Pairs on a skewed graph (hubs with leaves: searched, not merged), own rows LO..HI-1 and
+    the rest fetched, rows sorted by slot and by a key, a self-loop, repeats, u == v."""
+    indptr, indices, _ = _graph(43)
+    key = _key(44)
+    rng = np.random.default_rng(45)
+    out = []
+    for keyed in (False, True):
+        rows = np.repeat(np.arange(N), np.diff(indptr))
+        heads = np.r_[indices, [LO, LO + 1, LO + 1]]  # a self-loop at LO, a repeat in LO + 1's row
+        rows = np.r_[rows, [LO, LO + 1, LO + 1]]
+        order = np.lexsort((key[heads] if keyed else heads, rows))
+        rows, heads = rows[order], heads[order]
+        ptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=N))]
+        own = (ptr[LO : HI + 1] - ptr[LO], heads[ptr[LO] : ptr[HI]].astype(np.int32))
+        far_ids = np.r_[np.arange(LO), np.arange(HI, N)]
+        fptr, fidx = _ghost_rows(ptr, heads, far_ids)[1:]
+        u = rng.integers(LO, HI, 600)
+        v = np.r_[u[:10], rng.integers(0, N, 590)]
+        vrow = np.where((v >= LO) & (v < HI), v - LO, -1 - np.searchsorted(far_ids, v))
+        weight = 1 / np.log(np.maximum(np.diff(ptr), 2))
+        k = key if keyed else np.empty(0, np.int64)
+        for w in (weight, np.empty(0)):
+            tallies = (np.zeros(u.size, np.int64), np.zeros(u.size, np.int64), np.zeros(u.size))
+            out.append((*own, fptr, fidx.astype(np.int32), k, u - LO, vrow, u, v, w, *tallies))
+    return out
+
+
 def _prefix_cases():
     indptr, _, w = _graph()
     rng = np.random.default_rng(4)
@@ -986,6 +1014,7 @@ CASES = {
     "search_rows": (_search_rows_cases, lambda r, a: a[-1]),
     "mark_removed": (_mark_removed_cases, None),
     "merge_rows": (_merge_rows_cases, None),
+    "pair_overlaps": (_overlap_cases, None),
 }
 
 

@@ -97,6 +97,7 @@ from .linalg import (
     spmv_segments,
 )
 from .matching import heaviest_free_neighbour
+from .overlaps import pair_overlaps
 from .merging import mark_removed, merge_rows
 from .path_rounds import improve, light_rows, take_below
 from .paths import DELTA_GRAIN, relax_local
@@ -210,4 +211,5 @@ __all__ = [
     "union",
     "unique",
     "using",
+    "pair_overlaps",
 ]
