@@ -906,6 +906,36 @@ def _overlap_cases():
     return out
 
 
+def _signed_cases():
+    """Rank-local Bellman-Ford with negative weights (no negative cycle) over a whole graph and
+    over rows LO..HI-1 (heads outside skipped), keyed tails and not, from a hub and from all;
+    and a negative cycle."""
+    indptr, indices, _ = _graph(47)
+    rng = np.random.default_rng(48)
+    p = rng.integers(0, 20, N) / 4
+    rows = np.repeat(np.arange(N), np.diff(indptr))
+    w = rng.integers(0, 8, indices.size) / 4 + p[rows] - p[indices]
+    out = []
+    for lo, hi in ((0, N), (LO, HI)):
+        ptr, idx, wt = _rows(indptr, indices, w, lo, hi)
+        size = hi - lo
+        hub = int(np.argmax(np.diff(ptr)))
+        for keys in (np.arange(lo, hi), (_key(49)[lo:hi] << 32) | np.arange(lo, hi)):
+            for seeds in (np.array([hub]), np.arange(size)):
+                dist = np.full(size, np.inf)
+                dist[seeds] = 0.0
+                labels = (dist, np.zeros(size, np.int64), np.full(size, -1, np.int64))
+                out.append((ptr, idx, wt, lo, *labels, keys, seeds, N, np.zeros(size, bool)))
+    *head, weights, first, dist, hops, pred, keys, seeds, limit, changed = copy.deepcopy(out[0])
+    out.append((*head, weights - 1.0, first, dist, hops, pred, keys, seeds, limit, changed))  # negative cycles
+    return out
+
+
+def _signed_outcome(result, args):
+    """The labels, unless a negative cycle stopped the pass half done (then only that)."""
+    return (result[1],) if result[1] else (result[1], args[4:7], args[10])
+
+
 def _prefix_cases():
     indptr, _, w = _graph()
     rng = np.random.default_rng(4)
@@ -1015,6 +1045,7 @@ CASES = {
     "mark_removed": (_mark_removed_cases, None),
     "merge_rows": (_merge_rows_cases, None),
     "pair_overlaps": (_overlap_cases, None),
+    "relax_signed": (_signed_cases, _signed_outcome),
 }
 
 
