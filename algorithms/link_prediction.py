@@ -80,12 +80,9 @@ def _score(graph, pairs, name):
     return graph.run_to_rows(link_kernel, label_columns=("u", "v"), name=name, beside=beside, score=name)
 
 
-def _degrees(block, lo, hi):
+def _degrees(block):
     """The degrees of a rank's own vertices (a self-loop twice, as networkx counts it)."""
-    lengths = np.diff(block.indptr)
-    rows = np.repeat(np.arange(hi - lo), lengths)
-    first = int(np.searchsorted(block.space, lo))
-    return lengths + np.bincount(rows[block.indices == rows + first], minlength=hi - lo)
+    return block.degree() + block.loop_counts()
 
 
 def _distinct_lengths(indptr, indices):
@@ -113,7 +110,7 @@ def link_kernel(ctx, *, score, bounds):
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
     pairs = {r: ctx.blocks[r][1] for r in ctx.ranks}
     lo = {r: int(bounds[r]) for r in ctx.ranks}
-    degree = {r: _degrees(blocks[r], lo[r], int(bounds[r + 1])) for r in ctx.ranks}
+    degree = {r: _degrees(blocks[r]) for r in ctx.ranks}
     if score == "preferential_attachment":
         far = fetch(ctx, {r: pairs[r][1] for r in ctx.ranks}, degree, bounds)
         return {r: {"u": u, "v": v, score: degree[r][u - lo[r]] * far[r]} for r, (u, v) in pairs.items()}
@@ -121,7 +118,7 @@ def link_kernel(ctx, *, score, bounds):
     if score in BY_COMMON_DEGREE:
         around = {r: np.zeros(b.space.size, np.int64) for r, b in blocks.items()}
         GhostExchange(ctx, {r: [b] for r, b in blocks.items()}, bounds)(degree, around)
-        with np.errstate(divide="ignore"):  # a degree-1 neighbour shared only by u with itself: inf, as 1 / log(1)
+        with np.errstate(divide="ignore"):  # a leaf beside u paired with itself: 1 / log(1), where networkx raises
             weight = {r: BY_COMMON_DEGREE[score](around[r].astype(np.float64)) for r in ctx.ranks}
     remote = {r: kernels.unique(v[(v < lo[r]) | (v >= bounds[r + 1])]) for r, (u, v) in pairs.items()}
     ghosts = fetch_rows(ctx, blocks, remote, bounds)
