@@ -222,22 +222,22 @@ NOTES = {
         "Hops (weight=None), exact: a search from every node, 64 to a machine word (dgraph.algorithms.eccentricity)."
     ),
     "jaccard_coefficient": (
-        "Scored on the workers by joins of the pairs with the arcs "
+        "Scored on the workers, each pair at its first node's owner, sorted neighbour lists intersected "
         "(dgraph.algorithms.jaccard_coefficient); without ebunch, every pair of distinct nodes no edge "
         "joins, listed on the client (n^2 / 2 pairs)."
     ),
     "adamic_adar_index": (
-        "Scored on the workers by joins of the pairs with the arcs (dgraph.algorithms.adamic_adar_index);"
-        " without ebunch, every pair of distinct nodes no edge joins, listed on the client (n^2 / 2 "
-        "pairs)."
+        "Scored on the workers, each pair at its first node's owner, sorted neighbour lists intersected "
+        "(dgraph.algorithms.adamic_adar_index); without ebunch, every pair of distinct nodes no edge "
+        "joins, listed on the client (n^2 / 2 pairs)."
     ),
     "resource_allocation_index": (
-        "Scored on the workers by joins of the pairs with the arcs "
+        "Scored on the workers, each pair at its first node's owner, sorted neighbour lists intersected "
         "(dgraph.algorithms.resource_allocation_index); without ebunch, every pair of distinct nodes no "
         "edge joins, listed on the client (n^2 / 2 pairs)."
     ),
     "preferential_attachment": (
-        "Scored on the workers by joins of the pairs with the arcs "
+        "Scored on the workers, each pair at its first node's owner, sorted neighbour lists intersected "
         "(dgraph.algorithms.preferential_attachment); without ebunch, every pair of distinct nodes no "
         "edge joins, listed on the client (n^2 / 2 pairs)."
     ),

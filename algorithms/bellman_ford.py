@@ -1,33 +1,57 @@
 """Single-source shortest paths where weights may be negative, and negative cycles found.
 
-Method: synchronous Bellman-Ford on the edge map. Round k offers ``dist[u] + w`` along the
-out-arcs of every vertex whose distance fell in round k - 1 (a min merge that keeps the winning
-tail, the smallest canonical id on ties); a head takes an offer only when it is strictly
-smaller, and then its predecessor is that tail. Without a negative cycle every distance is final
-after n - 1 rounds (a shortest path has at most n - 1 arcs), so a vertex whose distance still
-falls in round n proves a negative cycle reachable from the source. At that point the
-predecessors themselves hold a cycle: a vertex set in round k points to one that fell in round
-k - 1 and was last set in round k - 1 or later, so walking back n + 1 steps from a vertex set in
-round n meets a repeated vertex before any vertex never set; and every cycle of predecessors
-made by strict improvements weighs less than zero (Cherkassky and Goldberg, 1999).
+Method: Bellman-Ford in rank-local passes over the 1D owner blocks (Blogel's block-centric
+idea, as ``dgraph.relax`` does for SSSP). A vertex's label is (distance, hops, tail): the
+length of the best walk found to it, its arc count and the (canonical) tail it came from;
+an offer along an arc is (distance + weight, hops + 1, its tail), and a label falls only when
+an offer is smaller in (distance, hops), a tie in both taking the smaller tail. Each round,
+every rank first closes its labels under the arcs between its own vertices
+(``kernels.relax_signed``: a FIFO queue, Bellman-Ford-Moore), then offers the labels that fell
+along its arcs to other ranks' vertices, each head's least offer merged before it travels; the
+owners take the offers that lower a label and start the next round from those. A round is one
+superstep; the search ends after a round in which no rank offered anything. Rounds follow how
+often shortest paths cross between ranks, not their hop count: one pass and one superstep on one
+rank. ``kernels.relax_local``, which SSSP's local closures run, is not used: its bucket ring and
+its delta-stepping on threads take buckets in ascending order, which a negative arc breaks, its
+heap search would never end on a negative cycle inside a rank, and its labels carry no hop
+count for the rule below.
+
+The labels' fixpoint is unique whatever order offers arrive in: the least distance, the fewest
+arcs among the walks of that length, and the smallest canonical tail among the arcs giving both,
+which is the tail synchronous rounds keep (the first to reach the distance, in rounds; the
+smallest canonical id on ties), so results are the same on every layout and rank count.
+
+Negative cycles: a label of h hops is the end of a walk of h arcs along which each vertex's
+label fell strictly when the walk passed it (a later label of a vertex is smaller than an
+earlier one), so a walk that repeats a vertex went round a cycle of negative weight. Hence the
+rule: a label reaching n hops (n vertices) proves a negative cycle reachable from the source, and
+without one no label ever does (every walk of n arcs repeats a vertex), whether the cycle lies
+inside one rank or across ranks. For a cycle to read off the predecessors (``cycle=True`` in
+``bellman_ford_search``), the search then runs again in synchronous rounds on the edge map: a
+vertex whose distance still falls in round n proves the cycle, and the predecessors then hold
+one, since a vertex set in round k points to one that fell in round k - 1 and was last set in
+round k - 1 or later, so walking back n + 1 steps from a vertex set in round n meets a repeated
+vertex before any vertex never set; and every cycle of predecessors made by strict improvements
+weighs less than zero (Cherkassky and Goldberg, 1999).
 
 Output encoding: ``distance`` (Float64, null when unreachable) and ``predecessor`` (the tail of
-the arc that last lowered the vertex's distance, in the user's labels; null for the source and
-unreachable vertices). Rounds are synchronous and offers merge by (distance, tail), so the
-predecessors are the same on every layout. Without negative weights they may differ from
-``sssp``'s where paths tie: this keeps the first tail to reach a distance, in rounds.
+the arc that gave the vertex its label, in the user's labels; null for the source and
+unreachable vertices). Without negative weights they may differ from ``sssp``'s where paths
+tie: this keeps the fewest arcs, then the smallest canonical tail.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dgraph import kernels
+from dgraph.block import keyed_run, own_canonical
 from dgraph.edgemap import EdgeMap, add_weight
 from dgraph.errors import DgraphInputError
+from dgraph.owners import keyed
 from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
 from .verify import weighted_search
@@ -36,6 +60,94 @@ if TYPE_CHECKING:
     import dask.dataframe as dd
 
     from dgraph.graph import Graph
+
+
+def _least(heads, d, h, tails):
+    """Each distinct head's least offer in (distance, hops, tail), heads ascending."""
+    order = np.lexsort((tails, h, d, heads))
+    heads, d, h, tails = heads[order], d[order], h[order], tails[order]
+    first = np.r_[True, heads[1:] != heads[:-1]] if heads.size else np.empty(0, bool)
+    return heads[first], d[first], h[first], tails[first]
+
+
+class _Rank:
+    """One rank's labels over its own vertices and what its rounds read."""
+
+    def __init__(self, block, lo, hi, unit, keyed_ids):
+        self.block, self.lo, self.size = block, lo, hi - lo
+        self.first = int(np.searchsorted(block.space, lo))
+        self.weights = None if unit else block.weights
+        self.dist = np.full(self.size, np.inf)
+        self.hops = np.zeros(self.size, np.int64)
+        self.pred = np.full(self.size, -1, np.int64)
+        self.changed = np.zeros(self.size, dtype=bool)
+        self.keys = keyed(np.arange(lo, hi), own_canonical(block, lo, hi) if keyed_ids else None)
+        self.leaving = kernels.rows_leaving(block.indptr, block.indices, self.first, self.first + self.size)
+
+    def close(self, seeds, limit):
+        labels = (self.dist, self.hops, self.pred)
+        own = (self.block.indptr, self.block.indices, self.weights)
+        return kernels.relax_signed(own, self.first, labels, self.keys, seeds, limit, self.changed)
+
+    def offers(self, bounds):
+        """The least offer to each other rank's vertex from the labels that fell, by owner."""
+        active = np.flatnonzero(self.changed & self.leaving)
+        self.changed[:] = False
+        at, slots, w = kernels.frontier_arcs(self.block.indptr, self.block.indices, self.weights, active)
+        out = (slots < self.first) | (slots >= self.first + self.size)
+        tails, heads = active[at[out]], self.block.space[slots[out]].astype(np.int64)
+        heads, d, h, t = _least(heads, self.dist[tails] + w[out], self.hops[tails] + 1, self.keys[tails])
+        cuts = np.searchsorted(heads, bounds)
+        spans = enumerate(zip(cuts[:-1], cuts[1:]))
+        return {o: [heads[a:b] - bounds[o], d[a:b], h[a:b], t[a:b]] for o, (a, b) in spans if b > a}
+
+    def take(self, messages, limit):
+        """Lower labels by the offers received: (the vertices whose label fell, whether one
+        reached ``limit`` hops)."""
+        if not messages:
+            return np.empty(0, np.int64), False
+        heads, d, h, t = _least(*(np.concatenate(parts) for parts in zip(*(m for _, m in messages))))
+        dist, hops, pred = self.dist[heads], self.hops[heads], self.pred[heads]
+        falls = (d < dist) | ((d == dist) & (h < hops))
+        ties = ~falls & (d == dist) & (h == hops) & (t < pred)
+        self.pred[heads[ties]] = t[ties]
+        fell = heads[falls]
+        self.dist[fell], self.hops[fell], self.pred[fell] = d[falls], h[falls], t[falls]
+        self.changed[fell] = True
+        return fell, bool(fell.size and h[falls].max() >= limit)
+
+
+def bellman_ford_kernel(ctx, *, source, unit, bounds):
+    """``source``: a placed id, or -1 to start from every vertex at distance 0 (a virtual
+    source joined to all: any negative cycle of the graph is then reachable)."""
+    limit = int(bounds[-1])  # a label of n hops proves a negative cycle (see the module docstring)
+    ranks, seeds = {}, {}
+    for r in ctx.ranks:
+        lo, hi = int(bounds[r]), int(bounds[r + 1])
+        ranks[r] = rank = _Rank(ctx.blocks[r][0], lo, hi, unit, keyed_run(ctx))
+        mine = [source - lo] if lo <= source < hi else []
+        seeds[r] = np.arange(hi - lo) if source < 0 else np.array(mine, np.int64)
+        rank.dist[seeds[r]], rank.changed[seeds[r]] = 0.0, True
+    ctx.hold("bellman-ford labels", *({r: getattr(k, a) for r, k in ranks.items()} for a in ("dist", "hops", "pred")))
+    rounds = scanned = 0
+    negative = {r: False for r in ctx.ranks}
+    while True:
+        send, facts = {}, {}
+        for r, rank in ranks.items():
+            if not negative[r]:
+                arcs, negative[r] = rank.close(seeds[r], limit)
+                scanned += arcs
+            send[r] = {} if negative[r] else rank.offers(bounds)
+            facts[r] = np.array([sum(m[0].size for m in send[r].values()), int(negative[r])])
+        got, (offered, cycles) = ctx.alltoall(send, total=facts)
+        rounds += 1
+        if cycles or not offered:
+            break
+        for r, rank in ranks.items():
+            seeds[r], negative[r] = rank.take(got[r], limit)
+    ctx.stats.info.update(rounds=rounds, negative_cycle=bool(cycles), local_arcs_examined=scanned)
+    placed = kernels.unkey if keyed_run(ctx) else (lambda tails: tails)
+    return {r: {"distance": k.dist, "predecessor": placed(k.pred)} for r, k in ranks.items()}
 
 
 def _one_more(src, dst, w, value):
@@ -47,9 +159,10 @@ def _offered(r, heads, values):
     return [heads.size]
 
 
-def bellman_ford_kernel(ctx, *, source, unit, bounds, layout):
-    """``source``: a placed id, or -1 to start from every vertex at distance 0 (a virtual
-    source joined to all: any negative cycle of the graph is then reachable)."""
+def rounds_kernel(ctx, *, source, unit, bounds, layout):
+    """Synchronous Bellman-Ford on the edge map, one round a superstep, until no distance falls
+    or round n (whose falling distances prove a negative cycle that the predecessors then hold:
+    see the module docstring). ``source`` as ``bellman_ford_kernel``'s."""
     em = EdgeMap(ctx, bounds, layout=layout)
     dist = {r: np.full(em.size(r), np.inf) for r in ctx.ranks}
     pred = {r: np.full(em.size(r), -1, np.int64) for r in ctx.ranks}
@@ -62,15 +175,13 @@ def bellman_ford_kernel(ctx, *, source, unit, bounds, layout):
             frontier[r] = np.array([source - em.lo(r)] if mine else [], dtype=np.int64)
         dist[r][frontier[r]] = 0.0
     ctx.hold("bellman-ford dist, pred", dist, pred)
-    limit = em.n  # a distance falling in round n proves a negative cycle (see the module docstring)
     rounds, negative = 0, False
     while True:
-        if rounds == limit:  # one reduction, only here: did round n still lower a distance?
+        if rounds == em.n:  # one reduction, only here: did round n still lower a distance?
             negative = bool(ctx.allreduce({r: [frontier[r].size] for r in ctx.ranks})[0])
             break
         values = {r: dist[r][frontier[r]] for r in ctx.ranks}
         # the heads offered ride in the round's own superstep: none anywhere ends the search
-        # (a round whose offers lowered nothing is followed by one that offers nothing)
         found, offers = em(frontier, values, _one_more if unit else add_weight, "min", direction="push", total=_offered)
         if not offers[0]:
             break
@@ -87,23 +198,21 @@ def bellman_ford_kernel(ctx, *, source, unit, bounds, layout):
 
 
 def bellman_ford_search(
-    graph: Graph, source: Hashable | None, *, weight: Weight = GRAPH_WEIGHT
+    graph: Graph, source: Hashable | None, *, weight: Weight = GRAPH_WEIGHT, cycle: bool = False
 ) -> tuple[dd.DataFrame, bool]:
-    """``bellman_ford``'s frame and whether the search found a negative cycle, without raising:
-    then the frame's predecessors hold one (see the module docstring). ``source=None`` starts
-    from every vertex at distance 0, so any negative cycle of the graph is found."""
+    """``bellman_ford``'s frame and whether the search found a negative cycle, without raising.
+    ``source=None`` starts from every vertex at distance 0, so any negative cycle of the graph
+    is found. ``cycle``: where there is one, the frame's predecessors hold one (a second search,
+    in synchronous rounds: see the module docstring); else they are left as the search stopped."""
     graph, weight = weighed(graph, weight, "bellman_ford")
     src = -1 if source is None else graph.vertex_param(source, "Bellman-Ford source")
-    frame, stats = graph.runner.run_to_frame(
-        bellman_ford_kernel,
-        label_columns=("predecessor",),
-        nullable=("distance", "predecessor"),
-        name="bellman_ford",
-        placement="layout",
-        source=src,
-        unit=weight is None and graph.weight is not None,
-    )
-    return frame, bool(stats.info.get("negative_cycle", False))
+    options: dict[str, Any] = dict(label_columns=("predecessor",), nullable=("distance", "predecessor"))
+    options.update(name="bellman_ford", source=src, unit=weight is None and graph.weight is not None)
+    frame, stats = graph.runner.run_to_frame(bellman_ford_kernel, **options)
+    negative = bool(stats.info.get("negative_cycle", False))
+    if negative and cycle:
+        frame, _ = graph.runner.run_to_frame(rounds_kernel, **options, placement="layout")
+    return frame, negative
 
 
 def bellman_ford(graph: Graph, source: Hashable, *, weight: Weight = GRAPH_WEIGHT) -> dd.DataFrame:
@@ -132,9 +241,10 @@ def bellman_ford(graph: Graph, source: Hashable, *, weight: Weight = GRAPH_WEIGH
 
     Notes
     -----
-    One superstep per round (plus one that offers nothing), at most n rounds; a round pushes
-    along the out-arcs of the vertices whose distance fell in the last one. For non-negative weights ``sssp`` is faster.
-    ``graph.last_stats.info`` reports ``rounds``.
+    One superstep per round: a rank-local Bellman-Ford pass over the arcs between a rank's own
+    vertices, then the offers along the arcs that leave it (see the module's docstring); on one
+    rank, one pass. For non-negative weights ``sssp`` is faster. ``graph.last_stats.info``
+    reports ``rounds`` and ``local_arcs_examined``.
 
     Examples
     --------

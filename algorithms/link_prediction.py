@@ -2,15 +2,24 @@
 Jaccard coefficient, Adamic-Adar index, resource allocation index and preferential attachment,
 for given pairs of vertices of an undirected graph.
 
-Method: dask joins on the workers, no run of its own: the pairs meet the arcs at their first
-end, the arcs at the second end keep the rows whose third vertex is a neighbour of both (one
-row per (pair, common neighbour)), and the degrees join where a score needs them. As networkx
-counts them, a common neighbour is neither end of the pair, the union of two neighbourhoods
-includes the ends themselves where they are neighbours, and a degree counts a self-loop twice.
-The work is the sum over pairs of their first end's degree.
+Method: one run over the 1D owner blocks. The client looks the pairs' labels up once and deals
+each pair to the owner of its first end u, beside that rank's block. Each rank fetches the rows
+N(v) of the distinct second ends other ranks own (``ghosts.fetch_rows``: two supersteps, none on
+one rank) and intersects N(u) with N(v) for every pair in a kernel (``kernels.pair_overlaps``:
+sorted rows merged, or the shorter searched in the longer where one is a hub's), which gives
+|N(u) & N(v)|, the common neighbours other than u and v, and the sum over those of a weight of
+each: 1 / log(degree) or 1 / degree, from the degrees of the vertices the rank's arcs reach
+(``ghosts.GhostExchange``, two supersteps; a common neighbour of u is always one). Preferential
+attachment reads no rows: u's degree is the rank's, v's comes from its owner
+(``ghosts.fetch``). As networkx counts them, a common neighbour is neither end of the pair, the
+union of two neighbourhoods includes the ends themselves where they are neighbours, and a
+degree counts a self-loop twice; a neighbour repeated (``duplicates="keep"``) counts once in
+the sets. Work is the sum over pairs of the shorter row (times a logarithm) or of both rows;
+a rank holds its pairs and the rows of their remote second ends.
 
 Output encoding: columns ``u``, ``v`` (the pair, in the user's labels) and the score, named
-after the function (float64; ``preferential_attachment``: int64).
+after the function (float64; ``preferential_attachment``: int64): one row per pair given, in
+the order given within each owner of u.
 """
 
 from __future__ import annotations
@@ -21,51 +30,136 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from dgraph import kernels
+from dgraph.block import space_slots
 from dgraph.checks import integer
+from dgraph.dask_internals import fetch as fetch_frame
 from dgraph.errors import DgraphInputError
-from dgraph.joins import merge
+from dgraph.ghosts import GhostExchange, fetch, fetch_rows
 
 if TYPE_CHECKING:
     from dgraph.graph import Graph
 
 Pairs = Any  # an iterable of (u, v) pairs, or a pandas or dask DataFrame with columns u and v
+BY_COMMON_DEGREE = {  # the weight each common neighbour adds, from its degree
+    "adamic_adar_index": lambda d: 1 / np.log(d),
+    "resource_allocation_index": lambda d: 1 / d,
+}
 
 
-def _pairs(graph, pairs, what):
+def _placed_pairs(graph, pairs, what):
+    """The pairs' ends as placed ids (two int64 arrays); an unknown label raises."""
     if graph.directed:
         raise DgraphInputError(f"{what} is for undirected graphs (networkx's is not implemented for directed ones)")
     if isinstance(pairs, (pd.DataFrame, dd.DataFrame)):
         if not {"u", "v"} <= set(pairs.columns):
             raise DgraphInputError(f"the pairs frame needs columns 'u' and 'v', it has {list(pairs.columns)}")
         frame = pairs[["u", "v"]]
+        if isinstance(frame, dd.DataFrame):  # the pairs are looked up and dealt from the client
+            frame = fetch_frame(graph.client, frame)
     else:
         frame = pd.DataFrame(list(pairs), columns=["u", "v"])
-    if isinstance(frame, pd.DataFrame):
-        graph.encode_vertices(pd.unique(frame[["u", "v"]].to_numpy().ravel()).tolist(), "pair's vertex")
-        frame = dd.from_pandas(frame, npartitions=max(1, min(graph.nranks, len(frame) // 10_000 + 1)))
-    arcs = graph.edges()
-    return frame.astype({"u": arcs["src"].dtype, "v": arcs["src"].dtype}), arcs[["src", "dst"]]
+    if not len(frame):
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    labels = pd.unique(frame.to_numpy().ravel())
+    ids = np.asarray(graph.encode_vertices(labels.tolist(), "pair's vertex"), dtype=np.int64)
+    index = pd.Index(labels)
+    return ids[index.get_indexer(frame["u"])], ids[index.get_indexer(frame["v"])]
 
 
-def _shared(pairs, arcs):
-    """(u, v, w) for every vertex w that is a neighbour of both u and v."""
-    first = merge(pairs, arcs.rename(columns={"src": "u", "dst": "w"}), on="u")
-    return merge(first, arcs.rename(columns={"src": "v", "dst": "w"}), on=["v", "w"])
+def _score(graph, pairs, name):
+    """The run scoring ``pairs`` by ``name``: each pair dealt to the owner of its u."""
+    u, v = _placed_pairs(graph, pairs, name)
+    store = graph.store
+    rank = np.searchsorted(store.bounds, u, side="right") - 1
+    order = np.argsort(rank, kind="stable")
+    cuts = np.searchsorted(rank[order], np.arange(graph.nranks + 1))
+    pieces = [np.stack([u[order[a:b]], v[order[a:b]]]) for a, b in zip(cuts[:-1], cuts[1:])]
+    where = store.where(store.owner())
+    beside = [graph.client.scatter(p, workers=[w], hash=False) for p, w in zip(pieces, where)]
+    return graph.run_to_rows(link_kernel, label_columns=("u", "v"), name=name, beside=beside, score=name)
 
 
-def _per_pair(pairs, values, name):
-    summed = values.groupby(["u", "v"])[name].sum().reset_index()
-    out = merge(pairs, summed, on=["u", "v"], how="left")
-    return out.assign(**{name: out[name].fillna(0).astype("float64")})
+def _degrees(block):
+    """The degrees of a rank's own vertices (a self-loop twice, as networkx counts it)."""
+    return block.degree() + block.loop_counts()
 
 
-def _degrees(graph):
-    return graph.degrees()[["vertex", "degree"]]
+def _distinct_lengths(indptr, indices):
+    """Each row's distinct entries (rows sorted, so a repeat follows its first)."""
+    new = np.ones(indices.size, dtype=bool)
+    np.not_equal(indices[1:], indices[:-1], out=new[1:])
+    new[indptr[:-1][indptr[:-1] < indptr[1:]]] = True
+    seen = np.zeros(indices.size + 1, np.int64)
+    np.cumsum(new, out=seen[1:])
+    return seen[indptr[1:]] - seen[indptr[:-1]]
+
+
+def _far_rows(space, ghosts):
+    """Fetched rows (placed ids) as slots of the rank's space, those outside it dropped (no
+    common neighbour lies there), and each row's distinct length before."""
+    ids, ptr, idx = ghosts
+    sizes = _distinct_lengths(ptr, idx)
+    slots, inside = space_slots(space, idx.astype(np.int64))
+    kept = np.zeros(idx.size + 1, np.int64)
+    np.cumsum(inside, out=kept[1:])
+    return ids, (kept[ptr], slots[inside]), sizes
+
+
+def link_kernel(ctx, *, score, bounds):
+    blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
+    pairs = {r: ctx.blocks[r][1] for r in ctx.ranks}
+    lo = {r: int(bounds[r]) for r in ctx.ranks}
+    degree = {r: _degrees(blocks[r]) for r in ctx.ranks}
+    if score == "preferential_attachment":
+        far = fetch(ctx, {r: pairs[r][1] for r in ctx.ranks}, degree, bounds)
+        return {r: {"u": u, "v": v, score: degree[r][u - lo[r]] * far[r]} for r, (u, v) in pairs.items()}
+    weight = {r: np.empty(0) for r in ctx.ranks}
+    if score in BY_COMMON_DEGREE:
+        around = {r: np.zeros(b.space.size, np.int64) for r, b in blocks.items()}
+        GhostExchange(ctx, {r: [b] for r, b in blocks.items()}, bounds)(degree, around)
+        with np.errstate(divide="ignore"):  # a leaf beside u paired with itself: 1 / log(1), where networkx raises
+            weight = {r: BY_COMMON_DEGREE[score](around[r].astype(np.float64)) for r in ctx.ranks}
+    remote = {r: kernels.unique(v[(v < lo[r]) | (v >= bounds[r + 1])]) for r, (u, v) in pairs.items()}
+    ghosts = fetch_rows(ctx, blocks, remote, bounds)
+    out = {}
+    for r, (u, v) in pairs.items():
+        b, hi = blocks[r], int(bounds[r + 1])
+        ids, far, far_sizes = _far_rows(b.space, ghosts.pop(r))
+        mine = (v >= lo[r]) & (v < hi)
+        vrow = np.where(mine, v - lo[r], -1 - np.searchsorted(ids, v))
+        first = int(np.searchsorted(b.space, lo[r]))
+        vslot, inside = space_slots(b.space, v)
+        key = b.space_key if b.space_key is not None else np.empty(0, np.int64)
+        found = (u - lo[r], vrow, u - lo[r] + first, np.where(inside, vslot, -1))
+        meet, common, total = kernels.pair_overlaps((b.indptr, b.indices), far, key, found, weight[r])
+        if score in BY_COMMON_DEGREE:
+            out[r] = {"u": u, "v": v, score: total}
+            continue
+        sizes = _distinct_lengths(b.indptr, b.indices)
+        nv = np.empty(v.size, np.int64)
+        nv[mine], nv[~mine] = sizes[vrow[mine]], far_sizes[-1 - vrow[~mine]]
+        union = sizes[u - lo[r]] + nv - meet
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[r] = {"u": u, "v": v, score: np.where(union > 0, common / np.maximum(union, 1), 0.0)}
+    return out
 
 
 def jaccard_coefficient(graph: Graph, pairs: Pairs) -> dd.DataFrame:
     """The Jaccard coefficient of each pair: its common neighbours over the union of its
     neighbourhoods (0 where both are empty).
+
+    Parameters
+    ----------
+    graph : dgraph.Graph
+        Undirected.
+    pairs : iterable of (u, v), or a pandas or dask DataFrame with columns ``u`` and ``v``
+        Labels of the graph's vertices (an unknown one raises ``DgraphInputError``).
+
+    Notes
+    -----
+    One run: two supersteps fetch the rows of the second ends other ranks own (none on one
+    rank); see the module's docstring.
 
     Examples
     --------
@@ -74,26 +168,7 @@ def jaccard_coefficient(graph: Graph, pairs: Pairs) -> dd.DataFrame:
     >>> dgraph.algorithms.jaccard_coefficient(g, [(0, 3)]).compute().values.tolist()
     [[0.0, 3.0, 0.5]]
     """
-    pairs, arcs = _pairs(graph, pairs, "jaccard_coefficient")
-    both = _shared(pairs, arcs)
-    both = both.assign(common=((both["w"] != both["u"]) & (both["w"] != both["v"])).astype("int64"), meet=1)
-    counts = both.groupby(["u", "v"])[["common", "meet"]].sum().reset_index()
-    sizes = arcs.groupby("src").size().rename("size").reset_index()
-    out = merge(pairs, counts, on=["u", "v"], how="left").fillna({"common": 0, "meet": 0})
-    out = merge(out, sizes.rename(columns={"src": "u", "size": "nu"}), on="u", how="left")
-    out = merge(out, sizes.rename(columns={"src": "v", "size": "nv"}), on="v", how="left").fillna({"nu": 0, "nv": 0})
-    union = out["nu"] + out["nv"] - out["meet"]
-    score = (out["common"] / union.where(union > 0)).fillna(0.0).astype("float64")
-    return out[["u", "v"]].assign(jaccard_coefficient=score)
-
-
-def _by_common_degree(graph, pairs, name, score):
-    pairs, arcs = _pairs(graph, pairs, name)
-    both = _shared(pairs, arcs)
-    both = both[(both["w"] != both["u"]) & (both["w"] != both["v"])]
-    both = merge(both, _degrees(graph).rename(columns={"vertex": "w"}), on="w")
-    both = both.assign(**{name: score(both["degree"].astype("float64"))})
-    return _per_pair(pairs, both, name)
+    return _score(graph, pairs, "jaccard_coefficient")
 
 
 def adamic_adar_index(graph: Graph, pairs: Pairs) -> dd.DataFrame:
@@ -106,7 +181,7 @@ def adamic_adar_index(graph: Graph, pairs: Pairs) -> dd.DataFrame:
     >>> round(float(dgraph.algorithms.adamic_adar_index(g, [(0, 3)]).compute().adamic_adar_index[0]), 4)
     0.9102
     """
-    return _by_common_degree(graph, pairs, "adamic_adar_index", lambda d: 1 / np.log(d))
+    return _score(graph, pairs, "adamic_adar_index")
 
 
 def resource_allocation_index(graph: Graph, pairs: Pairs) -> dd.DataFrame:
@@ -119,7 +194,7 @@ def resource_allocation_index(graph: Graph, pairs: Pairs) -> dd.DataFrame:
     >>> float(dgraph.algorithms.resource_allocation_index(g, [(0, 3)]).compute().resource_allocation_index[0])
     0.3333333333333333
     """
-    return _by_common_degree(graph, pairs, "resource_allocation_index", lambda d: 1 / d)
+    return _score(graph, pairs, "resource_allocation_index")
 
 
 def preferential_attachment(graph: Graph, pairs: Pairs) -> dd.DataFrame:
@@ -132,11 +207,7 @@ def preferential_attachment(graph: Graph, pairs: Pairs) -> dd.DataFrame:
     >>> dgraph.algorithms.preferential_attachment(g, [(0, 3)]).compute().values.tolist()
     [[0, 3, 2]]
     """
-    pairs, _ = _pairs(graph, pairs, "preferential_attachment")
-    degree = _degrees(graph)
-    out = merge(pairs, degree.rename(columns={"vertex": "u", "degree": "du"}), on="u")
-    out = merge(out, degree.rename(columns={"vertex": "v", "degree": "dv"}), on="v")
-    return out[["u", "v"]].assign(preferential_attachment=(out["du"] * out["dv"]).astype("int64"))
+    return _score(graph, pairs, "preferential_attachment")
 
 
 def _best(frame: pd.DataFrame, k: int, by_vertex: bool) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""How dgraph joins dask DataFrames on the workers (motifs, link prediction, reciprocity,
+"""How dgraph joins dask DataFrames on the workers (motifs, Jaccard top-k, reciprocity,
 subgraphs): by a task shuffle. distributed logs two WARNING lines on the scheduler for every
 peer-to-peer shuffle it runs, which a user's notebook or script would show after each call,
 and a clean run of dgraph prints no warning.

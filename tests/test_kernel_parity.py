@@ -878,6 +878,64 @@ def _levels_cases():
     return [(*csrs, key, np.full(N, -1), np.full(N, -1), source, limit, 15, 18) for *csrs, key, source, limit in cases]
 
 
+def _overlap_cases():
+    """Pairs on a skewed graph (hubs with leaves: searched, not merged), own rows LO..HI-1 and
+    the rest fetched, rows sorted by slot and by a key, a self-loop, repeats, u == v."""
+    indptr, indices, _ = _graph(43)
+    key = _key(44)
+    rng = np.random.default_rng(45)
+    out = []
+    for keyed in (False, True):
+        rows = np.repeat(np.arange(N), np.diff(indptr))
+        heads = np.r_[indices, [LO, LO + 1, LO + 1]]  # a self-loop at LO, a repeat in LO + 1's row
+        rows = np.r_[rows, [LO, LO + 1, LO + 1]]
+        order = np.lexsort((key[heads] if keyed else heads, rows))
+        rows, heads = rows[order], heads[order]
+        ptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=N))]
+        own = (ptr[LO : HI + 1] - ptr[LO], heads[ptr[LO] : ptr[HI]].astype(np.int32))
+        far_ids = np.r_[np.arange(LO), np.arange(HI, N)]
+        fptr, fidx = _ghost_rows(ptr, heads, far_ids)[1:]
+        u = rng.integers(LO, HI, 600)
+        v = np.r_[u[:10], rng.integers(0, N, 590)]
+        vrow = np.where((v >= LO) & (v < HI), v - LO, -1 - np.searchsorted(far_ids, v))
+        weight = 1 / np.log(np.maximum(np.diff(ptr), 2))
+        k = key if keyed else np.empty(0, np.int64)
+        for w in (weight, np.empty(0)):
+            tallies = (np.zeros(u.size, np.int64), np.zeros(u.size, np.int64), np.zeros(u.size))
+            out.append((*own, fptr, fidx.astype(np.int32), k, u - LO, vrow, u, v, w, *tallies))
+    return out
+
+
+def _signed_cases():
+    """Rank-local Bellman-Ford with negative weights (no negative cycle) over a whole graph and
+    over rows LO..HI-1 (heads outside skipped), keyed tails and not, from a hub and from all;
+    and a negative cycle."""
+    indptr, indices, _ = _graph(47)
+    rng = np.random.default_rng(48)
+    p = rng.integers(0, 20, N) / 4
+    rows = np.repeat(np.arange(N), np.diff(indptr))
+    w = rng.integers(0, 8, indices.size) / 4 + p[rows] - p[indices]
+    out = []
+    for lo, hi in ((0, N), (LO, HI)):
+        ptr, idx, wt = _rows(indptr, indices, w, lo, hi)
+        size = hi - lo
+        hub = int(np.argmax(np.diff(ptr)))
+        for keys in (np.arange(lo, hi), (_key(49)[lo:hi] << 32) | np.arange(lo, hi)):
+            for seeds in (np.array([hub]), np.arange(size)):
+                dist = np.full(size, np.inf)
+                dist[seeds] = 0.0
+                labels = (dist, np.zeros(size, np.int64), np.full(size, -1, np.int64))
+                out.append((ptr, idx, wt, lo, *labels, keys, seeds, N, np.zeros(size, bool)))
+    *head, weights, first, dist, hops, pred, keys, seeds, limit, changed = copy.deepcopy(out[0])
+    out.append((*head, weights - 1.0, first, dist, hops, pred, keys, seeds, limit, changed))  # negative cycles
+    return out
+
+
+def _signed_outcome(result, args):
+    """The labels, unless a negative cycle stopped the pass half done (then only that)."""
+    return (result[1],) if result[1] else (result[1], args[4:7], args[10])
+
+
 def _prefix_cases():
     indptr, _, w = _graph()
     rng = np.random.default_rng(4)
@@ -987,6 +1045,8 @@ CASES = {
     "search_rows": (_search_rows_cases, lambda r, a: a[-1]),
     "mark_removed": (_mark_removed_cases, None),
     "merge_rows": (_merge_rows_cases, None),
+    "pair_overlaps": (_overlap_cases, None),
+    "relax_signed": (_signed_cases, _signed_outcome),
 }
 
 

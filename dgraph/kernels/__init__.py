@@ -98,11 +98,13 @@ from .linalg import (
 )
 from .matching import heaviest_free_neighbour
 from .merging import mark_removed, merge_rows
+from .overlaps import pair_overlaps
 from .path_rounds import improve, light_rows, take_below
 from .paths import DELTA_GRAIN, relax_local
 from .placing import onefived_ranks, onefived_subgraphs
 from .sampling import row_prefix, search_rows
 from .sets import union, unique
+from .signed_paths import relax_signed
 from .slots import dense_ranks, keyed_at, mark_bits, pack_ids, positions, set_bits, unkey
 from .trees import search_tree_rules, search_tree_rules_many, tree_astray
 from .unionfind import (
@@ -210,4 +212,6 @@ __all__ = [
     "union",
     "unique",
     "using",
+    "pair_overlaps",
+    "relax_signed",
 ]

@@ -48,11 +48,11 @@ def unbounded():
     return nx.NetworkXUnbounded("Negative cycle detected.")
 
 
-def search(G, source, weight):
+def search(G, source, weight, cycle=False):
     """The search from ``source`` (None: from every node at 0), fetched and named, the reached
-    only; and whether it found a negative cycle."""
+    only; and whether it found a negative cycle (``cycle``: whose predecessors then hold one)."""
     found, negative = bellman_ford_search(
-        G.graph_, None if source is None else G.vertex(source), weight=weight_column(G, weight)
+        G.graph_, None if source is None else G.vertex(source), weight=weight_column(G, weight), cycle=cycle
     )
     found = frame(G, found, "vertex", "predecessor")
     return found[found["distance"].notna()], negative
@@ -221,7 +221,7 @@ def _cycle_of(parent: dict) -> list | None:
 def find_negative_cycle(G: Graph, source: Hashable, weight: Any = "weight") -> list[Hashable]:
     import networkx as nx
 
-    found, negative = search(G, source, weight)
+    found, negative = search(G, source, weight, cycle=True)
     if not negative:
         raise nx.NetworkXError("No negative cycles detected.")
     cycle = _cycle_of(dict(zip(*reached(found))))

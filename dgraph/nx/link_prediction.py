@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from .graphs import Graph
 
 NOTE = (
-    "Scored on the workers by joins of the pairs with the arcs (dgraph.algorithms.{name}); without ebunch, "
+    "Scored on the workers, each pair at its first node's owner, sorted neighbour lists intersected "
+    "(dgraph.algorithms.{name}); without ebunch, "
     "every pair of distinct nodes no edge joins, listed on the client (n^2 / 2 pairs)."
 )
 
