@@ -377,11 +377,13 @@ def split_by_owner(rows, cols, weights, bounds, *, layout=None, extra=None, narr
     int32 when every placed id fits (a graph's construction holds all its pieces at once). A
     piece is (rows, cols, weights or None), and with ``attrs`` (named per-arc columns) their
     columns too: (rows, cols, weights or None, {name: column})."""
+    if narrow and bounds[-1] <= np.iinfo(np.int32).max:
+        rows, cols = rows.astype(np.int32), cols.astype(np.int32)
+    if bounds.size == 2:  # one rank holds every arc, in the order given
+        return [(rows, cols, weights) if attrs is None else (rows, cols, weights, dict(attrs))]
     owner = owner_of(rows, bounds) if layout is None else layout.arc_ranks(rows, cols, bounds, extra)
     order = grouped_by_owner(owner, bounds.size - 1)
     cuts = np.searchsorted(owner[order], np.arange(bounds.size), side="left")
-    if narrow and bounds[-1] <= np.iinfo(np.int32).max:
-        rows, cols = rows.astype(np.int32), cols.astype(np.int32)
     rows, cols = rows[order], cols[order]
     weights = weights[order] if weights is not None else None
     pieces = [(rows[a:b], cols[a:b], None if weights is None else weights[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
