@@ -17,10 +17,10 @@ from dgraph.errors import DgraphError, DgraphRunError
 from dgraph.generators import grid_graph
 from dgraph.partitioners import OnePointFiveD, TwoD
 
-pytestmark = pytest.mark.slow  # each test starts a cluster of its own and kills or restarts its workers
+pytestmark = pytest.mark.slow  # the module's cluster is its own: its tests kill or restart its workers
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def own_client():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster:
         with Client(cluster, set_as_default=False) as c:
@@ -32,15 +32,20 @@ def _holders(c, g):
     return {who[b.key][0] for b in g.store.blocks if who.get(b.key)}
 
 
-@pytest.mark.parametrize(
-    "layout", ["1d", "2d", OnePointFiveD(e_threshold=4, h_threshold=3)]
-)  # blocks streamed from the degrees; from a count of their own; as subgraphs (grid: every class)
-def test_ranks_spread_back_over_a_replaced_worker(own_client, streamed, monkeypatch, layout):
+# blocks streamed from the degrees; from a count of their own; as subgraphs (grid: every class)
+LAYOUTS = ("1d", "2d", OnePointFiveD(e_threshold=4, h_threshold=3))
+
+
+def test_ranks_spread_back_over_a_replaced_worker(own_client, streamed, monkeypatch):
     c = own_client
     monkeypatch.setattr(store_module, "SPREAD_EVERY", 0.0)
-    g = grid_graph(20, 20, ranks=4, layout=layout, client=c)
-    expected = c.compute(alg.pagerank(g, max_iter=20, tol=0)).result().sort_values("vertex", ignore_index=True)
-    assert len(_holders(c, g)) == 2
+    graphs = [grid_graph(20, 20, ranks=4, layout=layout, client=c) for layout in LAYOUTS]
+
+    def ranks(g):
+        return c.compute(alg.pagerank(g, max_iter=20, tol=0)).result().sort_values("vertex", ignore_index=True)
+
+    expected = [ranks(g) for g in graphs]
+    assert all(len(_holders(c, g)) == 2 for g in graphs)
     survivor, victim = workers(c)
     os.kill(c.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
     # the nanny starts a new worker, at a new address; the blocks lost with the victim are computed
@@ -48,13 +53,14 @@ def test_ranks_spread_back_over_a_replaced_worker(own_client, streamed, monkeypa
     # finds them still being computed leaves them (SPREAD_EVERY: the next run looks again), so
     # this allows three runs
     wait_until(lambda: len(workers(c)) == 2 and victim not in workers(c), 60, "the replacement worker")
-    for _ in range(3):
-        got = c.compute(alg.pagerank(g, max_iter=20, tol=0)).result().sort_values("vertex", ignore_index=True)
-        placed, live = c.who_has(g.store.blocks), workers(c)
-        if set(_holders(c, g)) == set(live):
-            break
-    assert set(_holders(c, g)) == set(live), f"ranks held as {placed}; {survivor} survived; live now: {live}"
-    assert (got.pagerank - expected.pagerank).abs().max() < 1e-12
+    for layout, g, before in zip(LAYOUTS, graphs, expected):
+        for _ in range(3):
+            got = ranks(g)
+            placed, live = c.who_has(g.store.blocks), workers(c)
+            if set(_holders(c, g)) == set(live):
+                break
+        assert set(_holders(c, g)) == set(live), f"{layout}: ranks held as {placed}; {survivor} survived; live: {live}"
+        assert (got.pagerank - before.pagerank).abs().max() < 1e-12
 
 
 def test_blocks_rebuilt_from_blocks_come_back_after_a_lost_worker(own_client, streamed, monkeypatch):
