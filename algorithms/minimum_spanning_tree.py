@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dgraph import kernels
 from dgraph.block import keyed_ids
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange, fetch
@@ -54,59 +55,75 @@ def _first_of_groups(*keys):
     return order[head]
 
 
-def _candidates(arcs, comp, comp_space):
-    """The lightest arc leaving each component, among a rank's arcs (dropping those inside)."""
-    cu, cv = comp[arcs["row"]], comp_space[arcs["head"]]
-    out = cu != cv
-    for name in list(arcs):
-        arcs[name] = arcs[name][out]
-    cu, cv = cu[out], cv[out]
-    best = _first_of_groups(arcs["hi"], arcs["lo"], arcs["order"], cu)
-    return cu[best], arcs["order"][best], arcs["lo"][best], arcs["hi"][best], cv[best], best
+def _edges(block, lo, hi, order, maximum):
+    """Forest edges found on a rank, ends as slots (the smaller key first): (src, dst, weight)
+    in placed ids."""
+    space = block.space.astype(np.int64)
+    return space[lo], space[hi], -order if maximum else order
+
+
+def _local(ctx, blocks, bounds, weights, *, maximum):
+    """Every rank's share of the forest that its own rows decide (``kernels.local_forest``):
+    returns (picked, comp, arcs, key, first), the edges per rank, each own vertex's component
+    (a placed id the rank owns), the arcs still leaving their component as (rows, head slots,
+    orders), each slot's keyed id and where the rank's own slots start."""
+    picked, comp, arcs, key, first = {}, {}, {}, {}, {}
+    for r in ctx.ranks:
+        b = blocks[r]
+        first[r] = int(np.searchsorted(b.space, b.lo))
+        key[r] = keyed_ids(b, np.arange(b.space.size))
+        order = -weights.pop(r) if maximum else weights.pop(r)
+        local, (lo, hi, o), (at, rows) = kernels.local_forest(b.indptr, b.indices, order, key[r], first[r])
+        picked[r] = [_edges(b, lo, hi, o, maximum)]
+        comp[r] = bounds[r] + local
+        arcs[r] = (rows, b.indices[at].astype(np.int64), order[at])
+    return picked, comp, arcs, key, first
+
+
+def _candidates(block, arcs, comp, comp_space, key, first, *, maximum):
+    """Each component's lightest arc leaving it among a rank's arcs, as columns for the owner of
+    the component's name: (component, order, smaller key, larger key, the other end's
+    component, src, dst, weight); and the arcs that still leave their component."""
+    rows, heads, order = arcs
+    ids, group = kernels.dense_ranks(comp)
+    best, kept = kernels.lightest_leaving(rows, heads, order, key, first, comp, comp_space, group, ids.size)
+    has = best >= 0
+    at = best[has]
+    tail, head = rows[at] + first, heads[at]
+    swap = key[tail] > key[head]
+    lo, hi = np.where(swap, head, tail), np.where(swap, tail, head)
+    src, dst, w = _edges(block, lo, hi, order[at], maximum)
+    columns = (ids[has], order[at], key[lo], key[hi], comp_space[head], src, dst, w)
+    return columns, (rows[kept], heads[kept], order[kept])
 
 
 def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan):
     bounds = np.asarray(bounds, dtype=np.int64)
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
-    arcs, nan = {}, {}
+    weights, nan = {}, {}
     for r in ctx.ranks:
         b = blocks[r]
-        first = int(np.searchsorted(b.space, b.lo))
-        row, head, row_slot = owned_arcs(b, first)
-        w = b.weights.astype(np.float64) if weighted and b.weights is not None else np.ones(row.size)
-        missing = np.isnan(w)
-        nan[r] = [int(missing.sum())]
-        keep = (row_slot != head) & ~missing  # a self-loop is never in a forest
-        ku, kv = keyed_ids(b, row_slot[keep]), keyed_ids(b, head[keep])
-        swap = ku > kv
-        u, v = int(b.lo) + row[keep], b.space[head[keep]].astype(np.int64)
-        arcs[r] = {
-            "row": row[keep],
-            "head": head[keep],
-            "order": -w[keep] if maximum else w[keep],
-            "lo": np.minimum(ku, kv),
-            "hi": np.maximum(ku, kv),
-            "src": np.where(swap, v, u),
-            "dst": np.where(swap, u, v),
-            "weight": w[keep],
-        }
-    picked = {r: [] for r in ctx.ranks}
+        weights[r] = b.weights.astype(np.float64) if weighted and b.weights is not None else np.ones(b.indices.size)
+        nan[r] = [int(np.isnan(weights[r]).sum())]
     if int(ctx.allreduce(nan)[0]) and not ignore_nan:
         ctx.stats.info.update(problem=NAN_WEIGHT)
-        return _rows(ctx, picked)
+        return _rows(ctx, {r: [] for r in ctx.ranks})
+    picked, comp, arcs, key, first = _local(ctx, blocks, bounds, weights, maximum=maximum)
+    local = {r: [picked[r][0][0].size] for r in ctx.ranks}  # summed in the first superstep
     gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     own = {r: np.arange(bounds[r], bounds[r + 1], dtype=np.int64) for r in ctx.ranks}
-    comp = {r: own[r].copy() for r in ctx.ranks}
     comp_space = {r: np.empty(blocks[r].space.size, np.int64) for r in ctx.ranks}
-    ctx.hold("spanning forest", comp, comp_space)
-    rounds, jumps = 0, 0
+    ctx.hold("spanning forest", comp, comp_space, key)
+    rounds, jumps, local_edges = 0, 0, None
     while True:
-        gather(comp, comp_space)
+        totals = gather(comp, comp_space, total=local if local_edges is None else None)
+        local_edges = int(totals[0]) if local_edges is None else local_edges
         send, chosen = {}, {}
         for r in ctx.ranks:
-            c, order, lo, hi, target, at = _candidates(arcs[r], comp[r], comp_space[r])
-            edge = [arcs[r][k][at] for k in ("src", "dst", "weight")]
-            send[r] = by_owner(bounds, c, order, lo, hi, target, *edge)
+            columns, arcs[r] = _candidates(
+                blocks[r], arcs[r], comp[r], comp_space[r], key[r], first[r], maximum=maximum
+            )
+            send[r] = by_owner(bounds, *columns)
         got = ctx.alltoall(send)
         del send
         for r in ctx.ranks:
@@ -142,7 +159,7 @@ def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan):
             if not int(ctx.allreduce(moved)[0]):
                 break
         comp = fetch(ctx, comp, parent, bounds)
-    ctx.stats.info.update(rounds=rounds, jumps=jumps)
+    ctx.stats.info.update(local_edges=local_edges, rounds=rounds, jumps=jumps)
     return _rows(ctx, picked)
 
 
