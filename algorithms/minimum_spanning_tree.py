@@ -1,17 +1,34 @@
-"""Minimum spanning forest of an undirected graph by distributed Boruvka.
+"""Minimum spanning forest of an undirected graph by Boruvka's algorithm, first on each rank
+alone, then across ranks.
 
-Method: every vertex carries the id of its component's root (at first itself). Each round the
-ranks read their ghosts' components (one superstep of the gather plan), every rank picks, for
-each component its vertices belong to, the lightest arc leaving it and sends it to the root's
-owner, which keeps the lightest of those (one superstep). Arcs are totally ordered by (weight,
-smaller end, larger end), ends compared by canonical id, so every component's pick is unique and
-the forest is the one minimum spanning forest of that order, on every layout. The picks form a
-forest of components whose only cycles are pairs that picked the same edge; the smaller root of
-a pair stays a root, every other root points at the component it picked and records its edge.
-Pointer jumping (two supersteps a jump, ceil(log2 depth) + 1 jumps) takes every root to its new
-root, and each vertex reads its new component from its old root's owner (two supersteps). A
-round at least halves the components, so there are at most log2(n) + 1 rounds; arcs found
-inside a component are dropped for good.
+The order: edges are totally ordered by (weight, smaller end, larger end), ends compared by
+canonical id, so every set of vertices has one lightest edge leaving it, and the forest is the
+one minimum spanning forest of that order, on every layout. Correctness rests on the cut
+property alone: for any set S of vertices, the lightest edge leaving S is in the forest.
+
+Local rounds (``kernels.local_forest``, no communication): a rank holds every arc of its own
+vertices (the owner blocks). It runs Boruvka's rounds over components made of its own vertices,
+kept in a union-find: each component finds its lightest leaving arc over all its members' arcs,
+those to ghosts included. Since those rows hold every edge leaving the component, that arc is
+the lightest edge leaving it in the whole graph, so it is in the forest (the cut property, for
+S = the component), wherever its other end is. Where the other end is the rank's own vertex
+the two components are joined; where it is a ghost the component waits. Rounds end when no
+component joins another. Every edge taken is a forest edge, and no edge is dropped by a
+rank-local test: only arcs inside a component (a cycle of lighter forest edges closes them,
+which rules them out) are left behind. (Kruskal's forest of the rank's own subgraph would not
+do: an edge the rank sees as the lightest across its own part may be the heaviest of a cycle
+through other ranks.) On one rank this is the whole forest.
+
+Rounds across ranks: every vertex carries its component's name (a vertex of the component, at
+first the union-find's root). Each round the ranks read their ghosts' components (one superstep
+of the gather plan), every rank finds, for each component its vertices belong to, the lightest
+arc leaving it (``kernels.lightest_leaving``: one pass over the arcs still leaving their
+component, which also drops the others for good) and sends it to the name's owner, which keeps
+the lightest of those (one superstep). The picks form a forest of components whose only cycles
+are pairs that picked the same edge; the smaller name of a pair stays a root, every other root
+points at the component it picked and records its edge. Pointer jumping (two supersteps a jump,
+ceil(log2 depth) + 1 jumps) takes every root to its new root, and each vertex reads its new
+component from its old root's owner (two supersteps). A round at least halves the components.
 
 Output encoding: one row per forest edge, ``src`` and ``dst`` (the end of smaller canonical id
 first) and ``weight`` (float64; 1.0 with unit weights).
@@ -198,12 +215,15 @@ def minimum_spanning_tree(
 
     Notes
     -----
-    At most log2(n) + 1 rounds, each of three supersteps plus two per pointer jump.
+    One pass of Boruvka's rounds on each rank over its own rows, with no communication; then at
+    most log2(c) + 1 rounds across ranks, c the components left (none on one rank), each of
+    three supersteps plus two per pointer jump.
 
     References
     ----------
     O. Boruvka, 1926; S. Chung, A. Condon, "Parallel implementation of Boruvka's minimum
-    spanning tree algorithm", IPPS 1996.
+    spanning tree algorithm", IPPS 1996; P. Sanders, M. Schimek, "Engineering massively
+    parallel MST algorithms", IPDPS 2023 (contracting each rank's own edges first).
 
     Examples
     --------
