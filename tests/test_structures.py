@@ -13,6 +13,7 @@ import dgraph
 import dgraph.nx
 from dgraph import streams
 from dgraph.algorithms import greedy_color, k_truss, maximal_independent_set, minimum_spanning_tree
+from dgraph.algorithms.greedy_color import coloring_kernel
 from dgraph.algorithms.k_truss import truss_kernel
 
 GRAPHS = {
@@ -136,6 +137,9 @@ def test_colouring_is_the_sequential_one_on_every_layout(client, kind, quick):
         found = greedy_color(g, seed=3).compute().sort_values("vertex").reset_index(drop=True)
         assert dict(zip(found.vertex, found.color)) == want
         assert dgraph.algorithms.verify("color", g, found) == []
+        # no vertex coloured first on one rank: every colour speculated and repaired across ranks
+        alone = g.run_to_frame(coloring_kernel, name="greedy_color", seed=3, hubs=0).compute()
+        assert dict(zip(alone.vertex, alone.color)) == want
 
 
 @pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["quick", "layouts"])
