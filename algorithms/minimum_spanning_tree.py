@@ -30,6 +30,12 @@ points at the component it picked and records its edge. Pointer jumping (two sup
 ceil(log2 depth) + 1 jumps) takes every root to its new root, and each vertex reads its new
 component from its old root's owner (two supersteps). A round at least halves the components.
 
+The end on one rank: once at most ``GATHER_ARCS`` arcs are left between components (at the start
+of any round, so on a road graph often right after the local rounds), every rank sends them to
+rank 0, which takes the minimum spanning forest of the graph whose vertices are the components
+(one superstep). The edges taken so far are all in the forest, so the rest of it is the forest of
+the graph with them contracted, under the same order of edges.
+
 Output encoding: one row per forest edge, ``src`` and ``dst`` (the end of smaller canonical id
 first) and ``weight`` (float64; 1.0 with unit weights).
 """
@@ -54,6 +60,11 @@ if TYPE_CHECKING:
     from dgraph.graph import Graph
 
 NAN_WEIGHT = "a NaN weight"
+# Arcs left between components, over all ranks, at or below which rank 0 finishes the forest
+# alone: a round across ranks costs at least six supersteps and its pointer jumps three each
+# (a road graph over 4 hashed ranks: 9 rounds and 32 jumps), where sending rank 0 half a million
+# arcs (32 MB) costs one
+GATHER_ARCS = 1 << 19
 
 
 def owned_arcs(block, first):
@@ -114,7 +125,41 @@ def _candidates(block, arcs, comp, comp_space, key, first, *, maximum):
     return columns, (rows[kept], heads[kept], order[kept])
 
 
-def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan):
+def _finish_at_one_rank(ctx, blocks, arcs, picked, *, comps, ends, maximum):
+    """The rest of the forest, found by rank 0 (one superstep): every rank sends it the arcs
+    between different components, and rank 0 takes the minimum spanning forest of the graph of
+    components they make, under the same order of edges (``kernels.local_forest`` on that graph,
+    each edge weighing its place in the order). The edges taken so far are all in the forest, so
+    the forest is they and the forest of the graph with them contracted. ``comps``: each rank's
+    (components of its rows, of its slots); ``ends``: (keyed ids of its slots, its first own slot)."""
+    (comp, comp_space), (key, first) = comps, ends
+    send = {}
+    for r in ctx.ranks:
+        rows, heads, order = arcs[r]
+        tail = rows + first[r]
+        apart = comp[r][rows] != comp_space[r][heads]
+        tail, head, order = tail[apart], heads[apart], order[apart]
+        swap = key[r][tail] > key[r][head]
+        lo, hi = np.where(swap, head, tail), np.where(swap, tail, head)
+        columns = (comp[r][rows[apart]], comp_space[r][head], order, key[r][lo], key[r][hi])
+        send[r] = {0: [*columns, *_edges(blocks[r], lo, hi, order, maximum)]}
+    got = ctx.alltoall(send)
+    if 0 not in ctx.ranks:
+        return
+    cu, cv, order, lo, hi, src, dst, w = (np.concatenate(c) for c in zip(*(m for _, m in got[0])))
+    ranked = np.lexsort((hi, lo, order))
+    place = np.empty(order.size, np.float64)  # distinct, exact in a float64: no ties left
+    place[ranked] = np.arange(order.size)
+    ids, both = kernels.dense_ranks(np.concatenate([cu, cv]))
+    a, b = both[: cu.size], both[cu.size :]
+    # parallel arcs between two components: the lightest stays, the others close a cycle with it
+    indptr, indices, weights = kernels.build_csr(np.r_[a, b], np.r_[b, a], ids.size, weights=np.r_[place, place])
+    _, (_, _, taken), _ = kernels.local_forest(indptr, indices, weights, np.arange(ids.size, dtype=np.int64), 0)
+    at = ranked[taken.astype(np.int64)]  # back from places to the arcs sent
+    picked[0].append((src[at], dst[at], w[at]))
+
+
+def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan, gather_arcs=GATHER_ARCS):
     bounds = np.asarray(bounds, dtype=np.int64)
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
     weights, nan = {}, {}
@@ -133,8 +178,15 @@ def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan):
     ctx.hold("spanning forest", comp, comp_space, key)
     rounds, jumps, local_edges = 0, 0, None
     while True:
-        totals = gather(comp, comp_space, total=local if local_edges is None else None)
+        left = {r: [local[r][0] if local_edges is None else 0, arcs[r][0].size] for r in ctx.ranks}
+        totals = gather(comp, comp_space, total=left)
         local_edges = int(totals[0]) if local_edges is None else local_edges
+        if int(totals[1]) <= gather_arcs:
+            if int(totals[1]):
+                _finish_at_one_rank(
+                    ctx, blocks, arcs, picked, comps=(comp, comp_space), ends=(key, first), maximum=maximum
+                )
+            break
         send, chosen = {}, {}
         for r in ctx.ranks:
             columns, arcs[r] = _candidates(
@@ -217,7 +269,8 @@ def minimum_spanning_tree(
     -----
     One pass of Boruvka's rounds on each rank over its own rows, with no communication; then at
     most log2(c) + 1 rounds across ranks, c the components left (none on one rank), each of
-    three supersteps plus two per pointer jump.
+    three supersteps plus two per pointer jump, until few enough arcs are left for rank 0 to
+    finish alone (one superstep).
 
     References
     ----------

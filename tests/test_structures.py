@@ -15,6 +15,7 @@ from dgraph import streams
 from dgraph.algorithms import greedy_color, k_truss, maximal_independent_set, minimum_spanning_tree
 from dgraph.algorithms.greedy_color import coloring_kernel
 from dgraph.algorithms.k_truss import truss_kernel
+from dgraph.algorithms.minimum_spanning_tree import spanning_forest_kernel
 
 GRAPHS = {
     "er": lambda: er_edges(300, 900, seed=41),
@@ -91,6 +92,17 @@ def test_spanning_forest(client, kind, weights, quick):
             forest = _canonical(minimum_spanning_tree(g, maximum=maximum).compute())
             _check_forest(G, forest, maximum)
             assert set(zip(forest.src, forest.dst)) == want[maximum]  # one forest on every layout
+        # no arcs sent to one rank: Boruvka's rounds across ranks to the end
+        rounds, _ = g.runner.run_to_rows(
+            spanning_forest_kernel,
+            label_columns=("src", "dst"),
+            name="minimum_spanning_tree",
+            weighted=True,
+            maximum=False,
+            ignore_nan=False,
+            gather_arcs=0,
+        )
+        assert set(zip(*rounds.compute()[["src", "dst"]].to_numpy().T)) == want[False]
 
 
 def test_spanning_forest_unit_weights_and_nan(client):
