@@ -30,8 +30,9 @@ points at the component it picked and records its edge. Pointer jumping (two sup
 ceil(log2 depth) + 1 jumps) takes every root to its new root, and each vertex reads its new
 component from its old root's owner (two supersteps). A round at least halves the components.
 
-The end on one rank: once at most ``GATHER_ARCS`` arcs are left between components (at the start
-of any round, so on a road graph often right after the local rounds), every rank sends them to
+The end on one rank: once at most ``GATHER_ARCS`` arcs are left between components (counted
+after the local rounds and after each scan; on a road graph often right after the local
+rounds), every rank sends them to
 rank 0, which takes the minimum spanning forest of the graph whose vertices are the components
 (one superstep). The edges taken so far are all in the forest, so the rest of it is the forest of
 the graph with them contracted, under the same order of edges.
@@ -193,8 +194,16 @@ def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan, gather
                 blocks[r], arcs[r], comp[r], comp_space[r], key[r], first[r], maximum=maximum
             )
             send[r] = by_owner(bounds, *columns)
-        got = ctx.alltoall(send)
+        # the arcs left after the scan are exactly those between components: where few, rank 0
+        # finishes with them instead of this round's picks
+        got, left_after = ctx.alltoall(send, total={r: [arcs[r][0].size] for r in ctx.ranks})
         del send
+        if int(left_after[0]) <= gather_arcs:
+            if int(left_after[0]):
+                _finish_at_one_rank(
+                    ctx, blocks, arcs, picked, comps=(comp, comp_space), ends=(key, first), maximum=maximum
+                )
+            break
         for r in ctx.ranks:
             parts = [np.concatenate(cols) for cols in zip(*(m for _, m in got[r]))] if got[r] else None
             if parts is None:
