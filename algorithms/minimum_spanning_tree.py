@@ -26,7 +26,7 @@ arc leaving it (``kernels.lightest_leaving``: one pass over the arcs still leavi
 component, which also drops the others for good) and sends it to the name's owner, which keeps
 the lightest of those (one superstep). The picks form a forest of components whose only cycles
 are pairs that picked the same edge; the smaller name of a pair stays a root, every other root
-points at the component it picked and records its edge. Pointer jumping (two supersteps a jump,
+points at the component it picked and records its edge. Pointer jumping (three supersteps a jump,
 ceil(log2 depth) + 1 jumps) takes every root to its new root, and each vertex reads its new
 component from its old root's owner (two supersteps). A round at least halves the components.
 
@@ -212,10 +212,7 @@ def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan, gather
             c, order, lo, hi, target, src, dst, w = parts
             best = _first_of_groups(hi, lo, order, c)
             chosen[r] = [c[best], target[best], src[best], dst[best], w[best]]
-        count = int(ctx.allreduce({r: [chosen[r][0].size] for r in ctx.ranks})[0])
-        if count == 0:
-            break
-        rounds += 1
+        rounds += 1  # arcs left between components: some component picked one
         parent = {}
         for r in ctx.ranks:
             parent[r] = own[r].copy()
@@ -278,7 +275,7 @@ def minimum_spanning_tree(
     -----
     One pass of Boruvka's rounds on each rank over its own rows, with no communication; then at
     most log2(c) + 1 rounds across ranks, c the components left (none on one rank), each of
-    three supersteps plus two per pointer jump, until few enough arcs are left for rank 0 to
+    six supersteps plus three per pointer jump, until few enough arcs are left for rank 0 to
     finish alone (one superstep).
 
     References
