@@ -262,11 +262,11 @@ NOTES = {
         " it may pick other edges of the same total weight. Edges come in order of weight."
     ),
     "greedy_color": (
-        "Jones-Plassmann: vertices coloured in parallel rounds in the order of their degree's class "
-        "(ceil(log2 degree), largest first) and random draws within it (a fixed seed), whatever strategy "
-        "is named, so the colours are not the strategy's: a proper colouring of at most the largest "
-        "degree + 1 colours, often a few more than networkx's. Runs without interchange and with the "
-        "named strategies only."
+        "The greedy colouring in a largest-degree-first order (self-loops left out of degrees), vertices "
+        "of equal degree in an order of random draws from a fixed seed, whatever strategy is named: "
+        "networkx's largest_first colouring up to the order of ties, not another strategy's. Computed by "
+        "speculative passes on the ranks that end in the sequential colouring, the same on every layout. "
+        "Runs without interchange and with the named strategies only."
     ),
     "maximal_independent_set": (
         "Luby's rounds of random priorities drawn from the seed: a maximal independent set, another than "

@@ -1,17 +1,41 @@
-"""Minimum spanning forest of an undirected graph by distributed Boruvka.
+"""Minimum spanning forest of an undirected graph by Boruvka's algorithm, first on each rank
+alone, then across ranks.
 
-Method: every vertex carries the id of its component's root (at first itself). Each round the
-ranks read their ghosts' components (one superstep of the gather plan), every rank picks, for
-each component its vertices belong to, the lightest arc leaving it and sends it to the root's
-owner, which keeps the lightest of those (one superstep). Arcs are totally ordered by (weight,
-smaller end, larger end), ends compared by canonical id, so every component's pick is unique and
-the forest is the one minimum spanning forest of that order, on every layout. The picks form a
-forest of components whose only cycles are pairs that picked the same edge; the smaller root of
-a pair stays a root, every other root points at the component it picked and records its edge.
-Pointer jumping (two supersteps a jump, ceil(log2 depth) + 1 jumps) takes every root to its new
-root, and each vertex reads its new component from its old root's owner (two supersteps). A
-round at least halves the components, so there are at most log2(n) + 1 rounds; arcs found
-inside a component are dropped for good.
+The order: edges are totally ordered by (weight, smaller end, larger end), ends compared by
+canonical id, so every set of vertices has one lightest edge leaving it, and the forest is the
+one minimum spanning forest of that order, on every layout. Correctness rests on the cut
+property alone: for any set S of vertices, the lightest edge leaving S is in the forest.
+
+Local rounds (``kernels.local_forest``, no communication): a rank holds every arc of its own
+vertices (the owner blocks). It runs Boruvka's rounds over components made of its own vertices,
+kept in a union-find: each component finds its lightest leaving arc over all its members' arcs,
+those to ghosts included. Since those rows hold every edge leaving the component, that arc is
+the lightest edge leaving it in the whole graph, so it is in the forest (the cut property, for
+S = the component), wherever its other end is. Where the other end is the rank's own vertex
+the two components are joined; where it is a ghost the component waits. Rounds end when no
+component joins another. Every edge taken is a forest edge, and no edge is dropped by a
+rank-local test: only arcs inside a component (a cycle of lighter forest edges closes them,
+which rules them out) are left behind. (Kruskal's forest of the rank's own subgraph would not
+do: an edge the rank sees as the lightest across its own part may be the heaviest of a cycle
+through other ranks.) On one rank this is the whole forest.
+
+Rounds across ranks: every vertex carries its component's name (a vertex of the component, at
+first the union-find's root). Each round the ranks read their ghosts' components (one superstep
+of the gather plan), every rank finds, for each component its vertices belong to, the lightest
+arc leaving it (``kernels.lightest_leaving``: one pass over the arcs still leaving their
+component, which also drops the others for good) and sends it to the name's owner, which keeps
+the lightest of those (one superstep). The picks form a forest of components whose only cycles
+are pairs that picked the same edge; the smaller name of a pair stays a root, every other root
+points at the component it picked and records its edge. Pointer jumping (three supersteps a jump,
+ceil(log2 depth) + 1 jumps) takes every root to its new root, and each vertex reads its new
+component from its old root's owner (two supersteps). A round at least halves the components.
+
+The end on one rank: once at most ``GATHER_ARCS`` arcs are left between components (counted
+after the local rounds and after each scan; on a road graph often right after the local
+rounds), every rank sends them to
+rank 0, which takes the minimum spanning forest of the graph whose vertices are the components
+(one superstep). The edges taken so far are all in the forest, so the rest of it is the forest of
+the graph with them contracted, under the same order of edges.
 
 Output encoding: one row per forest edge, ``src`` and ``dst`` (the end of smaller canonical id
 first) and ``weight`` (float64; 1.0 with unit weights).
@@ -24,6 +48,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dgraph import kernels
 from dgraph.block import keyed_ids
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange, fetch
@@ -36,6 +61,11 @@ if TYPE_CHECKING:
     from dgraph.graph import Graph
 
 NAN_WEIGHT = "a NaN weight"
+# Arcs left between components, over all ranks, at or below which rank 0 finishes the forest
+# alone: a round across ranks costs at least six supersteps and its pointer jumps three each
+# (a road graph over 4 hashed ranks: 9 rounds and 32 jumps), where sending rank 0 half a million
+# arcs (32 MB) costs one
+GATHER_ARCS = 1 << 19
 
 
 def owned_arcs(block, first):
@@ -54,61 +84,126 @@ def _first_of_groups(*keys):
     return order[head]
 
 
-def _candidates(arcs, comp, comp_space):
-    """The lightest arc leaving each component, among a rank's arcs (dropping those inside)."""
-    cu, cv = comp[arcs["row"]], comp_space[arcs["head"]]
-    out = cu != cv
-    for name in list(arcs):
-        arcs[name] = arcs[name][out]
-    cu, cv = cu[out], cv[out]
-    best = _first_of_groups(arcs["hi"], arcs["lo"], arcs["order"], cu)
-    return cu[best], arcs["order"][best], arcs["lo"][best], arcs["hi"][best], cv[best], best
+def _edges(block, lo, hi, order, maximum):
+    """Forest edges found on a rank, ends as slots (the smaller key first): (src, dst, weight)
+    in placed ids."""
+    space = block.space.astype(np.int64)
+    return space[lo], space[hi], -order if maximum else order
 
 
-def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan):
-    bounds = np.asarray(bounds, dtype=np.int64)
-    blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
-    arcs, nan = {}, {}
+def _local(ctx, blocks, bounds, weights, *, maximum):
+    """Every rank's share of the forest that its own rows decide (``kernels.local_forest``):
+    returns (picked, comp, arcs, key, first), the edges per rank, each own vertex's component
+    (a placed id the rank owns), the arcs still leaving their component as (rows, head slots,
+    orders), each slot's keyed id and where the rank's own slots start."""
+    picked, comp, arcs, key, first = {}, {}, {}, {}, {}
     for r in ctx.ranks:
         b = blocks[r]
-        first = int(np.searchsorted(b.space, b.lo))
-        row, head, row_slot = owned_arcs(b, first)
-        w = b.weights.astype(np.float64) if weighted and b.weights is not None else np.ones(row.size)
-        missing = np.isnan(w)
-        nan[r] = [int(missing.sum())]
-        keep = (row_slot != head) & ~missing  # a self-loop is never in a forest
-        ku, kv = keyed_ids(b, row_slot[keep]), keyed_ids(b, head[keep])
-        swap = ku > kv
-        u, v = int(b.lo) + row[keep], b.space[head[keep]].astype(np.int64)
-        arcs[r] = {
-            "row": row[keep],
-            "head": head[keep],
-            "order": -w[keep] if maximum else w[keep],
-            "lo": np.minimum(ku, kv),
-            "hi": np.maximum(ku, kv),
-            "src": np.where(swap, v, u),
-            "dst": np.where(swap, u, v),
-            "weight": w[keep],
-        }
-    picked = {r: [] for r in ctx.ranks}
+        first[r] = int(np.searchsorted(b.space, b.lo))
+        key[r] = keyed_ids(b, np.arange(b.space.size))
+        order = -weights.pop(r) if maximum else weights.pop(r)
+        local, (lo, hi, o), (at, rows) = kernels.local_forest(b.indptr, b.indices, order, key[r], first[r])
+        picked[r] = [_edges(b, lo, hi, o, maximum)]
+        comp[r] = bounds[r] + local
+        arcs[r] = (rows, b.indices[at].astype(np.int64), order[at])
+    return picked, comp, arcs, key, first
+
+
+def _candidates(block, arcs, comp, comp_space, key, first, *, maximum):
+    """Each component's lightest arc leaving it among a rank's arcs, as columns for the owner of
+    the component's name: (component, order, smaller key, larger key, the other end's
+    component, src, dst, weight); and the arcs that still leave their component."""
+    rows, heads, order = arcs
+    ids, group = kernels.dense_ranks(comp)
+    best, kept = kernels.lightest_leaving(rows, heads, order, key, first, comp, comp_space, group, ids.size)
+    has = best >= 0
+    at = best[has]
+    tail, head = rows[at] + first, heads[at]
+    swap = key[tail] > key[head]
+    lo, hi = np.where(swap, head, tail), np.where(swap, tail, head)
+    src, dst, w = _edges(block, lo, hi, order[at], maximum)
+    columns = (ids[has], order[at], key[lo], key[hi], comp_space[head], src, dst, w)
+    return columns, (rows[kept], heads[kept], order[kept])
+
+
+def _finish_at_one_rank(ctx, blocks, arcs, picked, *, comps, ends, maximum):
+    """The rest of the forest, found by rank 0 (one superstep): every rank sends it the arcs
+    between different components, and rank 0 takes the minimum spanning forest of the graph of
+    components they make, under the same order of edges (``kernels.local_forest`` on that graph,
+    each edge weighing its place in the order). The edges taken so far are all in the forest, so
+    the forest is they and the forest of the graph with them contracted. ``comps``: each rank's
+    (components of its rows, of its slots); ``ends``: (keyed ids of its slots, its first own slot)."""
+    (comp, comp_space), (key, first) = comps, ends
+    send = {}
+    for r in ctx.ranks:
+        rows, heads, order = arcs[r]
+        tail = rows + first[r]
+        apart = comp[r][rows] != comp_space[r][heads]
+        tail, head, order = tail[apart], heads[apart], order[apart]
+        swap = key[r][tail] > key[r][head]
+        lo, hi = np.where(swap, head, tail), np.where(swap, tail, head)
+        columns = (comp[r][rows[apart]], comp_space[r][head], order, key[r][lo], key[r][hi])
+        send[r] = {0: [*columns, *_edges(blocks[r], lo, hi, order, maximum)]}
+    got = ctx.alltoall(send)
+    if 0 not in ctx.ranks:
+        return
+    cu, cv, order, lo, hi, src, dst, w = (np.concatenate(c) for c in zip(*(m for _, m in got[0])))
+    ranked = np.lexsort((hi, lo, order))
+    place = np.empty(order.size, np.float64)  # distinct, exact in a float64: no ties left
+    place[ranked] = np.arange(order.size)
+    ids, both = kernels.dense_ranks(np.concatenate([cu, cv]))
+    a, b = both[: cu.size], both[cu.size :]
+    # parallel arcs between two components: the lightest stays, the others close a cycle with it
+    indptr, indices, weights = kernels.build_csr(np.r_[a, b], np.r_[b, a], ids.size, weights=np.r_[place, place])
+    _, (_, _, taken), _ = kernels.local_forest(indptr, indices, weights, np.arange(ids.size, dtype=np.int64), 0)
+    at = ranked[taken.astype(np.int64)]  # back from places to the arcs sent
+    picked[0].append((src[at], dst[at], w[at]))
+
+
+def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan, gather_arcs=GATHER_ARCS):
+    bounds = np.asarray(bounds, dtype=np.int64)
+    blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
+    weights, nan = {}, {}
+    for r in ctx.ranks:
+        b = blocks[r]
+        weights[r] = b.weights.astype(np.float64) if weighted and b.weights is not None else np.ones(b.indices.size)
+        nan[r] = [int(np.isnan(weights[r]).sum())]
     if int(ctx.allreduce(nan)[0]) and not ignore_nan:
         ctx.stats.info.update(problem=NAN_WEIGHT)
-        return _rows(ctx, picked)
+        return _rows(ctx, {r: [] for r in ctx.ranks})
+    picked, comp, arcs, key, first = _local(ctx, blocks, bounds, weights, maximum=maximum)
+    local = {r: [picked[r][0][0].size] for r in ctx.ranks}  # summed in the first superstep
     gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     own = {r: np.arange(bounds[r], bounds[r + 1], dtype=np.int64) for r in ctx.ranks}
-    comp = {r: own[r].copy() for r in ctx.ranks}
     comp_space = {r: np.empty(blocks[r].space.size, np.int64) for r in ctx.ranks}
-    ctx.hold("spanning forest", comp, comp_space)
-    rounds, jumps = 0, 0
+    ctx.hold("spanning forest", comp, comp_space, key)
+    rounds, jumps, local_edges = 0, 0, None
     while True:
-        gather(comp, comp_space)
+        left = {r: [local[r][0] if local_edges is None else 0, arcs[r][0].size] for r in ctx.ranks}
+        totals = gather(comp, comp_space, total=left)
+        local_edges = int(totals[0]) if local_edges is None else local_edges
+        if int(totals[1]) <= gather_arcs:
+            if int(totals[1]):
+                _finish_at_one_rank(
+                    ctx, blocks, arcs, picked, comps=(comp, comp_space), ends=(key, first), maximum=maximum
+                )
+            break
         send, chosen = {}, {}
         for r in ctx.ranks:
-            c, order, lo, hi, target, at = _candidates(arcs[r], comp[r], comp_space[r])
-            edge = [arcs[r][k][at] for k in ("src", "dst", "weight")]
-            send[r] = by_owner(bounds, c, order, lo, hi, target, *edge)
-        got = ctx.alltoall(send)
+            columns, arcs[r] = _candidates(
+                blocks[r], arcs[r], comp[r], comp_space[r], key[r], first[r], maximum=maximum
+            )
+            send[r] = by_owner(bounds, *columns)
+        # the arcs left after the scan are exactly those between components: where few, rank 0
+        # finishes with them instead of this round's picks
+        got, left_after = ctx.alltoall(send, total={r: [arcs[r][0].size] for r in ctx.ranks})
         del send
+        if int(left_after[0]) <= gather_arcs:
+            if int(left_after[0]):
+                _finish_at_one_rank(
+                    ctx, blocks, arcs, picked, comps=(comp, comp_space), ends=(key, first), maximum=maximum
+                )
+            break
         for r in ctx.ranks:
             parts = [np.concatenate(cols) for cols in zip(*(m for _, m in got[r]))] if got[r] else None
             if parts is None:
@@ -117,10 +212,7 @@ def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan):
             c, order, lo, hi, target, src, dst, w = parts
             best = _first_of_groups(hi, lo, order, c)
             chosen[r] = [c[best], target[best], src[best], dst[best], w[best]]
-        count = int(ctx.allreduce({r: [chosen[r][0].size] for r in ctx.ranks})[0])
-        if count == 0:
-            break
-        rounds += 1
+        rounds += 1  # arcs left between components: some component picked one
         parent = {}
         for r in ctx.ranks:
             parent[r] = own[r].copy()
@@ -142,7 +234,7 @@ def spanning_forest_kernel(ctx, *, bounds, weighted, maximum, ignore_nan):
             if not int(ctx.allreduce(moved)[0]):
                 break
         comp = fetch(ctx, comp, parent, bounds)
-    ctx.stats.info.update(rounds=rounds, jumps=jumps)
+    ctx.stats.info.update(local_edges=local_edges, rounds=rounds, jumps=jumps)
     return _rows(ctx, picked)
 
 
@@ -181,12 +273,16 @@ def minimum_spanning_tree(
 
     Notes
     -----
-    At most log2(n) + 1 rounds, each of three supersteps plus two per pointer jump.
+    One pass of Boruvka's rounds on each rank over its own rows, with no communication; then at
+    most log2(c) + 1 rounds across ranks, c the components left (none on one rank), each of
+    six supersteps plus three per pointer jump, until few enough arcs are left for rank 0 to
+    finish alone (one superstep).
 
     References
     ----------
     O. Boruvka, 1926; S. Chung, A. Condon, "Parallel implementation of Boruvka's minimum
-    spanning tree algorithm", IPPS 1996.
+    spanning tree algorithm", IPPS 1996; P. Sanders, M. Schimek, "Engineering massively
+    parallel MST algorithms", IPDPS 2023 (contracting each rank's own edges first).
 
     Examples
     --------

@@ -748,6 +748,67 @@ def _pairs(*arrays):
     return tuple(a[order] for a in arrays)
 
 
+def _greedy_pass_cases():
+    """A first pass (ghosts partly coloured), a later one (some ghosts changed, the rows after
+    them marked), a rank holding every vertex, and a row with a self-loop."""
+    rng = np.random.default_rng(50)
+    indptr, indices, _ = _graph(51)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    pos = rng.permutation(N).astype(np.int64)
+    order = np.argsort(pos[LO:HI]).astype(np.int64)
+    colour = np.where(rng.random(N) < 0.7, rng.integers(0, 9, N), -1).astype(np.int64)
+    colour[LO:HI] = -1
+    first = (ptr, idx, LO, pos, order, colour, np.ones(HI - LO, bool))
+    later = copy.deepcopy(first)
+    kernels.KERNELS["greedy_pass"].impls["numpy"](*later)
+    ghosts = np.r_[0:LO, HI:N]
+    moved = rng.choice(ghosts, 40, replace=False)
+    later[5][moved] = rng.integers(0, 9, moved.size)
+    rows = np.repeat(np.arange(HI - LO), np.diff(ptr))
+    woken = np.isin(idx, moved) & (pos[idx] < pos[rows + LO])
+    later[6][rows[woken]] = True
+    whole = (indptr, indices, 0, pos, np.argsort(pos).astype(np.int64), np.full(N, -1, np.int64), np.ones(N, bool))
+    lptr, lidx = ptr.copy(), idx.copy()
+    lidx[lptr[3]] = LO + 3  # row 3 beside itself
+    looped = (lptr, lidx, LO, pos, order, colour.copy(), np.ones(HI - LO, bool))
+    return [first, later, whole, looped]
+
+
+def _local_forest_cases():
+    """A rank's rows with tied weights, keyed and not, with NaN weights, and a rank holding
+    every vertex. Both arcs of an edge weigh the same, as an undirected graph's do."""
+    indptr, indices, _ = _graph(52)
+    tails = np.repeat(np.arange(N), np.diff(indptr))
+    w = ((np.minimum(tails, indices) * 31 + np.maximum(tails, indices) * 17) % 19 + 1).astype(np.float64)
+    ptr, idx, wt = _rows(indptr, indices, w, LO, HI)
+    plain = np.arange(N, dtype=np.int64)
+    holes = wt.copy()
+    holes[::7] = np.nan
+    return [
+        (ptr, idx, wt, plain, LO),
+        (ptr, idx, -wt, _key(), LO),
+        (ptr, idx, holes, plain, LO),
+        (indptr, indices, w, _key(), 0),
+        (ptr, idx, np.ones(idx.size), _key(), LO),
+    ]
+
+
+def _lightest_leaving_cases():
+    rng = np.random.default_rng(53)
+    indptr, indices, w = _graph(54)
+    ptr, idx, wt = _rows(indptr, indices, w, LO, HI)
+    rows = np.repeat(np.arange(HI - LO, dtype=np.int64), np.diff(ptr))
+    comp_space = rng.integers(0, 30, N).astype(np.int64)
+    comp = comp_space[LO:HI].copy()
+    ids, group = np.unique(comp, return_inverse=True)
+    heads = idx.astype(np.int64)
+    return [
+        (rows, heads, wt, np.arange(N, dtype=np.int64), LO, comp, comp_space, group, ids.size),
+        (rows, heads, np.ones(wt.size), _key(), LO, comp, comp_space, group, ids.size),
+        (rows[:0], heads[:0], wt[:0], _key(), LO, comp, comp_space, group, ids.size),
+    ]
+
+
 # name -> (cases, normalise(result, args after the call) -> what must be equal)
 def _fill_cases():
     rng = np.random.default_rng(4)
@@ -1047,6 +1108,10 @@ CASES = {
     "merge_rows": (_merge_rows_cases, None),
     "pair_overlaps": (_overlap_cases, None),
     "relax_signed": (_signed_cases, _signed_outcome),
+    "greedy_pass": (_greedy_pass_cases, None),
+    # each forest edge once, in whatever order the twins find them
+    "local_forest": (_local_forest_cases, lambda r, a: (r[0], _pairs(*r[1]), r[2])),
+    "lightest_leaving": (_lightest_leaving_cases, None),
 }
 
 

@@ -31,6 +31,7 @@ import gc
 
 from . import cache_lock  # noqa: F401 (locks numba's cache saves before any kernel compiles)
 from .brandes import brandes, brandes_paths
+from .colouring import greedy_pass
 from .communities import local_moving, refine_communities, sum_pairs
 from .counting import (
     h_index,
@@ -106,6 +107,7 @@ from .sampling import row_prefix, search_rows
 from .sets import union, unique
 from .signed_paths import relax_signed
 from .slots import dense_ranks, keyed_at, mark_bits, pack_ids, positions, set_bits, unkey
+from .spanning import lightest_leaving, local_forest
 from .trees import search_tree_rules, search_tree_rules_many, tree_astray
 from .unionfind import (
     afforest_bridges,
@@ -200,6 +202,9 @@ __all__ = [
     "settle_level",
     "spanning_forest",
     "flatten_forest",
+    "greedy_pass",
+    "lightest_leaving",
+    "local_forest",
     "sum_pairs",
     "take_below",
     "take_rows",

@@ -197,9 +197,9 @@ def _structures(name, G, bound):
 
         strategy = bound.get("strategy")
         if bound.get("interchange"):
-            return "dgraph colours without interchange (Jones-Plassmann rounds have no sequential order to swap in)"
+            return "dgraph colours without interchange (networkx swaps colours along Kempe chains; dgraph does not)"
         if callable(strategy):
-            return "a strategy function orders the vertices on the client: dgraph draws random priorities instead"
+            return "a strategy function orders the vertices on the client: dgraph colours in its own order"
         if strategy not in nx.algorithms.coloring.greedy_coloring.STRATEGIES:
             return "an unknown strategy: networkx raises its own error"
     if name == "k_truss" and _has_loops(G):

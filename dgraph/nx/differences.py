@@ -8,9 +8,9 @@ _LOUVAIN = (
 )
 
 _COLOURING = (
-    "expects the colours networkx's sequential strategy gives; dgraph colours by Jones-Plassmann rounds "
-    "(largest log-degree first, random within) whatever strategy is named: a proper colouring of at "
-    "most the largest degree + 1 colours, not the strategy's exact count or colours"
+    "expects the colours networkx's sequential strategy gives; dgraph colours greedily in a largest-degree-first "
+    "order whatever strategy is named (equal degrees in an order of random draws): a proper colouring of at "
+    "most the largest degree + 1 colours, not the named strategy's exact count or colours"
 )
 
 DIFFERENT = {
