@@ -904,6 +904,27 @@ def _search_rows_cases():
     ]
 
 
+def _peel_cases():
+    indptr, indices, _ = _graph(41)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    rows = np.repeat(np.arange(HI - LO), np.diff(ptr))
+    ghost = (idx < LO) | (idx >= HI)
+    gptr, grows, _ = build_csr(idx[ghost], rows[ghost], N, order=False)
+    rng = np.random.default_rng(42)
+    values = rng.integers(0, 14, N).astype(np.int64)
+    values[rng.choice(N, 5)] = np.iinfo(np.int64).max  # ghosts not heard from yet
+    values[LO:HI] = np.diff(ptr)
+    bounded = values.copy()
+    bounded[LO:HI] = rng.integers(0, 9, HI - LO)
+    whole = np.diff(indptr).astype(np.int64)
+    none = np.zeros(N + 1, np.int64)
+    return [
+        (ptr, idx, LO, values, gptr, grows),
+        (ptr, idx, LO, bounded, gptr, grows),
+        (indptr, indices, 0, whole, none, np.zeros(0, np.int64)),
+    ]
+
+
 CASES = {
     "csr_from_pieces": (_csr_cases, None),
     "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
@@ -986,6 +1007,7 @@ CASES = {
     "search_rows": (_search_rows_cases, lambda r, a: a[-1]),
     "mark_removed": (_mark_removed_cases, None),
     "merge_rows": (_merge_rows_cases, None),
+    "peel_cores": (_peel_cases, None),
 }
 
 

@@ -100,6 +100,7 @@ from .matching import heaviest_free_neighbour
 from .merging import mark_removed, merge_rows
 from .path_rounds import improve, light_rows, take_below
 from .paths import DELTA_GRAIN, relax_local
+from .peeling import peel_cores
 from .placing import onefived_ranks, onefived_subgraphs
 from .sampling import row_prefix, search_rows
 from .sets import union, unique
@@ -180,6 +181,7 @@ __all__ = [
     "ordered_triangles",
     "oriented_triangles",
     "pagerank_step",
+    "peel_cores",
     "power_iterations",
     "pull_merge",
     "push_merge",

@@ -1,0 +1,114 @@
+"""Core numbers settled on a rank: Batagelj and Zaversnik's bucket peel, generalised to values
+that are only upper bounds and to neighbours (ghosts) whose values are fixed.
+
+``peel_cores`` gives, for a rank's own vertices, the greatest solution y <= x (x: their current
+values, upper bounds of their core numbers) of y_v = min(x_v, h-index of the values of v's
+neighbours), the ghosts' values held fixed: the fixpoint the h-index iteration (Montresor et
+al., 2013) reaches from x when only the own vertices move, in one O(arcs + ghost arcs + vertices)
+pass instead of a round per step. Level by level (k = 0, 1, ...), a vertex leaves with value k
+once its bound or its count of neighbours still in (own ones not yet peeled, ghosts above k) is
+at most k; a ghost leaves at its value. A bound then acts like the degree in the classic peel,
+which is the case x = degree without ghosts (V. Batagelj, M. Zaversnik, "An O(m) algorithm for
+cores decomposition of networks", 2003).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .engines import twins
+
+
+@numba.njit(cache=True, inline="always")
+def _lower(c, k, first, left, est, pos, order, start):
+    """Vertex slot ``c`` lost a neighbour while level ``k`` peels: one bucket down if it was
+    above ``k`` and its count no longer covers its bucket."""
+    u = c - first
+    left[u] -= 1
+    e = est[c]
+    if e > k and left[u] < e:
+        # the classic move: swap c with the first of its bucket, which then starts one later
+        p, q = pos[c], start[e]
+        w = order[q]
+        order[p], order[q] = w, c
+        pos[c], pos[w] = q, p
+        start[e] += 1
+        est[c] = e - 1
+
+
+@numba.njit(cache=True)
+def _peel_numba(indptr, indices, first, values, gptr, grows):
+    n = indptr.size - 1
+    size = values.size
+    top = 0
+    for u in range(n):
+        top = max(top, min(values[first + u], indptr[u + 1] - indptr[u]))
+    # a ghost above every own bound peels after all of them: the same as no bound at all
+    est = np.empty(size, np.int64)
+    for s in range(size):
+        est[s] = min(values[s], top)
+    left = np.empty(n, np.int64)  # arcs to neighbours still in
+    for u in range(n):
+        left[u] = indptr[u + 1] - indptr[u]
+        est[first + u] = min(est[first + u], left[u])
+    start = np.zeros(top + 2, np.int64)  # where each bucket's unpeeled slots begin in ``order``
+    for s in range(size):
+        start[est[s] + 1] += 1
+    for k in range(1, top + 2):
+        start[k] += start[k - 1]
+    fill = start.copy()
+    order = np.empty(size, np.int64)
+    pos = np.empty(size, np.int64)
+    for s in range(size):
+        p = fill[est[s]]
+        fill[est[s]] += 1
+        order[p], pos[s] = s, p
+    for i in range(size):
+        s = order[i]
+        k = est[s]
+        if first <= s < first + n:
+            u = s - first
+            for j in range(indptr[u], indptr[u + 1]):
+                c = indices[j]
+                if first <= c < first + n:
+                    _lower(c, k, first, left, est, pos, order, start)
+        else:
+            for j in range(gptr[s], gptr[s + 1]):
+                _lower(first + grows[j], k, first, left, est, pos, order, start)
+    return est[first : first + n].copy()
+
+
+def _peel_numpy(indptr, indices, first, values, gptr, grows):
+    # level by level, whole-rank passes: a vertex leaves at level k once its bound or its count
+    # of neighbours still in (own ones not yet out, ghosts above k) is at most k
+    n = indptr.size - 1
+    degree = np.diff(indptr)
+    bound = np.minimum(values[first : first + n], degree).astype(np.int64)
+    rows = np.repeat(np.arange(n), degree)
+    cols = np.asarray(indices, dtype=np.int64)
+    own = (cols >= first) & (cols < first + n)
+    own_col = np.where(own, cols - first, 0)
+    out, inside, k = bound.copy(), np.ones(n, dtype=bool), 0
+    while inside.any():
+        while True:
+            counts = np.where(own, inside[own_col], values[cols] > k)
+            still = np.bincount(rows, weights=counts, minlength=n)
+            leave = inside & (np.minimum(bound, still) <= k)
+            if not leave.any():
+                break
+            out[leave], inside[leave] = k, False
+        k += 1
+    return out
+
+
+def peel_cores(block, first, values, ghost_ptr, ghost_rows):
+    """The own vertices' settled values (int64, one per row of ``block``): the greatest y <= x
+    with y_v = min(x_v, h-index of v's neighbours' values), where ``values`` (int64 over the
+    block's space) holds x at the own slots ``first:first + block.nlocal`` and the ghosts' fixed
+    values elsewhere. ``ghost_ptr``/``ghost_rows``: a CSR over the space listing, for each ghost
+    slot, the local rows that read it (once per arc); empty rows at the own slots."""
+    return _peel(block.indptr, block.indices, int(first), values, ghost_ptr, ghost_rows)
+
+
+_peel = twins("peel_cores", numba=_peel_numba, numpy=_peel_numpy)
