@@ -87,3 +87,21 @@ def test_core_number_bad_input(client):
         core_number(dgraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [0, 2]}), directed=False))
     with pytest.raises(dgraph.DgraphInputError, match="self-loops"):
         core_number(dgraph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [0, 2]}), directed=True))
+
+
+def test_k_corona_through_the_networkx_backend(client):
+    import dgraph.nx as dnx
+
+    K = nx_graph(kron_edges(7, seed=3, edge_factor=4), directed=False)
+    K.remove_edges_from(list(nx.selfloop_edges(K)))
+    D = nx.gnp_random_graph(60, 0.08, seed=4, directed=True)  # counts G[v]: the successors
+    for H in (K, D):
+        cores = nx.core_number(H)
+        top = max(cores.values())
+        for k in (0, 2, top, top + 1):
+            assert nx.utils.graphs_equal(nx.k_corona(H, k, backend="dgraph"), nx.k_corona(H, k))
+        given = {v: min(c, 3) for v, c in cores.items()}  # the caller's core numbers are what counts
+        assert nx.utils.graphs_equal(
+            nx.k_corona(H, 3, core_number=given, backend="dgraph"), nx.k_corona(H, 3, core_number=given)
+        )
+    assert "self-loops" in dnx.can_run("k_corona", (nx.Graph([(0, 0), (0, 1)]), 1), {})
