@@ -7,7 +7,7 @@ rank's own values to the fixpoint of the h-index operator (Montresor, De Pellegr
 2013) with the ghosts' values held fixed, in one bucket peel (Batagelj and Zaversnik's,
 generalised to bounds and fixed ghosts: ``kernels.peel_cores``). The operator is monotone and
 any asynchronous order of its steps from upper bounds converges to the core numbers, so the
-answer is exact on every layout; on one rank it is a single O(m) peel and one superstep. Only
+answer is exact on every layout; on one rank it is a single O(m) peel. Only
 the values that changed travel (the gather plan's sparse form, once few do), and a rank whose
 ghosts did not move does not peel again.
 
@@ -48,6 +48,12 @@ def _ghost_readers(block, first):
 
 def core_kernel(ctx, *, bounds):
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
+    if ctx.nranks == 1:  # nothing arrives from another rank: one peel from the degrees is all
+        (r,) = ctx.ranks
+        b = blocks[r]
+        core = kernels.peel_cores(b, 0, b.degree().astype(np.int64), *_ghost_readers(b, 0))
+        ctx.stats.info.update(rounds=1)
+        return {r: {"core": core}}
     gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
     seen, readers, core = {}, {}, {}
     for r in ctx.ranks:
@@ -57,7 +63,7 @@ def core_kernel(ctx, *, bounds):
         readers[r] = _ghost_readers(b, a)
         core[r] = seen[r][a : a + b.nlocal].copy()
     before = {r: seen[r].copy() for r in ctx.ranks}  # each ghost's value at the last peel
-    ctx.hold("core numbers", seen, before, {r: readers[r][1] for r in ctx.ranks})
+    ctx.hold("core numbers", seen, before, *({r: readers[r][i] for r in ctx.ranks} for i in (0, 1)))
     peel, diff, rounds = set(ctx.ranks), None, 0
     while True:
         new_diff, sent = {}, {}

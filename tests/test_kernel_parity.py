@@ -918,10 +918,11 @@ def _peel_cases():
     bounded[LO:HI] = rng.integers(0, 9, HI - LO)
     whole = np.diff(indptr).astype(np.int64)
     none = np.zeros(N + 1, np.int64)
+    narrow, wide = np.empty(0, np.int32), np.empty(0, np.int64)
     return [
-        (ptr, idx, LO, values, gptr, grows),
-        (ptr, idx, LO, bounded, gptr, grows),
-        (indptr, indices, 0, whole, none, np.zeros(0, np.int64)),
+        (ptr, idx, LO, values, gptr, grows, narrow),
+        (ptr, idx, LO, bounded, gptr, grows, wide),
+        (indptr, indices, 0, whole, none, np.zeros(0, np.int64), narrow),
     ]
 
 

@@ -24,10 +24,12 @@ from .engines import twins
 def _lower(c, k, first, left, est, pos, order, start):
     """Vertex slot ``c`` lost a neighbour while level ``k`` peels: one bucket down if it was
     above ``k`` and its count no longer covers its bucket."""
+    e = est[c]
+    if e <= k:  # peeled already, or peeling at this level: its count no longer matters
+        return
     u = c - first
     left[u] -= 1
-    e = est[c]
-    if e > k and left[u] < e:
+    if left[u] < e:
         # the classic move: swap c with the first of its bucket, which then starts one later
         p, q = pos[c], start[e]
         w = order[q]
@@ -38,17 +40,17 @@ def _lower(c, k, first, left, est, pos, order, start):
 
 
 @numba.njit(cache=True)
-def _peel_numba(indptr, indices, first, values, gptr, grows):
+def _peel_numba(indptr, indices, first, values, gptr, grows, like):
     n = indptr.size - 1
     size = values.size
     top = 0
     for u in range(n):
         top = max(top, min(values[first + u], indptr[u + 1] - indptr[u]))
     # a ghost above every own bound peels after all of them: the same as no bound at all
-    est = np.empty(size, np.int64)
+    est = np.empty(size, like.dtype)
     for s in range(size):
         est[s] = min(values[s], top)
-    left = np.empty(n, np.int64)  # arcs to neighbours still in
+    left = np.empty(n, like.dtype)  # arcs to neighbours still in
     for u in range(n):
         left[u] = indptr[u + 1] - indptr[u]
         est[first + u] = min(est[first + u], left[u])
@@ -58,8 +60,8 @@ def _peel_numba(indptr, indices, first, values, gptr, grows):
     for k in range(1, top + 2):
         start[k] += start[k - 1]
     fill = start.copy()
-    order = np.empty(size, np.int64)
-    pos = np.empty(size, np.int64)
+    order = np.empty(size, like.dtype)
+    pos = np.empty(size, like.dtype)
     for s in range(size):
         p = fill[est[s]]
         fill[est[s]] += 1
@@ -76,10 +78,10 @@ def _peel_numba(indptr, indices, first, values, gptr, grows):
         else:
             for j in range(gptr[s], gptr[s + 1]):
                 _lower(first + grows[j], k, first, left, est, pos, order, start)
-    return est[first : first + n].copy()
+    return est[first : first + n].astype(np.int64)
 
 
-def _peel_numpy(indptr, indices, first, values, gptr, grows):
+def _peel_numpy(indptr, indices, first, values, gptr, grows, like):
     # level by level, whole-rank passes: a vertex leaves at level k once its bound or its count
     # of neighbours still in (own ones not yet out, ghosts above k) is at most k
     n = indptr.size - 1
@@ -107,8 +109,12 @@ def peel_cores(block, first, values, ghost_ptr, ghost_rows):
     with y_v = min(x_v, h-index of v's neighbours' values), where ``values`` (int64 over the
     block's space) holds x at the own slots ``first:first + block.nlocal`` and the ghosts' fixed
     values elsewhere. ``ghost_ptr``/``ghost_rows``: a CSR over the space listing, for each ghost
-    slot, the local rows that read it (once per arc); empty rows at the own slots."""
-    return _peel(block.indptr, block.indices, int(first), values, ghost_ptr, ghost_rows)
+    slot, the local rows that read it (once per arc); empty rows at the own slots. (The numba
+    twin keeps its arrays in int32 where they fit, named by ``like``'s dtype.)"""
+    indptr = block.indptr
+    largest = max(values.size, int(np.diff(indptr).max(initial=0)))
+    like = np.empty(0, np.int32 if largest < 2**31 else np.int64)  # the peel's own arrays: half the cache in int32
+    return _peel(indptr, block.indices, int(first), values, ghost_ptr, ghost_rows, like)
 
 
 _peel = twins("peel_cores", numba=_peel_numba, numpy=_peel_numpy)
