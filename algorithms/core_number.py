@@ -8,8 +8,9 @@ rank's own values to the fixpoint of the h-index operator (Montresor, De Pellegr
 generalised to bounds and fixed ghosts: ``kernels.peel_cores``). The operator is monotone and
 any asynchronous order of its steps from upper bounds converges to the core numbers, so the
 answer is exact on every layout; on one rank it is a single O(m) peel. Only
-the values that changed travel (the gather plan's sparse form, once few do), and a rank whose
-ghosts did not move does not peel again.
+the values that changed travel (the gather plan's sparse form, once few do); after the first
+peel a rank settles from the readers of the ghosts that moved (``kernels.settle_cores``: work
+follows what changes, at most a peel's), and a rank whose ghosts did not move does nothing.
 
 Output encoding: ``core`` (int64), as ``networkx.core_number``.
 """
@@ -64,16 +65,21 @@ def core_kernel(ctx, *, bounds):
         core[r] = seen[r][a : a + b.nlocal].copy()
     before = {r: seen[r].copy() for r in ctx.ranks}  # each ghost's value at the last peel
     ctx.hold("core numbers", seen, before, *({r: readers[r][i] for r in ctx.ranks} for i in (0, 1)))
-    peel, diff, rounds = set(ctx.ranks), None, 0
+    moved, diff, rounds = {r: None for r in ctx.ranks}, None, 0
     while True:
         new_diff, sent = {}, {}
         for r in ctx.ranks:
-            if r in peel:
-                new = kernels.peel_cores(blocks[r], gather.first[r], seen[r], *readers[r])
+            b, a, m = blocks[r], gather.first[r], moved[r]
+            if diff is not None and not m.size:  # its ghosts did not move: it is settled
+                new_diff[r] = np.zeros(core[r].size, dtype=bool)
+            else:
+                if diff is None:
+                    new = kernels.peel_cores(b, a, seen[r], *readers[r])
+                else:  # only the readers of the ghosts that moved are off their fixpoint
+                    rows = kernels.unique(kernels.frontier_arcs(*readers[r], None, m)[1])
+                    new = kernels.settle_cores(b, a, seen[r], *readers[r], rows)
                 new_diff[r] = new != core[r]
                 core[r] = new
-            else:
-                new_diff[r] = np.zeros(core[r].size, dtype=bool)
             # what others read of this rank and will find changed: all of it the first time
             news = [offsets.size if diff is None else int(new_diff[r][offsets].sum()) for _, offsets in gather.serve[r]]
             sent[r] = [sum(news)]
@@ -81,13 +87,10 @@ def core_kernel(ctx, *, bounds):
         diff, rounds = new_diff, rounds + 1
         if not int(total[0]):
             break
-        peel = set()
         for r in ctx.ranks:
             written = np.concatenate([np.empty(0, dtype=np.int64), *gather.written[r]])
-            moved = written[seen[r][written] != before[r][written]]
-            before[r][moved] = seen[r][moved]
-            if moved.size:
-                peel.add(r)
+            moved[r] = written[seen[r][written] != before[r][written]]
+            before[r][moved[r]] = seen[r][moved[r]]
     ctx.stats.info.update(rounds=rounds)
     return {r: {"core": core[r]} for r in ctx.ranks}
 

@@ -926,6 +926,19 @@ def _peel_cases():
     ]
 
 
+def _settle_cores_cases():
+    # rows out of their fixpoint: every row, or the readers of ghosts lowered after a peel
+    ptr, idx, lo, values, gptr, grows, narrow = _peel_cases()[0]
+    rows = np.arange(ptr.size - 1, dtype=np.int64)
+    settled = values.copy()
+    settled[lo : lo + rows.size] = kernels.peel_cores(SimpleNamespace(indptr=ptr, indices=idx), lo, values, gptr, grows)
+    lowered = settled.copy()
+    ghosts = np.flatnonzero(np.diff(gptr) > 0)[::3]
+    lowered[ghosts] = np.minimum(lowered[ghosts], 2)
+    readers = np.unique(np.concatenate([grows[gptr[g] : gptr[g + 1]] for g in ghosts])).astype(np.int64)
+    return [(*_peel_cases()[1][:7], rows), (ptr, idx, lo, lowered, gptr, grows, narrow, readers)]
+
+
 CASES = {
     "csr_from_pieces": (_csr_cases, None),
     "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
@@ -1009,6 +1022,7 @@ CASES = {
     "mark_removed": (_mark_removed_cases, None),
     "merge_rows": (_merge_rows_cases, None),
     "peel_cores": (_peel_cases, None),
+    "settle_cores": (_settle_cores_cases, None),
 }
 
 

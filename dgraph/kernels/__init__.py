@@ -100,7 +100,7 @@ from .matching import heaviest_free_neighbour
 from .merging import mark_removed, merge_rows
 from .path_rounds import improve, light_rows, take_below
 from .paths import DELTA_GRAIN, relax_local
-from .peeling import peel_cores
+from .peeling import peel_cores, settle_cores
 from .placing import onefived_ranks, onefived_subgraphs
 from .sampling import row_prefix, search_rows
 from .sets import union, unique
@@ -197,6 +197,7 @@ __all__ = [
     "search_tree_rules_many",
     "tree_astray",
     "set_engine",
+    "settle_cores",
     "settle_level",
     "spanning_forest",
     "flatten_forest",

@@ -81,6 +81,56 @@ def _peel_numba(indptr, indices, first, values, gptr, grows, like):
     return est[first : first + n].astype(np.int64)
 
 
+@numba.njit(cache=True)
+def _settle_numba(indptr, indices, first, values, gptr, grows, like, rows):
+    n = indptr.size - 1
+    cur = values.copy()
+    top = 0
+    for u in range(n):
+        top = max(top, cur[first + u])
+    count = np.zeros(top + 2, np.int64)
+    queue = np.empty(max(n, 1), np.int64)  # a ring: each row in it at most once
+    queued = np.zeros(n, np.bool_)
+    head, size = 0, 0
+    for v in rows:
+        if not queued[v]:
+            queued[v] = True
+            queue[(head + size) % n] = v
+            size += 1
+    budget = indptr[n] - indptr[0] + n  # a whole peel's work: past it, the peel finishes
+    while size:
+        v = queue[head]
+        head, size = (head + 1) % n, size - 1
+        queued[v] = False
+        cap, s, e = cur[first + v], indptr[v], indptr[v + 1]
+        budget -= e - s + 1
+        for j in range(s, e):
+            count[min(cur[indices[j]], cap)] += 1
+        h, above = cap, 0
+        while h > 0:
+            above += count[h]
+            if above >= h:
+                break
+            h -= 1
+        for j in range(s, e):
+            count[min(cur[indices[j]], cap)] = 0
+        if h < cap:
+            cur[first + v] = h
+            for j in range(s, e):  # the neighbours v counted for and no longer does
+                c = indices[j] - first
+                if 0 <= c < n and h < cur[first + c] <= cap and not queued[c]:
+                    queued[c] = True
+                    queue[(head + size) % n] = c
+                    size += 1
+        if budget < 0:
+            return _peel_numba(indptr, indices, first, cur, gptr, grows, like)
+    return cur[first : first + n].copy()
+
+
+def _settle_numpy(indptr, indices, first, values, gptr, grows, like, rows):
+    return _peel_numpy(indptr, indices, first, values, gptr, grows, like)
+
+
 def _peel_numpy(indptr, indices, first, values, gptr, grows, like):
     # level by level, whole-rank passes: a vertex leaves at level k once its bound or its count
     # of neighbours still in (own ones not yet out, ghosts above k) is at most k
@@ -111,10 +161,26 @@ def peel_cores(block, first, values, ghost_ptr, ghost_rows):
     values elsewhere. ``ghost_ptr``/``ghost_rows``: a CSR over the space listing, for each ghost
     slot, the local rows that read it (once per arc); empty rows at the own slots. (The numba
     twin keeps its arrays in int32 where they fit, named by ``like``'s dtype.)"""
-    indptr = block.indptr
-    largest = max(values.size, int(np.diff(indptr).max(initial=0)))
-    like = np.empty(0, np.int32 if largest < 2**31 else np.int64)  # the peel's own arrays: half the cache in int32
-    return _peel(indptr, block.indices, int(first), values, ghost_ptr, ghost_rows, like)
+    return _peel(block.indptr, block.indices, int(first), values, ghost_ptr, ghost_rows, _like(block, values))
+
+
+def _like(block, values):
+    """An empty array of the dtype of the peel's own arrays: int32 (half the cache) where fit."""
+    largest = max(values.size, int(np.diff(block.indptr).max(initial=0)))
+    return np.empty(0, np.int32 if largest < 2**31 else np.int64)
 
 
 _peel = twins("peel_cores", numba=_peel_numba, numpy=_peel_numpy)
+
+
+def settle_cores(block, first, values, ghost_ptr, ghost_rows, rows):
+    """``peel_cores``' answer where only ``rows`` (local rows) may be out of their fixpoint (the
+    readers of ghosts that moved since the values were settled): the h-index of those rows and,
+    as they drop, of the neighbours they counted for, until none drops; work follows what
+    changes. Past a whole peel's work, the peel finishes from the values reached (still bounds)."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    like = _like(block, values)
+    return _settle(block.indptr, block.indices, int(first), values, ghost_ptr, ghost_rows, like, rows)
+
+
+_settle = twins("settle_cores", numba=_settle_numba, numpy=_settle_numpy)
