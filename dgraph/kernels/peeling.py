@@ -9,7 +9,9 @@ pass instead of a round per step. Level by level (k = 0, 1, ...), a vertex leave
 once its bound or its count of neighbours still in (own ones not yet peeled, ghosts above k) is
 at most k; a ghost leaves at its value. A bound then acts like the degree in the classic peel,
 which is the case x = degree without ghosts (V. Batagelj, M. Zaversnik, "An O(m) algorithm for
-cores decomposition of networks", 2003).
+cores decomposition of networks", 2003). ``settle_cores`` reaches the same fixpoint from values
+already settled but for a few rows (the readers of ghosts that moved), by a worklist of h-index
+steps, so that later supersteps cost what changes rather than a peel each.
 """
 
 from __future__ import annotations
