@@ -309,12 +309,14 @@ def diameter(graph: Graph, *, method: str = "exact") -> int:
         Undirected and connected (a ``DgraphInputError`` otherwise).
     method : {"exact", "ifub"}
         ``"exact"``: a search from every vertex (``eccentricity``). ``"ifub"``: Crescenzi et
-        al.'s iFUB, also exact: from a central vertex u (the middle of the longest path found by
+        al.'s iFUB, also exact: from a central vertex u (a middle of the longest path found by
         a 4-sweep: two double sweeps, the first from the vertex of highest degree, the second
-        from the middle of the first's path), the vertices are taken by level from the
-        deepest up; the eccentricities of a level's vertices (one batched multi-source search,
-        64 to a word) raise the lower bound, and once it exceeds twice the level above, no
-        vertex closer to u can do better. On roads and meshes a few levels decide it.
+        from the middle of the first's path; of the middles of the shortest paths between its
+        ends, the one nearest, at worst, to the sweeps' sources), the vertices are taken by
+        level from the deepest up; the eccentricities of a level's vertices (one batched
+        multi-source search, 64 to a word) raise the lower bound, and once it exceeds twice the
+        level above, no vertex closer to u can do better. On roads and meshes a few levels
+        decide it (a 100 x 100 grid: 7 single-source searches).
         ``graph.last_stats.info["searches"]`` says how many single-source searches it took.
 
     Returns

@@ -340,11 +340,11 @@ def _in_corona(G, cores, k):
 
 
 def _core_subgraph(G, keeps, k, core_number, below=0):
-    """The subgraph of the vertices that ``keeps(cores, k)`` (a mask over the frame [vertex, core]; k by default the
-    largest core number less ``below``, as networkx's): core numbers from dgraph; the subgraph
-    cut from the caller's networkx graph when there is one (every attribute kept, as networkx
-    returns it), else the nodes and the arcs between them (with the graph's weight), filtered
-    on the workers."""
+    """The subgraph of the vertices that ``keeps(cores, k)`` (a mask over the frame [vertex,
+    core]; k by default the largest core number less ``below``, as networkx's): core numbers
+    from dgraph; the subgraph cut from the caller's networkx graph when there is one (every
+    attribute kept, as networkx returns it), else the nodes and the arcs between them (with the
+    graph's weight), filtered on the workers."""
     import networkx as nx
 
     graph = G.graph_
