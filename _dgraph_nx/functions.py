@@ -106,6 +106,11 @@ NOTES = {
     "k_core": "Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes.",
     "k_shell": "Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes.",
     "k_crust": "Returns the subgraph's nodes and edges (with the call's weight), not the input's other attributes.",
+    "k_corona": (
+        "Returns the subgraph's nodes and edges (with the call's weight), not the input's other "
+        "attributes. As networkx, the neighbours counted in the k-core are G[v]: a directed graph's "
+        "successors."
+    ),
     "betweenness_centrality": (
         "endpoints=False; weight: an edge attribute name (Dijkstra from every source, paths of exactly "
         "equal length counted alike); with k, the same sample networkx draws with the same seed."

@@ -1,11 +1,16 @@
 """Core numbers (k-cores) of an undirected graph.
 
-Method: the distributed h-index iteration (Montresor, De Pellegrini, Miorandi, 2013; Lu et
-al., 2016): every vertex starts at its degree and repeatedly lowers its value to the h-index of
-its neighbours' values, which converges to the core number. Neighbour values reach the ranks
-through the gather plan (only the values that changed, once few do), only vertices with a
-changed neighbour are recomputed (found through the block's transpose, built once per run), and
-whether anything changed rides in the same superstep, so a round is one superstep.
+Method: each rank settles its own vertices, then the ranks exchange what changed, until no
+rank changes a value another reads. Every value is an upper bound of its vertex's core number
+(own vertices start at their degree, ghosts not yet heard from above any), and settling lowers a
+rank's own values to the fixpoint of the h-index operator (Montresor, De Pellegrini, Miorandi,
+2013) with the ghosts' values held fixed, in one bucket peel (Batagelj and Zaversnik's,
+generalised to bounds and fixed ghosts: ``kernels.peel_cores``). The operator is monotone and
+any asynchronous order of its steps from upper bounds converges to the core numbers, so the
+answer is exact on every layout; on one rank it is a single O(m) peel. Only
+the values that changed travel (the gather plan's sparse form, once few do); after the first
+peel a rank settles from the readers of the ghosts that moved (``kernels.settle_cores``: work
+follows what changes, at most a peel's), and a rank whose ghosts did not move does nothing.
 
 Output encoding: ``core`` (int64), as ``networkx.core_number``.
 """
@@ -21,51 +26,71 @@ from dgraph import kernels
 from dgraph.block import index_type
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import GhostExchange
-from dgraph.kernels import unique
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
     from dgraph.graph import Graph
 
+UNHEARD = np.iinfo(np.int64).max  # a ghost's bound before its owner's first word: no bound
+
+
+def _ghost_readers(block, first):
+    """For each slot of the block's space, the local rows that read it when it is a ghost (once
+    per arc; nothing at the own slots): what a ghost's value reaches in the peel."""
+    size, n = block.space.size, block.nlocal
+    if size == n:  # no ghosts
+        return np.zeros(size + 1, dtype=np.int64), np.zeros(0, dtype=index_type(n))
+    rows = np.repeat(np.arange(n, dtype=index_type(n)), block.degree())
+    ghost = (block.indices < first) | (block.indices >= first + n)
+    ptr, readers, _ = kernels.build_csr(block.indices[ghost], rows[ghost], size, order=False, index_dtype=index_type(n))
+    return ptr, readers
+
 
 def core_kernel(ctx, *, bounds):
     blocks = {r: ctx.blocks[r][0] for r in ctx.ranks}
-    gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
-    core = {r: blocks[r].degree().astype(np.int64) for r in ctx.ranks}
-    # who reads whom: for every vertex of the space, the local rows that have it as a neighbour
-    readers = {}
-    for r in ctx.ranks:
+    if ctx.nranks == 1:  # nothing arrives from another rank: one peel from the degrees is all
+        (r,) = ctx.ranks
         b = blocks[r]
-        rows = np.repeat(np.arange(b.nlocal, dtype=np.int64), b.degree())
-        readers[r] = kernels.build_csr(b.indices, rows, b.space.size, order=False, index_dtype=index_type(b.nlocal))[:2]
-    # the values each rank reads, over its space, and what they were when last looked at
-    seen = {r: np.zeros(blocks[r].space.size, dtype=np.int64) for r in ctx.ranks}
-    before = {r: np.full(blocks[r].space.size, -1, dtype=np.int64) for r in ctx.ranks}
-    ctx.hold("core numbers", core, seen, before)
-    changed, rounds, diff = {r: [1] for r in ctx.ranks}, 0, None
-    while int(gather(core, seen, total=changed, changed=diff)[0]):
-        new_diff = {}
+        core = kernels.peel_cores(b, 0, b.degree().astype(np.int64), *_ghost_readers(b, 0))
+        ctx.stats.info.update(rounds=1)
+        return {r: {"core": core}}
+    gather = GhostExchange(ctx, {r: [blocks[r]] for r in ctx.ranks}, bounds)
+    seen, readers, core = {}, {}, {}
+    for r in ctx.ranks:
+        b, a = blocks[r], gather.first[r]
+        seen[r] = np.full(b.space.size, UNHEARD, dtype=np.int64)  # the values the peel reads, over the space
+        seen[r][a : a + b.nlocal] = b.degree()
+        readers[r] = _ghost_readers(b, a)
+        core[r] = seen[r][a : a + b.nlocal].copy()
+    before = {r: seen[r].copy() for r in ctx.ranks}  # each ghost's value at the last peel
+    ctx.hold("core numbers", seen, before, *({r: readers[r][i] for r in ctx.ranks} for i in (0, 1)))
+    moved, diff, rounds = {r: None for r in ctx.ranks}, None, 0
+    while True:
+        new_diff, sent = {}, {}
         for r in ctx.ranks:
-            # the values that changed last round: own ones, and ghosts just written with a new value
-            first, size = gather.first[r], core[r].size
-            own = np.arange(first, first + size) if diff is None else np.flatnonzero(diff[r]) + first
-            written = np.concatenate([own, *gather.written[r]])
-            moved = written[seen[r][written] != before[r][written]]
-            before[r][moved] = seen[r][moved]
-            if 16 * moved.size > seen[r].size:  # many changed: one scan of the block beats the transpose
-                mask = np.zeros(seen[r].size, dtype=bool)
-                mask[moved] = True
-                todo = kernels.rows_touching(blocks[r], mask)
+            b, a, m = blocks[r], gather.first[r], moved[r]
+            if diff is not None and not m.size:  # its ghosts did not move: it is settled
+                new_diff[r] = np.zeros(core[r].size, dtype=bool)
             else:
-                ptr, rows = readers[r]
-                todo = unique(kernels.frontier_arcs(ptr, rows, None, moved)[1])
-            new = kernels.h_index(blocks[r], seen[r], core[r], todo)
-            new_diff[r] = new != core[r]
-            changed[r] = [int(new_diff[r].sum())]
-            core[r] = new
-        diff = new_diff
-        rounds += 1
+                if diff is None:
+                    new = kernels.peel_cores(b, a, seen[r], *readers[r])
+                else:  # only the readers of the ghosts that moved are off their fixpoint
+                    rows = kernels.unique(kernels.frontier_arcs(*readers[r], None, m)[1])
+                    new = kernels.settle_cores(b, a, seen[r], *readers[r], rows)
+                new_diff[r] = new != core[r]
+                core[r] = new
+            # what others read of this rank and will find changed: all of it the first time
+            news = [offsets.size if diff is None else int(new_diff[r][offsets].sum()) for _, offsets in gather.serve[r]]
+            sent[r] = [sum(news)]
+        total = gather(core, seen, total=sent, changed=None if diff is None else new_diff)
+        diff, rounds = new_diff, rounds + 1
+        if not int(total[0]):
+            break
+        for r in ctx.ranks:
+            written = np.concatenate([np.empty(0, dtype=np.int64), *gather.written[r]])
+            moved[r] = written[seen[r][written] != before[r][written]]
+            before[r][moved[r]] = seen[r][moved[r]]
     ctx.stats.info.update(rounds=rounds)
     return {r: {"core": core[r]} for r in ctx.ranks}
 

@@ -273,6 +273,33 @@ def _farthest(graph: Graph, source: Any) -> tuple[pd.DataFrame, Any, int]:
     return frame, far["vertex"].iloc[0], int(frame["distance"].max())
 
 
+def _double_sweep(graph: Graph, start: Any) -> tuple[list[pd.DataFrame], Any, int, Any]:
+    """A double sweep from ``start``: a search to its farthest vertex a, one from a to its
+    farthest b. Returns both searches, b, the length of the path found from a to b (a lower
+    bound of the diameter) and the middle of that path along the second search's tree."""
+    from_start, a, _ = _farthest(graph, start)
+    from_a, b, length = _farthest(graph, a)
+    parent = dict(zip(from_a["vertex"].tolist(), from_a["predecessor"].tolist()))
+    middle = b
+    for _ in range(length - length // 2):
+        middle = parent[middle]
+    return [from_start, from_a], b, length, middle
+
+
+def _centre(from_a: pd.DataFrame, from_b: pd.DataFrame, length: int, sweeps: list[pd.DataFrame]) -> Any:
+    """Of the middles of the shortest paths from a to b (``length`` apart; their searches), the
+    one whose greatest distance from the sweeps' sources (``sweeps``: their searches) is least,
+    the first in label order among those. One search tree's path may have its middle far from
+    the centre: on a grid, with parents the first in label order, it is an L, its middle a corner."""
+    ring = from_a.loc[from_a["distance"] == length // 2, ["vertex"]]
+    ring = ring.merge(from_b[["vertex", "distance"]], on="vertex")  # (a merge keeps the ring's order)
+    ring = ring.loc[ring["distance"] == length - length // 2, ["vertex"]].reset_index(drop=True)
+    worst = np.zeros(len(ring), dtype=np.int64)
+    for found in sweeps:
+        worst = np.maximum(worst, ring.merge(found[["vertex", "distance"]], on="vertex", how="left")["distance"])
+    return ring[worst == worst.min()].sort_values("vertex", kind="stable")["vertex"].iloc[0]
+
+
 def diameter(graph: Graph, *, method: str = "exact") -> int:
     """The diameter in hops: the greatest eccentricity, of an undirected connected graph.
 
@@ -282,11 +309,14 @@ def diameter(graph: Graph, *, method: str = "exact") -> int:
         Undirected and connected (a ``DgraphInputError`` otherwise).
     method : {"exact", "ifub"}
         ``"exact"``: a search from every vertex (``eccentricity``). ``"ifub"``: Crescenzi et
-        al.'s iFUB, also exact: from a central vertex u (the middle of a longest path found by
-        two sweeps from the vertex of highest degree), the vertices are taken by level from the
-        deepest up; the eccentricities of a level's vertices (one batched multi-source search,
-        64 to a word) raise the lower bound, and once it exceeds twice the level above, no
-        vertex closer to u can do better. On roads and meshes a few levels decide it.
+        al.'s iFUB, also exact: from a central vertex u (a middle of the longest path found by
+        a 4-sweep: two double sweeps, the first from the vertex of highest degree, the second
+        from the middle of the first's path; of the middles of the shortest paths between its
+        ends, the one nearest, at worst, to the sweeps' sources), the vertices are taken by
+        level from the deepest up; the eccentricities of a level's vertices (one batched
+        multi-source search, 64 to a word) raise the lower bound, and once it exceeds twice the
+        level above, no vertex closer to u can do better. On roads and meshes a few levels
+        decide it (a 100 x 100 grid: 7 single-source searches).
         ``graph.last_stats.info["searches"]`` says how many single-source searches it took.
 
     Returns
@@ -322,14 +352,16 @@ def diameter(graph: Graph, *, method: str = "exact") -> int:
     degrees = graph.degrees()
     top = int(fetch(graph.client, degrees["degree"].max()))
     hub = fetch(graph.client, degrees[degrees["degree"] == top]["vertex"]).sort_values().iloc[0]
-    _, a, _ = _farthest(graph, hub)
-    from_a, b, lower = _farthest(graph, a)
-    parent = dict(zip(from_a["vertex"].tolist(), from_a["predecessor"].tolist()))
-    middle = b
-    for _ in range(lower - lower // 2):  # the middle of the search tree's path from a to b
-        middle = parent[middle]
-    levels, _, depth = _farthest(graph, middle)
-    searches, upper, i = 3, 2 * depth, depth
+    # the 4-sweep (Crescenzi et al.): a double sweep from the hub, a second from the middle of
+    # its path; iFUB starts from a middle of the longer path (the second's on a tie), whose
+    # length bounds the diameter from below: with a search from its far end too, the middle
+    # of the shortest paths between its ends that is nearest, at worst, to the sweeps' sources
+    first, b1, d1, middle = _double_sweep(graph, hub)
+    second, b2, d2, _ = _double_sweep(graph, middle)
+    from_a, b, lower = (second[1], b2, d2) if d2 >= d1 else (first[1], b1, d1)
+    from_b = _farthest(graph, b)[0]
+    levels, _, depth = _farthest(graph, _centre(from_a, from_b, lower, [*first, *second, from_b]))
+    searches, upper, i = 6, 2 * depth, depth  # the sweeps' five single-source searches, and the centre's
     while upper > lower and i > 0:
         ring = levels.loc[levels["distance"] == i, "vertex"].tolist()
         sources = np.sort(graph.encode_vertices(ring, "vertex"))

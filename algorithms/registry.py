@@ -207,7 +207,7 @@ _ENTRIES = (
         networkx=("core_number",),
         rank_by=("core", False),
     ),
-    Algorithm(k_core, networkx=("k_core", "k_shell", "k_crust")),
+    Algorithm(k_core, networkx=("k_core", "k_shell", "k_crust", "k_corona")),
     Algorithm(
         betweenness_centrality,
         "bc",

@@ -1023,6 +1023,41 @@ def _search_rows_cases():
     ]
 
 
+def _peel_cases():
+    indptr, indices, _ = _graph(41)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    rows = np.repeat(np.arange(HI - LO), np.diff(ptr))
+    ghost = (idx < LO) | (idx >= HI)
+    gptr, grows, _ = build_csr(idx[ghost], rows[ghost], N, order=False)
+    rng = np.random.default_rng(42)
+    values = rng.integers(0, 14, N).astype(np.int64)
+    values[rng.choice(N, 5)] = np.iinfo(np.int64).max  # ghosts not heard from yet
+    values[LO:HI] = np.diff(ptr)
+    bounded = values.copy()
+    bounded[LO:HI] = rng.integers(0, 9, HI - LO)
+    whole = np.diff(indptr).astype(np.int64)
+    none = np.zeros(N + 1, np.int64)
+    narrow, wide = np.empty(0, np.int32), np.empty(0, np.int64)
+    return [
+        (ptr, idx, LO, values, gptr, grows, narrow),
+        (ptr, idx, LO, bounded, gptr, grows, wide),
+        (indptr, indices, 0, whole, none, np.zeros(0, np.int64), narrow),
+    ]
+
+
+def _settle_cores_cases():
+    # rows out of their fixpoint: every row, or the readers of ghosts lowered after a peel
+    ptr, idx, lo, values, gptr, grows, narrow = _peel_cases()[0]
+    rows = np.arange(ptr.size - 1, dtype=np.int64)
+    settled = values.copy()
+    settled[lo : lo + rows.size] = kernels.peel_cores(SimpleNamespace(indptr=ptr, indices=idx), lo, values, gptr, grows)
+    lowered = settled.copy()
+    ghosts = np.flatnonzero(np.diff(gptr) > 0)[::3]
+    lowered[ghosts] = np.minimum(lowered[ghosts], 2)
+    readers = np.unique(np.concatenate([grows[gptr[g] : gptr[g + 1]] for g in ghosts])).astype(np.int64)
+    return [(*_peel_cases()[1][:7], rows), (ptr, idx, lo, lowered, gptr, grows, narrow, readers)]
+
+
 CASES = {
     "csr_from_pieces": (_csr_cases, None),
     "count_loops": (lambda: [(*_graph()[:2], np.arange(N, dtype=np.int64))], None),
@@ -1112,6 +1147,8 @@ CASES = {
     # each forest edge once, in whatever order the twins find them
     "local_forest": (_local_forest_cases, lambda r, a: (r[0], _pairs(*r[1]), r[2])),
     "lightest_leaving": (_lightest_leaving_cases, None),
+    "peel_cores": (_peel_cases, None),
+    "settle_cores": (_settle_cores_cases, None),
 }
 
 

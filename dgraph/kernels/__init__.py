@@ -102,6 +102,7 @@ from .merging import mark_removed, merge_rows
 from .overlaps import pair_overlaps
 from .path_rounds import improve, light_rows, take_below
 from .paths import DELTA_GRAIN, relax_local
+from .peeling import peel_cores, settle_cores
 from .placing import onefived_ranks, onefived_subgraphs
 from .sampling import row_prefix, search_rows
 from .sets import union, unique
@@ -184,6 +185,7 @@ __all__ = [
     "ordered_triangles",
     "oriented_triangles",
     "pagerank_step",
+    "peel_cores",
     "power_iterations",
     "pull_merge",
     "push_merge",
@@ -199,6 +201,7 @@ __all__ = [
     "search_tree_rules_many",
     "tree_astray",
     "set_engine",
+    "settle_cores",
     "settle_level",
     "spanning_forest",
     "flatten_forest",

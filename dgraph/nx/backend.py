@@ -87,6 +87,7 @@ NULL_GRAPH_ERRORS = (
     "k_core",
     "k_shell",
     "k_crust",
+    "k_corona",
     "lowest_common_ancestor",
     "all_pairs_lowest_common_ancestor",
     "maximal_independent_set",
@@ -160,7 +161,7 @@ def can_run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool | 
             return "the personalization puts no weight on any node: networkx raises its own error"
     if name in ("clustering", "average_clustering", "transitivity") and G.is_directed():
         return "networkx's directed clustering counts directed triangles; dgraph's directed LCC is LDBC's"
-    if name in ("core_number", "k_core", "k_shell", "k_crust") and _has_loops(G):
+    if name in ("core_number", "k_core", "k_shell", "k_crust", "k_corona") and _has_loops(G):
         return "the graph has self-loops, which core_number refuses"
     why = _structures(name, G, bound)
     if why:

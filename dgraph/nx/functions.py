@@ -309,25 +309,42 @@ CORE_NOTE = "Returns the subgraph's nodes and edges (with the call's weight), no
 
 @implements(CORE_NOTE)
 def k_core(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
-    return _core_subgraph(G, lambda cores, k: cores >= k, k, core_number)
+    return _core_subgraph(G, lambda cores, k: cores["core"] >= k, k, core_number)
 
 
 @implements(CORE_NOTE)
 def k_shell(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
-    return _core_subgraph(G, lambda cores, k: cores == k, k, core_number)
+    return _core_subgraph(G, lambda cores, k: cores["core"] == k, k, core_number)
 
 
 @implements(CORE_NOTE)
 def k_crust(G: Graph, k: int | None = None, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
-    return _core_subgraph(G, lambda cores, k: cores <= k, k, core_number, below=1)
+    return _core_subgraph(G, lambda cores, k: cores["core"] <= k, k, core_number, below=1)
+
+
+@implements(CORE_NOTE + " As networkx, the neighbours counted in the k-core are G[v]: a directed graph's successors.")
+def k_corona(G: Graph, k: int, core_number: dict[Hashable, int] | None = None) -> nx.Graph:
+    return _core_subgraph(G, lambda cores, k: _in_corona(G, cores, k), k, core_number)
+
+
+def _in_corona(G, cores, k):
+    """Which of ``cores``' vertices are in the k-corona: core number k and exactly k neighbours
+    (out-neighbours where directed) of core number at least k, counted on the workers."""
+    graph = G.graph_
+    shell = cores.loc[cores["core"] == k, "vertex"].tolist()
+    inner = cores.loc[cores["core"] >= k, "vertex"].tolist()
+    arcs = graph.edges()[["src", "dst"]]
+    arcs = arcs[arcs["src"].isin(shell) & arcs["dst"].isin(inner)]
+    counts = fetch(graph.client, arcs.groupby("src").size())
+    return (cores["core"] == k) & (cores["vertex"].map(counts).fillna(0) == k)
 
 
 def _core_subgraph(G, keeps, k, core_number, below=0):
-    """The subgraph of the vertices whose core numbers ``keeps(cores, k)`` (k by default the
-    largest core number less ``below``, as networkx's): core numbers from dgraph; the subgraph
-    cut from the caller's networkx graph when there is one (every attribute kept, as networkx
-    returns it), else the nodes and the arcs between them (with the graph's weight), filtered
-    on the workers."""
+    """The subgraph of the vertices that ``keeps(cores, k)`` (a mask over the frame [vertex,
+    core]; k by default the largest core number less ``below``, as networkx's): core numbers
+    from dgraph; the subgraph cut from the caller's networkx graph when there is one (every
+    attribute kept, as networkx returns it), else the nodes and the arcs between them (with the
+    graph's weight), filtered on the workers."""
     import networkx as nx
 
     graph = G.graph_
@@ -337,7 +354,7 @@ def _core_subgraph(G, keeps, k, core_number, below=0):
         cores = fetch(graph.client, alg.core_number(graph))
     if k is None:
         k = int(cores["core"].max()) - below if len(cores) else 0
-    keep = cores.loc[keeps(cores["core"], k), "vertex"].tolist()
+    keep = cores.loc[keeps(cores, k), "vertex"].tolist()
     source = G.source_() if G.source_ is not None else None
     if source is not None:
         return source.subgraph(G.names(keep)).copy()
