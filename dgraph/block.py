@@ -378,7 +378,7 @@ def split_by_owner(rows, cols, weights, bounds, *, layout=None, extra=None, narr
     piece is (rows, cols, weights or None), and with ``attrs`` (named per-arc columns) their
     columns too: (rows, cols, weights or None, {name: column})."""
     if narrow and bounds[-1] <= np.iinfo(np.int32).max:
-        rows, cols = rows.astype(np.int32), cols.astype(np.int32)
+        rows, cols = rows.astype(np.int32, copy=False), cols.astype(np.int32, copy=False)
     if bounds.size == 2:  # one rank holds every arc, in the order given
         return [(rows, cols, weights) if attrs is None else (rows, cols, weights, dict(attrs))]
     owner = owner_of(rows, bounds) if layout is None else layout.arc_ranks(rows, cols, bounds, extra)

@@ -104,8 +104,7 @@ def _degree_sum(parts, n, chains, both_ends=False):
 def _split(part, inverse, bounds, weight, layout, extra, *, attrs=()):
     """A partition's arcs cut into a piece per rank, with the columns ``attrs`` ((name, the
     partition's column) pairs) as their per-arc columns."""
-    rows = part["src"].to_numpy(dtype=np.int64)
-    cols = part["dst"].to_numpy(dtype=np.int64)
+    rows, cols = _ids(part["src"]), _ids(part["dst"])
     if inverse is not None:
         rows, cols = inverse[rows], inverse[cols]
     w = part[weight].to_numpy(dtype=np.float64) if weight else None

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .cluster import tasks_of
 from .errors import DgraphInputError
-from .kernels import union, unique
+from .kernels import relabel, union, unique
 from .owners import index_type
 
 
@@ -120,7 +120,9 @@ class DenseCodes:
         return int(index[-1]) - int(index[0]) < DENSE_SPAN * len(index) + 4096
 
     def get_indexer(self, column):
-        return self.table[column.to_numpy(dtype=np.int64) - self.lo].astype(np.int64)
+        """The positions of the labels of ``column`` (a Series), as the table's integer type."""
+        values = column.to_numpy()
+        return relabel(self.table, values - values.dtype.type(self.lo) if self.lo else values)
 
 
 def _lookup_table(index):
@@ -128,10 +130,11 @@ def _lookup_table(index):
     return DenseCodes(index) if DenseCodes.fits(index) else index
 
 
-def encode_part(part, index, columns, canonical=None):
-    """``part`` with its label ``columns`` replaced by int64 positions in ``index`` (a pandas
-    Index or a DenseCodes; None: the labels are their own positions), then mapped through
-    ``canonical`` when given; a null label is a DgraphInputError naming its column and row."""
+def encode_part(part, index, columns, canonical=None, dtype=np.int64):
+    """``part`` with its label ``columns`` replaced by positions in ``index`` (a pandas Index or
+    a DenseCodes; None: the labels are their own positions, kept as int64 to be checked), then
+    mapped through ``canonical`` when given, as ``dtype``; a null label is a DgraphInputError
+    naming its column and row."""
     out = {}
     for c in columns:
         col = part[c]
@@ -141,10 +144,15 @@ def encode_part(part, index, columns, canonical=None):
                 f"column {c!r} holds a null vertex id (first at row {row!r}); drop or fill those edges first, "
                 "for example df.dropna(subset=[...])"
             )
-        out[c] = col.to_numpy(dtype=np.int64) if index is None else index.get_indexer(col)
+        if index is None:
+            out[c] = col.to_numpy(dtype=np.int64)
+            continue
+        out[c] = index.get_indexer(col)
         if canonical is not None:
             out[c] = canonical[out[c]]
-    return pd.DataFrame(out, index=part.index).assign(**{c: part[c] for c in part.columns if c not in columns})
+        out[c] = out[c].astype(dtype, copy=False)
+    kept = {c: out[c] if c in out else part[c] for c in part.columns}
+    return pd.DataFrame(kept, index=part.index, copy=False)
 
 
 class Labels:
@@ -222,13 +230,15 @@ class Labels:
         return cls(n, tasks_of(client, [index])[0], index.dtype), index
 
     def encode(self, ddf, columns):
-        """Replace the label columns of ``ddf`` by canonical int64 ids (nulls are an error)."""
-        meta = ddf._meta.assign(**{c: np.int64(0) for c in columns})
+        """Replace the label columns of ``ddf`` by canonical ids (nulls are an error): int32
+        where every id fits, int64 for labels that are their own ids (checked later)."""
+        dtype = np.dtype(np.int64 if self.sorted is None else index_type(self.n))
+        meta = ddf._meta.assign(**{c: dtype.type(0) for c in columns})
         import dask
 
         # one lookup table per computation, made where the labels are, read by every partition
         codes = None if self.sorted is None else dask.delayed(_lookup_table, pure=True)(self.sorted)
-        return ddf.map_partitions(encode_part, codes, list(columns), self.canonical, meta=meta)
+        return ddf.map_partitions(encode_part, codes, list(columns), self.canonical, dtype=dtype, meta=meta)
 
     def positions(self, values, what):
         """Positions of integer labels 0..n-1 (``sorted`` is None), checked on the spot."""
