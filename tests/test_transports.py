@@ -26,6 +26,7 @@ def _everything(g, source):
         "triangles": alg.triangle_count(g),
         "core": alg.core_number(g),
         "mwm": alg.max_weight_matching(g, weight=None),
+        "louvain": alg.louvain(g, seed=1),  # its totals travel as complex128
     }
     return {k: v.compute().sort_values("vertex").reset_index(drop=True) for k, v in out.items()}
 
