@@ -63,28 +63,32 @@ class _Level:
     """A rank's rows of one level's graph: ids lo..hi-1, the other ends of their arcs (ids of
     this level) as slots of the rank's vertex space, and the arcs' weights (a loop doubled)."""
 
-    def __init__(self, lo, hi, indptr, w, space, cols):
+    def __init__(self, lo, hi, indptr, w, space, cols, k=None):
         self.lo, self.hi, self.indptr, self.w = int(lo), int(hi), indptr, w
         self.space, self.cols = space, cols
         self.first = int(np.searchsorted(space, lo))
-        self.rows = np.repeat(np.arange(hi - lo), np.diff(indptr))  # each arc's row
-        self.k = np.bincount(self.rows, weights=w, minlength=hi - lo)
+        self.k = np.bincount(self.rows, weights=w, minlength=hi - lo) if k is None else k
 
     @property
     def n(self):
         return self.hi - self.lo
 
+    @property
+    def rows(self):
+        """Each arc's row (an array the size of the arcs, made when asked for)."""
+        return np.repeat(np.arange(self.n), np.diff(self.indptr))
+
 
 def _first_level(block, weighted):
     lo, hi, space = block.lo, block.hi, block.space
-    w = block.weights.astype(np.float64) if weighted and block.weights is not None else np.ones(block.indices.size)
-    rows = np.repeat(np.arange(lo, hi), block.degree())
-    w = np.where(space[block.indices] == rows, 2.0 * w, w)  # networkx's modularity: a loop counts twice in a degree
+    w = block.weights if weighted and block.weights is not None else np.ones(block.indices.size)
     first = int(np.searchsorted(space, lo))
-    if first + hi - lo <= space.size and (hi == lo or space[first + hi - lo - 1] == hi - 1):
-        return _Level(lo, hi, block.indptr, w, space, block.indices.astype(np.int64))  # the own rows are in it
+    if first + hi - lo <= space.size and (hi == lo or space[first + hi - lo - 1] == hi - 1):  # own rows in it
+        w, k = kernels.level_weights(block.indptr, block.indices, np.arange(first, first + hi - lo), w)
+        return _Level(lo, hi, block.indptr, w, space, block.indices.astype(np.int64), k)
     space, cols = vertex_space(block.n, space[block.indices], ranges=[(lo, hi)])
-    return _Level(lo, hi, block.indptr, w, space, cols.astype(np.int64))
+    w, k = kernels.level_weights(block.indptr, space[cols], np.arange(lo, hi), w)
+    return _Level(lo, hi, block.indptr, w, space, cols.astype(np.int64), k)
 
 
 def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gather, iterations, bounds, theta=None):
@@ -311,8 +315,7 @@ def _modularity(ctx, level, own, seen, lb, *, two_m, resolution):
         return 0.0
     inside, tot_parts, ids = {}, {}, {}
     for r, lv in level.items():
-        same = own[r][lv.rows] == seen[r][lv.cols]
-        inside[r] = float(lv.w[same].sum())
+        inside[r] = kernels.inside_weight(lv.indptr, lv.cols, lv.w, own[r], seen[r])
         ids[r], inverse = np.unique(own[r], return_inverse=True)
         tot_parts[r] = np.bincount(inverse, weights=lv.k, minlength=ids[r].size)
     tot = add_at_owners(ctx, ids, tot_parts, lb)
@@ -362,7 +365,7 @@ def _aggregate(ctx, level, own, parts, lb, to_one=False):
     total = int(nb[-1])
     send = {}
     for r, lv in level.items():
-        cu, cv, w = kernels.sum_pairs(new_id[r][lv.rows], ends[r][lv.cols], lv.w, total, total)
+        cu, cv, w = kernels.sum_row_pairs(lv.indptr, lv.cols, lv.w, new_id[r], ends[r], total, total)
         cuts = np.searchsorted(cu, nb)
         send[r] = {d: [cu[a:b], cv[a:b], w[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
     got = ctx.alltoall(send)

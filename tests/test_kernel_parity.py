@@ -520,6 +520,30 @@ def _sum_pairs_cases():
     return out
 
 
+def _level_cases():
+    """A level's CSR with self-loops, its arcs' other ends as slots, groups of rows and slots."""
+    indptr, indices, w = _graph(36, symmetric=False)
+    rng = np.random.default_rng(37)
+    indices = indices.copy()
+    indices[rng.random(indices.size) < 0.05] = 3  # loops on row 3, heads 3 elsewhere
+    return indptr, indices.astype(np.int64), w, rng
+
+
+def _level_weights_cases():
+    indptr, heads, w, _ = _level_cases()
+    return [(indptr, heads, np.arange(N), w), (indptr, heads.astype(np.int32), np.arange(N) + 1, w)]
+
+
+def _inside_weight_cases():
+    indptr, cols, w, rng = _level_cases()
+    return [(indptr, cols, w, rng.integers(0, g, N), rng.integers(0, g, N)) for g in (1, 4, 50)]
+
+
+def _sum_row_pairs_cases():
+    indptr, cols, w, rng = _level_cases()
+    return [(indptr, cols, w, rng.integers(0, na, N), rng.integers(0, nb, N), na, nb) for na, nb in ((6, 9), (40, 3))]
+
+
 def _refine_cases():
     indptr, indices, w = _graph(33)
     rng = np.random.default_rng(34)
@@ -1105,6 +1129,9 @@ CASES = {
     # the state (refined ids, totals, weights out, sizes) compared; the scratch after it is not
     "refine_communities": (_refine_cases, lambda r, a: (r, a[11])),
     "sum_pairs": (_sum_pairs_cases, None),
+    "level_weights": (_level_weights_cases, None),
+    "inside_weight": (_inside_weight_cases, None),
+    "sum_row_pairs": (_sum_row_pairs_cases, None),
     "h_index": (_hindex_cases, None),
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "light_rows": (_light_cases, None),

@@ -32,7 +32,7 @@ import gc
 from . import cache_lock  # noqa: F401 (locks numba's cache saves before any kernel compiles)
 from .brandes import brandes, brandes_paths
 from .colouring import greedy_pass
-from .communities import local_moving, refine_communities, sum_pairs
+from .communities import inside_weight, level_weights, local_moving, refine_communities, sum_pairs, sum_row_pairs
 from .counting import (
     h_index,
     label_counts,
@@ -169,6 +169,9 @@ __all__ = [
     "light_rows",
     "local_moving",
     "refine_communities",
+    "inside_weight",
+    "level_weights",
+    "sum_row_pairs",
     "merge_by_id",
     "neighbour_sets",
     "neighbour_sets_already",

@@ -343,3 +343,134 @@ def sum_pairs(a, b, w, na, nb):
         int(na),
         int(nb),
     )
+
+
+# A level's arcs are read row by row through its CSR: on the first level, per-arc temporaries
+# (each arc's row, its ends' communities) would be the size of the graph, fresh pages each call.
+
+
+@numba.njit(cache=True)
+def _level_weights_numba(indptr, heads, ids, w):
+    out = w.copy()
+    k = np.zeros(indptr.size - 1)
+    for v in range(indptr.size - 1):
+        s = 0.0
+        for e in range(indptr[v], indptr[v + 1]):
+            if heads[e] == ids[v]:
+                out[e] = 2.0 * w[e]
+            s += out[e]
+        k[v] = s
+    return out, k
+
+
+def _level_weights_numpy(indptr, heads, ids, w):
+    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    out = np.where(heads == ids[rows], 2.0 * w, w)
+    return out, np.bincount(rows, weights=out, minlength=indptr.size - 1)
+
+
+_level_weights = twins("level_weights", numba=_level_weights_numba, numpy=_level_weights_numpy)
+
+
+def level_weights(indptr, heads, ids, w):
+    """The arcs' weights with each self-loop's doubled (row v's arcs whose head is ``ids[v]``:
+    networkx's modularity counts a loop twice in its vertex's degree), and each row's weighted
+    degree, summed in arc order.
+
+    >>> w, k = level_weights(np.array([0, 2, 3]), np.array([5, 6, 6]), np.array([5, 6]), np.ones(3))
+    >>> w.tolist(), k.tolist()
+    ([2.0, 1.0, 2.0], [3.0, 2.0])
+    """
+    return _level_weights(indptr, heads, np.asarray(ids), np.ascontiguousarray(w, dtype=np.float64))
+
+
+@numba.njit(cache=True)
+def _inside_weight_numba(indptr, cols, w, own, seen):
+    total = 0.0
+    for v in range(indptr.size - 1):
+        c = own[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            if seen[cols[e]] == c:
+                total += w[e]
+    return total
+
+
+def _inside_weight_numpy(indptr, cols, w, own, seen):
+    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    inside = own[rows] == seen[cols]
+    total = 0.0
+    for x in w[inside].tolist():  # in arc order, as the numba twin adds them
+        total += x
+    return total
+
+
+_inside_weight = twins("inside_weight", numba=_inside_weight_numba, numpy=_inside_weight_numpy)
+
+
+def inside_weight(indptr, cols, w, own, seen):
+    """The weight of the arcs inside communities: row v's arcs whose other end (a slot of
+    ``seen``, each slot's community) is in v's community ``own[v]``, summed in arc order.
+
+    >>> inside_weight(np.array([0, 2, 3]), np.array([0, 1, 0]), np.ones(3), np.array([7, 8]), np.array([7, 7]))
+    2.0
+    """
+    return float(_inside_weight(indptr, cols, w, own, seen))
+
+
+@numba.njit(cache=True)
+def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb):
+    start = np.zeros(na + 1, dtype=np.int64)
+    for v in range(row_group.size):
+        start[row_group[v] + 1] += 1
+    for x in range(na):
+        start[x + 1] += start[x]
+    at = start[:-1].copy()
+    order = np.empty(row_group.size, dtype=np.int64)
+    for v in range(row_group.size):  # the rows in a stable counting sort by group
+        order[at[row_group[v]]] = v
+        at[row_group[v]] += 1
+    where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current group
+    m = cols.size
+    oa, ob, ow = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.float64)
+    k = 0
+    for x in range(na):
+        first = k
+        for j in range(start[x], start[x + 1]):
+            v = order[j]
+            for e in range(indptr[v], indptr[v + 1]):
+                y = col_group[cols[e]]
+                if where[y] >= first:
+                    ow[where[y]] += w[e]
+                else:
+                    where[y] = k
+                    oa[k], ob[k], ow[k] = x, y, w[e]
+                    k += 1
+    return oa[:k].copy(), ob[:k].copy(), ow[:k].copy()
+
+
+def _sum_row_pairs_numpy(indptr, cols, w, row_group, col_group, na, nb):
+    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    return _sum_pairs_numpy(row_group[rows], col_group[cols], w, na, nb)
+
+
+_sum_row_pairs = twins("sum_row_pairs", numba=_sum_row_pairs_numba, numpy=_sum_row_pairs_numpy)
+
+
+def sum_row_pairs(indptr, cols, w, row_group, col_group, na, nb):
+    """``sum_pairs`` of a CSR's arcs as (group of the row, group of the other end): row v's
+    group is ``row_group[v]``, an arc's other end (a slot) has ``col_group[slot]``; read row by
+    row, so no array the size of the arcs but the output is made.
+
+    >>> sum_row_pairs(np.array([0, 2, 3]), np.array([0, 1, 1]), np.array([1.0, 2.0, 3.0]),
+    ...               np.array([1, 0]), np.array([2, 2]), 2, 3)
+    (array([0, 1]), array([2, 2]), array([3., 3.]))
+    """
+    return _sum_row_pairs(
+        indptr,
+        cols,
+        np.ascontiguousarray(w, dtype=np.float64),
+        np.ascontiguousarray(row_group, dtype=np.int64),
+        np.ascontiguousarray(col_group, dtype=np.int64),
+        int(na),
+        int(nb),
+    )
