@@ -34,6 +34,7 @@ from .cluster import host_threads, shared_threads, workers
 from .dask_internals import wait_for, worker_memory
 from .errors import DgraphInputError, DgraphMemoryError, DgraphRunError
 from .layout import Layout
+from .runtime.launch import remember_holders
 from .runtime.plugin import trim_allocator
 
 # parts being cut and written at once, per worker: two, or more while their arcs stay in budget
@@ -332,7 +333,8 @@ def _wait_alive(client, futures, at, each=None):
                 ) from None
             continue
         for f in finished:
-            f.result()  # a failed task raises here
+            if f.status != "finished":
+                f.result()  # a failed task raises here; a finished one is not fetched (a block stays put)
             pending |= set(each(f) if each else ())
 
 
@@ -459,13 +461,15 @@ def _joined(pieces):
     return (*joined, {name: np.concatenate([a[name] for a in attrs[0]]) for name in attrs[0][0]})
 
 
-def place_small(client, spec, pieces, where, *, key=None, extra=None, tables=None):
+def place_small(client, spec, pieces, where, *, key=None, extra=None, tables=None, facts=None):
     """Rank r's block on worker ``where[r]`` from ``pieces[r]`` (its pieces, here on the client):
     one task per rank that carries them (so dask can rebuild it anywhere), a single wave. A
     layout whose blocks hold rows of other ranks' vertices has its blocks built here as well, to
     count each vertex's whole degree (the same code, so the same counts), which the tasks then
     attach. ``key`` and ``extra``: as ``place``'s, futures; ``tables``: their values when the
-    client has them (else fetched when needed)."""
+    client has them (else fetched when needed). Returns the blocks, or with ``facts`` (a function
+    of a block) ``(blocks, [facts(block) for each])``: fetched in the round trip that waits for
+    the blocks, since a graph's first run asks for them."""
     P = spec.layout.ranks
     degrees = [None] * P
     if not spec.layout.owns_rows():
@@ -486,8 +490,14 @@ def place_small(client, spec, pieces, where, *, key=None, extra=None, tables=Non
         )
         for r in range(P)
     ]
-    _wait_alive(client, blocks, where)
-    return blocks
+    if facts is None:
+        _wait_alive(client, blocks, where)
+        remember_holders(client, blocks, where)
+        return blocks
+    # tasks pinned loosely: a worker that leaves cannot keep them waiting, as _wait_alive guards
+    values = each_held(client, facts, blocks, where)
+    remember_holders(client, blocks, where)
+    return blocks, values
 
 
 def _small_block(spec, args, owned_degree, *pieces):
@@ -518,6 +528,7 @@ def place(client, source, spec, where, *, key=None, extra=None, counts=None, say
     if not spec.layout.owns_rows():
         blocks = with_owned_degrees(client, blocks, spec.bounds, where)
     _wait_alive(client, blocks, where)  # a chunk's cut waits for its block's worker
+    remember_holders(client, blocks, where)
     return blocks
 
 
