@@ -423,29 +423,36 @@ def place_input(client, parts, cut, arcs, spec, where, *, key=None, extra=None, 
     return place(client, _Partitions(parts, cut, arcs), spec, where, key=key, extra=extra, counts=counts, say=say)
 
 
-def rebuild_blocks(client, blocks, where, cut, args, spec, *, key=None, extra=None, counts=None):
+def rebuild_blocks(client, blocks, where, cut, args, spec, *, key=None, extra=None, counts=None, arcs=None):
     """Blocks placed anew from a graph's ``blocks`` (rank r's on worker ``where[r]``, where its
     new block is built): ``cut(block, chunk, *args)`` cuts a chunk of a block's rows
     (``block.block_chunks``) into a piece per rank; see ``place``. ``counts``: a function giving
-    ``place``'s counts (only a source too large for ``place_small`` needs them)."""
+    ``place``'s counts (only a source too large for ``place_small`` needs them); ``arcs``: the
+    blocks' arcs when the client knows them (a small source is then cut without first asking
+    for its chunks)."""
     held, loose = ranks_by_worker(where), dict(allow_other_workers=True, pure=False)
-    chunks = each_held(client, block_chunks, blocks, where)
-    source = _Chunks(blocks, where, chunks, cut, args)
-    if source.arcs <= SMALL_ARCS:  # cut on the workers, each worker's blocks in one task
-        P = spec.layout.ranks
-        cuts = [
-            client.submit(_cut_each, cut, args, P, [(blocks[i], chunks[i]) for i in ranks], workers=[w], **loose)
-            for w, ranks in held.items()
-        ]
-        of_workers = client.gather(cuts)
-        pieces = [[w[r] for w in of_workers if w[r] is not None] for r in range(P)]
-        return place_small(client, spec, pieces, where, key=key, extra=extra)
-    return place(client, source, spec, where, key=key, extra=extra, counts=counts() if counts else None)
+    chunks = [None] * len(blocks) if arcs is not None and arcs <= SMALL_ARCS else None
+    if chunks is None:
+        chunks = each_held(client, block_chunks, blocks, where)
+        source = _Chunks(blocks, where, chunks, cut, args)
+        if source.arcs > SMALL_ARCS:
+            return place(client, source, spec, where, key=key, extra=extra, counts=counts() if counts else None)
+    # a small source: cut on the workers, each worker's blocks in one task
+    P = spec.layout.ranks
+    cuts = [
+        client.submit(_cut_each, cut, args, P, [(blocks[i], chunks[i]) for i in ranks], workers=[w], **loose)
+        for w, ranks in held.items()
+    ]
+    of_workers = client.gather(cuts)
+    pieces = [[w[r] for w in of_workers if w[r] is not None] for r in range(P)]
+    return place_small(client, spec, pieces, where, key=key, extra=extra)
 
 
 def _cut_each(cut, args, nranks, blocks):
-    """``cut(block, chunk, *args)`` of every chunk of each (block, its chunks), joined into one
-    piece per rank (None where there are no chunks): a few arrays travel, not thousands."""
+    """``cut(block, chunk, *args)`` of every chunk of each (block, its chunks, or None: all of
+    them), joined into one piece per rank (None where there are no chunks): a few arrays
+    travel, not thousands."""
+    blocks = [(block, block_chunks(block) if chunks is None else chunks) for block, chunks in blocks]
     cuts = [cut(block, chunk[:3], *args) for block, chunks in blocks for chunk in chunks]
     return [_joined([c[r] for c in cuts]) for r in range(nranks)]
 

@@ -127,6 +127,10 @@ class BlockStore:
         """``block_facts(fn)`` learnt where the blocks were made (``placement.place_small``)."""
         self._facts[fn] = values
 
+    def num_arcs(self) -> int:
+        """Stored arcs, the same in the blocks derived from these (reversed, by owner)."""
+        return sum(arcs for arcs, _ in self.counts())
+
     def counts(self) -> list[tuple[int, int]]:
         """Per rank: its stored arcs and its self-loops."""
         return [(arcs, loops) for arcs, loops, _ in self.block_facts(shape)]
@@ -148,6 +152,7 @@ class BlockStore:
                 PlacementSpec(self.layout, self.bounds, self.n, "in", self.dedup, self.weighted, self.arc_columns),
                 key=self.order,
                 extra=self.extra,
+                arcs=self.num_arcs(),
             )
         return self.rblocks
 
@@ -185,6 +190,7 @@ class BlockStore:
                     ),
                     key=self.order,
                     counts=lambda: self.owned_counts(layout_blocks),  # each row's arcs: its vertex's degree
+                    arcs=self.num_arcs(),
                 )
         return self.owned[reverse]
 
