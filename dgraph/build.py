@@ -33,7 +33,7 @@ from .placement import PlacementSpec, place_input, place_small
 from .progress import Stages
 from .runtime.driver import TRANSPORTS
 from .runtime.launch import ensure_plugin, skip_unreachable
-from .store import BlockStore
+from .store import BlockStore, shape
 
 DUPLICATES = ("drop", "keep")
 SELF_LOOPS = ("keep", "drop")
@@ -436,8 +436,10 @@ def _place_small(client, frame, labels, spec):
     pieces = [[p] for p in pieces]
     dedup = duplicates == "drop"
     spec = PlacementSpec(layout, bounds, n, "out", dedup, weight is not None, _kept(attrs))
-    blocks = place_small(client, spec, pieces, where, key=placed[0], extra=placed[2], tables=(order, extra))
-    return _graph(
+    blocks, shapes = place_small(
+        client, spec, pieces, where, key=placed[0], extra=placed[2], tables=(order, extra), facts=shape
+    )
+    graph = _graph(
         client,
         labels,
         blocks,
@@ -448,6 +450,8 @@ def _place_small(client, frame, labels, spec):
         inverse=placed[1],
         extra=placed[2],
     )
+    graph.store.known_facts(shape, shapes)
+    return graph
 
 
 def _place(client, edges, labels, spec, *, out_degree=None, stages=None):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
+import weakref
 
 from distributed import Future
 from distributed.client import _wait
@@ -148,17 +149,46 @@ def held_frame(name, futures, meta, direct=False, copies=None):
     collection = new_collection(frame)
     collection.__class__ = _held_frame_class()
     collection._direct, collection._copies = bool(direct), None if copies is None else list(copies)
+    for future, copy in zip(futures, copies or ()):
+        _COPIES[future] = copy
     return collection
+
+
+# held part -> its value, already on the client (it came back with the run): a frame derived from
+# held parts (filtered, a column's unique count) is computed here from them, with no round trip
+_COPIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def fetch(client, collection):
     """The value of a dask collection on ``client``: a frame of held parts (``held_frame``) as its
     own ``compute()`` gets it, from the copies the run brought back or straight from its
-    workers (no task, no scheduler round trip: several times quicker for a small result);
+    workers (no task, no scheduler round trip: several times quicker for a small result); a
+    collection derived from held parts whose copies are all here, computed here from them;
     anything else computed by ``client``'s scheduler."""
     if isinstance(collection, _held_frame_class()) and isinstance(collection.expr, _held_parts_class()):
         return collection.compute()
+    local = _with_copies(collection.__dask_graph__())
+    if local is not None:
+        from dask.local import get_sync
+
+        finalize, args = collection.__dask_postcompute__()
+        return finalize(get_sync(local, collection.__dask_keys__()), *args)
     return client.compute(collection).result()
+
+
+def _with_copies(graph):
+    """``graph`` with its held parts replaced by their copies on the client, when it reads
+    nothing else from the cluster (every future in it has a copy here); else None."""
+    local = dict(graph)
+    held = {k: v for k, v in local.items() if isinstance(v, Future)}
+    if not held or not all(v in _COPIES for v in held.values()):
+        return None
+    local.update((k, _COPIES[v].copy()) for k, v in held.items())  # copied: a task may change its input
+    if not all(d in local for v in local.values() for d in getattr(v, "dependencies", ())):
+        return None  # a future inside a task's arguments: the cluster computes it
+    if any(getattr(getattr(v, "func", None), "__module__", "").startswith("distributed.") for v in local.values()):
+        return None  # a task of the workers' own services (a p2p shuffle's)
+    return local
 
 
 @functools.cache

@@ -34,6 +34,7 @@ from .cluster import host_threads, shared_threads, workers
 from .dask_internals import wait_for, worker_memory
 from .errors import DgraphInputError, DgraphMemoryError, DgraphRunError
 from .layout import Layout
+from .runtime.launch import remember_holders
 from .runtime.plugin import trim_allocator
 
 # parts being cut and written at once, per worker: two, or more while their arcs stay in budget
@@ -332,7 +333,8 @@ def _wait_alive(client, futures, at, each=None):
                 ) from None
             continue
         for f in finished:
-            f.result()  # a failed task raises here
+            if f.status != "finished":
+                f.result()  # a failed task raises here; a finished one is not fetched (a block stays put)
             pending |= set(each(f) if each else ())
 
 
@@ -421,29 +423,36 @@ def place_input(client, parts, cut, arcs, spec, where, *, key=None, extra=None, 
     return place(client, _Partitions(parts, cut, arcs), spec, where, key=key, extra=extra, counts=counts, say=say)
 
 
-def rebuild_blocks(client, blocks, where, cut, args, spec, *, key=None, extra=None, counts=None):
+def rebuild_blocks(client, blocks, where, cut, args, spec, *, key=None, extra=None, counts=None, arcs=None):
     """Blocks placed anew from a graph's ``blocks`` (rank r's on worker ``where[r]``, where its
     new block is built): ``cut(block, chunk, *args)`` cuts a chunk of a block's rows
     (``block.block_chunks``) into a piece per rank; see ``place``. ``counts``: a function giving
-    ``place``'s counts (only a source too large for ``place_small`` needs them)."""
+    ``place``'s counts (only a source too large for ``place_small`` needs them); ``arcs``: the
+    blocks' arcs when the client knows them (a small source is then cut without first asking
+    for its chunks)."""
     held, loose = ranks_by_worker(where), dict(allow_other_workers=True, pure=False)
-    chunks = each_held(client, block_chunks, blocks, where)
-    source = _Chunks(blocks, where, chunks, cut, args)
-    if source.arcs <= SMALL_ARCS:  # cut on the workers, each worker's blocks in one task
-        P = spec.layout.ranks
-        cuts = [
-            client.submit(_cut_each, cut, args, P, [(blocks[i], chunks[i]) for i in ranks], workers=[w], **loose)
-            for w, ranks in held.items()
-        ]
-        of_workers = client.gather(cuts)
-        pieces = [[w[r] for w in of_workers if w[r] is not None] for r in range(P)]
-        return place_small(client, spec, pieces, where, key=key, extra=extra)
-    return place(client, source, spec, where, key=key, extra=extra, counts=counts() if counts else None)
+    chunks = [None] * len(blocks) if arcs is not None and arcs <= SMALL_ARCS else None
+    if chunks is None:
+        chunks = each_held(client, block_chunks, blocks, where)
+        source = _Chunks(blocks, where, chunks, cut, args)
+        if source.arcs > SMALL_ARCS:
+            return place(client, source, spec, where, key=key, extra=extra, counts=counts() if counts else None)
+    # a small source: cut on the workers, each worker's blocks in one task
+    P = spec.layout.ranks
+    cuts = [
+        client.submit(_cut_each, cut, args, P, [(blocks[i], chunks[i]) for i in ranks], workers=[w], **loose)
+        for w, ranks in held.items()
+    ]
+    of_workers = client.gather(cuts)
+    pieces = [[w[r] for w in of_workers if w[r] is not None] for r in range(P)]
+    return place_small(client, spec, pieces, where, key=key, extra=extra)
 
 
 def _cut_each(cut, args, nranks, blocks):
-    """``cut(block, chunk, *args)`` of every chunk of each (block, its chunks), joined into one
-    piece per rank (None where there are no chunks): a few arrays travel, not thousands."""
+    """``cut(block, chunk, *args)`` of every chunk of each (block, its chunks, or None: all of
+    them), joined into one piece per rank (None where there are no chunks): a few arrays
+    travel, not thousands."""
+    blocks = [(block, block_chunks(block) if chunks is None else chunks) for block, chunks in blocks]
     cuts = [cut(block, chunk[:3], *args) for block, chunks in blocks for chunk in chunks]
     return [_joined([c[r] for c in cuts]) for r in range(nranks)]
 
@@ -459,13 +468,15 @@ def _joined(pieces):
     return (*joined, {name: np.concatenate([a[name] for a in attrs[0]]) for name in attrs[0][0]})
 
 
-def place_small(client, spec, pieces, where, *, key=None, extra=None, tables=None):
+def place_small(client, spec, pieces, where, *, key=None, extra=None, tables=None, facts=None):
     """Rank r's block on worker ``where[r]`` from ``pieces[r]`` (its pieces, here on the client):
     one task per rank that carries them (so dask can rebuild it anywhere), a single wave. A
     layout whose blocks hold rows of other ranks' vertices has its blocks built here as well, to
     count each vertex's whole degree (the same code, so the same counts), which the tasks then
     attach. ``key`` and ``extra``: as ``place``'s, futures; ``tables``: their values when the
-    client has them (else fetched when needed)."""
+    client has them (else fetched when needed). Returns the blocks, or with ``facts`` (a function
+    of a block) ``(blocks, [facts(block) for each])``: fetched in the round trip that waits for
+    the blocks, since a graph's first run asks for them."""
     P = spec.layout.ranks
     degrees = [None] * P
     if not spec.layout.owns_rows():
@@ -486,8 +497,14 @@ def place_small(client, spec, pieces, where, *, key=None, extra=None, tables=Non
         )
         for r in range(P)
     ]
-    _wait_alive(client, blocks, where)
-    return blocks
+    if facts is None:
+        _wait_alive(client, blocks, where)
+        remember_holders(client, blocks, where)
+        return blocks
+    # tasks pinned loosely: a worker that leaves cannot keep them waiting, as _wait_alive guards
+    values = each_held(client, facts, blocks, where)
+    remember_holders(client, blocks, where)
+    return blocks, values
 
 
 def _small_block(spec, args, owned_degree, *pieces):
@@ -518,6 +535,7 @@ def place(client, source, spec, where, *, key=None, extra=None, counts=None, say
     if not spec.layout.owns_rows():
         blocks = with_owned_degrees(client, blocks, spec.bounds, where)
     _wait_alive(client, blocks, where)  # a chunk's cut waits for its block's worker
+    remember_holders(client, blocks, where)
     return blocks
 
 

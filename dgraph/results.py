@@ -192,7 +192,7 @@ def part_name(prefix):
 def to_dask(client, parts, meta=None, direct=False, copies=None):
     """A dask DataFrame whose partitions are the pandas frames held by the futures ``parts``, which
     were submitted under the keys ``(name, 0), (name, 1), ...`` (``part_name``); ``meta``: their
-    empty frame, fetched from the first part when not given; ``direct`` and ``copies``: how its
+    empty frame, taken from the first part when not given; ``direct`` and ``copies``: how its
     ``compute()`` gets the parts (``held_frame``).
 
     The frame's keys are the futures' own, so computing it runs no task of its own (with
@@ -204,8 +204,8 @@ def to_dask(client, parts, meta=None, direct=False, copies=None):
             f"to_dask needs futures under the keys (name, 0..{len(parts) - 1}), got "
             f"{[p.key for p in parts][:3]}; submit them with key=(part_name(...), i)"
         )
-    if meta is None:
-        meta = client.submit(_empty_like, parts[0], pure=False).result()
+    if meta is None:  # from the first part: its copy when the run brought one back
+        meta = _empty_like(copies[0]) if copies else client.submit(_empty_like, parts[0], pure=False).result()
     return held_frame(name, parts, meta, direct, copies)
 
 

@@ -25,12 +25,13 @@ from .dask_internals import wait_for
 from .errors import DgraphError, DgraphRunError
 from .layout import Layout, by_owner
 from .placement import PlacementSpec, each_held, owned_counts, ranks_by_worker, rebuild_blocks
+from .runtime.launch import where_held
 
 SPREAD_EVERY = 5.0  # seconds between looks at whether rank blocks still cover the live workers
 SPREAD_WITHIN = 60.0  # seconds moving blocks to a worker may take before they stay where they are
 
 
-def _shape(block: Block) -> tuple[int, int, int]:
+def shape(block: Block) -> tuple[int, int, int]:
     """A block's arcs, its self-loops and the largest degree among its rank's vertices: the
     facts the first run on a graph asks for, fetched together."""
     degree = block.owned_degree if block.owned_degree is not None else block.parts[0].degree()
@@ -107,8 +108,9 @@ class BlockStore:
 
     # ------------------------------------------------------------------ facts
     def where(self, blocks: list[Future]) -> list[str]:
-        """The worker holding each of ``blocks``."""
-        return holders(self.client, blocks)
+        """The worker holding each of ``blocks``, as the client last learnt it (blocks rarely move;
+        a run finding one moved asks again)."""
+        return where_held(self.client, blocks)
 
     def each_block(self, fn: Callable, *args: Any) -> list:
         """``[fn(block, *args) for each of the layout's blocks]``, in rank order: computed on the
@@ -121,13 +123,21 @@ class BlockStore:
             self._facts[fn] = self.each_block(fn)
         return self._facts[fn]
 
+    def known_facts(self, fn: Callable, values: list) -> None:
+        """``block_facts(fn)`` learnt where the blocks were made (``placement.place_small``)."""
+        self._facts[fn] = values
+
+    def num_arcs(self) -> int:
+        """Stored arcs, the same in the blocks derived from these (reversed, by owner)."""
+        return sum(arcs for arcs, _ in self.counts())
+
     def counts(self) -> list[tuple[int, int]]:
         """Per rank: its stored arcs and its self-loops."""
-        return [(arcs, loops) for arcs, loops, _ in self.block_facts(_shape)]
+        return [(arcs, loops) for arcs, loops, _ in self.block_facts(shape)]
 
     def max_degrees(self) -> list[int]:
         """Per rank, the largest degree among its vertices."""
-        return [heaviest for _, _, heaviest in self.block_facts(_shape)]
+        return [heaviest for _, _, heaviest in self.block_facts(shape)]
 
     # ------------------------------------------------------------------ derived blocks
     def reverse(self) -> list[Future]:
@@ -142,6 +152,7 @@ class BlockStore:
                 PlacementSpec(self.layout, self.bounds, self.n, "in", self.dedup, self.weighted, self.arc_columns),
                 key=self.order,
                 extra=self.extra,
+                arcs=self.num_arcs(),
             )
         return self.rblocks
 
@@ -179,6 +190,7 @@ class BlockStore:
                     ),
                     key=self.order,
                     counts=lambda: self.owned_counts(layout_blocks),  # each row's arcs: its vertex's degree
+                    arcs=self.num_arcs(),
                 )
         return self.owned[reverse]
 

@@ -93,6 +93,8 @@ def test_networkx_own_tests_pass_with_dgraph_running_every_function(client, tmp_
         DGRAPH_NX_SCHEDULER=client.scheduler.address,  # this test process's cluster: none started
     )
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "dgraph.nx.testing"]
+    # plugins networkx's tests never use, whose imports each group's process would pay for
+    command += ["-p", "no:hypothesispytest", "-p", "no:benchmark", "-p", "no:xdist", "-p", "no:xdist.looponfail"]
     run = subprocess.run(
         [*command, "--pyargs", *MODULES[group]],
         env=env,

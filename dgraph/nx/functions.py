@@ -41,6 +41,7 @@ from .implement import CALLS, NOTES, WRITTEN, implements
 from .implement import as_dict as _dict
 from .implement import at as _at
 from .implement import bfs as _bfs
+from .implement import distinct as _distinct
 from .implement import frame as _frame
 from .implement import groups as _groups
 from .implement import is_container as _is_container
@@ -221,8 +222,7 @@ def connected_components(G: Graph) -> Iterator[set[Hashable]]:
 
 @implements()
 def number_connected_components(G: Graph) -> int:
-    found = alg.connected_components(G.graph_)
-    return int(fetch(G.graph_.client, found["component"].nunique()))
+    return _distinct(G, alg.connected_components(G.graph_), "component")
 
 
 @implements()

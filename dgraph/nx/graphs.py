@@ -42,6 +42,7 @@ class Graph:
         self.weight = weight  # the networkx edge attribute held as the graph's weights, or None
         self.graph = {}  # networkx's graph attributes (none are kept)
         self._reversed = None  # the graph with every arc turned round, made when first needed
+        self._labels = None  # every vertex's label, in vertex order, when nodes_ is None: asked once
         self.__networkx_cache__ = {}
 
     def is_directed(self):
@@ -109,10 +110,13 @@ class Graph:
         return self._reversed
 
     def nodes(self):
-        """Every node (networkx's objects), in vertex order."""
-        if self.nodes_ is not None:
-            return self.nodes_.tolist()
-        return fetch(self.graph_.client, self.graph_.degrees())["vertex"].tolist()
+        """Every node (networkx's objects), in vertex order: for a graph made from a frame, asked
+        of the cluster once (the graph never changes)."""
+        if self.nodes_ is None:
+            if self._labels is None:
+                self._labels = fetch(self.graph_.client, self.graph_.degrees())["vertex"].tolist()
+            return list(self._labels)
+        return self.nodes_.tolist()
 
 
 class DiGraph(Graph):

@@ -50,6 +50,13 @@ def frame(G, result, *label_columns):
     return G.label(fetch(G.graph_.client, result), *label_columns)
 
 
+def distinct(G, result, column) -> int:
+    """How many distinct values a per-vertex result's ``column`` holds (components, communities),
+    counted by a tree of per-partition sets: no shuffle, and on the client when the run brought
+    its results back."""
+    return int(fetch(G.graph_.client, result[column].nunique(split_out=1)))
+
+
 def as_dict(G, result, column):
     """node -> ``column`` of a per-vertex result."""
     found = frame(G, result, "vertex")

@@ -17,7 +17,7 @@ import pandas as pd
 from dgraph import algorithms as alg
 from dgraph.dask_internals import fetch
 
-from .implement import bfs, frame, implements, number_of_loops, weighted
+from .implement import bfs, distinct, frame, implements, number_of_loops, weighted
 from .reachability import _reversed_bfs
 
 if TYPE_CHECKING:
@@ -321,7 +321,7 @@ def ego_graph(
 # --------------------------------------------------------------------------- lowest common ancestors
 def _is_dag(G):
     found = alg.strongly_connected_components(G.graph_)
-    return number_of_loops(G) == 0 and int(fetch(G.graph_.client, found["component"].nunique())) == len(G)
+    return number_of_loops(G) == 0 and distinct(G, found, "component") == len(G)
 
 
 def _ancestors(G, nodes):

@@ -13,7 +13,7 @@ import numpy as np
 from dgraph import algorithms as alg
 from dgraph.dask_internals import fetch
 
-from .implement import bfs, degrees, frame, implements, weighted
+from .implement import bfs, degrees, distinct, frame, implements, weighted
 from .implement import has_node as _has
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _count(G, found):
-    return int(fetch(G.graph_.client, found["component"].nunique()))
+    return distinct(G, found, "component")
 
 
 def _components(G):

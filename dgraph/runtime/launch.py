@@ -276,6 +276,22 @@ def _holders(client, state, firsts, fresh=False):
     return known[key]
 
 
+def remember_holders(client, futures, where):
+    """Remember that ``where[i]`` holds ``futures[i]``: blocks just placed where the client asked
+    (their tasks pinned there, loosely), so their first run and first facts ask no one. A block
+    that ran elsewhere all the same is found by that run, which asks again."""
+    state = client_state(client)
+    with state.lock:
+        if len(state.holders) >= HOLDERS_REMEMBERED:
+            state.holders.clear()
+        state.holders[tuple(f.key for f in futures)] = list(where)
+
+
+def where_held(client, futures, fresh=False):
+    """The worker holding each of ``futures``, as this client last learnt it (``_holders``)."""
+    return _holders(client, client_state(client), futures, fresh)
+
+
 def lookup_held(client, sorted_labels, table, values, what, dtype):
     """``labels.lookup`` of ``values`` (placed ids of user labels) asked directly of the workers
     holding the label tables (futures; either may be None) through their ``lookup`` handler, no
