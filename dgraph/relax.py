@@ -156,6 +156,7 @@ def shortest_paths(
     if local and ctx.nranks == 1:  # nothing arrives from another rank: one Dijkstra is all
         (r,) = ctx.ranks
         csr, packed, _, first = arcs[r]
+        counts = np.zeros(2, np.int64)
         scanned = kernels.relax_local(
             csr,
             first,
@@ -170,7 +171,10 @@ def shortest_paths(
             base=em.lo(r),
             buckets=queues[r],
             arcs=packed,
+            counts=counts,
         )
+        if counts[1]:  # delta-stepping on threads: its rounds (GAP's iterations) and threads
+            ctx.stats.info.update(buckets=int(counts[0]), search_threads=int(counts[1]))
         return 0, scanned
     f = add_weight if weighted else _add_one
     threshold, rounds, scanned = min(delta, limit), 0, 0
@@ -241,9 +245,14 @@ def shortest_paths(
         if split and (busy if any_active == 0 else lowest >= threshold):  # its heavy arcs, then the next bucket
             frontier = {r: np.sort(np.concatenate(settled[r])) for r in ctx.ranks}
             values = {r: dist[r][frontier[r]] for r in ctx.ranks}
+            _count(ctx, "buckets")
             if heavy is not None and heavy.pulls(frontier, pushed, pulled):
                 merged, _ = em(frontier, values, f, "min", direction="pull", skip_dst=heavy.final)
+                _count(ctx, "heavy_arcs_pulled", pulled)
             else:
+                _count(ctx, "heavy_pushes")
+                if heavy is not None:
+                    _count(ctx, "heavy_arcs_pushed", pushed)
                 merged, _ = em(
                     frontier, values, f, "min", direction="push", window=(delta, np.inf), falling=f is add_weight
                 )
@@ -295,8 +304,14 @@ class _HeavyRound:
             self.bucket[r] = [0, 0]
         if not pull_pays(pushed, pulled):
             return False
-        self.ctx.stats.info["heavy_pulls"] = self.ctx.stats.info.get("heavy_pulls", 0) + 1
+        _count(self.ctx, "heavy_pulls")
         return True
+
+
+def _count(ctx, name, by=1):
+    """Add ``by`` to the run's ``name`` in its info (the profile of a split search: buckets,
+    heavy pushes and pulls, and the heavy arcs each moved)."""
+    ctx.stats.info[name] = ctx.stats.info.get(name, 0) + int(by)
 
 
 def _improve(ctx, merged, dist, pred, pending, queue, *, ties):

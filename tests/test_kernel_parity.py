@@ -659,6 +659,7 @@ def _relax_cases():
                     True,
                     buckets,
                     None,  # no weighted arcs: the search on several threads alone reads them
+                    np.zeros(2, np.int64),  # the rounds and threads of a search on threads
                 )
             )
         out.append(
@@ -678,6 +679,7 @@ def _relax_cases():
                 True,
                 buckets,
                 None,
+                np.zeros(2, np.int64),
             )
         )
     return out

@@ -327,6 +327,48 @@ def test_relax_local_on_two_threads_packs_whole_number_weights(monkeypatch, kind
                 assert ((tails == pred2[v] - lo) & (heads == v) & (offers == dist2[v])).any()
 
 
+def test_relax_local_on_two_threads_counts_its_rounds(monkeypatch):
+    # the search on two threads reports its rounds (GAP's iterations: a barrier each) and threads:
+    # at least one round for every bucket a final distance lies in; from a root in a component of
+    # two vertices, one round for the root and one for its neighbour (a bucket above it); one
+    # thread reports nothing
+    rows, cols, w, lo, hi, mine, indptr, indices, weights = _split_search(monkeypatch, "kronecker", scale=4)
+    n = hi - lo
+    arcs = kernels.weighted_arcs(indices, weights)
+    queue = kernels.bucket_queue(weights, lightest=1.0)  # buckets 2 wide, as on a skewed graph
+    pair_indptr = np.r_[indptr, indptr[-1] + 1, indptr[-1] + 2]  # vertices n and n + 1 joined by weight 9
+    pair = kernels.LocalCSR(pair_indptr, np.r_[indices, n + 1, n], np.r_[weights, 9.0, 9.0])
+    for threads, csr, seed in ((2, kernels.LocalCSR(indptr, indices, weights), 0), (2, pair, n), (1, pair, n)):
+        size = csr.indptr.size - 1
+        dist, pred, changed = np.full(size, np.inf), np.full(size, -1, np.int64), np.zeros(size, bool)
+        dist[seed] = 0.0
+        counts = np.zeros(2, np.int64)
+        with kernels.using("numba", threads=threads):
+            scanned = kernels.relax_local(
+                csr,
+                0,
+                size,
+                dist,
+                pred,
+                np.array([seed]),
+                np.inf,
+                changed,
+                ties=True,
+                buckets=queue,
+                arcs=kernels.weighted_arcs(csr.indices, csr.weights),
+                counts=counts,
+            )
+        if threads == 1:
+            assert counts.tolist() == [0, 0]
+        elif seed == n:
+            assert counts.tolist() == [2, 2] and scanned == 2 and dist[n + 1] == 9.0
+        else:
+            reached = np.isfinite(dist)
+            assert reached.sum() > 100 and counts[1] == 2
+            assert counts[0] >= np.unique(np.floor(dist[reached] / queue[2])).size
+    assert arcs is not None
+
+
 def test_full_bins_grow_in_place_or_into_a_new_pool_keeping_their_entries():
     from dgraph.kernels import delta_threads
 

@@ -45,7 +45,10 @@ def test_sssp_matches_dijkstra_on_every_layout(client, kind):
         r = sssp(g, source, weight="w").compute().sort_values("vertex").reset_index(drop=True)
         _check_paths(r, G, source)
         if kind == "kronecker" and layout is LAYOUTS[1]:  # 1D, undirected, delta-stepping: heavy arcs pulled
-            assert g.last_stats.info.get("heavy_pulls", 0) > 0
+            info = g.last_stats.info  # each bucket's heavy arcs went one way, and the profile says which
+            assert info.get("heavy_pulls", 0) > 0 and info["heavy_arcs_pulled"] > 0
+            assert info["buckets"] == info["heavy_pulls"] + info.get("heavy_pushes", 0)
+            assert info.get("heavy_arcs_pushed", 0) >= 0 and info["rounds"] > info["buckets"]
         if first is None:
             first = r
         pd.testing.assert_frame_equal(first, r)  # identical on every layout, predecessors included
@@ -152,6 +155,8 @@ def test_one_rank_on_threads_searches_whole_number_weights_packed(client):
             got = sssp(one, source, weight="w").compute().sort_values("vertex").reset_index(drop=True)
             if one.last_stats.threads < 2:
                 pytest.skip("numba has no thread-safe threading layer (omp or tbb) on the workers")
+            info = one.last_stats.info  # the search on threads reports its rounds (GAP's iterations)
+            assert info["search_threads"] == 2 and 1 <= info["buckets"] <= got.distance.notna().sum()
             name = "weighted arcs"
             whole = client.submit(
                 lambda b: has_kept(b, name) and type(kept(b, name, None)).__name__, one.store.blocks[0]

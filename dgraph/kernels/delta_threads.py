@@ -118,8 +118,9 @@ def _expand_packed(vertices, at, first, cur, graph, cell, before, bound, inv, sl
     compare-and-swap changes both, as GAP's search changes its distance alone: no lock, and
     half the bytes a vertex's distance and predecessor take as float64 and int64. The arcs are
     ``weighted_arcs``'s, each head and weight one read, as GAP's. ``before``: the cells as the
-    search found them. Returns the arcs scanned, or -1 when an offer reaches ``UNREACHED`` (the
-    search must then run on floats)."""
+    search found them (with ``ties`` the cells themselves serve: ``_relax_threads``). Returns
+    the arcs scanned, or -1 when an offer reaches ``UNREACHED`` (the search must then run on
+    floats)."""
     indptr, arcs, lo, hi, base = graph
     scanned = 0
     for i in range(at, vertices.size):
@@ -240,8 +241,8 @@ def _delta_thread(t, k, graph, state, key, ties, bound, inv, slots, first, front
     (GAP's bucket fusion: a road's buckets are small and many); then all take the lowest
     bucket any of them holds (from bucket ``first`` on) into the frontier. The first frontier
     is the seeds. ``shared``: the barrier's state, then the frontier's size, the next chunk's
-    start, and each thread's lowest bucket. Returns the arcs it scanned, or -1 if a thread
-    failed or the frontier ran out of room."""
+    start, each thread's lowest bucket, and the rounds so far (thread 0 counts them). Returns
+    the arcs it scanned, or -1 if a thread failed or the frontier ran out of room."""
     bins = _new_bins(slots)
     fill = bins[3]
     pause = np.array([-1, -1])
@@ -275,6 +276,8 @@ def _delta_thread(t, k, graph, state, key, ties, bound, inv, slots, first, front
         shared[5 + t] = mine
         if not barrier(shared, k):
             return -1
+        if t == 0:
+            shared[5 + k] += 1
         cur = -1
         for j in range(k):
             if shared[5 + j] >= 0 and (cur < 0 or shared[5 + j] < cur):
@@ -297,13 +300,14 @@ def _delta_thread(t, k, graph, state, key, ties, bound, inv, slots, first, front
 
 
 def _relax_threads(
-    indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, k, arcs
+    indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, k, arcs, counts
 ):
     """``relax_local`` on ``k`` threads by delta-stepping, or None where one thread must serve:
     seeds more than ``MAX_SEED_BUCKETS`` buckets apart, more vertices than int32 ids, or a
     bucket's copies out of room in the frontier (``dist`` and ``pred`` are then as they were).
     With ``weighted_arcs`` (``arcs``) it searches on packed cells where they hold the state
-    (``_packed``), else (or when a distance outgrows them) on float64 distances."""
+    (``_packed``), else (or when a distance outgrows them) on float64 distances. ``counts``
+    (int64, two or more) gets the rounds of the search that gave the result, and ``k``."""
     width, slots, delta = buckets
     seeds = seeds[dist[seeds] < bound]
     n = hi - lo
@@ -320,9 +324,12 @@ def _relax_threads(
     # a bucket's copies of a vertex are as many as the offers that lowered it inside the bucket:
     # rarely more than one a thread, and where more do not fit the search fails to one thread
     frontier = np.empty(max(k * n, seeds.size), np.int32)
-    search = (key, ties, bound, inv, slots, first, frontier, seeds, k)
+    search = (key, ties, bound, inv, slots, first, frontier, seeds, k, counts)
     cells = _packed(arcs, dist, pred, key, base, n)
-    scanned = None if cells is None else _search((indptr, arcs, lo, hi, base), (cells, cells.copy()), *search)
+    # the cells as found decide equal offers only to a vertex without a predecessor, which with
+    # ``ties`` is one no offer has changed (a swap writes a tail): the cells themselves serve
+    before = cells if cells is None or ties else cells.copy()
+    scanned = None if cells is None else _search((indptr, arcs, lo, hi, base), (cells, before), *search)
     if scanned is not None:
         _unpack(cells, dist, pred, changed)
         return scanned
@@ -336,10 +343,11 @@ def _relax_threads(
     return scanned
 
 
-def _search(graph, state, key, ties, bound, inv, slots, first, frontier, seeds, k):
-    """``_delta_thread`` on ``k`` threads from ``seeds``: the arcs scanned, or None if one failed."""
+def _search(graph, state, key, ties, bound, inv, slots, first, frontier, seeds, k, counts):
+    """``_delta_thread`` on ``k`` threads from ``seeds``: the arcs scanned, or None if one
+    failed; ``counts[:2]`` gets its rounds and ``k``."""
     frontier[: seeds.size] = seeds
-    shared = np.zeros(5 + k, np.int64)
+    shared = np.zeros(6 + k, np.int64)
     shared[3] = seeds.size
     scanned = np.zeros(k, np.int64)
 
@@ -347,6 +355,7 @@ def _search(graph, state, key, ties, bound, inv, slots, first, frontier, seeds, 
         scanned[t] = _delta_thread(t, k, graph, state, key, ties, bound, inv, slots, first, frontier, shared)
 
     on_threads(search, k, shared, "dgraph-relax")
+    counts[:2] = shared[5 + k], k
     return None if (scanned < 0).any() else int(scanned.sum())
 
 

@@ -221,8 +221,11 @@ def _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, c
     return expanded
 
 
-def _relax_numpy(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, arcs):
-    # Bellman-Ford by rounds over the local arcs (any ``buckets`` and ``arcs`` aside): Dijkstra's distances
+def _relax_numpy(
+    indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, arcs, counts
+):
+    # Bellman-Ford by rounds over the local arcs (any ``buckets``, ``arcs`` and ``counts`` aside):
+    # Dijkstra's distances
     front, expanded = seeds[dist[seeds] < bound], 0
     while front.size:
         pos, dst, w = _arcs_numpy(indptr, indices, weights, front)

@@ -30,6 +30,7 @@ def relax_local(
     base=None,
     buckets=None,
     arcs=None,
+    counts=None,
 ):
     """Shortest paths inside one rank: from ``seeds`` (local ids, their ``dist`` already set),
     relax the arcs of ``csr`` (a ``LocalCSR``) whose heads lie in [lo, hi) until nothing
@@ -58,11 +59,11 @@ def relax_local(
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     base = lo if base is None else base
     args = (indptr, indices, w, int(lo), int(hi), int(base), dist, pred, seeds, float(bound), changed, k, bool(ties))
-    return int(_relax(*args, buckets, arcs))
+    return int(_relax(*args, buckets, arcs, np.zeros(2, np.int64) if counts is None else counts))
 
 
 def _relax_heap_or_fifo(
-    indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, arcs
+    indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, arcs, counts
 ):
     if weights.size == 0:  # unweighted: every arc costs 1
         return _relax_unit_numba(indptr, indices, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
@@ -71,7 +72,7 @@ def _relax_heap_or_fifo(
         buckets = (float(width), int(slots), float(delta))
         args = (indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
         k = threads_for(indices.size, DELTA_GRAIN)
-        scanned = _relax_threads(*args, buckets, k, arcs) if k > 1 else None
+        scanned = _relax_threads(*args, buckets, k, arcs, counts) if k > 1 else None
         return _relax_buckets_numba(*args, buckets) if scanned is None else scanned
     return _relax_numba(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties)
 

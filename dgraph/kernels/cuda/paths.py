@@ -72,9 +72,12 @@ def _settle(touched, dist, best, pred, tail, ties, changed, flag, bound, front, 
         flag[v] = 0
 
 
-def relax_local(indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, arcs):
+def relax_local(
+    indptr, indices, weights, lo, hi, base, dist, pred, seeds, bound, changed, key, ties, buckets, arcs, counts
+):
     # rounds of the whole frontier, as numpy's twin: no queue to order, so ``buckets`` is unused,
-    # and the arcs are read from ``indices`` and ``weights``, so ``arcs`` is unused too
+    # the arcs are read from ``indices`` and ``weights``, so ``arcs`` is unused too, and no
+    # threads search, so ``counts`` stays as it is
     n = hi - lo
     seeds = unique(seeds[dist[seeds] < bound])
     d_dist, d_pred, d_changed = device.mirror(dist), device.mirror(pred), device.mirror(changed)
