@@ -63,7 +63,7 @@ class _Level:
     """A rank's rows of one level's graph: ids lo..hi-1, the other ends of their arcs (ids of
     this level) as slots of the rank's vertex space, and the arcs' weights (a loop doubled)."""
 
-    def __init__(self, lo, hi, indptr, w, space, cols, k=None):
+    def __init__(self, lo, hi, indptr, w, space, cols, *, k=None):
         self.lo, self.hi, self.indptr, self.w = int(lo), int(hi), indptr, w
         self.space, self.cols = space, cols
         self.first = int(np.searchsorted(space, lo))
@@ -85,10 +85,10 @@ def _first_level(block, weighted):
     first = int(np.searchsorted(space, lo))
     if first + hi - lo <= space.size and (hi == lo or space[first + hi - lo - 1] == hi - 1):  # own rows in it
         w, k = kernels.level_weights(block.indptr, block.indices, np.arange(first, first + hi - lo), w)
-        return _Level(lo, hi, block.indptr, w, space, block.indices.astype(np.int64), k)
+        return _Level(lo, hi, block.indptr, w, space, block.indices.astype(np.int64), k=k)
     space, cols = vertex_space(block.n, space[block.indices], ranges=[(lo, hi)])
     w, k = kernels.level_weights(block.indptr, space[cols], np.arange(lo, hi), w)
-    return _Level(lo, hi, block.indptr, w, space, cols.astype(np.int64), k)
+    return _Level(lo, hi, block.indptr, w, space, cols.astype(np.int64), k=k)
 
 
 def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gather, iterations, bounds, theta=None):

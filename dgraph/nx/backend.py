@@ -87,7 +87,6 @@ NULL_GRAPH_ERRORS = (
     "k_core",
     "k_shell",
     "k_crust",
-    "k_corona",
     "lowest_common_ancestor",
     "all_pairs_lowest_common_ancestor",
     "maximal_independent_set",
