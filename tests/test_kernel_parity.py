@@ -506,12 +506,6 @@ def _moving_cases():
     return out
 
 
-def _touching_cases():
-    indptr, indices, _ = _graph(21)
-    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
-    return [(ptr, idx, np.random.default_rng(22).random(N) < 0.05)]
-
-
 def _sum_pairs_cases():
     rng = np.random.default_rng(35)
     out = [(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0), 3, 4)]
@@ -575,15 +569,6 @@ def _refine_cases():
             )
         )
     return out
-
-
-def _hindex_cases():
-    indptr, indices, _ = _graph(23)
-    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
-    rng = np.random.default_rng(24)
-    own = np.diff(ptr).astype(np.int64)
-    values = rng.integers(0, 12, N).astype(np.int64)
-    return [(ptr, idx, values, own, np.sort(rng.choice(HI - LO, 70, replace=False)).astype(np.int64))]
 
 
 def _heaviest_cases():
@@ -1125,7 +1110,6 @@ CASES = {
     "orient_rows": (_orient_cases, None),
     "oriented_triangles": (_oriented_cases, None),
     "ordered_triangles": (_ordered_cases, None),
-    "rows_touching": (_touching_cases, None),
     # the scratch (last three) is left zeroed by numba and unused by numpy
     "local_moving": (_moving_cases, lambda r, a: (r, a[5], a[6], a[7])),
     # the state (refined ids, totals, weights out, sizes) compared; the scratch after it is not
@@ -1134,7 +1118,6 @@ CASES = {
     "level_weights": (_level_weights_cases, None),
     "inside_weight": (_inside_weight_cases, None),
     "sum_row_pairs": (_sum_row_pairs_cases, None),
-    "h_index": (_hindex_cases, None),
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "light_rows": (_light_cases, None),
     "improve": (_improve_cases, None),

@@ -34,7 +34,6 @@ from .brandes import brandes, brandes_paths
 from .colouring import greedy_pass
 from .communities import inside_weight, level_weights, local_moving, refine_communities, sum_pairs, sum_row_pairs
 from .counting import (
-    h_index,
     label_counts,
     label_mode,
     neighbour_sets,
@@ -43,7 +42,6 @@ from .counting import (
     ordered_triangles,
     orient_rows,
     oriented_triangles,
-    rows_touching,
 )
 from .csr import (
     LocalCSR,
@@ -160,7 +158,6 @@ __all__ = [
     "fill_slots",
     "first_in_frontier",
     "frontier_arcs",
-    "h_index",
     "heaviest_free_neighbour",
     "kronecker_edges",
     "improve",
@@ -198,7 +195,6 @@ __all__ = [
     "weighted_arcs",
     "row_cuts",
     "rows_leaving",
-    "rows_touching",
     "search_rows",
     "search_tree_rules",
     "search_tree_rules_many",

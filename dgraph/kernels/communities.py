@@ -288,33 +288,10 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
     return ref, int(merged)
 
 
-@numba.njit(cache=True)
 def _sum_pairs_numba(a, b, w, na, nb):
-    start = np.zeros(na + 1, dtype=np.int64)
-    for i in range(a.size):
-        start[a[i] + 1] += 1
-    for x in range(na):
-        start[x + 1] += start[x]
-    at = start[:-1].copy()
-    order = np.empty(a.size, dtype=np.int64)
-    for i in range(a.size):  # a stable counting sort by a
-        order[at[a[i]]] = i
-        at[a[i]] += 1
-    where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current row
-    oa, ob, ow = np.empty(a.size, np.int64), np.empty(a.size, np.int64), np.empty(a.size, np.float64)
-    k = 0
-    for x in range(na):
-        row = k
-        for j in range(start[x], start[x + 1]):
-            i = order[j]
-            y = b[i]
-            if where[y] >= row:
-                ow[where[y]] += w[i]
-            else:
-                where[y] = k
-                oa[k], ob[k], ow[k] = x, y, w[i]
-                k += 1
-    return oa[:k], ob[:k], ow[:k]
+    # each pair its own row of one arc: the rows' stable sort by group is the arcs' by a
+    m = a.size
+    return _sum_row_pairs_numba(np.arange(m + 1), np.arange(m), w, a, b, na, nb)
 
 
 def _sum_pairs_numpy(a, b, w, na, nb):

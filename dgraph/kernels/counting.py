@@ -9,8 +9,6 @@ import scipy.sparse as sp
 
 from .atomics import fetch_add
 from .engines import COUNT_GRAIN, TRIANGLE_GRAIN, row_cuts, threads, threads_for, twins
-from .frontier import _arcs_numpy
-from .sets import unique
 
 
 @numba.njit(cache=True)
@@ -514,75 +512,3 @@ def ordered_triangles(ptr, idx, lo, ghosts, tri, own_heads=True):
 
 
 _ordered = twins("ordered_triangles", numba=_ordered_split, numpy=_ordered_numpy)
-
-
-@numba.njit(cache=True)
-def _hindex_numba(indptr, indices, values, own, rows):
-    out = own.copy()
-    count = np.zeros(1, np.int64)
-    for v in rows:
-        s, e = indptr[v], indptr[v + 1]
-        cap = own[v]
-        if count.size < cap + 1:
-            count = np.zeros(2 * cap + 2, np.int64)
-        for j in range(s, e):
-            count[min(values[indices[j]], cap)] += 1
-        h, above = cap, 0
-        while h > 0:
-            above += count[h]
-            if above >= h:
-                break
-            h -= 1
-        out[v] = h
-        count[: cap + 1] = 0
-    return out
-
-
-def _hindex_numpy(indptr, indices, values, own, rows):
-    pos, nbr, _ = _arcs_numpy(indptr, indices, np.empty(0), rows)
-    vals = np.minimum(values[nbr], own[rows][pos])
-    order = np.lexsort((-vals, pos))
-    pos, vals = pos[order], vals[order]
-    starts = np.searchsorted(pos, np.arange(rows.size))
-    rank = np.arange(pos.size) - starts[pos] + 1
-    ok = vals >= rank
-    h = np.zeros(rows.size, dtype=np.int64)
-    np.maximum.at(h, pos[ok], rank[ok])
-    out = own.copy()
-    out[rows] = h
-    return out
-
-
-@numba.njit(cache=True)
-def _touching_numba(indptr, indices, changed):
-    out = np.empty(indptr.size - 1, np.int64)
-    c = 0
-    for v in range(indptr.size - 1):
-        for j in range(indptr[v], indptr[v + 1]):
-            if changed[indices[j]]:
-                out[c] = v
-                c += 1
-                break
-    return out[:c]
-
-
-def _touching_numpy(indptr, indices, changed):
-    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-    return unique(rows[changed[indices]])
-
-
-def rows_touching(block, changed):
-    """The (sorted) local rows with at least one neighbour marked in ``changed`` (an n-long mask)."""
-    return _touching(block.indptr, block.indices, changed)
-
-
-_touching = twins("rows_touching", numba=_touching_numba, numpy=_touching_numpy)
-
-
-def h_index(block, values, own, rows):
-    """For the given local ``rows``: the largest h such that h neighbours have ``values`` >= h,
-    capped at ``own``; other rows keep ``own``."""
-    return _hindex(block.indptr, block.indices, values, own, np.ascontiguousarray(rows, dtype=np.int64))
-
-
-_hindex = twins("h_index", numba=_hindex_numba, numpy=_hindex_numpy)
