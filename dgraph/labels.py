@@ -234,10 +234,10 @@ class Labels:
         where every id fits, int64 for labels that are their own ids (checked later)."""
         dtype = np.dtype(np.int64 if self.sorted is None else index_type(self.n))
         meta = ddf._meta.assign(**{c: dtype.type(0) for c in columns})
-        import dask
-
-        # one lookup table per computation, made where the labels are, read by every partition
-        codes = None if self.sorted is None else dask.delayed(_lookup_table, pure=True)(self.sorted)
+        # one lookup table, made where the labels are, held while the encoded frame is, and read
+        # by every partition of every pass over it (a delayed one would be made again per task
+        # the streaming placement submits)
+        codes = None if self.sorted is None else self.sorted.client.submit(_lookup_table, self.sorted)
         return ddf.map_partitions(encode_part, codes, list(columns), self.canonical, dtype=dtype, meta=meta)
 
     def positions(self, values, what):
