@@ -23,13 +23,13 @@ over enough arcs (``relax_local``) runs delta-stepping on k threads that meet at
 across ranks stay serial.
 
 Every kernel is compiled with numba's on-disk cache; ``cache_lock`` makes its saves safe when
-several processes compile at once.
+several processes compile at once, and has processes that want one kernel at once compile it once.
 """
 
 import atexit
 import gc
 
-from . import cache_lock  # noqa: F401 (locks numba's cache saves before any kernel compiles)
+from . import cache_lock  # noqa: F401 (locks numba's cache before any kernel compiles)
 from .brandes import brandes, brandes_paths
 from .colouring import greedy_pass
 from .communities import inside_weight, level_weights, local_moving, refine_communities, sum_pairs, sum_row_pairs
