@@ -43,7 +43,7 @@ from dgraph.block import own_canonical, vertex_space
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch, add_at_owners, fetch, placed_ids
 from dgraph.kernels import unique
-from dgraph.owners import by_owner
+from dgraph.owners import by_owner, grouped_by_owner
 from dgraph.pair_components import pair_components, sorted_pairs
 from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
@@ -184,7 +184,8 @@ class _Run:
             self.sweeps.append(count)
             depth += 1
             to_one = ctx.nranks > 1 and lb[1] < lb[-1] and _count_parts(ctx, parts) <= gather
-            level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb, to_one)
+            dealt = theta is not None  # refined parts are many: their level is worth spreading
+            level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb, to_one, dealt=dealt)
             node = fetch(ctx, node, new_id, lb)  # each vertex's node at the next level
             lb = new_lb
         return fetch(ctx, node, start, lb)  # the last kept partition, as ids of the last level
@@ -323,44 +324,14 @@ def _modularity(ctx, level, own, seen, lb, *, two_m, resolution):
     return float(sums[0] / two_m - resolution * sums[1] / two_m**2)
 
 
-def _aggregate(ctx, level, own, parts, lb, to_one=False):
+def _aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False):
     """The next level, whose nodes are the parts (``parts``: each own vertex's part, an id of
     the level; with Louvain the communities themselves): its rows on each rank, its owner
     ranges, each own vertex's node, and each node's starting community (the smallest node of
-    its community). Every part is placed at its community's owner (``to_one``: at rank 0),
-    numbered there in order of (community, part), so a community's nodes are consecutive on
-    one rank."""
-    n = int(lb[-1])
-    send = {}
-    for r in ctx.ranks:
-        key = unique(own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64))
-        if to_one:
-            send[r] = {0: [key]} if key.size else {}
-        else:
-            send[r] = by_owner(lb, (key // np.uint64(n)).astype(np.int64), key)
-    got = ctx.alltoall(send)
-    keys = {}
-    for r in ctx.ranks:  # at each community's owner: its parts, sorted by (community, part)
-        keys[r] = unique(np.concatenate([m[-1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
-    counts = ctx.allgather({r: [np.array([keys[r].size])] for r in ctx.ranks})
-    nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
-    nb[1:] = np.cumsum([int(c[0][0]) for c in counts])
-    start, reply = {}, {}
-    for r in ctx.ranks:
-        community = (keys[r] // np.uint64(n)).astype(np.int64)
-        first = np.ones(community.size, dtype=bool)
-        first[1:] = community[1:] != community[:-1]
-        starts = np.flatnonzero(first)
-        start[r] = nb[r] + np.repeat(starts, np.diff(np.r_[starts, community.size]))
-        reply[r] = {src: [nb[r] + np.searchsorted(keys[r], m[-1])] for src, m in got[r]}
-    answers = ctx.alltoall(reply)
-    new_id = {}
-    for r in ctx.ranks:
-        key = own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64)
-        answered = dict(answers[r])
-        asked = [send[r][d][-1] for d in sorted(send[r])]  # ascending: owners hold ascending ranges
-        ids = np.concatenate([answered[d][0] for d in sorted(send[r])] or [np.empty(0, np.int64)])
-        new_id[r] = ids[np.searchsorted(np.concatenate(asked or [np.empty(0, np.uint64)]), key)]
+    its community). Every part is placed at its community's owner (``to_one``: at rank 0;
+    ``dealt``: at a rank drawn from the community's id by a hash), numbered there in order of
+    (community, part), so a community's nodes are consecutive on one rank."""
+    new_id, nb, start = _number_at_homes(ctx, own, parts, lb, to_one=to_one, dealt=dealt)
     ends = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)(new_id)  # the node of every slot
     total = int(nb[-1])
     send = {}
@@ -383,6 +354,55 @@ def _aggregate(ctx, level, own, parts, lb, to_one=False):
         space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])])
         new[r] = _Level(nb[r], nb[r + 1], indptr, w, space, cols.astype(np.int64))
     return new, nb, new_id, start
+
+
+def _homes(community, lb, nranks, dealt):
+    """The rank each community's parts are placed on: its owner, or (``dealt``) one drawn from
+    its id by Fibonacci hashing, since a level's communities are named by their smallest ids
+    and so are owned by few ranks."""
+    if not dealt:
+        return np.searchsorted(lb, community, side="right") - 1
+    mixed = community.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    return ((mixed >> np.uint64(32)) % np.uint64(nranks)).astype(np.int64)
+
+
+def _number_at_homes(ctx, own, parts, lb, *, to_one, dealt):
+    """Each own vertex's node, the nodes' owner ranges, and each own node's starting community:
+    the parts numbered at their communities' homes (``to_one``: rank 0)."""
+    n = int(lb[-1])
+    send, keys = {}, {}
+    for r in ctx.ranks:
+        mine = unique(own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64))
+        home = np.zeros(mine.size, np.int64) if to_one else _homes(mine // np.uint64(n), lb, ctx.nranks, dealt)
+        order = grouped_by_owner(home, ctx.nranks)  # each home's keys, still sorted
+        cuts = np.searchsorted(home[order], np.arange(ctx.nranks + 1))
+        send[r] = {d: [mine[order[a:b]]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
+        keys[r] = (mine, order, cuts)
+    got = ctx.alltoall(send)
+    held = {}
+    for r in ctx.ranks:  # at each community's home: its parts, sorted by (community, part)
+        held[r] = unique(np.concatenate([m[-1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
+    counts = ctx.allgather({r: [np.array([held[r].size])] for r in ctx.ranks})
+    nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
+    nb[1:] = np.cumsum([int(c[0][0]) for c in counts])
+    start, reply = {}, {}
+    for r in ctx.ranks:
+        community = (held[r] // np.uint64(n)).astype(np.int64)
+        first = np.ones(community.size, dtype=bool)
+        first[1:] = community[1:] != community[:-1]
+        starts = np.flatnonzero(first)
+        start[r] = nb[r] + np.repeat(starts, np.diff(np.r_[starts, community.size]))
+        reply[r] = {src: [nb[r] + np.searchsorted(held[r], m[-1])] for src, m in got[r]}
+    answers = ctx.alltoall(reply)
+    new_id = {}
+    for r in ctx.ranks:
+        mine, order, cuts = keys[r]
+        ids = np.empty(mine.size, dtype=np.int64)  # the node of each of the rank's distinct keys
+        for d, (answer,) in answers[r]:
+            ids[order[cuts[d] : cuts[d + 1]]] = answer
+        key = own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64)
+        new_id[r] = ids[np.searchsorted(mine, key)]
+    return new_id, nb, start
 
 
 def _smallest_member(ctx, member, canon, mb):

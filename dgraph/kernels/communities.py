@@ -288,10 +288,37 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
     return ref, int(merged)
 
 
+@numba.njit(cache=True)
 def _sum_pairs_numba(a, b, w, na, nb):
-    # each pair its own row of one arc: the rows' stable sort by group is the arcs' by a
+    # the pairs moved into a stable counting sort by a, then summed in one pass over it: read
+    # through an order array instead, each pair would cost several random reads of arrays the
+    # size of the pairs
     m = a.size
-    return _sum_row_pairs_numba(np.arange(m + 1), np.arange(m), w, a, b, na, nb)
+    start = np.zeros(na + 1, dtype=np.int64)
+    for i in range(m):
+        start[a[i] + 1] += 1
+    for x in range(na):
+        start[x + 1] += start[x]
+    at = start[:-1].copy()
+    sb, sw = np.empty(m, np.int64), np.empty(m, np.float64)
+    for i in range(m):
+        j = at[a[i]]
+        sb[j], sw[j] = b[i], w[i]
+        at[a[i]] = j + 1
+    where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current group
+    oa, ob, ow = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.float64)
+    k = 0
+    for x in range(na):
+        first = k
+        for j in range(start[x], start[x + 1]):
+            y = sb[j]
+            if where[y] >= first:
+                ow[where[y]] += sw[j]
+            else:
+                where[y] = k
+                oa[k], ob[k], ow[k] = x, y, sw[j]
+                k += 1
+    return oa[:k].copy(), ob[:k].copy(), ow[:k].copy()
 
 
 def _sum_pairs_numpy(a, b, w, na, nb):
