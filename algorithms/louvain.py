@@ -61,22 +61,17 @@ GATHER = 1 << 17  # a level this small runs on one rank: no stale moves, and lit
 
 class _Level:
     """A rank's rows of one level's graph: ids lo..hi-1, the other ends of their arcs (ids of
-    this level) as slots of the rank's vertex space, and the arcs' weights (a loop doubled)."""
+    this level) as slots of the rank's vertex space, the arcs' weights (a loop doubled), and
+    the rows' weighted degrees. Read row by row: no array the size of the arcs is made from it."""
 
-    def __init__(self, lo, hi, indptr, w, space, cols, *, k=None):
+    def __init__(self, lo, hi, indptr, w, space, cols, *, k):
         self.lo, self.hi, self.indptr, self.w = int(lo), int(hi), indptr, w
-        self.space, self.cols = space, cols
+        self.space, self.cols, self.k = space, cols, k
         self.first = int(np.searchsorted(space, lo))
-        self.k = np.bincount(self.rows, weights=w, minlength=hi - lo) if k is None else k
 
     @property
     def n(self):
         return self.hi - self.lo
-
-    @property
-    def rows(self):
-        """Each arc's row (an array the size of the arcs, made when asked for)."""
-        return np.repeat(np.arange(self.n), np.diff(self.indptr))
 
 
 def _first_level(block, weighted):
@@ -112,19 +107,17 @@ def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gat
     run.qs.append(
         _modularity(ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution)
     )
-    split = 0
     for iteration in range(iterations):
         kept = len(run.sweeps)
         community = run.levels(base, lb, community, iteration)
-        if theta is not None:  # pieces are named by vertex ids
-            community, cut = _split_disconnected(ctx, base, community, lb)
-            split += cut
-            if cut:
-                run.qs[-1] = _modularity(
-                    ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution
-                )
         if len(run.sweeps) == kept:
             break
+    if theta is not None:  # once, at the end: the next iteration's refinement cuts them anyway
+        community, split = _split_disconnected(ctx, base, community, lb)  # pieces named by vertex ids
+        if split:
+            run.qs[-1] = _modularity(
+                ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution
+            )
     ctx.stats.info.update(
         modularity=float(run.qs[-1]),
         levels=len(run.sweeps),
@@ -277,18 +270,16 @@ def _refine(ctx, level, own, seen, tot, lb, *, scale, theta, rngs):
 def _split_disconnected(ctx, level, community, lb):
     """``community`` (each own vertex's community id) with every community cut into its
     connected pieces, each named by its smallest id, and how many communities were cut. Pieces
-    inside a rank come from a spanning forest of the arcs within a community, joined across
-    ranks by the components of the pairs at the cut (``pair_components``)."""
+    inside a rank come from a forest of the arcs within a community (read row by row), joined
+    across ranks by the components of the pairs at the cut (``pair_components``)."""
     seen = _seen(ctx, level, community, lb)
     u, v = {}, {}
     for r, lv in level.items():
-        inside = (community[r][lv.rows] == seen[r][lv.cols]) & (lv.cols != lv.first + lv.rows)
-        a, cols = lv.rows[inside], lv.cols[inside]
-        b = cols - lv.first
-        local = (b >= 0) & (b < lv.n)
-        x, root = kernels.spanning_forest(a[local], b[local], np.arange(lv.n, dtype=np.int64), symmetric=(0, lv.n))
-        u[r] = np.concatenate([x, root, a[~local]]) + lv.lo
-        v[r] = np.concatenate([root + lv.lo, x + lv.lo, lv.space[cols[~local]]])
+        local, a, slots = kernels.community_pieces(lv.indptr, lv.cols, lv.first, community[r], seen[r])
+        x = np.flatnonzero(local != np.arange(lv.n))
+        root = local[x]
+        u[r] = np.concatenate([x, root, a]) + lv.lo
+        v[r] = np.concatenate([root + lv.lo, x + lv.lo, lv.space[slots]])
     linked = pair_components(ctx, u, v, lb)
     piece = {}
     for r in ctx.ranks:
@@ -348,11 +339,15 @@ def _aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False):
             for i, t in enumerate((np.int64, np.int64, float))
         ]
         rows = int(nb[r + 1] - nb[r])
-        cu, cv, w = kernels.sum_pairs(cat[0] - nb[r], cat[1], cat[2], rows, total)
+        cat[0] -= nb[r]
+        cu, cv, w = kernels.sum_pairs(cat[0], cat[1], cat[2], rows, total)
+        del cat
         indptr = np.zeros(rows + 1, dtype=np.int64)
         np.cumsum(np.bincount(cu, minlength=rows), out=indptr[1:])
-        space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])])
-        new[r] = _Level(nb[r], nb[r + 1], indptr, w, space, cols.astype(np.int64))
+        k = np.bincount(cu, weights=w, minlength=rows)  # in arc order, as a row-by-row sum
+        del cu
+        space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])], inplace=True, dtype=np.int64)
+        new[r] = _Level(nb[r], nb[r + 1], indptr, w, space, cols, k=k)
     return new, nb, new_id, start
 
 

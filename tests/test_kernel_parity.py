@@ -538,6 +538,20 @@ def _sum_row_pairs_cases():
     return [(indptr, cols, w, rng.integers(0, na, N), rng.integers(0, nb, N), na, nb) for na, nb in ((6, 9), (40, 3))]
 
 
+def _pieces_cases():
+    """A rank's rows (slots = placed ids, with loops and ghosts) and the whole graph, in coarse
+    and fine communities: pieces joined inside the rows, arcs leaving them listed."""
+    indptr, indices, _ = _graph(38)
+    rng = np.random.default_rng(39)
+    out = []
+    for ncomm in (2, 9):
+        comm = rng.integers(0, ncomm, N)
+        ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+        out.append((ptr, idx.astype(np.int64), LO, comm[LO:HI], comm))
+        out.append((indptr, indices.astype(np.int64), 0, comm, comm))
+    return out
+
+
 def _refine_cases():
     indptr, indices, w = _graph(33)
     rng = np.random.default_rng(34)
@@ -1118,6 +1132,7 @@ CASES = {
     "level_weights": (_level_weights_cases, None),
     "inside_weight": (_inside_weight_cases, None),
     "sum_row_pairs": (_sum_row_pairs_cases, None),
+    "community_pieces": (_pieces_cases, None),
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "light_rows": (_light_cases, None),
     "improve": (_improve_cases, None),

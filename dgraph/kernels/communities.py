@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from .engines import twins
 
@@ -306,18 +308,26 @@ def _sum_pairs_numba(a, b, w, na, nb):
         sb[j], sw[j] = b[i], w[i]
         at[a[i]] = j + 1
     where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current group
-    oa, ob, ow = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.float64)
+    oa = np.empty(m, np.int64)
     k = 0
-    for x in range(na):
+    for x in range(na):  # summed into the sorted arrays themselves: the output's k never passes j
         first = k
         for j in range(start[x], start[x + 1]):
             y = sb[j]
             if where[y] >= first:
-                ow[where[y]] += sw[j]
+                sw[where[y]] += sw[j]
             else:
                 where[y] = k
-                oa[k], ob[k], ow[k] = x, y, sw[j]
+                oa[k], sb[k], sw[k] = x, y, sw[j]
                 k += 1
+    return _kept(oa, sb, sw, k)
+
+
+@numba.njit(cache=True)
+def _kept(oa, ob, ow, k):
+    # copied when summing freed much of them (pairs of distinct ends are many, and often all kept)
+    if 2 * k > oa.size:
+        return oa[:k], ob[:k], ow[:k]
     return oa[:k].copy(), ob[:k].copy(), ow[:k].copy()
 
 
@@ -449,7 +459,7 @@ def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb):
                     where[y] = k
                     oa[k], ob[k], ow[k] = x, y, w[e]
                     k += 1
-    return oa[:k].copy(), ob[:k].copy(), ow[:k].copy()
+    return _kept(oa, ob, ow, k)
 
 
 def _sum_row_pairs_numpy(indptr, cols, w, row_group, col_group, na, nb):
@@ -477,4 +487,81 @@ def sum_row_pairs(indptr, cols, w, row_group, col_group, na, nb):
         np.ascontiguousarray(col_group, dtype=np.int64),
         int(na),
         int(nb),
+    )
+
+
+@numba.njit(cache=True)
+def _root_of(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@numba.njit(cache=True)
+def _community_pieces_numba(indptr, cols, first, own, seen):
+    n = indptr.size - 1
+    piece = np.arange(n)
+    out = 0
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            s = cols[e]
+            if seen[s] != own[v]:
+                continue
+            b = s - first
+            if b < 0 or b >= n:
+                out += 1
+            elif b < v:  # its twin (b, v) is a row of this rank too: one of the two suffices
+                x, y = _root_of(piece, v), _root_of(piece, b)
+                if x < y:
+                    piece[y] = x
+                elif y < x:
+                    piece[x] = y
+    for v in range(n):  # every pointer goes to a smaller row: the ones below v know their roots
+        piece[v] = piece[piece[v]]
+    rows, slots = np.empty(out, np.int64), np.empty(out, np.int64)
+    k = 0
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            b = cols[e] - first
+            if (b < 0 or b >= n) and seen[cols[e]] == own[v]:
+                rows[k], slots[k] = v, cols[e]
+                k += 1
+    return piece, rows, slots
+
+
+def _community_pieces_numpy(indptr, cols, first, own, seen):
+    n = indptr.size - 1
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    inside = seen[cols] == own[rows]
+    a, s = rows[inside], cols[inside]
+    local = (s - first >= 0) & (s - first < n)
+    g = sp.coo_matrix((np.ones(int(local.sum())), (a[local], s[local] - first)), shape=(n, n))
+    _, comp = connected_components(g, directed=False)
+    least = np.full(n, n, dtype=np.int64)
+    np.minimum.at(least, comp, np.arange(n))
+    return least[comp], a[~local].astype(np.int64), s[~local].astype(np.int64)
+
+
+_community_pieces = twins("community_pieces", numba=_community_pieces_numba, numpy=_community_pieces_numpy)
+
+
+def community_pieces(indptr, cols, first, own, seen):
+    """The connected pieces of a rank's rows' communities, read row by row through the CSR:
+    each row's piece among the rank's rows (its smallest row joined to it by arcs inside its
+    community, ``own[v]``, the rows' community; ``seen``, every slot's), and the arcs inside a
+    community that leave the rank's rows, as (row, slot). Rows and slots as in
+    ``local_moving``; every arc between two of the rows comes with its twin.
+
+    >>> piece, rows, slots = community_pieces(np.array([0, 2, 4, 5]), np.array([0, 2, 1, 3, 2]), 1,
+    ...                                       np.array([7, 7, 8]), np.array([7, 7, 7, 8]))
+    >>> piece.tolist(), rows.tolist(), slots.tolist()
+    ([0, 0, 2], [0], [0])
+    """
+    return _community_pieces(
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        np.ascontiguousarray(cols, dtype=np.int64),
+        int(first),
+        np.ascontiguousarray(own, dtype=np.int64),
+        np.ascontiguousarray(seen, dtype=np.int64),
     )
