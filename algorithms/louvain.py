@@ -334,14 +334,9 @@ def _aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False):
     new = {}
     for r in ctx.ranks:
         parts_in = [m for _, m in sorted(got[r], key=lambda x: x[0])]  # in rank order: sums the same every run
-        cat = [
-            np.concatenate([p[i] for p in parts_in]) if parts_in else np.empty(0, t)
-            for i, t in enumerate((np.int64, np.int64, float))
-        ]
         rows = int(nb[r + 1] - nb[r])
-        cat[0] -= nb[r]
-        cu, cv, w = kernels.sum_pairs(cat[0], cat[1], cat[2], rows, total)
-        del cat
+        cu, cv, w = kernels.sum_pairs(parts_in, rows, total, lo=nb[r])
+        del parts_in
         indptr = np.zeros(rows + 1, dtype=np.int64)
         np.cumsum(np.bincount(cu, minlength=rows), out=indptr[1:])
         k = np.bincount(cu, weights=w, minlength=rows)  # in arc order, as a row-by-row sum

@@ -508,9 +508,12 @@ def _moving_cases():
 
 def _sum_pairs_cases():
     rng = np.random.default_rng(35)
-    out = [(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0), 3, 4)]
+    out = [([], 3, 4, 0), ([(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))], 3, 4, 0)]
     for m, na, nb in ((500, 20, 30), (2000, 7, 5)):  # few repeats; most pairs repeated
-        out.append((rng.integers(0, na, m), rng.integers(0, nb, m), rng.random(m), na, nb))
+        out.append(([(rng.integers(0, na, m), rng.integers(0, nb, m), rng.random(m))], na, nb, 0))
+        # three pieces of ids lo.., a pair repeated across them
+        pieces = [(5 + rng.integers(0, na, q), rng.integers(0, nb, q), rng.random(q)) for q in (m // 2, 0, m // 3)]
+        out.append((pieces, na, nb, 5))
     return out
 
 

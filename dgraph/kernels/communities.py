@@ -291,26 +291,26 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
 
 
 @numba.njit(cache=True)
-def _sum_pairs_numba(a, b, w, na, nb):
-    # the pairs moved into a stable counting sort by a, then summed in one pass over it: read
-    # through an order array instead, each pair would cost several random reads of arrays the
-    # size of the pairs
-    m = a.size
-    start = np.zeros(na + 1, dtype=np.int64)
-    for i in range(m):
-        start[a[i] + 1] += 1
-    for x in range(na):
-        start[x + 1] += start[x]
-    at = start[:-1].copy()
-    sb, sw = np.empty(m, np.int64), np.empty(m, np.float64)
-    for i in range(m):
-        j = at[a[i]]
+def _count_rows(a, lo, start):
+    for i in range(a.size):
+        start[a[i] - lo + 1] += 1
+
+
+@numba.njit(cache=True)
+def _place_pairs(a, b, w, lo, at, sb, sw):
+    for i in range(a.size):
+        x = a[i] - lo
+        j = at[x]
         sb[j], sw[j] = b[i], w[i]
-        at[a[i]] = j + 1
+        at[x] = j + 1
+
+
+@numba.njit(cache=True)
+def _merge_rows(start, sb, sw, nb):
     where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current group
-    oa = np.empty(m, np.int64)
+    oa = np.empty(sb.size, np.int64)
     k = 0
-    for x in range(na):  # summed into the sorted arrays themselves: the output's k never passes j
+    for x in range(start.size - 1):  # summed into the sorted arrays themselves: the output's k never passes j
         first = k
         for j in range(start[x], start[x + 1]):
             y = sb[j]
@@ -331,7 +331,29 @@ def _kept(oa, ob, ow, k):
     return oa[:k].copy(), ob[:k].copy(), ow[:k].copy()
 
 
-def _sum_pairs_numpy(a, b, w, na, nb):
+def _sum_pairs_numba(pieces, na, nb, lo):
+    # the pieces moved into one stable counting sort by a, then summed in one pass over it: no
+    # concatenation of the pieces, and no order array read through (each pair would cost
+    # several random reads of arrays the size of the pairs)
+    start = np.zeros(na + 1, dtype=np.int64)
+    for a, _, _ in pieces:
+        _count_rows(a, lo, start)
+    np.cumsum(start, out=start)
+    at = start[:-1].copy()
+    sb, sw = np.empty(int(start[-1]), np.int64), np.empty(int(start[-1]), np.float64)
+    for a, b, w in pieces:
+        _place_pairs(a, b, w, lo, at, sb, sw)
+    return _merge_rows(start, sb, sw, nb)
+
+
+def _sum_pairs_numpy(pieces, na, nb, lo):
+    a, b, w = (
+        np.concatenate([p[i] for p in pieces] or [np.empty(0, t)]) for i, t in enumerate((np.int64, np.int64, float))
+    )
+    return _summed_pairs_numpy(a - lo, b, w, nb)
+
+
+def _summed_pairs_numpy(a, b, w, nb):
     key = a.astype(np.uint64) * np.uint64(max(nb, 1)) + b.astype(np.uint64)
     pairs, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     sums = np.bincount(inverse.ravel(), weights=w, minlength=pairs.size)
@@ -343,19 +365,28 @@ def _sum_pairs_numpy(a, b, w, na, nb):
 _sum_pairs = twins("sum_pairs", numba=_sum_pairs_numba, numpy=_sum_pairs_numpy)
 
 
-def sum_pairs(a, b, w, na, nb):
-    """Each distinct pair (a, b) once, with its weights summed: pairs grouped by ascending a (ids
-    below ``na``), in a row in order of first appearance (b below ``nb``), in linear time.
+def sum_pairs(pieces, na, nb, lo=0):
+    """Each distinct pair (a, b) of the pieces once, with its weights summed: ``pieces`` a list
+    of (a, b, w) arrays, read as their concatenation (never made); pairs grouped by ascending a
+    (ids lo..lo+na-1, given from 0), in a row in order of first appearance (b below ``nb``), in
+    linear time.
 
-    >>> sum_pairs(np.array([1, 0, 1]), np.array([2, 2, 2]), np.array([1.0, 2.0, 3.0]), 2, 3)
+    >>> sum_pairs([(np.array([1, 0]), np.array([2, 2]), np.array([1.0, 2.0])),
+    ...            (np.array([1]), np.array([2]), np.array([3.0]))], 2, 3)
     (array([0, 1]), array([2, 2]), array([2., 4.]))
     """
     return _sum_pairs(
-        np.ascontiguousarray(a, dtype=np.int64),
-        np.ascontiguousarray(b, dtype=np.int64),
-        np.ascontiguousarray(w, dtype=np.float64),
+        [
+            (
+                np.ascontiguousarray(a, dtype=np.int64),
+                np.ascontiguousarray(b, dtype=np.int64),
+                np.ascontiguousarray(w, dtype=np.float64),
+            )
+            for a, b, w in pieces
+        ],
         int(na),
         int(nb),
+        int(lo),
     )
 
 
@@ -464,7 +495,7 @@ def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb):
 
 def _sum_row_pairs_numpy(indptr, cols, w, row_group, col_group, na, nb):
     rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-    return _sum_pairs_numpy(row_group[rows], col_group[cols], w, na, nb)
+    return _summed_pairs_numpy(row_group[rows], col_group[cols], w, nb)
 
 
 _sum_row_pairs = twins("sum_row_pairs", numba=_sum_row_pairs_numba, numpy=_sum_row_pairs_numpy)
