@@ -43,7 +43,7 @@ from dgraph.block import own_canonical, vertex_space
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch, add_at_owners, fetch, placed_ids
 from dgraph.kernels import unique
-from dgraph.owners import by_owner
+from dgraph.owners import by_owner, grouped_by_owner
 from dgraph.pair_components import pair_components, sorted_pairs
 from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
@@ -61,22 +61,17 @@ GATHER = 1 << 17  # a level this small runs on one rank: no stale moves, and lit
 
 class _Level:
     """A rank's rows of one level's graph: ids lo..hi-1, the other ends of their arcs (ids of
-    this level) as slots of the rank's vertex space, and the arcs' weights (a loop doubled)."""
+    this level) as slots of the rank's vertex space, the arcs' weights (a loop doubled), and
+    the rows' weighted degrees. Read row by row: no array the size of the arcs is made from it."""
 
-    def __init__(self, lo, hi, indptr, w, space, cols, *, k=None):
+    def __init__(self, lo, hi, indptr, w, space, cols, *, k):
         self.lo, self.hi, self.indptr, self.w = int(lo), int(hi), indptr, w
-        self.space, self.cols = space, cols
+        self.space, self.cols, self.k = space, cols, k
         self.first = int(np.searchsorted(space, lo))
-        self.k = np.bincount(self.rows, weights=w, minlength=hi - lo) if k is None else k
 
     @property
     def n(self):
         return self.hi - self.lo
-
-    @property
-    def rows(self):
-        """Each arc's row (an array the size of the arcs, made when asked for)."""
-        return np.repeat(np.arange(self.n), np.diff(self.indptr))
 
 
 def _first_level(block, weighted):
@@ -112,19 +107,17 @@ def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gat
     run.qs.append(
         _modularity(ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution)
     )
-    split = 0
     for iteration in range(iterations):
         kept = len(run.sweeps)
         community = run.levels(base, lb, community, iteration)
-        if theta is not None:  # pieces are named by vertex ids
-            community, cut = _split_disconnected(ctx, base, community, lb)
-            split += cut
-            if cut:
-                run.qs[-1] = _modularity(
-                    ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution
-                )
         if len(run.sweeps) == kept:
             break
+    if theta is not None:  # once, at the end: the next iteration's refinement cuts them anyway
+        community, split = _split_disconnected(ctx, base, community, lb)  # pieces named by vertex ids
+        if split:
+            run.qs[-1] = _modularity(
+                ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution
+            )
     ctx.stats.info.update(
         modularity=float(run.qs[-1]),
         levels=len(run.sweeps),
@@ -184,7 +177,8 @@ class _Run:
             self.sweeps.append(count)
             depth += 1
             to_one = ctx.nranks > 1 and lb[1] < lb[-1] and _count_parts(ctx, parts) <= gather
-            level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb, to_one)
+            dealt = theta is not None  # refined parts are many: their level is worth spreading
+            level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb, to_one, dealt=dealt)
             node = fetch(ctx, node, new_id, lb)  # each vertex's node at the next level
             lb = new_lb
         return fetch(ctx, node, start, lb)  # the last kept partition, as ids of the last level
@@ -276,18 +270,16 @@ def _refine(ctx, level, own, seen, tot, lb, *, scale, theta, rngs):
 def _split_disconnected(ctx, level, community, lb):
     """``community`` (each own vertex's community id) with every community cut into its
     connected pieces, each named by its smallest id, and how many communities were cut. Pieces
-    inside a rank come from a spanning forest of the arcs within a community, joined across
-    ranks by the components of the pairs at the cut (``pair_components``)."""
+    inside a rank come from a forest of the arcs within a community (read row by row), joined
+    across ranks by the components of the pairs at the cut (``pair_components``)."""
     seen = _seen(ctx, level, community, lb)
     u, v = {}, {}
     for r, lv in level.items():
-        inside = (community[r][lv.rows] == seen[r][lv.cols]) & (lv.cols != lv.first + lv.rows)
-        a, cols = lv.rows[inside], lv.cols[inside]
-        b = cols - lv.first
-        local = (b >= 0) & (b < lv.n)
-        x, root = kernels.spanning_forest(a[local], b[local], np.arange(lv.n, dtype=np.int64), symmetric=(0, lv.n))
-        u[r] = np.concatenate([x, root, a[~local]]) + lv.lo
-        v[r] = np.concatenate([root + lv.lo, x + lv.lo, lv.space[cols[~local]]])
+        local, a, slots = kernels.community_pieces(lv.indptr, lv.cols, lv.first, community[r], seen[r])
+        x = np.flatnonzero(local != np.arange(lv.n))
+        root = local[x]
+        u[r] = np.concatenate([x, root, a]) + lv.lo
+        v[r] = np.concatenate([root + lv.lo, x + lv.lo, lv.space[slots]])
     linked = pair_components(ctx, u, v, lb)
     piece = {}
     for r in ctx.ranks:
@@ -323,44 +315,14 @@ def _modularity(ctx, level, own, seen, lb, *, two_m, resolution):
     return float(sums[0] / two_m - resolution * sums[1] / two_m**2)
 
 
-def _aggregate(ctx, level, own, parts, lb, to_one=False):
+def _aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False):
     """The next level, whose nodes are the parts (``parts``: each own vertex's part, an id of
     the level; with Louvain the communities themselves): its rows on each rank, its owner
     ranges, each own vertex's node, and each node's starting community (the smallest node of
-    its community). Every part is placed at its community's owner (``to_one``: at rank 0),
-    numbered there in order of (community, part), so a community's nodes are consecutive on
-    one rank."""
-    n = int(lb[-1])
-    send = {}
-    for r in ctx.ranks:
-        key = unique(own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64))
-        if to_one:
-            send[r] = {0: [key]} if key.size else {}
-        else:
-            send[r] = by_owner(lb, (key // np.uint64(n)).astype(np.int64), key)
-    got = ctx.alltoall(send)
-    keys = {}
-    for r in ctx.ranks:  # at each community's owner: its parts, sorted by (community, part)
-        keys[r] = unique(np.concatenate([m[-1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
-    counts = ctx.allgather({r: [np.array([keys[r].size])] for r in ctx.ranks})
-    nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
-    nb[1:] = np.cumsum([int(c[0][0]) for c in counts])
-    start, reply = {}, {}
-    for r in ctx.ranks:
-        community = (keys[r] // np.uint64(n)).astype(np.int64)
-        first = np.ones(community.size, dtype=bool)
-        first[1:] = community[1:] != community[:-1]
-        starts = np.flatnonzero(first)
-        start[r] = nb[r] + np.repeat(starts, np.diff(np.r_[starts, community.size]))
-        reply[r] = {src: [nb[r] + np.searchsorted(keys[r], m[-1])] for src, m in got[r]}
-    answers = ctx.alltoall(reply)
-    new_id = {}
-    for r in ctx.ranks:
-        key = own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64)
-        answered = dict(answers[r])
-        asked = [send[r][d][-1] for d in sorted(send[r])]  # ascending: owners hold ascending ranges
-        ids = np.concatenate([answered[d][0] for d in sorted(send[r])] or [np.empty(0, np.int64)])
-        new_id[r] = ids[np.searchsorted(np.concatenate(asked or [np.empty(0, np.uint64)]), key)]
+    its community). Every part is placed at its community's owner (``to_one``: at rank 0;
+    ``dealt``: at a rank drawn from the community's id by a hash), numbered there in order of
+    (community, part), so a community's nodes are consecutive on one rank."""
+    new_id, nb, start = _number_at_homes(ctx, own, parts, lb, to_one=to_one, dealt=dealt)
     ends = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)(new_id)  # the node of every slot
     total = int(nb[-1])
     send = {}
@@ -372,17 +334,65 @@ def _aggregate(ctx, level, own, parts, lb, to_one=False):
     new = {}
     for r in ctx.ranks:
         parts_in = [m for _, m in sorted(got[r], key=lambda x: x[0])]  # in rank order: sums the same every run
-        cat = [
-            np.concatenate([p[i] for p in parts_in]) if parts_in else np.empty(0, t)
-            for i, t in enumerate((np.int64, np.int64, float))
-        ]
         rows = int(nb[r + 1] - nb[r])
-        cu, cv, w = kernels.sum_pairs(cat[0] - nb[r], cat[1], cat[2], rows, total)
+        cu, cv, w = kernels.sum_pairs(parts_in, rows, total, lo=nb[r])
+        del parts_in
         indptr = np.zeros(rows + 1, dtype=np.int64)
         np.cumsum(np.bincount(cu, minlength=rows), out=indptr[1:])
-        space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])])
-        new[r] = _Level(nb[r], nb[r + 1], indptr, w, space, cols.astype(np.int64))
+        k = np.bincount(cu, weights=w, minlength=rows)  # in arc order, as a row-by-row sum
+        del cu
+        space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])], inplace=True, dtype=np.int64)
+        new[r] = _Level(nb[r], nb[r + 1], indptr, w, space, cols, k=k)
     return new, nb, new_id, start
+
+
+def _homes(community, lb, nranks, dealt):
+    """The rank each community's parts are placed on: its owner, or (``dealt``) one drawn from
+    its id by Fibonacci hashing, since a level's communities are named by their smallest ids
+    and so are owned by few ranks."""
+    if not dealt:
+        return np.searchsorted(lb, community, side="right") - 1
+    mixed = community.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    return ((mixed >> np.uint64(32)) % np.uint64(nranks)).astype(np.int64)
+
+
+def _number_at_homes(ctx, own, parts, lb, *, to_one, dealt):
+    """Each own vertex's node, the nodes' owner ranges, and each own node's starting community:
+    the parts numbered at their communities' homes (``to_one``: rank 0)."""
+    n = int(lb[-1])
+    send, keys = {}, {}
+    for r in ctx.ranks:
+        mine = unique(own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64))
+        home = np.zeros(mine.size, np.int64) if to_one else _homes(mine // np.uint64(n), lb, ctx.nranks, dealt)
+        order = grouped_by_owner(home, ctx.nranks)  # each home's keys, still sorted
+        cuts = np.searchsorted(home[order], np.arange(ctx.nranks + 1))
+        send[r] = {d: [mine[order[a:b]]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
+        keys[r] = (mine, order, cuts)
+    got = ctx.alltoall(send)
+    held = {}
+    for r in ctx.ranks:  # at each community's home: its parts, sorted by (community, part)
+        held[r] = unique(np.concatenate([m[-1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
+    counts = ctx.allgather({r: [np.array([held[r].size])] for r in ctx.ranks})
+    nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
+    nb[1:] = np.cumsum([int(c[0][0]) for c in counts])
+    start, reply = {}, {}
+    for r in ctx.ranks:
+        community = (held[r] // np.uint64(n)).astype(np.int64)
+        first = np.ones(community.size, dtype=bool)
+        first[1:] = community[1:] != community[:-1]
+        starts = np.flatnonzero(first)
+        start[r] = nb[r] + np.repeat(starts, np.diff(np.r_[starts, community.size]))
+        reply[r] = {src: [nb[r] + np.searchsorted(held[r], m[-1])] for src, m in got[r]}
+    answers = ctx.alltoall(reply)
+    new_id = {}
+    for r in ctx.ranks:
+        mine, order, cuts = keys[r]
+        ids = np.empty(mine.size, dtype=np.int64)  # the node of each of the rank's distinct keys
+        for d, (answer,) in answers[r]:
+            ids[order[cuts[d] : cuts[d + 1]]] = answer
+        key = own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64)
+        new_id[r] = ids[np.searchsorted(mine, key)]
+    return new_id, nb, start
 
 
 def _smallest_member(ctx, member, canon, mb):

@@ -171,16 +171,17 @@ def _arrays(kept_value):
     return () if kept_value is None else kept_value if isinstance(kept_value, tuple) else (kept_value,)
 
 
-def vertex_space(n, indices, *ids, ranges=(), inplace=False):
+def vertex_space(n, indices, *ids, ranges=(), inplace=False, dtype=None):
     """(space, positions): the sorted distinct placed ids of ``indices``, of the arrays ``ids``
     and of the ranges ``(lo, hi)``, and ``indices`` as positions in it (written over ``indices``
-    itself with ``inplace`` when their types allow: a block's construction holds its arcs once).
+    itself with ``inplace`` when their types allow: a block's construction holds its arcs once),
+    of type ``dtype`` (left out: int32 while they fit).
     Marks a table of the graph's ``n`` vertices, so it costs O(n + arcs) once, at construction."""
-    space, slot = _marked_space(n, [indices, *ids], ranges)
+    space, slot = _marked_space(n, [indices, *ids], ranges, dtype)
     return space, _positions(slot, indices, inplace)
 
 
-def _marked_space(n, arrays, ranges):
+def _marked_space(n, arrays, ranges, dtype=None):
     """(space, slot): the sorted distinct placed ids of ``arrays`` and ``ranges``, and the
     position in it of each of the ``n`` placed ids (meaningful for those in it)."""
     seen = np.zeros(n, dtype=bool)
@@ -189,7 +190,7 @@ def _marked_space(n, arrays, ranges):
     for lo, hi in ranges:
         seen[lo:hi] = True
     space = np.flatnonzero(seen)
-    slot = np.cumsum(seen, dtype=index_type(space.size))
+    slot = np.cumsum(seen, dtype=index_type(space.size) if dtype is None else dtype)
     slot -= 1
     return space, slot
 

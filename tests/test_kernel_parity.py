@@ -508,9 +508,12 @@ def _moving_cases():
 
 def _sum_pairs_cases():
     rng = np.random.default_rng(35)
-    out = [(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0), 3, 4)]
+    out = [([], 3, 4, 0), ([(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))], 3, 4, 0)]
     for m, na, nb in ((500, 20, 30), (2000, 7, 5)):  # few repeats; most pairs repeated
-        out.append((rng.integers(0, na, m), rng.integers(0, nb, m), rng.random(m), na, nb))
+        out.append(([(rng.integers(0, na, m), rng.integers(0, nb, m), rng.random(m))], na, nb, 0))
+        # three pieces of ids lo.., a pair repeated across them
+        pieces = [(5 + rng.integers(0, na, q), rng.integers(0, nb, q), rng.random(q)) for q in (m // 2, 0, m // 3)]
+        out.append((pieces, na, nb, 5))
     return out
 
 
@@ -536,6 +539,20 @@ def _inside_weight_cases():
 def _sum_row_pairs_cases():
     indptr, cols, w, rng = _level_cases()
     return [(indptr, cols, w, rng.integers(0, na, N), rng.integers(0, nb, N), na, nb) for na, nb in ((6, 9), (40, 3))]
+
+
+def _pieces_cases():
+    """A rank's rows (slots = placed ids, with loops and ghosts) and the whole graph, in coarse
+    and fine communities: pieces joined inside the rows, arcs leaving them listed."""
+    indptr, indices, _ = _graph(38)
+    rng = np.random.default_rng(39)
+    out = []
+    for ncomm in (2, 9):
+        comm = rng.integers(0, ncomm, N)
+        ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+        out.append((ptr, idx.astype(np.int64), LO, comm[LO:HI], comm))
+        out.append((indptr, indices.astype(np.int64), 0, comm, comm))
+    return out
 
 
 def _refine_cases():
@@ -1118,6 +1135,7 @@ CASES = {
     "level_weights": (_level_weights_cases, None),
     "inside_weight": (_inside_weight_cases, None),
     "sum_row_pairs": (_sum_row_pairs_cases, None),
+    "community_pieces": (_pieces_cases, None),
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "light_rows": (_light_cases, None),
     "improve": (_improve_cases, None),

@@ -32,7 +32,15 @@ import gc
 from . import cache_lock  # noqa: F401 (locks numba's cache before any kernel compiles)
 from .brandes import brandes, brandes_paths
 from .colouring import greedy_pass
-from .communities import inside_weight, level_weights, local_moving, refine_communities, sum_pairs, sum_row_pairs
+from .communities import (
+    community_pieces,
+    inside_weight,
+    level_weights,
+    local_moving,
+    refine_communities,
+    sum_pairs,
+    sum_row_pairs,
+)
 from .counting import (
     label_counts,
     label_mode,
@@ -169,6 +177,7 @@ __all__ = [
     "inside_weight",
     "level_weights",
     "sum_row_pairs",
+    "community_pieces",
     "merge_by_id",
     "neighbour_sets",
     "neighbour_sets_already",

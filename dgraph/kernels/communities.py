@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from .engines import twins
 
@@ -288,13 +290,70 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
     return ref, int(merged)
 
 
-def _sum_pairs_numba(a, b, w, na, nb):
-    # each pair its own row of one arc: the rows' stable sort by group is the arcs' by a
-    m = a.size
-    return _sum_row_pairs_numba(np.arange(m + 1), np.arange(m), w, a, b, na, nb)
+@numba.njit(cache=True)
+def _count_rows(a, lo, start):
+    for i in range(a.size):
+        start[a[i] - lo + 1] += 1
 
 
-def _sum_pairs_numpy(a, b, w, na, nb):
+@numba.njit(cache=True)
+def _place_pairs(a, b, w, lo, at, sb, sw):
+    for i in range(a.size):
+        x = a[i] - lo
+        j = at[x]
+        sb[j], sw[j] = b[i], w[i]
+        at[x] = j + 1
+
+
+@numba.njit(cache=True)
+def _merge_rows(start, sb, sw, nb):
+    where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current group
+    oa = np.empty(sb.size, np.int64)
+    k = 0
+    for x in range(start.size - 1):  # summed into the sorted arrays themselves: the output's k never passes j
+        first = k
+        for j in range(start[x], start[x + 1]):
+            y = sb[j]
+            if where[y] >= first:
+                sw[where[y]] += sw[j]
+            else:
+                where[y] = k
+                oa[k], sb[k], sw[k] = x, y, sw[j]
+                k += 1
+    return _kept(oa, sb, sw, k)
+
+
+@numba.njit(cache=True)
+def _kept(oa, ob, ow, k):
+    # copied when summing freed much of them (pairs of distinct ends are many, and often all kept)
+    if 2 * k > oa.size:
+        return oa[:k], ob[:k], ow[:k]
+    return oa[:k].copy(), ob[:k].copy(), ow[:k].copy()
+
+
+def _sum_pairs_numba(pieces, na, nb, lo):
+    # the pieces moved into one stable counting sort by a, then summed in one pass over it: no
+    # concatenation of the pieces, and no order array read through (each pair would cost
+    # several random reads of arrays the size of the pairs)
+    start = np.zeros(na + 1, dtype=np.int64)
+    for a, _, _ in pieces:
+        _count_rows(a, lo, start)
+    np.cumsum(start, out=start)
+    at = start[:-1].copy()
+    sb, sw = np.empty(int(start[-1]), np.int64), np.empty(int(start[-1]), np.float64)
+    for a, b, w in pieces:
+        _place_pairs(a, b, w, lo, at, sb, sw)
+    return _merge_rows(start, sb, sw, nb)
+
+
+def _sum_pairs_numpy(pieces, na, nb, lo):
+    a, b, w = (
+        np.concatenate([p[i] for p in pieces] or [np.empty(0, t)]) for i, t in enumerate((np.int64, np.int64, float))
+    )
+    return _summed_pairs_numpy(a - lo, b, w, nb)
+
+
+def _summed_pairs_numpy(a, b, w, nb):
     key = a.astype(np.uint64) * np.uint64(max(nb, 1)) + b.astype(np.uint64)
     pairs, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     sums = np.bincount(inverse.ravel(), weights=w, minlength=pairs.size)
@@ -306,19 +365,28 @@ def _sum_pairs_numpy(a, b, w, na, nb):
 _sum_pairs = twins("sum_pairs", numba=_sum_pairs_numba, numpy=_sum_pairs_numpy)
 
 
-def sum_pairs(a, b, w, na, nb):
-    """Each distinct pair (a, b) once, with its weights summed: pairs grouped by ascending a (ids
-    below ``na``), in a row in order of first appearance (b below ``nb``), in linear time.
+def sum_pairs(pieces, na, nb, lo=0):
+    """Each distinct pair (a, b) of the pieces once, with its weights summed: ``pieces`` a list
+    of (a, b, w) arrays, read as their concatenation (never made); pairs grouped by ascending a
+    (ids lo..lo+na-1, given from 0), in a row in order of first appearance (b below ``nb``), in
+    linear time.
 
-    >>> sum_pairs(np.array([1, 0, 1]), np.array([2, 2, 2]), np.array([1.0, 2.0, 3.0]), 2, 3)
+    >>> sum_pairs([(np.array([1, 0]), np.array([2, 2]), np.array([1.0, 2.0])),
+    ...            (np.array([1]), np.array([2]), np.array([3.0]))], 2, 3)
     (array([0, 1]), array([2, 2]), array([2., 4.]))
     """
     return _sum_pairs(
-        np.ascontiguousarray(a, dtype=np.int64),
-        np.ascontiguousarray(b, dtype=np.int64),
-        np.ascontiguousarray(w, dtype=np.float64),
+        [
+            (
+                np.ascontiguousarray(a, dtype=np.int64),
+                np.ascontiguousarray(b, dtype=np.int64),
+                np.ascontiguousarray(w, dtype=np.float64),
+            )
+            for a, b, w in pieces
+        ],
         int(na),
         int(nb),
+        int(lo),
     )
 
 
@@ -422,12 +490,12 @@ def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb):
                     where[y] = k
                     oa[k], ob[k], ow[k] = x, y, w[e]
                     k += 1
-    return oa[:k].copy(), ob[:k].copy(), ow[:k].copy()
+    return _kept(oa, ob, ow, k)
 
 
 def _sum_row_pairs_numpy(indptr, cols, w, row_group, col_group, na, nb):
     rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-    return _sum_pairs_numpy(row_group[rows], col_group[cols], w, na, nb)
+    return _summed_pairs_numpy(row_group[rows], col_group[cols], w, nb)
 
 
 _sum_row_pairs = twins("sum_row_pairs", numba=_sum_row_pairs_numba, numpy=_sum_row_pairs_numpy)
@@ -450,4 +518,81 @@ def sum_row_pairs(indptr, cols, w, row_group, col_group, na, nb):
         np.ascontiguousarray(col_group, dtype=np.int64),
         int(na),
         int(nb),
+    )
+
+
+@numba.njit(cache=True)
+def _root_of(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@numba.njit(cache=True)
+def _community_pieces_numba(indptr, cols, first, own, seen):
+    n = indptr.size - 1
+    piece = np.arange(n)
+    out = 0
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            s = cols[e]
+            if seen[s] != own[v]:
+                continue
+            b = s - first
+            if b < 0 or b >= n:
+                out += 1
+            elif b < v:  # its twin (b, v) is a row of this rank too: one of the two suffices
+                x, y = _root_of(piece, v), _root_of(piece, b)
+                if x < y:
+                    piece[y] = x
+                elif y < x:
+                    piece[x] = y
+    for v in range(n):  # every pointer goes to a smaller row: the ones below v know their roots
+        piece[v] = piece[piece[v]]
+    rows, slots = np.empty(out, np.int64), np.empty(out, np.int64)
+    k = 0
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            b = cols[e] - first
+            if (b < 0 or b >= n) and seen[cols[e]] == own[v]:
+                rows[k], slots[k] = v, cols[e]
+                k += 1
+    return piece, rows, slots
+
+
+def _community_pieces_numpy(indptr, cols, first, own, seen):
+    n = indptr.size - 1
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    inside = seen[cols] == own[rows]
+    a, s = rows[inside], cols[inside]
+    local = (s - first >= 0) & (s - first < n)
+    g = sp.coo_matrix((np.ones(int(local.sum())), (a[local], s[local] - first)), shape=(n, n))
+    _, comp = connected_components(g, directed=False)
+    least = np.full(n, n, dtype=np.int64)
+    np.minimum.at(least, comp, np.arange(n))
+    return least[comp], a[~local].astype(np.int64), s[~local].astype(np.int64)
+
+
+_community_pieces = twins("community_pieces", numba=_community_pieces_numba, numpy=_community_pieces_numpy)
+
+
+def community_pieces(indptr, cols, first, own, seen):
+    """The connected pieces of a rank's rows' communities, read row by row through the CSR:
+    each row's piece among the rank's rows (its smallest row joined to it by arcs inside its
+    community, ``own[v]``, the rows' community; ``seen``, every slot's), and the arcs inside a
+    community that leave the rank's rows, as (row, slot). Rows and slots as in
+    ``local_moving``; every arc between two of the rows comes with its twin.
+
+    >>> piece, rows, slots = community_pieces(np.array([0, 2, 4, 5]), np.array([0, 2, 1, 3, 2]), 1,
+    ...                                       np.array([7, 7, 8]), np.array([7, 7, 7, 8]))
+    >>> piece.tolist(), rows.tolist(), slots.tolist()
+    ([0, 0, 2], [0], [0])
+    """
+    return _community_pieces(
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        np.ascontiguousarray(cols, dtype=np.int64),
+        int(first),
+        np.ascontiguousarray(own, dtype=np.int64),
+        np.ascontiguousarray(seen, dtype=np.int64),
     )
