@@ -7,10 +7,13 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from .atomics import on_threads
 from .engines import row_cuts, threads_for, twins
 from .frontier import _arcs_numpy
 
 ORDER_GRAIN = 1 << 18  # arcs per thread below which rows are sorted serially
+SHORT_ROW = 16  # arcs in a row up to which it is sorted by insertion
+LONG_ROW = 256  # arcs in a row from which numpy's sort sorts it (its SIMD sort: several times numba's)
 
 
 class LocalCSR(NamedTuple):
@@ -40,22 +43,82 @@ def _fill_rows(rows, cols, weights, offset, fill, idx, w):
 
 
 @numba.njit(cache=True, inline="always")
-def _sort_row(idx, w, key, s, e, dedup):
-    """Sort the row ``idx[s:e]`` (and ``w``) in place by (key of neighbour, weight); with
-    ``dedup`` repeats are dropped (the first, the lightest, stays) and the kept arcs moved to the
-    row's start. Returns how many arcs it keeps."""
-    if e - s > 1:
-        if w.size == 0 and key.size == 0:
-            idx[s:e].sort()
-        else:
-            k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]  # one type for int32 ids too
+def _key_at(idx, key, j):
+    return np.int64(idx[j]) if key.size == 0 else key[idx[j]]
+
+
+@numba.njit(cache=True, nogil=True)
+def _insertion(idx, w, key, s, e):
+    """Sort the short row ``idx[s:e]`` (and ``w``) by (key of neighbour, weight), stably."""
+    for j in range(s + 1, e):
+        c, kc = idx[j], _key_at(idx, key, j)
+        wc = w[j] if w.size else 0.0
+        i = j
+        while i > s:
+            kp = _key_at(idx, key, i - 1)
+            if kp < kc or (kp == kc and (w.size == 0 or w[i - 1] <= wc)):
+                break
+            idx[i] = idx[i - 1]
             if w.size:
-                order = np.argsort(w[s:e], kind="mergesort")
-                order = order[np.argsort(k[order], kind="mergesort")]
-                w[s:e] = w[s:e][order]
-            else:
-                order = np.argsort(k, kind="mergesort")
-            idx[s:e] = idx[s:e][order]
+                w[i] = w[i - 1]
+            i -= 1
+        idx[i] = c
+        if w.size:
+            w[i] = wc
+
+
+@numba.njit(cache=True, nogil=True)
+def _lighter_first(idx, w, s, e):
+    """Sort the short run ``w[s:e]`` (and ``idx``) by weight, stably."""
+    for j in range(s + 1, e):
+        c, wc = idx[j], w[j]
+        i = j
+        while i > s and w[i - 1] > wc:
+            idx[i], w[i] = idx[i - 1], w[i - 1]
+            i -= 1
+        idx[i], w[i] = c, wc
+
+
+@numba.njit(cache=True, nogil=True)
+def _by_key(k):
+    """Positions of ``k`` ordered by (k, position): one sort of ``k << bits | position`` where
+    that fits 63 bits (a stable argsort sorts several times slower), else a stable argsort."""
+    bits = 0
+    while (1 << bits) < k.size:
+        bits += 1
+    if k.size and k.min() >= 0 and (k.max() >> (63 - bits)) == 0:
+        packed = (k << bits) | np.arange(k.size)
+        packed.sort()
+        return packed & ((np.int64(1) << bits) - 1)
+    return np.argsort(k, kind="mergesort")
+
+
+@numba.njit(cache=True, nogil=True)
+def _arrange(idx, w, k, order, s):
+    """``idx[s:]`` (and ``w``) put in ``order`` (positions from s), then each run of equal keys
+    (``k`` in that order) put in order of weight, stably: the row by (key, weight, position)."""
+    idx[s : s + order.size] = idx[s : s + order.size][order]
+    if w.size == 0:
+        return
+    w[s : s + order.size] = w[s : s + order.size][order]
+    a = 0
+    while a < k.size:
+        b = a + 1
+        while b < k.size and k[b] == k[a]:
+            b += 1
+        if b - a > SHORT_ROW:  # repeats of one neighbour (or of one key): few, but any number
+            run = np.argsort(w[s + a : s + b], kind="mergesort")
+            idx[s + a : s + b] = idx[s + a : s + b][run]
+            w[s + a : s + b] = w[s + a : s + b][run]
+        elif b - a > 1:
+            _lighter_first(idx, w, s + a, s + b)
+        a = b
+
+
+@numba.njit(cache=True, nogil=True)
+def _dedup_row(idx, w, s, e, dedup):
+    """With ``dedup``, the sorted row ``idx[s:e]`` with its repeats dropped (the first of each
+    stays) and the kept arcs moved to its start. Returns how many arcs it keeps."""
     if not dedup or e - s < 2:
         return e - s
     out = s + 1
@@ -66,6 +129,41 @@ def _sort_row(idx, w, key, s, e, dedup):
                 w[out] = w[j]
             out += 1
     return out - s
+
+
+@numba.njit(cache=True, inline="always")
+def _sort_row(idx, w, key, s, e, dedup):
+    """Sort the row ``idx[s:e]`` (and ``w``) in place by (key of neighbour, weight); with
+    ``dedup`` repeats are dropped (the first, the lightest, stays) and the kept arcs moved to the
+    row's start. Returns how many arcs it keeps."""
+    if e - s <= SHORT_ROW:
+        _insertion(idx, w, key, s, e)
+    elif w.size == 0 and key.size == 0:
+        idx[s:e].sort()
+    else:
+        k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]  # one type for int32 ids too
+        order = _by_key(k)
+        _arrange(idx, w, k[order], order, s)
+    return _dedup_row(idx, w, s, e, dedup)
+
+
+def _sort_long_row(idx, w, key, s, e, dedup):
+    """``_sort_row`` by numpy's sort, which sorts long rows several times faster than numba's."""
+    row = idx[s:e]
+    if w.size == 0 and key.size == 0:
+        row.sort()
+    else:
+        k = row.astype(np.int64) if key.size == 0 else key[row]
+        bits = int(e - s - 1).bit_length()
+        if k.min() >= 0 and k.max() < 1 << (63 - bits):
+            packed = k << bits
+            packed |= np.arange(e - s)
+            packed.sort()
+            order = packed & ((1 << bits) - 1)
+        else:
+            order = np.argsort(k, kind="stable")
+        _arrange(idx, w, k[order], order, s)
+    return _dedup_row(idx, w, s, e, dedup)
 
 
 @numba.njit(cache=True)
@@ -87,29 +185,41 @@ def _compact(indptr, idx, w, kept):
 
 
 @numba.njit(cache=True)
-def _order_serial(indptr, idx, w, key, dedup):
-    kept = np.empty(indptr.size - 1, dtype=np.int64)
+def _order_serial(indptr, idx, w, key, dedup, kept):
     for r in range(kept.size):
-        kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
-    return _compact(indptr, idx, w, kept)
+        if indptr[r + 1] - indptr[r] < LONG_ROW:
+            kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
 
 
 @numba.njit(cache=True, parallel=True)
-def _order_parallel(indptr, idx, w, key, dedup, cuts):
-    kept = np.empty(indptr.size - 1, dtype=np.int64)
+def _order_parallel(indptr, idx, w, key, dedup, kept, cuts):
     for t in numba.prange(cuts.size - 1):
         for r in range(cuts[t], cuts[t + 1]):
-            kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
-    return _compact(indptr, idx, w, kept)
+            if indptr[r + 1] - indptr[r] < LONG_ROW:
+                kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
 
 
 def _order_rows(indptr, idx, w, key, dedup):
     """Sort each row by (key of neighbour, weight) in place, dropping repeats with ``dedup``;
-    the rows on the kernel's threads (``threads_for``), then compacted."""
+    rows of ``LONG_ROW`` arcs or more by numpy (a thread each, round robin from the longest),
+    the others by numba, both on the kernel's threads (``threads_for``), then compacted."""
     k = threads_for(idx.size, ORDER_GRAIN)
+    kept = np.empty(indptr.size - 1, dtype=np.int64)
+    lengths = np.diff(indptr)
+    long_rows = np.flatnonzero(lengths >= LONG_ROW)
+    if long_rows.size:
+        long_rows = long_rows[np.argsort(-lengths[long_rows], kind="stable")]
+
+        def sort_long(t):
+            for r in long_rows[t::k].tolist():
+                kept[r] = _sort_long_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
+
+        on_threads(sort_long, min(k, long_rows.size), name="dgraph-order-rows")
     if k > 1:
-        return _order_parallel(indptr, idx, w, key, dedup, row_cuts(indptr, 4 * k))
-    return _order_serial(indptr, idx, w, key, dedup)
+        _order_parallel(indptr, idx, w, key, dedup, kept, row_cuts(indptr, 4 * k))
+    else:
+        _order_serial(indptr, idx, w, key, dedup, kept)
+    return _compact(indptr, idx, w, kept)
 
 
 def _csr_numpy(rows, cols, weights, nrows, key, dedup, order):
