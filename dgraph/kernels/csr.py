@@ -8,12 +8,11 @@ import numba
 import numpy as np
 
 from .atomics import on_threads
-from .engines import row_cuts, threads_for, twins
+from .engines import threads_for, twins
 from .frontier import _arcs_numpy
 
 ORDER_GRAIN = 1 << 18  # arcs per thread below which rows are sorted serially
-SHORT_ROW = 16  # arcs in a row up to which it is sorted by insertion
-LONG_ROW = 256  # arcs in a row from which numpy's sort sorts it (its SIMD sort: several times numba's)
+CHUNK_BITS = 16  # rows are sorted in runs of up to 2**16 arcs (and rows): one numpy sort each
 
 
 class LocalCSR(NamedTuple):
@@ -42,34 +41,61 @@ def _fill_rows(rows, cols, weights, offset, fill, idx, w):
         fill[r] = p + 1
 
 
-@numba.njit(cache=True, inline="always")
-def _key_at(idx, key, j):
-    return np.int64(idx[j]) if key.size == 0 else key[idx[j]]
+@numba.njit(cache=True, nogil=True)
+def _packed(indptr, idx, key, r0, r1, kbits, pbits):
+    """The arcs of rows r0..r1-1 as int64s that sort as (row, key of neighbour, position): the
+    row's offset from r0, above ``kbits`` bits of key, above ``pbits`` bits of the arc's position
+    among them (none with ``pbits`` 0)."""
+    s0 = indptr[r0]
+    out = np.empty(indptr[r1] - s0, np.int64)
+    for r in range(r0, r1):
+        high = np.int64(r - r0) << (kbits + pbits)
+        for e in range(indptr[r], indptr[r + 1]):
+            k = np.int64(idx[e]) if key.size == 0 else key[idx[e]]
+            out[e - s0] = high | (k << pbits) | (e - s0 if pbits else 0)
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _insertion(idx, w, key, s, e):
-    """Sort the short row ``idx[s:e]`` (and ``w``) by (key of neighbour, weight), stably."""
-    for j in range(s + 1, e):
-        c, kc = idx[j], _key_at(idx, key, j)
-        wc = w[j] if w.size else 0.0
-        i = j
-        while i > s:
-            kp = _key_at(idx, key, i - 1)
-            if kp < kc or (kp == kc and (w.size == 0 or w[i - 1] <= wc)):
-                break
-            idx[i] = idx[i - 1]
+def _settle(indptr, idx, w, r0, r1, packed, kbits, pbits, dedup, kept):
+    """Rows r0..r1-1 put in the order of ``packed`` (``_packed``'s, sorted): arcs moved by
+    position (or, without positions, the neighbour read back from the key bits), runs of one
+    key by weight, repeats dropped with ``dedup``; ``kept[r]``: the arcs row r keeps."""
+    s0, m = indptr[r0], packed.size
+    kmask = (np.int64(1) << kbits) - 1
+    if pbits:
+        pmask = (np.int64(1) << pbits) - 1
+        ids = idx[s0 : s0 + m].copy()
+        weights = w[s0 : s0 + m].copy()
+        for j in range(m):
+            at = packed[j] & pmask
+            idx[s0 + j] = ids[at]
             if w.size:
-                w[i] = w[i - 1]
-            i -= 1
-        idx[i] = c
-        if w.size:
-            w[i] = wc
+                w[s0 + j] = weights[at]
+    else:
+        for j in range(m):
+            idx[s0 + j] = packed[j] & kmask
+    for r in range(r0, r1):
+        s, e = indptr[r], indptr[r + 1]
+        a = s
+        while w.size and a < e:
+            k, b = (packed[a - s0] >> pbits) & kmask, a + 1
+            while b < e and (packed[b - s0] >> pbits) & kmask == k:
+                b += 1
+            if b - a > 1:
+                _lighter_first(idx, w, a, b)
+            a = b
+        kept[r] = _dedup_row(idx, w, s, e, dedup)
 
 
 @numba.njit(cache=True, nogil=True)
 def _lighter_first(idx, w, s, e):
-    """Sort the short run ``w[s:e]`` (and ``idx``) by weight, stably."""
+    """Sort the run ``w[s:e]`` (and ``idx``) by weight, stably: by insertion where short (the
+    repeats of one arc are few), else by a stable argsort."""
+    if e - s > 16:
+        run = np.argsort(w[s:e], kind="mergesort")
+        idx[s:e], w[s:e] = idx[s:e][run], w[s:e][run]
+        return
     for j in range(s + 1, e):
         c, wc = idx[j], w[j]
         i = j
@@ -77,20 +103,6 @@ def _lighter_first(idx, w, s, e):
             idx[i], w[i] = idx[i - 1], w[i - 1]
             i -= 1
         idx[i], w[i] = c, wc
-
-
-@numba.njit(cache=True, nogil=True)
-def _by_key(k):
-    """Positions of ``k`` ordered by (k, position): one sort of ``k << bits | position`` where
-    that fits 63 bits (a stable argsort sorts several times slower), else a stable argsort."""
-    bits = 0
-    while (1 << bits) < k.size:
-        bits += 1
-    if k.size and k.min() >= 0 and (k.max() >> (63 - bits)) == 0:
-        packed = (k << bits) | np.arange(k.size)
-        packed.sort()
-        return packed & ((np.int64(1) << bits) - 1)
-    return np.argsort(k, kind="mergesort")
 
 
 @numba.njit(cache=True, nogil=True)
@@ -106,11 +118,7 @@ def _arrange(idx, w, k, order, s):
         b = a + 1
         while b < k.size and k[b] == k[a]:
             b += 1
-        if b - a > SHORT_ROW:  # repeats of one neighbour (or of one key): few, but any number
-            run = np.argsort(w[s + a : s + b], kind="mergesort")
-            idx[s + a : s + b] = idx[s + a : s + b][run]
-            w[s + a : s + b] = w[s + a : s + b][run]
-        elif b - a > 1:
+        if b - a > 1:
             _lighter_first(idx, w, s + a, s + b)
         a = b
 
@@ -131,39 +139,33 @@ def _dedup_row(idx, w, s, e, dedup):
     return out - s
 
 
-@numba.njit(cache=True, inline="always")
-def _sort_row(idx, w, key, s, e, dedup):
-    """Sort the row ``idx[s:e]`` (and ``w``) in place by (key of neighbour, weight); with
-    ``dedup`` repeats are dropped (the first, the lightest, stays) and the kept arcs moved to the
-    row's start. Returns how many arcs it keeps."""
-    if e - s <= SHORT_ROW:
-        _insertion(idx, w, key, s, e)
-    elif w.size == 0 and key.size == 0:
-        idx[s:e].sort()
-    else:
-        k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]  # one type for int32 ids too
-        order = _by_key(k)
-        _arrange(idx, w, k[order], order, s)
-    return _dedup_row(idx, w, s, e, dedup)
+def _chunks(indptr, most):
+    """Row boundaries cutting the rows into runs of consecutive rows, each of at most ``most``
+    arcs and ``most`` rows (a longer row alone)."""
+    nrows, cuts, r = indptr.size - 1, [0], 0
+    reach = np.searchsorted(indptr, indptr[:-1] + most, side="right") - 1  # the farthest end in reach
+    while r < nrows:
+        r = max(r + 1, min(int(reach[r]), r + most, nrows))
+        cuts.append(r)
+    return cuts
 
 
-def _sort_long_row(idx, w, key, s, e, dedup):
-    """``_sort_row`` by numpy's sort, which sorts long rows several times faster than numba's."""
-    row = idx[s:e]
-    if w.size == 0 and key.size == 0:
-        row.sort()
-    else:
-        k = row.astype(np.int64) if key.size == 0 else key[row]
-        bits = int(e - s - 1).bit_length()
-        if k.min() >= 0 and k.max() < 1 << (63 - bits):
-            packed = k << bits
-            packed |= np.arange(e - s)
-            packed.sort()
-            order = packed & ((1 << bits) - 1)
-        else:
-            order = np.argsort(k, kind="stable")
+def _order_chunk(indptr, idx, w, key, dedup, kept, r0, r1, kbits):
+    """``_order_rows`` of rows r0..r1-1: one numpy sort of their arcs packed (``_packed``),
+    or, where row, key and position do not fit 63 bits, a stable argsort per row."""
+    m = int(indptr[r1] - indptr[r0])
+    pbits = (m - 1).bit_length() if (w.size or key.size) and m > 1 else 0  # plain ids need no positions
+    if kbits >= 0 and (r1 - r0 - 1).bit_length() + kbits + pbits <= 63:
+        packed = _packed(indptr, idx, key, r0, r1, kbits, pbits)
+        packed.sort()
+        _settle(indptr, idx, w, r0, r1, packed, kbits, pbits, dedup, kept)
+        return
+    for r in range(r0, r1):
+        s, e = indptr[r], indptr[r + 1]
+        k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]
+        order = np.argsort(k, kind="stable")
         _arrange(idx, w, k[order], order, s)
-    return _dedup_row(idx, w, s, e, dedup)
+        kept[r] = _dedup_row(idx, w, s, e, dedup)
 
 
 @numba.njit(cache=True)
@@ -184,41 +186,22 @@ def _compact(indptr, idx, w, kept):
     return newptr, out
 
 
-@numba.njit(cache=True)
-def _order_serial(indptr, idx, w, key, dedup, kept):
-    for r in range(kept.size):
-        if indptr[r + 1] - indptr[r] < LONG_ROW:
-            kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
-
-
-@numba.njit(cache=True, parallel=True)
-def _order_parallel(indptr, idx, w, key, dedup, kept, cuts):
-    for t in numba.prange(cuts.size - 1):
-        for r in range(cuts[t], cuts[t + 1]):
-            if indptr[r + 1] - indptr[r] < LONG_ROW:
-                kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
-
-
 def _order_rows(indptr, idx, w, key, dedup):
-    """Sort each row by (key of neighbour, weight) in place, dropping repeats with ``dedup``;
-    rows of ``LONG_ROW`` arcs or more by numpy (a thread each, round robin from the longest),
-    the others by numba, both on the kernel's threads (``threads_for``), then compacted."""
-    k = threads_for(idx.size, ORDER_GRAIN)
+    """Sort each row by (key of neighbour, weight) in place, dropping repeats with ``dedup``:
+    runs of rows of up to 2**CHUNK_BITS arcs, each sorted by one numpy sort of their arcs packed
+    as (row, key, position), weights then following the positions (numpy's SIMD sort is several
+    times numba's); the runs spread over the kernel's threads (``threads_for``), then compacted."""
     kept = np.empty(indptr.size - 1, dtype=np.int64)
-    lengths = np.diff(indptr)
-    long_rows = np.flatnonzero(lengths >= LONG_ROW)
-    if long_rows.size:
-        long_rows = long_rows[np.argsort(-lengths[long_rows], kind="stable")]
+    ids = key if key.size else idx
+    kbits = -1 if ids.size and ids.min() < 0 else int(ids.max() if ids.size else 0).bit_length()
+    cuts = _chunks(indptr, 1 << CHUNK_BITS)
+    k = max(1, min(threads_for(idx.size, ORDER_GRAIN), len(cuts) - 1))
 
-        def sort_long(t):
-            for r in long_rows[t::k].tolist():
-                kept[r] = _sort_long_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
+    def sort(t):
+        for c in range(t, len(cuts) - 1, k):
+            _order_chunk(indptr, idx, w, key, dedup, kept, cuts[c], cuts[c + 1], kbits)
 
-        on_threads(sort_long, min(k, long_rows.size), name="dgraph-order-rows")
-    if k > 1:
-        _order_parallel(indptr, idx, w, key, dedup, kept, row_cuts(indptr, 4 * k))
-    else:
-        _order_serial(indptr, idx, w, key, dedup, kept)
+    on_threads(sort, k, name="dgraph-order-rows")
     return _compact(indptr, idx, w, kept)
 
 
