@@ -850,6 +850,7 @@ def _order_cases():
         for dedup in (True, False):
             out.append((indptr, cols.astype(np.int32), w, key, dedup))
             out.append((indptr, cols, np.empty(0), key, dedup))
+        out.append((np.array([0, 0, 1]), np.array([7], np.int32), np.empty(0), key, True))  # one arc alone
     return out
 
 

@@ -154,7 +154,7 @@ def _order_chunk(indptr, idx, w, key, dedup, kept, r0, r1, kbits):
     """``_order_rows`` of rows r0..r1-1: one numpy sort of their arcs packed (``_packed``),
     or, where row, key and position do not fit 63 bits, a stable argsort per row."""
     m = int(indptr[r1] - indptr[r0])
-    pbits = (m - 1).bit_length() if (w.size or key.size) and m > 1 else 0  # plain ids need no positions
+    pbits = max(1, (m - 1).bit_length()) if w.size or key.size else 0  # plain ids need no positions
     if kbits >= 0 and (r1 - r0 - 1).bit_length() + kbits + pbits <= 63:
         packed = _packed(indptr, idx, key, r0, r1, kbits, pbits)
         packed.sort()
