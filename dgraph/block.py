@@ -178,12 +178,15 @@ def vertex_space(n, indices, *ids, ranges=(), inplace=False, dtype=None):
     of type ``dtype`` (left out: int32 while they fit).
     Marks a table of the graph's ``n`` vertices, so it costs O(n + arcs) once, at construction."""
     space, slot = _marked_space(n, [indices, *ids], ranges, dtype)
-    return space, _positions(slot, indices, inplace)
+    return space, _positions(slot, indices, inplace, index_type(n) if dtype is None else dtype)
 
 
 def _marked_space(n, arrays, ranges, dtype=None):
     """(space, slot): the sorted distinct placed ids of ``arrays`` and ``ranges``, and the
-    position in it of each of the ``n`` placed ids (meaningful for those in it)."""
+    position in it of each of the ``n`` placed ids (meaningful for those in it); slot None
+    when a range holds every placed id (a rank that owns them all): each id is its position."""
+    if any(lo <= 0 and n <= hi for lo, hi in ranges):
+        return np.arange(n, dtype=np.intp), None
     seen = np.zeros(n, dtype=bool)
     for a in arrays:
         seen[a] = True
@@ -195,7 +198,9 @@ def _marked_space(n, arrays, ranges, dtype=None):
     return space, slot
 
 
-def _positions(slot, indices, inplace):
+def _positions(slot, indices, inplace, width):
+    if slot is None:  # every id is its own position
+        return indices.astype(width, copy=not inplace)
     if not (inplace and indices.dtype == slot.dtype):
         return slot[indices]
     for a in range(0, indices.size, INPLACE_CHUNK):
@@ -494,7 +499,7 @@ class BlockBuilder:
         space_key = space_key_of(key, space)
         parts = []
         for csr in self.csrs:
-            indices = _positions(slot, csr.indices, inplace=True)
+            indices = _positions(slot, csr.indices, True, self.n)
             ids = csr.row_ids if csr.row_ids is not None else np.arange(csr.lo, csr.hi, dtype=np.int64)
             loops = kernels.count_loops(csr.indptr, indices, np.searchsorted(space, ids))
             weights = csr.weights if csr.weighted else None

@@ -134,6 +134,11 @@ def _plan_extra(plan):
     return plan[2] if len(plan) > 2 else None
 
 
+def _plan_facts(plan):
+    """What the client needs of a plan: its bounds, whether it has no extra, no order."""
+    return plan[1], _plan_extra(plan) is None, plan[0] is None
+
+
 def _to_dask(df, what, labels=(), client=None):
     """A dask DataFrame of ``df``; the columns ``labels`` of a pandas frame are checked first
     (``check_labels``), before dask would turn mixed object columns into strings. A pandas frame
@@ -462,7 +467,10 @@ def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
     stages = stages or (lambda stage: None)
     stages("degrees")
     parts = edges.to_delayed()
-    degree = out_degree if out_degree is not None else client.compute(_degree_sum(parts, labels.n, len(wk)))
+    # every partition encoded (and symmetrized) once, held while the degree pass and the
+    # placement read it (dask may spill it); a lost block is rebuilt from ``parts``
+    held = client.compute(parts)
+    degree = out_degree if out_degree is not None else client.compute(_degree_sum(held, labels.n, len(wk)))
     arcs = int(client.submit(np.sum, degree, pure=False).result())
     if layout.ranks > 1 and one_rank_below and arcs < one_rank_below:
         layout = layout.with_ranks(1)
@@ -473,14 +481,15 @@ def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
         layout = layout.with_weights(rank_weights(client, where))
     plan = client.submit(layout.plan, degree, pure=False)
     order = client.submit(operator.itemgetter(0), plan, pure=False)
-    bounds = np.asarray(client.submit(operator.itemgetter(1), plan, pure=False).result(), dtype=np.int64)
     extra = client.submit(_plan_extra, plan, pure=False)
-    if client.submit(lambda e: e is None, extra).result():
+    bounds, no_extra, no_order = client.submit(_plan_facts, plan, pure=False).result()  # one round trip
+    bounds = np.asarray(bounds, dtype=np.int64)
+    if no_extra:
         extra.release()
         extra = None
     else:
         layout = client.submit(layout.resolve, extra, pure=False).result()
-    if client.submit(lambda o: o is None, order).result():
+    if no_order:
         order.release()
         order = None
     elif n > KEYED_LIMIT:
@@ -503,8 +512,9 @@ def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
     if layout.owns_rows():
         counts = [client.submit(_row_counts, degree, order, *layout.row_range(r, bounds), pure=False) for r in range(P)]
     spec = PlacementSpec(layout, bounds, n, "out", dedup, weighted, _kept(attrs))
-    blocks = place_input(client, parts, cut, arcs, spec, where, key=order, extra=extra, counts=counts, say=say)
-    del degree, plan
+    options = dict(key=order, extra=extra, counts=counts, say=say, held=held)
+    blocks = place_input(client, parts, cut, arcs, spec, where, **options)
+    del degree, plan, held
     return _graph(
         client, labels, blocks, spec, directed=directed, weight=weight, order=order, inverse=inverse, extra=extra
     )

@@ -6,12 +6,14 @@ graph's own blocks, placed anew (``rebuild_blocks``: in-blocks, owner blocks). `
 builds from a source too large to hold twice: every rank's block is allocated from its rows'
 arc counts (the degree pass's, when the rows are the rank's own vertices; else a counting pass
 of their own), and the source's parts are cut and poured into it a few at a time, each piece
-freed once written. A worker then holds its blocks plus a few parts in flight, not every piece
-of the source beside them, and nothing is allocated before every worker is known to have room
-for its blocks (``check_room``). A small source is cut whole and each block built in one wave
-(``place``), which saves streaming's round trips; a small graph's pieces are cut on the client
-(or gathered there) and each block built by one task that carries them (``place_small``). Work
-over every block runs one task per worker, not one per rank or per pair of ranks.
+freed once written. A worker then holds its blocks plus a few pieces in flight, not every piece
+of the source beside them (an input's partitions, encoded once, are held from the degree pass
+until each is cut: dask's data, which it may spill), and nothing is allocated before every
+worker is known to have room for its blocks (``check_room``). A small source is cut whole and
+each block built in one wave (``place``), which saves streaming's round trips; a small graph's
+pieces are cut on the client (or gathered there) and each block built by one task that carries
+them (``place_small``). Work over every block runs one task per worker, not one per rank or
+per pair of ranks.
 """
 
 from __future__ import annotations
@@ -192,11 +194,14 @@ _FILLING: dict = {}  # (build token, rank) -> its BlockBuilder, on the worker bu
 _BUILT: dict = {}  # (build token, rank) -> its Block, between the streaming and the block's own task
 
 
-def _start(token, r, spec, extra, counts):
-    """Rank r's block, to be filled: its rows' arc ``counts`` (None: counted by ``_count``)."""
+def _start(token, r, spec, extra, counts, keyed):
+    """Rank r's block, to be filled: its rows' arc ``counts`` (None: counted by ``_count``);
+    with them, the bytes it needs (``_needs``), else None."""
     builder = _FILLING[token, r] = spec.builder(r, extra)
-    if counts is not None:
-        builder.csrs[0].counts[:] = counts
+    if counts is None:
+        return None
+    builder.csrs[0].counts[:] = counts
+    return _needs(token, r, spec, keyed)
 
 
 def _needs(token, r, spec, keyed):
@@ -237,22 +242,35 @@ def _fill(token, ranks, cut):
 
 class _Partitions:
     """An input to place: its partitions (dask Delayed) and ``cut(part)``, a Delayed of a
-    partition's piece per rank. Carried by each block's last task as a plain object, so that
-    dask sees no dependency in it yet a lost block can be rebuilt from it."""
+    partition's piece per rank; ``held``: a list of the partitions computed already (futures),
+    which the placement cuts instead, each let go (its entry set to None) once cut for the last
+    time. Carried by each block's last
+    task as a plain object, without what it holds, so that dask sees no dependency in it yet a
+    lost block can be rebuilt from it."""
 
-    def __init__(self, parts, cut, arcs):
-        self.parts, self.cut, self.arcs = list(parts), cut, arcs
+    def __init__(self, parts, cut, arcs, held=None):
+        self.recipes, self.cut, self.arcs = list(parts), cut, arcs
+        self.held = held
+        self.parts = list(range(len(self.recipes)))
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "held"}
 
     def arcs_of(self, part):
         return self.arcs / len(self.parts)  # partitions are about even
 
-    def submit(self, client, part):
-        return client.compute(self.cut(part))
+    def submit(self, client, part, last=True):
+        if self.held is None or self.held[part] is None:
+            return client.compute(self.cut(self.recipes[part]))
+        held = self.held[part]
+        if last:  # the cut's task holds it until it has run
+            self.held[part] = None
+        return client.compute(self.cut(held))
 
     def pieces(self, r):
         """Rank r's piece of every partition, cut anew (on a worker)."""
         with worker_client() as c:
-            return c.gather(c.compute([dask.delayed(operator.getitem)(self.cut(p), r) for p in self.parts]))
+            return c.gather(c.compute([dask.delayed(operator.getitem)(self.cut(p), r) for p in self.recipes]))
 
 
 class _Chunks:
@@ -272,7 +290,7 @@ class _Chunks:
     def arcs_of(self, part):
         return part[2]
 
-    def submit(self, client, part):
+    def submit(self, client, part, last=True):
         i, chunk, _ = part
         # strictly where the block is: a block's many chunks would let idle workers steal cuts,
         # each copying the whole block
@@ -417,10 +435,12 @@ def _ranks(ranks):
     return f"ranks {ranks[0]}-{ranks[-1]}" if contiguous else "ranks " + ", ".join(map(str, ranks))
 
 
-def place_input(client, parts, cut, arcs, spec, where, *, key=None, extra=None, counts=None, say=None):
+def place_input(client, parts, cut, arcs, spec, where, *, key=None, extra=None, counts=None, say=None, held=None):
     """The blocks of an input of ``arcs`` arcs: its partitions ``parts`` (dask Delayed), each
-    cut into a piece per rank by ``cut(part)`` (a Delayed); see ``place``."""
-    return place(client, _Partitions(parts, cut, arcs), spec, where, key=key, extra=extra, counts=counts, say=say)
+    cut into a piece per rank by ``cut(part)`` (a Delayed; ``held``: futures of the partitions
+    when computed already, which are cut instead); see ``place``."""
+    source = _Partitions(parts, cut, arcs, held)
+    return place(client, source, spec, where, key=key, extra=extra, counts=counts, say=say)
 
 
 def rebuild_blocks(client, blocks, where, cut, args, spec, *, key=None, extra=None, counts=None, arcs=None):
@@ -548,6 +568,7 @@ def stream_blocks(client, source, spec, where, *, key=None, extra=None, counts=N
     sorted by; ``extra``: the plan's (a future), for the layout. ``say(stage, done)`` hears of
     each part handled."""
     token = uuid.uuid4().hex
+    keyed = key is not None
     try:
         started = [
             client.submit(
@@ -557,6 +578,7 @@ def stream_blocks(client, source, spec, where, *, key=None, extra=None, counts=N
                 spec,
                 extra,
                 None if counts is None else counts[r],
+                keyed,
                 workers=[where[r]],  # strictly: a loose restriction lets an idle worker steal a rank
                 pure=False,
             )
@@ -568,17 +590,19 @@ def stream_blocks(client, source, spec, where, *, key=None, extra=None, counts=N
         for r, address in enumerate(at):
             ranks_of.setdefault(address, []).append(r)
 
-        def pour(action, stage):
+        def pour(action, stage, last):
             """``action`` on every rank's piece of every part, a few parts in flight (two per
-            worker, or more while their arcs stay within budget)."""
+            worker, or more while their arcs stay within budget); ``last``: the source's last
+            pass over its parts."""
             todo, flying, done = collections.deque(source.parts), {}, [0]
+
             most, budget = IN_FLIGHT_PER_WORKER * len(ranks_of), IN_FLIGHT_ARCS_PER_WORKER * len(ranks_of)
 
             def launch():
                 started = []
                 while todo and (len(flying) < most or sum(flying.values()) + source.arcs_of(todo[0]) <= budget):
                     part = todo.popleft()
-                    piece = source.submit(client, part)
+                    piece = source.submit(client, part, last)
                     acts = [
                         client.submit(action, token, ranks, piece, workers=[w], pure=False)
                         for w, ranks in ranks_of.items()
@@ -597,14 +621,13 @@ def stream_blocks(client, source, spec, where, *, key=None, extra=None, counts=N
             _wait_alive(client, launch(), at, more)
 
         if counts is None:
-            pour(_count, "counting arcs")
-        keyed = key is not None
-        needs = [client.submit(_needs, token, r, spec, keyed, workers=[w], pure=False) for r, w in enumerate(at)]
-        _wait_alive(client, needs, at)
-        check_room(client, at, client.gather(needs))
+            pour(_count, "counting arcs", False)
+            started = [client.submit(_needs, token, r, spec, keyed, workers=[w], pure=False) for r, w in enumerate(at)]
+            _wait_alive(client, started, at)
+        check_room(client, at, client.gather(started))
         allocated = [client.submit(_allocate, token, r, spec, workers=[w], pure=False) for r, w in enumerate(at)]
         _wait_alive(client, allocated, at)
-        pour(_fill, "placing arcs")
+        pour(_fill, "placing arcs", True)
         threads = shared_threads(host_threads(client)[1], at)
         finishing = [
             client.submit(_finish, token, r, spec, key, threads[r], workers=[w], pure=False) for r, w in enumerate(at)

@@ -858,6 +858,16 @@ def _order_cases():
         for key, dedup in ((None, True), (_key()[:60] % 60, False)):
             k = np.empty(0, np.int64) if key is None else key
             out.append((indptr, np.sort(cols).astype(np.int32), np.sort(w) if w.size else w, k, dedup))
+    # rows short (insertion), middling (numba's sort) and long (numpy's), with repeats and ties
+    rng = np.random.default_rng(5)
+    indptr = np.r_[0, np.cumsum([0, 1, 5, 16, 17, 100, 255, 256, 700, 3000, 2, 40])]
+    cols = rng.integers(0, N, indptr[-1])
+    w = rng.integers(0, 4, indptr[-1]).astype(np.float64)
+    for key in (np.empty(0, np.int64), _key(), _key() % 40):
+        for dedup in (True, False):
+            out.append((indptr, cols.astype(np.int32), w, key, dedup))
+            out.append((indptr, cols, np.empty(0), key, dedup))
+        out.append((np.array([0, 0, 1]), np.array([7], np.int32), np.empty(0), key, True))  # one arc alone
     return out
 
 

@@ -7,10 +7,12 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from .engines import row_cuts, threads_for, twins
+from .atomics import on_threads
+from .engines import threads_for, twins
 from .frontier import _arcs_numpy
 
 ORDER_GRAIN = 1 << 18  # arcs per thread below which rows are sorted serially
+CHUNK_BITS = 16  # rows are sorted in runs of up to 2**16 arcs (and rows): one numpy sort each
 
 
 class LocalCSR(NamedTuple):
@@ -39,23 +41,92 @@ def _fill_rows(rows, cols, weights, offset, fill, idx, w):
         fill[r] = p + 1
 
 
-@numba.njit(cache=True, inline="always")
-def _sort_row(idx, w, key, s, e, dedup):
-    """Sort the row ``idx[s:e]`` (and ``w``) in place by (key of neighbour, weight); with
-    ``dedup`` repeats are dropped (the first, the lightest, stays) and the kept arcs moved to the
-    row's start. Returns how many arcs it keeps."""
-    if e - s > 1:
-        if w.size == 0 and key.size == 0:
-            idx[s:e].sort()
-        else:
-            k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]  # one type for int32 ids too
+@numba.njit(cache=True, nogil=True)
+def _packed(indptr, idx, key, r0, r1, kbits, pbits):
+    """The arcs of rows r0..r1-1 as int64s that sort as (row, key of neighbour, position): the
+    row's offset from r0, above ``kbits`` bits of key, above ``pbits`` bits of the arc's position
+    among them (none with ``pbits`` 0)."""
+    s0 = indptr[r0]
+    out = np.empty(indptr[r1] - s0, np.int64)
+    for r in range(r0, r1):
+        high = np.int64(r - r0) << (kbits + pbits)
+        for e in range(indptr[r], indptr[r + 1]):
+            k = np.int64(idx[e]) if key.size == 0 else key[idx[e]]
+            out[e - s0] = high | (k << pbits) | (e - s0 if pbits else 0)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _settle(indptr, idx, w, r0, r1, packed, kbits, pbits, dedup, kept):
+    """Rows r0..r1-1 put in the order of ``packed`` (``_packed``'s, sorted): arcs moved by
+    position (or, without positions, the neighbour read back from the key bits), runs of one
+    key by weight, repeats dropped with ``dedup``; ``kept[r]``: the arcs row r keeps."""
+    s0, m = indptr[r0], packed.size
+    kmask = (np.int64(1) << kbits) - 1
+    if pbits:
+        pmask = (np.int64(1) << pbits) - 1
+        ids = idx[s0 : s0 + m].copy()
+        weights = w[s0 : s0 + m].copy()
+        for j in range(m):
+            at = packed[j] & pmask
+            idx[s0 + j] = ids[at]
             if w.size:
-                order = np.argsort(w[s:e], kind="mergesort")
-                order = order[np.argsort(k[order], kind="mergesort")]
-                w[s:e] = w[s:e][order]
-            else:
-                order = np.argsort(k, kind="mergesort")
-            idx[s:e] = idx[s:e][order]
+                w[s0 + j] = weights[at]
+    else:
+        for j in range(m):
+            idx[s0 + j] = packed[j] & kmask
+    for r in range(r0, r1):
+        s, e = indptr[r], indptr[r + 1]
+        a = s
+        while w.size and a < e:
+            k, b = (packed[a - s0] >> pbits) & kmask, a + 1
+            while b < e and (packed[b - s0] >> pbits) & kmask == k:
+                b += 1
+            if b - a > 1:
+                _lighter_first(idx, w, a, b)
+            a = b
+        kept[r] = _dedup_row(idx, w, s, e, dedup)
+
+
+@numba.njit(cache=True, nogil=True)
+def _lighter_first(idx, w, s, e):
+    """Sort the run ``w[s:e]`` (and ``idx``) by weight, stably: by insertion where short (the
+    repeats of one arc are few), else by a stable argsort."""
+    if e - s > 16:
+        run = np.argsort(w[s:e], kind="mergesort")
+        idx[s:e], w[s:e] = idx[s:e][run], w[s:e][run]
+        return
+    for j in range(s + 1, e):
+        c, wc = idx[j], w[j]
+        i = j
+        while i > s and w[i - 1] > wc:
+            idx[i], w[i] = idx[i - 1], w[i - 1]
+            i -= 1
+        idx[i], w[i] = c, wc
+
+
+@numba.njit(cache=True, nogil=True)
+def _arrange(idx, w, k, order, s):
+    """``idx[s:]`` (and ``w``) put in ``order`` (positions from s), then each run of equal keys
+    (``k`` in that order) put in order of weight, stably: the row by (key, weight, position)."""
+    idx[s : s + order.size] = idx[s : s + order.size][order]
+    if w.size == 0:
+        return
+    w[s : s + order.size] = w[s : s + order.size][order]
+    a = 0
+    while a < k.size:
+        b = a + 1
+        while b < k.size and k[b] == k[a]:
+            b += 1
+        if b - a > 1:
+            _lighter_first(idx, w, s + a, s + b)
+        a = b
+
+
+@numba.njit(cache=True, nogil=True)
+def _dedup_row(idx, w, s, e, dedup):
+    """With ``dedup``, the sorted row ``idx[s:e]`` with its repeats dropped (the first of each
+    stays) and the kept arcs moved to its start. Returns how many arcs it keeps."""
     if not dedup or e - s < 2:
         return e - s
     out = s + 1
@@ -66,6 +137,35 @@ def _sort_row(idx, w, key, s, e, dedup):
                 w[out] = w[j]
             out += 1
     return out - s
+
+
+def _chunks(indptr, most):
+    """Row boundaries cutting the rows into runs of consecutive rows, each of at most ``most``
+    arcs and ``most`` rows (a longer row alone)."""
+    nrows, cuts, r = indptr.size - 1, [0], 0
+    reach = np.searchsorted(indptr, indptr[:-1] + most, side="right") - 1  # the farthest end in reach
+    while r < nrows:
+        r = max(r + 1, min(int(reach[r]), r + most, nrows))
+        cuts.append(r)
+    return cuts
+
+
+def _order_chunk(indptr, idx, w, key, dedup, kept, r0, r1, kbits):
+    """``_order_rows`` of rows r0..r1-1: one numpy sort of their arcs packed (``_packed``),
+    or, where row, key and position do not fit 63 bits, a stable argsort per row."""
+    m = int(indptr[r1] - indptr[r0])
+    pbits = max(1, (m - 1).bit_length()) if w.size or key.size else 0  # plain ids need no positions
+    if kbits >= 0 and (r1 - r0 - 1).bit_length() + kbits + pbits <= 63:
+        packed = _packed(indptr, idx, key, r0, r1, kbits, pbits)
+        packed.sort()
+        _settle(indptr, idx, w, r0, r1, packed, kbits, pbits, dedup, kept)
+        return
+    for r in range(r0, r1):
+        s, e = indptr[r], indptr[r + 1]
+        k = idx[s:e].astype(np.int64) if key.size == 0 else key[idx[s:e]]
+        order = np.argsort(k, kind="stable")
+        _arrange(idx, w, k[order], order, s)
+        kept[r] = _dedup_row(idx, w, s, e, dedup)
 
 
 @numba.njit(cache=True)
@@ -86,30 +186,23 @@ def _compact(indptr, idx, w, kept):
     return newptr, out
 
 
-@numba.njit(cache=True)
-def _order_serial(indptr, idx, w, key, dedup):
-    kept = np.empty(indptr.size - 1, dtype=np.int64)
-    for r in range(kept.size):
-        kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
-    return _compact(indptr, idx, w, kept)
-
-
-@numba.njit(cache=True, parallel=True)
-def _order_parallel(indptr, idx, w, key, dedup, cuts):
-    kept = np.empty(indptr.size - 1, dtype=np.int64)
-    for t in numba.prange(cuts.size - 1):
-        for r in range(cuts[t], cuts[t + 1]):
-            kept[r] = _sort_row(idx, w, key, indptr[r], indptr[r + 1], dedup)
-    return _compact(indptr, idx, w, kept)
-
-
 def _order_rows(indptr, idx, w, key, dedup):
-    """Sort each row by (key of neighbour, weight) in place, dropping repeats with ``dedup``;
-    the rows on the kernel's threads (``threads_for``), then compacted."""
-    k = threads_for(idx.size, ORDER_GRAIN)
-    if k > 1:
-        return _order_parallel(indptr, idx, w, key, dedup, row_cuts(indptr, 4 * k))
-    return _order_serial(indptr, idx, w, key, dedup)
+    """Sort each row by (key of neighbour, weight) in place, dropping repeats with ``dedup``:
+    runs of rows of up to 2**CHUNK_BITS arcs, each sorted by one numpy sort of their arcs packed
+    as (row, key, position), weights then following the positions (numpy's SIMD sort is several
+    times numba's); the runs spread over the kernel's threads (``threads_for``), then compacted."""
+    kept = np.empty(indptr.size - 1, dtype=np.int64)
+    ids = key if key.size else idx
+    kbits = -1 if ids.size and ids.min() < 0 else int(ids.max() if ids.size else 0).bit_length()
+    cuts = _chunks(indptr, 1 << CHUNK_BITS)
+    k = max(1, min(threads_for(idx.size, ORDER_GRAIN), len(cuts) - 1))
+
+    def sort(t):
+        for c in range(t, len(cuts) - 1, k):
+            _order_chunk(indptr, idx, w, key, dedup, kept, cuts[c], cuts[c + 1], kbits)
+
+    on_threads(sort, k, name="dgraph-order-rows")
+    return _compact(indptr, idx, w, kept)
 
 
 def _csr_numpy(rows, cols, weights, nrows, key, dedup, order):
