@@ -499,7 +499,7 @@ class BlockBuilder:
         space_key = space_key_of(key, space)
         parts = []
         for csr in self.csrs:
-            indices = _positions(slot, csr.indices, True, self.n)
+            indices = _positions(slot, csr.indices, True, index_type(self.n))
             ids = csr.row_ids if csr.row_ids is not None else np.arange(csr.lo, csr.hi, dtype=np.int64)
             loops = kernels.count_loops(csr.indptr, indices, np.searchsorted(space, ids))
             weights = csr.weights if csr.weighted else None
