@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from .csr import _count_rows
 from .engines import twins
 
 TIE = 1e-12  # gains closer than this are equal: the move must win by more
@@ -288,12 +289,6 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
         np.empty(m, np.int64),
     )
     return ref, int(merged)
-
-
-@numba.njit(cache=True)
-def _count_rows(a, lo, start):
-    for i in range(a.size):
-        start[a[i] - lo + 1] += 1
 
 
 @numba.njit(cache=True)
