@@ -57,6 +57,9 @@ FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half eac
 SETTLED = 1e-3  # a level's sweeps end when at most this share of its vertices moved in one
 SETTLED_SPREAD = 1e-2  # the same while the level spans ranks: there each sweep costs an exchange
 GATHER = 1 << 17  # a level this small runs on one rank: no stale moves, and little to share
+# Leiden's refined parts are dealt to ranks by hash, so a level over many arcs stays spread
+# even when its parts are few: gathered, one rank would sum and sweep them while the rest idle
+GATHER_ARCS = 1 << 18
 
 
 class _Level:
@@ -176,8 +179,8 @@ class _Run:
             self.qs.append(q)
             self.sweeps.append(count)
             depth += 1
-            to_one = ctx.nranks > 1 and lb[1] < lb[-1] and _count_parts(ctx, parts) <= gather
             dealt = theta is not None  # refined parts are many: their level is worth spreading
+            to_one = ctx.nranks > 1 and lb[1] < lb[-1] and _few(ctx, level, parts, gather, dealt=dealt)
             level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb, to_one, dealt=dealt)
             node = fetch(ctx, node, new_id, lb)  # each vertex's node at the next level
             lb = new_lb
@@ -237,6 +240,13 @@ def _totals(ctx, level, own, lb):
 def _count_parts(ctx, parts):
     """How many distinct parts there are (each rank's parts are its own ids)."""
     return int(ctx.allreduce({r: [unique(p).size] for r, p in parts.items()})[0])
+
+
+def _few(ctx, level, parts, gather, *, dealt):
+    """Whether the next level is small enough to gather on one rank: at most ``gather`` parts
+    and (``dealt``) this level at most ``GATHER_ARCS`` arcs, which bound the next level's."""
+    sums = ctx.allreduce({r: [unique(p).size, int(level[r].indptr[-1])] for r, p in parts.items()})
+    return int(sums[0]) <= gather and (not dealt or int(sums[1]) <= GATHER_ARCS)
 
 
 def _refine(ctx, level, own, seen, tot, lb, *, scale, theta, rngs):
@@ -554,7 +564,8 @@ def leiden(
     threshold : float
         A level is kept only if it raises modularity by more than this.
     gather : int
-        As in ``louvain``.
+        As in ``louvain``; a later level is gathered only if the one before it also had at
+        most ``GATHER_ARCS`` arcs (its refined parts are dealt evenly, so spread it costs less).
     iterations : int
         As in ``louvain``.
 
