@@ -512,8 +512,9 @@ def _place(client, edges, labels, spec, *, out_degree=None, stages=None):
     if layout.owns_rows():
         counts = [client.submit(_row_counts, degree, order, *layout.row_range(r, bounds), pure=False) for r in range(P)]
     spec = PlacementSpec(layout, bounds, n, "out", dedup, weighted, _kept(attrs))
-    options = dict(key=order, extra=extra, counts=counts, say=say, held=held)
-    blocks = place_input(client, parts, cut, arcs, spec, where, **options)
+    blocks = place_input(
+        client, parts, cut, arcs, spec, where, key=order, extra=extra, counts=counts, say=say, held=held
+    )
     del degree, plan, held
     return _graph(
         client, labels, blocks, spec, directed=directed, weight=weight, order=order, inverse=inverse, extra=extra

@@ -244,9 +244,8 @@ class _Partitions:
     """An input to place: its partitions (dask Delayed) and ``cut(part)``, a Delayed of a
     partition's piece per rank; ``held``: a list of the partitions computed already (futures),
     which the placement cuts instead, each let go (its entry set to None) once cut for the last
-    time. Carried by each block's last
-    task as a plain object, without what it holds, so that dask sees no dependency in it yet a
-    lost block can be rebuilt from it."""
+    time. Carried by each block's last task as a plain object, without what it holds, so that
+    dask sees no dependency in it yet a lost block can be rebuilt from it."""
 
     def __init__(self, parts, cut, arcs, held=None):
         self.recipes, self.cut, self.arcs = list(parts), cut, arcs
@@ -595,7 +594,6 @@ def stream_blocks(client, source, spec, where, *, key=None, extra=None, counts=N
             worker, or more while their arcs stay within budget); ``last``: the source's last
             pass over its parts."""
             todo, flying, done = collections.deque(source.parts), {}, [0]
-
             most, budget = IN_FLIGHT_PER_WORKER * len(ranks_of), IN_FLIGHT_ARCS_PER_WORKER * len(ranks_of)
 
             def launch():

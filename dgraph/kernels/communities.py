@@ -12,6 +12,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .csr import _count_rows
 from .engines import twins
+from .unionfind import _find
 
 TIE = 1e-12  # gains closer than this are equal: the move must win by more
 
@@ -517,14 +518,6 @@ def sum_row_pairs(indptr, cols, w, row_group, col_group, na, nb):
 
 
 @numba.njit(cache=True)
-def _root_of(parent, x):
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-@numba.njit(cache=True)
 def _community_pieces_numba(indptr, cols, first, own, seen):
     n = indptr.size - 1
     piece = np.arange(n)
@@ -538,7 +531,7 @@ def _community_pieces_numba(indptr, cols, first, own, seen):
             if b < 0 or b >= n:
                 out += 1
             elif b < v:  # its twin (b, v) is a row of this rank too: one of the two suffices
-                x, y = _root_of(piece, v), _root_of(piece, b)
+                x, y = _find(piece, v), _find(piece, b)
                 if x < y:
                     piece[y] = x
                 elif y < x:
