@@ -75,9 +75,10 @@ def decoded(labels, results, label_columns, nullable=(), list_columns=()):
         r: [np.asarray(res[c][0] if c in list_columns else res[c], np.int64) for c in named[r]]
         for r, res in results.items()
     }
-    wanted = {r: np.maximum(_joined(i), 0) for r, i in ids.items()}
-    if label_columns or list_columns:  # by the columns asked for, the same on every worker: collective
-        found = labels.lookup(wanted)
+    if labels.pieces is None and labels.placed is None:  # ids are their own labels
+        found = {r: _joined(i) for r, i in ids.items()}
+    elif label_columns or list_columns:  # by the columns asked for, the same on every worker: collective
+        found = labels.lookup({r: np.maximum(_joined(i), 0) for r, i in ids.items()})
     out = {}
     for r, res in results.items():
         cols, at = {}, 0
