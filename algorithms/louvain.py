@@ -3,16 +3,20 @@
 Method: Louvain (Blondel, Guillaume, Lambiotte, Lefebvre, 2008) as distributed Louvain codes
 run it (Vite: Ghosh et al., IPDPS 2018; cuGraph's multi-GPU Louvain). A level is a graph whose
 vertices are owned in ranges, as dgraph's vertices are. Local moving sweeps every rank's own
-vertices in a seeded random order; a vertex leaves its community and joins the neighbouring
-community of largest gain ``k_v,C - resolution tot_C k_v / 2m``, reading its neighbours'
-communities and those communities' totals as they stood after the last sweep (fetched from
-their owners) and its own rank's moves as they happen. After a sweep the totals' changes go to
-the communities' owners; sweeps repeat until at most ``SETTLED`` of the vertices move in one
+vertices in a seeded order (shuffled runs of consecutive rows, ``community_moves.sweep_order``); a vertex
+leaves its community and joins the neighbouring community of largest gain
+``k_v,C - resolution tot_C k_v / 2m``, reading its neighbours' communities and those
+communities' totals as they stood after the last sweep (fetched from their owners) and its own
+rank's moves as they happen. A vertex is swept again only once a neighbour has moved (its own
+rank's at once, another rank's by the next sweep): the pruning of Ozaki, Tezuka and Inaba
+(2016), which Leiden's queue also makes. After a sweep the totals' changes go to the
+communities' owners; sweeps repeat until at most ``SETTLED`` of the vertices move in one
 (``SETTLED_SPREAD`` while the level spans ranks, where each sweep costs an exchange and the
 last moves are made on stale facts anyway; at most ``MAX_SWEEPS``). Two vertices on two ranks
 may each move towards the other's community on stale facts and swap again next sweep: two
-singletons only ever merge into the smaller id, and after ``FREE_SWEEPS`` sweeps a seeded
-random half of each rank's vertices may move per sweep, which ends such cycles. The
+singletons only ever merge into the smaller id, and after ``FREE_SWEEPS`` sweeps a vertex
+that moved in the last sweep and has a neighbour on another rank may move in a seeded random
+half of the sweeps only, which ends such cycles. The
 communities then become the vertices of the next level: each rank sums its arcs as
 (community, community, weight) pairs (``kernels.sum_pairs``, linear time) and sends them to
 the first community's owner, which sums them again; the non-empty communities are numbered in
@@ -47,15 +51,13 @@ from dgraph.owners import by_owner, grouped_by_owner
 from dgraph.pair_components import pair_components, sorted_pairs
 from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
+from .community_moves import move, sweep_order, totals
+
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
     from dgraph.graph import Graph
 
-MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
-FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half each sweep
-SETTLED = 1e-3  # a level's sweeps end when at most this share of its vertices moved in one
-SETTLED_SPREAD = 1e-2  # the same while the level spans ranks: there each sweep costs an exchange
 GATHER = 1 << 17  # a level this small runs on one rank: no stale moves, and little to share
 # Leiden's refined parts are dealt to ranks by hash, so a level over many arcs stays spread
 # even when its parts are few: gathered, one rank would sum and sweep them while the rest idle
@@ -160,14 +162,14 @@ class _Run:
         q, depth = self.qs[-1], 0
         while self.two_m > 0 and (self.max_level is None or len(self.sweeps) < self.max_level):
             rngs = {r: np.random.default_rng([self.seed, r, iteration, depth]) for r in ctx.ranks}
-            own, tot, count = _move(ctx, level, lb, self.scale, rngs, start)
+            own, tot, count = move(ctx, level, lb, self.scale, rngs, start)
             seen = _seen(ctx, level, own, lb)
             new_q = _modularity(ctx, level, own, seen, lb, two_m=self.two_m, resolution=self.resolution)
             raised = new_q - q > self.threshold
             if not raised and theta is None:
                 break
             if not raised:  # Leiden keeps the partition, but refinement may still join a community's nodes
-                own, seen, tot = start, _seen(ctx, level, start, lb), _totals(ctx, level, start, lb)[0]
+                own, seen, tot = start, _seen(ctx, level, start, lb), totals(ctx, level, start, lb)[0]
             parts = (
                 own
                 if theta is None
@@ -180,61 +182,12 @@ class _Run:
             self.sweeps.append(count)
             depth += 1
             dealt = theta is not None  # refined parts are many: their level is worth spreading
-            to_one = ctx.nranks > 1 and lb[1] < lb[-1] and _few(ctx, level, parts, gather, dealt=dealt)
+            # a level on one rank keeps the next there too; a spread one is gathered once small
+            to_one = ctx.nranks > 1 and (lb[1] == lb[-1] or _few(ctx, level, parts, gather, dealt=dealt))
             level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb, to_one, dealt=dealt)
             node = fetch(ctx, node, new_id, lb)  # each vertex's node at the next level
             lb = new_lb
         return fetch(ctx, node, start, lb)  # the last kept partition, as ids of the last level
-
-
-def _move(ctx, level, lb, scale, rngs, start):
-    """Local moving on one level, from the partition ``start`` (each own vertex's community),
-    until few vertices move: each own vertex's community (ids of the level), each own
-    community's total degree, and the sweeps run."""
-    own = {r: start[r].copy() for r in ctx.ranks}
-    tot, size = _totals(ctx, level, own, lb)
-    ids = {}
-    order = full = {r: rngs[r].permutation(lv.n) for r, lv in level.items()}
-    spaces = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)
-    n = int(lb[-1])
-    spread = np.count_nonzero(np.diff(lb)) > 1  # on one rank every move sees the ones before it
-    for sweep in range(1, MAX_SWEEPS + 1):
-        if sweep > FREE_SWEEPS and spread:  # damping: two ranks cannot keep swapping a pair
-            order = {r: o[rngs[r].random(o.size) < 0.5] for r, o in full.items()}
-        seen = spaces(own)
-        ccol = {}
-        for r in ctx.ranks:
-            ids[r], ccol[r] = kernels.dense_ranks(seen[r])
-        # a community's total and size travel as one complex value: one exchange each way
-        view = Fetch(ctx, ids, lb)({r: tot[r] + 1j * size[r] for r in ctx.ranks})
-        t_view = {r: view[r].real.copy() for r in ctx.ranks}
-        s_view = {r: view[r].imag.astype(np.int64) for r in ctx.ranks}
-        moved = {}
-        for r, lv in level.items():
-            c = ccol[r].astype(np.int64)
-            moved[r] = kernels.local_moving(
-                lv.indptr, lv.cols, lv.w, lv.first, lv.k, c, t_view[r], s_view[r], scale, order[r]
-            )
-            own[r] = ids[r][c[lv.first : lv.first + lv.n]]
-        change = {r: (t_view[r] - view[r].real) + 1j * (s_view[r] - view[r].imag) for r in ctx.ranks}
-        delta = add_at_owners(ctx, ids, change, lb)
-        for r in ctx.ranks:
-            tot[r] += delta[r].real
-            size[r] += delta[r].imag.astype(np.int64)
-        if int(ctx.allreduce({r: [moved[r]] for r in ctx.ranks})[0]) <= (SETTLED_SPREAD if spread else SETTLED) * n:
-            break
-    return own, tot, sweep
-
-
-def _totals(ctx, level, own, lb):
-    """Each own community's total degree and member count, at its owner, for the partition ``own``."""
-    ids, both = {}, {}
-    for r in ctx.ranks:
-        ids[r], at = np.unique(own[r], return_inverse=True)
-        m = ids[r].size
-        both[r] = np.bincount(at, weights=level[r].k, minlength=m) + 1j * np.bincount(at, minlength=m)
-    both = add_at_owners(ctx, ids, both, lb)  # total and count as one complex value: one exchange
-    return {r: b.real.copy() for r, b in both.items()}, {r: b.imag.astype(np.int64) for r, b in both.items()}
 
 
 def _count_parts(ctx, parts):
@@ -269,7 +222,7 @@ def _refine(ctx, level, own, seen, tot, lb, *, scale, theta, rngs):
             ccol[r],
             totals[r],
             scale,
-            rng.permutation(lv.n),
+            sweep_order(rng, lv.n),
             rng.random(lv.n),
             theta,
         )

@@ -478,26 +478,36 @@ def _ordered_cases():
 def _moving_cases():
     indptr, indices, w = _graph(31)
     rng = np.random.default_rng(32)
+    k = np.bincount(np.repeat(np.arange(N), np.diff(indptr)), weights=w, minlength=N)
     out = []
-    for ncomm in (N, 12):  # singletons (the first sweep), and a coarse start
-        comm = np.arange(N) if ncomm == N else rng.integers(0, ncomm, N)
+    # singletons (the first sweep); a coarse start with some rows standing still; the rows in
+    # slots 5.. of a space with ghosts on both sides, a tenth of the arcs reaching them
+    ghosts = np.r_[0:5, N + 5 : N + 10]
+    spread = indices + 5
+    far = rng.random(spread.size) < 0.1
+    spread[far] = rng.choice(ghosts, np.count_nonzero(far))
+    for ncomm, first, cols in ((N, 0, indices), (12, 0, indices), (9, 5, spread)):
+        slots = N + 2 * first
+        comm = np.arange(slots) if ncomm == N else rng.integers(0, ncomm, slots)
         ids, ccol = np.unique(comm, return_inverse=True)
-        k = np.bincount(np.repeat(np.arange(N), np.diff(indptr)), weights=w, minlength=N)
-        tot = np.bincount(ccol, weights=k, minlength=ids.size)
+        own = ccol[first : first + N]
+        tot = np.bincount(own, weights=k, minlength=ids.size) + np.bincount(ccol, minlength=ids.size)
         size = np.bincount(ccol, minlength=ids.size).astype(np.int64)
         order = rng.permutation(N)
+        active = np.ones(N, bool) if ncomm == N else rng.random(N) < 0.7
         out.append(
             (
                 indptr,
-                indices.astype(np.int64),
+                cols.astype(np.int64),
                 w,
-                0,
+                first,
                 k,
                 ccol.astype(np.int64),
                 tot,
                 size,
                 1.0 / k.sum(),
                 order,
+                active,
                 np.zeros(ids.size),
                 np.zeros(ids.size, bool),
                 np.empty(ids.size, np.int64),
@@ -1138,7 +1148,7 @@ CASES = {
     "oriented_triangles": (_oriented_cases, None),
     "ordered_triangles": (_ordered_cases, None),
     # the scratch (last three) is left zeroed by numba and unused by numpy
-    "local_moving": (_moving_cases, lambda r, a: (r, a[5], a[6], a[7])),
+    "local_moving": (_moving_cases, lambda r, a: (r, a[5], a[6], a[7], a[10])),
     # the state (refined ids, totals, weights out, sizes) compared; the scratch after it is not
     "refine_communities": (_refine_cases, lambda r, a: (r, a[11])),
     "sum_pairs": (_sum_pairs_cases, None),

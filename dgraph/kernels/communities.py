@@ -18,9 +18,12 @@ TIE = 1e-12  # gains closer than this are equal: the move must win by more
 
 
 @numba.njit(cache=True)
-def _moving_numba(indptr, cols, w, first, k, ccol, tot, size, scale, order, kin, seen, touched):
+def _moving_numba(indptr, cols, w, first, k, ccol, tot, size, scale, order, active, kin, seen, touched):
     moved = 0
     for v in order:
+        if not active[v]:
+            continue
+        active[v] = False
         sv = first + v
         co = ccol[sv]
         kv = k[v]
@@ -50,17 +53,24 @@ def _moving_numba(indptr, cols, w, first, k, ccol, tot, size, scale, order, kin,
         if best != co:
             ccol[sv] = best
             moved += 1
+            for e in range(indptr[v], indptr[v + 1]):
+                u = cols[e] - first
+                if 0 <= u < active.size and u != v:
+                    active[u] = True
         for i in range(nt):
             kin[touched[i]] = 0.0
             seen[touched[i]] = False
     return moved
 
 
-def _moving_numpy(indptr, cols, w, first, k, ccol, tot, size, scale, order, kin, seen, touched):
+def _moving_numpy(indptr, cols, w, first, k, ccol, tot, size, scale, order, active, kin, seen, touched):
     # the sweep is sequential by nature (each move changes the next vertex's gains): a loop over
     # vertices, each row's community weights summed by numpy
     moved = 0
     for v in order:
+        if not active[v]:
+            continue
+        active[v] = False
         sv = first + int(v)
         co = int(ccol[sv])
         kv = k[v]
@@ -84,14 +94,18 @@ def _moving_numpy(indptr, cols, w, first, k, ccol, tot, size, scale, order, kin,
         if best != co:
             ccol[sv] = best
             moved += 1
+            near = cols[row] - first
+            near = near[(near >= 0) & (near < active.size) & (near != v)]
+            active[near] = True
     return moved
 
 
 _moving = twins("local_moving", numba=_moving_numba, numpy=_moving_numpy)
 
 
-def local_moving(indptr, cols, w, first, k, ccol, tot, size, scale, order):
-    """One sweep of Louvain's local moving over a rank's rows, in ``order`` (local row ids).
+def local_moving(indptr, cols, w, first, k, ccol, tot, size, scale, order, active):
+    """One sweep of Louvain's local moving over a rank's rows, in ``order`` (local row ids), of
+    the rows set in ``active``.
 
     Row v is the vertex in slot ``first + v`` of the rank's space; ``cols`` are the arcs' other
     ends as slots, ``w`` their weights (a loop doubled); ``k`` the rows' weighted degrees.
@@ -100,15 +114,19 @@ def local_moving(indptr, cols, w, first, k, ccol, tot, size, scale, order):
     updated in place as vertices move. A vertex moves to the community C maximising
     ``k_v,C - tot_C k_v scale`` (``scale`` = resolution / 2m) when that beats staying by more
     than ``TIE``; ties go to the smaller community, and a singleton joins another singleton only
-    if that one's id is smaller. Returns how many vertices moved.
+    if that one's id is smaller. A row's flag in ``active`` is cleared when it is swept and set
+    again when one of its neighbours moves (the pruning of Ozaki et al. 2016 and of Leiden's queue:
+    a row whose neighbourhood stood still keeps its best community), in place. Returns how many
+    vertices moved.
 
     >>> indptr, cols = np.array([0, 1, 2, 2]), np.array([1, 0])
     >>> ccol, tot, size = np.array([0, 1, 2]), np.array([1.0, 1.0, 0.0]), np.array([1, 1, 1])
+    >>> active = np.ones(3, bool)
     >>> local_moving(indptr, cols, np.ones(2), 0, np.array([1.0, 1.0, 0.0]), ccol, tot, size, 0.5,
-    ...              np.arange(3))
+    ...              np.arange(3), active)
     1
-    >>> ccol.tolist(), tot.tolist(), size.tolist()
-    ([0, 0, 2], [2.0, 0.0, 0.0], [2, 0, 1])
+    >>> ccol.tolist(), tot.tolist(), size.tolist(), active.tolist()
+    ([0, 0, 2], [2.0, 0.0, 0.0], [2, 0, 1], [True, False, False])
     """
     n = tot.size
     return int(
@@ -123,6 +141,7 @@ def local_moving(indptr, cols, w, first, k, ccol, tot, size, scale, order):
             size,
             float(scale),
             np.ascontiguousarray(order, dtype=np.int64),
+            active,
             np.zeros(n),
             np.zeros(n, np.bool_),
             np.empty(n, np.int64),
@@ -171,17 +190,20 @@ def _refine_numba(indptr, cols, w, first, k, ccol, tot, scale, order, u, theta, 
                 if gain > top + TIE or (gain > top - TIE and best >= 0 and c < best):
                     best, top = c, gain
         if best >= 0 and theta > 0:  # a draw weighted by exp(gain / theta), staying alone at gain 0
-            total = np.exp(-top / theta)
-            for i in range(nt):
-                total += np.exp((gains[i] - top) / theta)
-            pick = u[v] * total - np.exp(-top / theta)
+            stay = np.exp(-top / theta)
+            total = stay
+            for i in range(nt):  # each candidate's weight, -1 for none
+                weight = np.exp((gains[i] - top) / theta)
+                total += weight
+                gains[i] = weight if gains[i] > -np.inf else -1.0
+            pick = u[v] * total - stay
             best = -1
             for i in range(nt):
                 if pick < 0:
                     break
-                if gains[i] > -np.inf:
+                if gains[i] >= 0:
                     best = touched[i]
-                    pick -= np.exp((gains[i] - top) / theta)
+                    pick -= gains[i]
         if best >= 0:
             ref[v] = best
             rsize[best] += 1

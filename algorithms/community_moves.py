@@ -1,0 +1,114 @@
+"""Louvain's local moving on one level spread over ranks (see ``louvain``): sweeps of each rank's
+own vertices against the communities and totals the last sweep left, until few vertices move.
+
+A sweep fetches the community of every slot of each rank's space and those communities' totals
+and sizes from their owners, moves the rank's vertices in ``kernels.local_moving``, and sends
+the totals' changes back to the owners. A vertex is swept again only once a neighbour has moved
+(its own rank's wake it at once, another rank's by the next sweep). Damping ends the swaps that
+stale facts allow between two ranks: after ``FREE_SWEEPS`` sweeps, a vertex that just moved and
+has a neighbour on another rank may move in a seeded random half of the sweeps only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dgraph import kernels
+from dgraph.ghosts import Fetch, add_at_owners
+
+MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
+FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half of those that may swap
+SETTLED = 1e-3  # a level's sweeps end when at most this share of its vertices moved in one
+SETTLED_SPREAD = 1e-2  # the same while the level spans ranks: there each sweep costs an exchange
+ORDER_RUN, ORDER_RUNS = 256, 1024  # rows swept in a row between jumps, and at least this many runs
+
+
+def move(ctx, level, lb, scale, rngs, start):
+    """Local moving on one level, from the partition ``start`` (each own vertex's community),
+    until few vertices move: each own vertex's community (ids of the level), each own
+    community's total degree, and the sweeps run."""
+    own = {r: start[r].copy() for r in ctx.ranks}
+    tot, size = totals(ctx, level, own, lb)
+    ids = {}
+    order = full = {r: sweep_order(rngs[r], lv.n) for r, lv in level.items()}
+    active = {r: np.ones(lv.n, bool) for r, lv in level.items()}
+    edge = {r: _edge_rows(lv) for r, lv in level.items()}
+    on_edge = {r: np.zeros(lv.n, bool) for r, lv in level.items()}
+    for r, rows in edge.items():
+        on_edge[r][rows] = True
+    spaces = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)
+    n = int(lb[-1])
+    spread = np.count_nonzero(np.diff(lb)) > 1  # on one rank every move sees the ones before it
+    seen, went = None, {}
+    for sweep in range(1, MAX_SWEEPS + 1):
+        if sweep > FREE_SWEEPS and spread:  # damping: two ranks cannot keep swapping a pair
+            # (only a vertex that just moved, next to another rank's, can be half of one)
+            order = {r: o[~(on_edge[r] & went[r])[o] | (rngs[r].random(o.size) < 0.5)] for r, o in full.items()}
+        last, seen = seen, spaces(own)
+        if last is not None:
+            for r, lv in level.items():
+                _wake(lv, edge[r], seen[r] != last[r], active[r])
+        ccol = {}
+        for r in ctx.ranks:
+            ids[r], ccol[r] = kernels.dense_ranks(seen[r])
+        # a community's total and size travel as one complex value: one exchange each way
+        view = Fetch(ctx, ids, lb)({r: tot[r] + 1j * size[r] for r in ctx.ranks})
+        t_view = {r: view[r].real.copy() for r in ctx.ranks}
+        s_view = {r: view[r].imag.astype(np.int64) for r in ctx.ranks}
+        moved = {}
+        for r, lv in level.items():
+            c = ccol[r].astype(np.int64)
+            moved[r] = kernels.local_moving(
+                lv.indptr, lv.cols, lv.w, lv.first, lv.k, c, t_view[r], s_view[r], scale, order[r], active[r]
+            )
+            now = ids[r][c[lv.first : lv.first + lv.n]]
+            went[r] = now != own[r]
+            own[r] = now
+        change = {r: (t_view[r] - view[r].real) + 1j * (s_view[r] - view[r].imag) for r in ctx.ranks}
+        delta = add_at_owners(ctx, ids, change, lb)
+        for r in ctx.ranks:
+            tot[r] += delta[r].real
+            size[r] += delta[r].imag.astype(np.int64)
+        moved_all = int(ctx.allreduce({r: [moved[r]] for r in ctx.ranks})[0])
+        if moved_all <= (SETTLED_SPREAD if spread else SETTLED) * n:
+            break
+    return own, tot, sweep
+
+
+def sweep_order(rng, n):
+    """A seeded order of a rank's ``n`` rows: runs of up to ``ORDER_RUN`` consecutive rows, at
+    least ``ORDER_RUNS`` of them (single rows on a small graph), the runs shuffled. A run reads
+    its arcs from one stretch of memory, where a row at random would wait on memory for each;
+    the many runs' order keeps the sweep free of the labels' order."""
+    run = min(ORDER_RUN, max(1, n // ORDER_RUNS))
+    runs = rng.permutation(-(-n // run)) * run
+    order = (runs[:, None] + np.arange(run)).ravel()
+    return order[order < n] if n % run else order
+
+
+def _edge_rows(lv):
+    """The rank's rows with an arc to another rank's vertex: those a ghost's move can wake."""
+    ghost = np.ones(lv.space.size, bool)
+    ghost[lv.first : lv.first + lv.n] = False
+    return kernels.first_in_frontier(lv.indptr, lv.cols, None, np.arange(lv.n), ghost)[0]
+
+
+def _wake(lv, edge, changed, active):
+    """Sets in ``active`` the resting rows next to a ghost whose community ``changed`` (a flag
+    per slot of the rank's space) since the last sweep; own rows' moves woke their neighbours
+    as they happened."""
+    changed[lv.first : lv.first + lv.n] = False
+    if changed.any():
+        resting = edge[~active[edge]]
+        active[resting[kernels.first_in_frontier(lv.indptr, lv.cols, None, resting, changed)[0]]] = True
+
+
+def totals(ctx, level, own, lb):
+    """Each own community's total degree and member count, at its owner, for the partition ``own``."""
+    ids, both = {}, {}
+    for r in ctx.ranks:
+        ids[r], at = np.unique(own[r], return_inverse=True)
+        m = ids[r].size
+        both[r] = np.bincount(at, weights=level[r].k, minlength=m) + 1j * np.bincount(at, minlength=m)
+    both = add_at_owners(ctx, ids, both, lb)  # total and count as one complex value: one exchange
+    return {r: b.real.copy() for r, b in both.items()}, {r: b.imag.astype(np.int64) for r, b in both.items()}
