@@ -32,9 +32,9 @@ def move(ctx, level, lb, scale, rngs, start):
     ids = {}
     order = full = {r: sweep_order(rngs[r], lv.n) for r, lv in level.items()}
     active = {r: np.ones(lv.n, bool) for r, lv in level.items()}
-    edge = {r: _edge_rows(lv) for r, lv in level.items()}
-    on_edge = {r: np.zeros(lv.n, bool) for r, lv in level.items()}
-    for r, rows in edge.items():
+    near = {r: kernels.ghost_rows(lv.indptr, lv.cols, lv.first, lv.space.size) for r, lv in level.items()}
+    on_edge = {r: np.zeros(lv.n, bool) for r, lv in level.items()}  # rows with a ghost: may swap
+    for r, (_, rows) in near.items():
         on_edge[r][rows] = True
     spaces = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)
     n = int(lb[-1])
@@ -46,8 +46,9 @@ def move(ctx, level, lb, scale, rngs, start):
             order = {r: o[~(on_edge[r] & went[r])[o] | (rngs[r].random(o.size) < 0.5)] for r, o in full.items()}
         last, seen = seen, spaces(own)
         if last is not None:
-            for r, lv in level.items():
-                _wake(lv, edge[r], seen[r] != last[r], active[r])
+            for r in ctx.ranks:  # another rank's moves wake their neighbours here
+                _, woken, _ = kernels.frontier_arcs(*near[r], None, np.flatnonzero(seen[r] != last[r]))
+                active[r][woken] = True
         ccol = {}
         for r in ctx.ranks:
             ids[r], ccol[r] = kernels.dense_ranks(seen[r])
@@ -55,12 +56,14 @@ def move(ctx, level, lb, scale, rngs, start):
         view = Fetch(ctx, ids, lb)({r: tot[r] + 1j * size[r] for r in ctx.ranks})
         t_view = {r: view[r].real.copy() for r in ctx.ranks}
         s_view = {r: view[r].imag.astype(np.int64) for r in ctx.ranks}
-        moved = {}
+        moved, more = {}, {}
         for r, lv in level.items():
             c = ccol[r].astype(np.int64)
-            moved[r] = kernels.local_moving(
-                lv.indptr, lv.cols, lv.w, lv.first, lv.k, c, t_view[r], s_view[r], scale, order[r], active[r]
-            )
+            state = (lv.indptr, lv.cols, lv.w, lv.first, lv.k, c, t_view[r], s_view[r], scale, order[r], active[r])
+            moved[r], more[r] = kernels.local_moving(*state), 0
+            # a level on one rank: every move is seen at once, so its sweeps need no exchange
+            while not spread and moved[r] > SETTLED * n and sweep + more[r] < MAX_SWEEPS:
+                moved[r], more[r] = kernels.local_moving(*state), more[r] + 1
             now = ids[r][c[lv.first : lv.first + lv.n]]
             went[r] = now != own[r]
             own[r] = now
@@ -69,10 +72,10 @@ def move(ctx, level, lb, scale, rngs, start):
         for r in ctx.ranks:
             tot[r] += delta[r].real
             size[r] += delta[r].imag.astype(np.int64)
-        moved_all = int(ctx.allreduce({r: [moved[r]] for r in ctx.ranks})[0])
+        moved_all, extra = ctx.allreduce({r: [moved[r], more[r]] for r in ctx.ranks})
         if moved_all <= (SETTLED_SPREAD if spread else SETTLED) * n:
             break
-    return own, tot, sweep
+    return own, tot, sweep + int(extra)
 
 
 def sweep_order(rng, n):
@@ -84,23 +87,6 @@ def sweep_order(rng, n):
     runs = rng.permutation(-(-n // run)) * run
     order = (runs[:, None] + np.arange(run)).ravel()
     return order[order < n] if n % run else order
-
-
-def _edge_rows(lv):
-    """The rank's rows with an arc to another rank's vertex: those a ghost's move can wake."""
-    ghost = np.ones(lv.space.size, bool)
-    ghost[lv.first : lv.first + lv.n] = False
-    return kernels.first_in_frontier(lv.indptr, lv.cols, None, np.arange(lv.n), ghost)[0]
-
-
-def _wake(lv, edge, changed, active):
-    """Sets in ``active`` the resting rows next to a ghost whose community ``changed`` (a flag
-    per slot of the rank's space) since the last sweep; own rows' moves woke their neighbours
-    as they happened."""
-    changed[lv.first : lv.first + lv.n] = False
-    if changed.any():
-        resting = edge[~active[edge]]
-        active[resting[kernels.first_in_frontier(lv.indptr, lv.cols, None, resting, changed)[0]]] = True
 
 
 def totals(ctx, level, own, lb):

@@ -59,9 +59,9 @@ if TYPE_CHECKING:
     from dgraph.graph import Graph
 
 GATHER = 1 << 17  # a level this small runs on one rank: no stale moves, and little to share
-# Leiden's refined parts are dealt to ranks by hash, so a level over many arcs stays spread
-# even when its parts are few: gathered, one rank would sum and sweep them while the rest idle
-GATHER_ARCS = 1 << 18
+# Leiden's refined parts are dealt to ranks by hash, so a level of many arcs stays spread
+# even when its nodes are few: gathered, one rank would sweep them while the rest idle
+GATHER_ARCS = 1 << 20
 
 
 class _Level:
@@ -154,11 +154,7 @@ class _Run:
         node = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}  # own vertices' nodes
         start = community  # each node's community, an id of the level
         if ctx.nranks > 1 and lb[-1] <= gather:  # the vertices themselves become rank 0's nodes, in order
-            level, on_one, node, _ = _aggregate(ctx, level, node, node, lb, to_one=True)
-            start = fetch(
-                ctx, {r: np.arange(on_one[r], on_one[r + 1], dtype=np.int64) for r in ctx.ranks}, community, lb
-            )
-            lb = on_one
+            level, lb, start = _gathered(ctx, level, lb, start)
         q, depth = self.qs[-1], 0
         while self.two_m > 0 and (self.max_level is None or len(self.sweeps) < self.max_level):
             rngs = {r: np.random.default_rng([self.seed, r, iteration, depth]) for r in ctx.ranks}
@@ -182,11 +178,13 @@ class _Run:
             self.sweeps.append(count)
             depth += 1
             dealt = theta is not None  # refined parts are many: their level is worth spreading
-            # a level on one rank keeps the next there too; a spread one is gathered once small
-            to_one = ctx.nranks > 1 and (lb[1] == lb[-1] or _few(ctx, level, parts, gather, dealt=dealt))
+            # a level on one rank keeps the next there too; Louvain's gathers once its parts are few
+            to_one = ctx.nranks > 1 and (lb[1] == lb[-1] or (not dealt and _count_parts(ctx, parts) <= gather))
             level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb, to_one, dealt=dealt)
             node = fetch(ctx, node, new_id, lb)  # each vertex's node at the next level
             lb = new_lb
+            if dealt and ctx.nranks > 1 and lb[1] < lb[-1] and _small(ctx, level, lb, gather):
+                level, lb, start = _gathered(ctx, level, lb, start)
         return fetch(ctx, node, start, lb)  # the last kept partition, as ids of the last level
 
 
@@ -195,11 +193,21 @@ def _count_parts(ctx, parts):
     return int(ctx.allreduce({r: [unique(p).size] for r, p in parts.items()})[0])
 
 
-def _few(ctx, level, parts, gather, *, dealt):
-    """Whether the next level is small enough to gather on one rank: at most ``gather`` parts
-    and (``dealt``) this level at most ``GATHER_ARCS`` arcs, which bound the next level's."""
-    sums = ctx.allreduce({r: [unique(p).size, int(level[r].indptr[-1])] for r, p in parts.items()})
-    return int(sums[0]) <= gather and (not dealt or int(sums[1]) <= GATHER_ARCS)
+def _small(ctx, level, lb, gather):
+    """Whether a spread level is small enough to run on one rank: at most ``gather`` nodes and
+    ``GATHER_ARCS`` arcs (Leiden deals its refined parts over the ranks, so its levels have many
+    nodes for a while; on one rank they would be summed and swept while the rest idle)."""
+    arcs = ctx.allreduce({r: [int(lv.indptr[-1])] for r, lv in level.items()})[0]
+    return int(lb[-1]) <= gather and int(arcs) <= GATHER_ARCS
+
+
+def _gathered(ctx, level, lb, start):
+    """``level`` moved onto rank 0 with its ids unchanged (its rows in order), its owner ranges
+    there, and each node's starting community (``start``) where the node now lives."""
+    ident = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}
+    level, on_one, _, _ = _aggregate(ctx, level, ident, ident, lb, to_one=True)
+    start = fetch(ctx, {r: np.arange(on_one[r], on_one[r + 1], dtype=np.int64) for r in ctx.ranks}, start, lb)
+    return level, on_one, start
 
 
 def _refine(ctx, level, own, seen, tot, lb, *, scale, theta, rngs):
@@ -517,8 +525,8 @@ def leiden(
     threshold : float
         A level is kept only if it raises modularity by more than this.
     gather : int
-        As in ``louvain``; a later level is gathered only if the one before it also had at
-        most ``GATHER_ARCS`` arcs (its refined parts are dealt evenly, so spread it costs less).
+        As in ``louvain``; a later level is gathered once it has at most ``gather`` nodes and
+        ``GATHER_ARCS`` arcs (its refined parts are dealt evenly, so spread it costs less).
     iterations : int
         As in ``louvain``.
 

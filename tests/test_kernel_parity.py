@@ -565,6 +565,14 @@ def _pieces_cases():
     return out
 
 
+def _ghost_cases():
+    """A rank's rows (slots = placed ids: ghosts on both sides, some slots no arc reaches) and
+    the whole graph (no ghost at all)."""
+    indptr, indices, _ = _graph(40)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    return [(ptr, idx.astype(np.int64), LO, N), (indptr, indices.astype(np.int64), 0, N)]
+
+
 def _refine_cases():
     indptr, indices, w = _graph(33)
     rng = np.random.default_rng(34)
@@ -1156,6 +1164,7 @@ CASES = {
     "inside_weight": (_inside_weight_cases, None),
     "sum_row_pairs": (_sum_row_pairs_cases, None),
     "community_pieces": (_pieces_cases, None),
+    "ghost_rows": (_ghost_cases, None),
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "light_rows": (_light_cases, None),
     "improve": (_improve_cases, None),

@@ -34,6 +34,7 @@ from .brandes import brandes, brandes_paths
 from .colouring import greedy_pass
 from .communities import (
     community_pieces,
+    ghost_rows,
     inside_weight,
     level_weights,
     local_moving,
@@ -178,6 +179,7 @@ __all__ = [
     "level_weights",
     "sum_row_pairs",
     "community_pieces",
+    "ghost_rows",
     "merge_by_id",
     "neighbour_sets",
     "neighbour_sets_already",

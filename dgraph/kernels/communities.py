@@ -606,3 +606,51 @@ def community_pieces(indptr, cols, first, own, seen):
         np.ascontiguousarray(own, dtype=np.int64),
         np.ascontiguousarray(seen, dtype=np.int64),
     )
+
+
+@numba.njit(cache=True)
+def _ghost_rows_numba(indptr, cols, first, slots):
+    n = indptr.size - 1
+    start = np.zeros(slots + 1, dtype=np.int64)
+    for e in range(cols.size):
+        if cols[e] < first or cols[e] >= first + n:
+            start[cols[e] + 1] += 1
+    for s in range(slots):
+        start[s + 1] += start[s]
+    at = start[:-1].copy()
+    rows = np.empty(start[-1], dtype=np.int64)
+    for v in range(n):
+        for e in range(indptr[v], indptr[v + 1]):
+            s = cols[e]
+            if s < first or s >= first + n:
+                rows[at[s]] = v
+                at[s] += 1
+    return start, rows
+
+
+def _ghost_rows_numpy(indptr, cols, first, slots):
+    n = indptr.size - 1
+    row = np.repeat(np.arange(n), np.diff(indptr))
+    far = (cols < first) | (cols >= first + n)
+    order = np.argsort(cols[far], kind="stable")
+    start = np.zeros(slots + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cols[far], minlength=slots), out=start[1:])
+    return start, row[far][order]
+
+
+_ghost_rows = twins("ghost_rows", numba=_ghost_rows_numba, numpy=_ghost_rows_numpy)
+
+
+def ghost_rows(indptr, cols, first, slots):
+    """The rows next to each slot outside a rank's own rows (a ghost), as a CSR over the
+    ``slots`` slots of its space: (start, rows), rows ascending within a slot, none for own
+    slots. Rows and slots as in ``local_moving``; one pass to count and one to place, with no
+    array the size of the arcs but the output.
+
+    >>> start, rows = ghost_rows(np.array([0, 2, 3]), np.array([0, 3, 0]), 1, 4)
+    >>> start.tolist(), rows.tolist()
+    ([0, 2, 2, 2, 3], [0, 1, 0])
+    """
+    return _ghost_rows(
+        np.ascontiguousarray(indptr, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int64), int(first), int(slots)
+    )
