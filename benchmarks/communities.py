@@ -11,7 +11,9 @@ pandas frame is on the client), networkx's ``louvain_communities`` (seed 1; on i
 igraph's ``community_multilevel`` and ``community_leiden`` (modularity objective, its default
 two iterations), networkit's PLM (2 threads; its defaults, refinement off, and with
 refinement); every method seeded with 1 (igraph
-draws from Python's ``random``, networkit from ``setSeed``), so a run repeats. Printed per input and method: the
+draws from Python's ``random``, networkit from ``setSeed``), so a run repeats. dgraph's methods
+and PLM (refinement off), whose times make the ratios, take the best of ``REPEATS`` runs (each
+reseeded; the fastest run's partition is the one scored); the others run once. Printed per input and method: the
 modularity (computed once, by one function, for every method's partition), the number of
 communities, how many of them are disconnected, seconds, and the normalised mutual information
 against the ground truth where the input has one (football, polbooks, email-Eu-core, the planted
@@ -35,6 +37,7 @@ NETWORKX_UP_TO = 20_000  # vertices
 LEIDEN_ITERATIONS = 2  # igraph's default (iterating to a fixpoint takes far longer on Kronecker 16)
 DGRAPH = ("louvain", "leiden")
 SEED = 1
+REPEATS = 3  # dgraph's methods and PLM (refinement off): the best of this many runs
 BIG_EDGES = 1_000_000  # inputs above this many edges get dgraph's time over PLM's
 SMALL = ("karate", "dolphins", "polbooks", "football", "email-Eu-core")
 
@@ -93,16 +96,33 @@ def _peers(a, n, skip_networkx):
     nk.setNumberOfThreads(2)
     nk.engineering.setSeed(SEED, True)
     h = nk.GraphFromCoo((coo.row.astype(np.uint64), coo.col.astype(np.uint64)), n=n, directed=False)
-    t = time.perf_counter()
-    plm = nk.community.PLM(h)  # its defaults: refinement off
-    plm.run()
-    out["networkit PLM"] = (np.asarray(plm.getPartition().getVector()), time.perf_counter() - t)
+
+    def plm():
+        nk.engineering.setSeed(SEED, True)
+        found = nk.community.PLM(h)  # its defaults: refinement off
+        found.run()
+        return found.getPartition().getVector()
+
+    partition, seconds = _best(plm)
+    out["networkit PLM"] = (np.asarray(partition), seconds)
     nk.engineering.setSeed(SEED, True)
     t = time.perf_counter()
     plm = nk.community.PLM(h, refine=True)
     plm.run()
     out["networkit PLM refine"] = (np.asarray(plm.getPartition().getVector()), time.perf_counter() - t)
     return out
+
+
+def _best(run):
+    """``run()``'s result and its best time of ``REPEATS`` runs (the pair whose ratio is
+    reported is timed so on both sides, as GAP reports its best trial)."""
+    best = None
+    for _ in range(REPEATS):
+        t = time.perf_counter()
+        result = run()
+        seconds = time.perf_counter() - t
+        best = (result, seconds) if best is None or seconds < best[1] else best
+    return best
 
 
 def _labels(parts, n):
@@ -130,9 +150,7 @@ def _dgraph(client, src, dst, n):
     for method in DGRAPH:
         run = getattr(alg, method)
         run(g, seed=SEED).compute()  # compiled, warm
-        t = time.perf_counter()
-        found = run(g, seed=SEED).compute()
-        seconds = time.perf_counter() - t
+        found, seconds = _best(lambda: run(g, seed=SEED).compute())
         membership = np.empty(n, dtype=np.int64)
         membership[found.vertex.to_numpy()] = found.community.to_numpy()
         out[f"dgraph {method}"] = (membership, seconds)
