@@ -32,11 +32,10 @@ def move(ctx, level, lb, scale, rngs, start):
     ids = {}
     order = full = {r: sweep_order(rngs[r], lv.n) for r, lv in level.items()}
     active = {r: np.ones(lv.n, bool) for r, lv in level.items()}
-    near = {r: kernels.ghost_rows(lv.indptr, lv.cols, lv.first, lv.space.size) for r, lv in level.items()}
     on_edge = {r: np.zeros(lv.n, bool) for r, lv in level.items()}  # rows with a ghost: may swap
-    for r, (_, rows) in near.items():
-        on_edge[r][rows] = True
-    spaces = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)
+    for r, lv in level.items():
+        on_edge[r][lv.near[1]] = True
+    spaces = space_plan(ctx, level, lb)
     n = int(lb[-1])
     spread = np.count_nonzero(np.diff(lb)) > 1  # on one rank every move sees the ones before it
     seen, went = None, {}
@@ -47,7 +46,7 @@ def move(ctx, level, lb, scale, rngs, start):
         last, seen = seen, spaces(own)
         if last is not None:
             for r in ctx.ranks:  # another rank's moves wake their neighbours here
-                _, woken, _ = kernels.frontier_arcs(*near[r], None, np.flatnonzero(seen[r] != last[r]))
+                _, woken, _ = kernels.frontier_arcs(*level[r].near, None, np.flatnonzero(seen[r] != last[r]))
                 active[r][woken] = True
         ccol = {}
         for r in ctx.ranks:
@@ -76,6 +75,16 @@ def move(ctx, level, lb, scale, rngs, start):
         if moved_all <= (SETTLED_SPREAD if spread else SETTLED) * n:
             break
     return own, tot, sweep + int(extra)
+
+
+def space_plan(ctx, level, lb):
+    """The ``Fetch`` of a value for every slot of each rank's space at ``level`` (owner ranges
+    ``lb``), planned once per level and kept by its first rank's rows: a level's sweeps,
+    modularity and aggregation all read their spaces."""
+    first = level[ctx.ranks[0]]
+    if first.plan is None:
+        first.plan = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)
+    return first.plan
 
 
 def sweep_order(rng, n):

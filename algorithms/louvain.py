@@ -37,6 +37,7 @@ community (the graph's vertex order, as components use).
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,7 +52,7 @@ from dgraph.owners import by_owner, grouped_by_owner
 from dgraph.pair_components import pair_components, sorted_pairs
 from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
-from .community_moves import move, sweep_order, totals
+from .community_moves import move, space_plan, sweep_order, totals
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -73,10 +74,16 @@ class _Level:
         self.lo, self.hi, self.indptr, self.w = int(lo), int(hi), indptr, w
         self.space, self.cols, self.k = space, cols, k
         self.first = int(np.searchsorted(space, lo))
+        self.plan = None  # the first rank's: the level's Fetch of every slot (community_moves.space_plan)
 
     @property
     def n(self):
         return self.hi - self.lo
+
+    @functools.cached_property
+    def near(self):
+        """The rows next to each ghost slot (``kernels.ghost_rows``), found once per level."""
+        return kernels.ghost_rows(self.indptr, self.cols, self.first, self.space.size)
 
 
 def _first_level(block, weighted):
@@ -109,9 +116,8 @@ def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gat
         theta=theta,
     )
     community = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}  # singletons
-    run.qs.append(
-        _modularity(ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution)
-    )
+    singles = {r: lv.space for r, lv in base.items()}  # each slot's community: itself
+    run.qs.append(_modularity(ctx, base, community, singles, lb, two_m=two_m, resolution=resolution))
     for iteration in range(iterations):
         kept = len(run.sweeps)
         community = run.levels(base, lb, community, iteration)
@@ -268,7 +274,7 @@ def _split_disconnected(ctx, level, community, lb):
 
 def _seen(ctx, level, own, lb):
     """The community of every slot of each rank's vertex space."""
-    return fetch(ctx, {r: lv.space for r, lv in level.items()}, own, lb)
+    return space_plan(ctx, level, lb)(own)
 
 
 def _modularity(ctx, level, own, seen, lb, *, two_m, resolution):
@@ -294,7 +300,7 @@ def _aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False):
     ``dealt``: at a rank drawn from the community's id by a hash), numbered there in order of
     (community, part), so a community's nodes are consecutive on one rank."""
     new_id, nb, start = _number_at_homes(ctx, own, parts, lb, to_one=to_one, dealt=dealt)
-    ends = Fetch(ctx, {r: lv.space for r, lv in level.items()}, lb)(new_id)  # the node of every slot
+    ends = space_plan(ctx, level, lb)(new_id)  # the node of every slot
     total = int(nb[-1])
     send = {}
     for r, lv in level.items():
