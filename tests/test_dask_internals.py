@@ -74,24 +74,32 @@ def test_a_direct_held_frame_comes_from_its_workers_unless_the_client_says_other
     frame = di.held_frame("dgraph-test-direct", futures, parts[0].iloc[:0], direct=True)
     relayed_frame = di.held_frame("dgraph-test-direct", futures, parts[0].iloc[:0])
     scheduler = client.cluster.scheduler
-    relayed, gather = [], scheduler.handlers["gather"]
+    relayed, asked, gather, who_has = [], [], scheduler.handlers["gather"], scheduler.handlers["who_has"]
 
     @functools.wraps(gather)
-    def counted(*args, **kwargs):  # the scheduler's own handler, counted
+    def counted(*args, **kwargs):  # the scheduler's own handlers, counted
         relayed.append(kwargs.get("keys"))
         return gather(*args, **kwargs)
 
-    scheduler.handlers["gather"] = counted
+    @functools.wraps(who_has)
+    def counted_who_has(*args, **kwargs):
+        asked.append(kwargs.get("keys"))
+        return who_has(*args, **kwargs)
+
+    scheduler.handlers["gather"], scheduler.handlers["who_has"] = counted, counted_who_has
     try:
         pd.testing.assert_frame_equal(frame.compute(), pd.concat(parts))
-        assert relayed == []  # straight from the workers
+        assert relayed == [] and asked == []  # straight from the workers that stored them
+        di._HOLDERS[futures[1]] = first  # a holder that no longer has its part: the scheduler knows where it is
+        pd.testing.assert_frame_equal(frame.compute(), pd.concat(parts))
+        assert relayed == [] and len(asked) == 1
         pd.testing.assert_frame_equal(relayed_frame.compute(), pd.concat(parts))
         assert len(relayed) == 1  # not direct: through the scheduler
         client.direct_to_workers = False  # as Client(direct_to_workers=False) says
         pd.testing.assert_frame_equal(frame.compute(), pd.concat(parts))
         assert len(relayed) == 2  # through the scheduler, as asked
     finally:
-        scheduler.handlers["gather"] = gather
+        scheduler.handlers["gather"], scheduler.handlers["who_has"] = gather, who_has
         client.direct_to_workers = None
         for f in futures:
             f.release()
