@@ -10,7 +10,7 @@ communities' totals as they stood after the last sweep (fetched from their owner
 rank's moves as they happen. A vertex is swept again only once a neighbour has moved (its own
 rank's at once, another rank's by the next sweep): the pruning of Ozaki, Tezuka and Inaba
 (2016), which Leiden's queue also makes. After a sweep the totals' changes go to the
-communities' owners; sweeps repeat until at most ``SETTLED`` of the vertices move in one
+communities' owners; sweeps (``community_moves``) repeat until at most ``SETTLED`` of the vertices move in one
 (``SETTLED_SPREAD`` while the level spans ranks, where each sweep costs an exchange and the
 last moves are made on stale facts anyway; at most ``MAX_SWEEPS``). Two vertices on two ranks
 may each move towards the other's community on stale facts and swap again next sweep: two
