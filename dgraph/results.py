@@ -34,10 +34,14 @@ class RankLabels:
         return np.arange(lo, hi) if self.placed is None else pd.Series(self.placed[lo:hi], copy=True).array
 
     def lookup(self, wanted):
-        """``{r: labels}`` of ``wanted[r]`` (placed ids >= 0, any order and repeats), in the
-        labels' own dtype; with pieces, collective: every worker of the run calls it."""
+        """``{r: labels}`` of ``wanted[r]`` (placed ids, any order and repeats; a negative one
+        reads any label), in the labels' own dtype; with pieces, collective: every worker of the
+        run calls it."""
+        if self.pieces is None and self.placed is None:  # ids are their own labels
+            return wanted
+        wanted = {r: np.maximum(ids, 0) for r, ids in wanted.items()}
         if self.pieces is None:
-            return {r: ids if self.placed is None else self.placed.take(ids) for r, ids in wanted.items()}
+            return {r: self.placed.take(ids) for r, ids in wanted.items()}
         first = self.pieces[self.ctx.ranks[0]]
         numbers = isinstance(first, np.ndarray) and first.dtype.kind in "iu"
         if self.bounds.size == 2:  # one rank holds every label: read in place, nothing planned or sent
@@ -75,10 +79,8 @@ def decoded(labels, results, label_columns, nullable=(), list_columns=()):
         r: [np.asarray(res[c][0] if c in list_columns else res[c], np.int64) for c in named[r]]
         for r, res in results.items()
     }
-    if labels.pieces is None and labels.placed is None:  # ids are their own labels
-        found = {r: _joined(i) for r, i in ids.items()}
-    elif label_columns or list_columns:  # by the columns asked for, the same on every worker: collective
-        found = labels.lookup({r: np.maximum(_joined(i), 0) for r, i in ids.items()})
+    if label_columns or list_columns:  # by the columns asked for, the same on every worker: collective
+        found = labels.lookup({r: _joined(i) for r, i in ids.items()})
     out = {}
     for r, res in results.items():
         cols, at = {}, 0
@@ -99,7 +101,7 @@ def decoded(labels, results, label_columns, nullable=(), list_columns=()):
 
 
 def _joined(arrays):
-    """One int64 array of ``arrays`` (no copy of a lone one: the caller makes a new one anyway)."""
+    """One int64 array of ``arrays`` (a lone one as it is: the frame may hold it)."""
     if len(arrays) == 1:
         return arrays[0]
     return np.concatenate(arrays) if arrays else np.empty(0, np.int64)
