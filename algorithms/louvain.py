@@ -123,12 +123,6 @@ def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gat
         community = run.levels(base, lb, community, iteration)
         if len(run.sweeps) == kept:
             break
-    if theta is not None:  # once, at the end: the next iteration's refinement cuts them anyway
-        community, split = _split_disconnected(ctx, base, community, lb)  # pieces named by vertex ids
-        if split:
-            run.qs[-1] = _modularity(
-                ctx, base, community, _seen(ctx, base, community, lb), lb, two_m=two_m, resolution=resolution
-            )
     ctx.stats.info.update(
         modularity=float(run.qs[-1]),
         levels=len(run.sweeps),
@@ -137,7 +131,7 @@ def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gat
         iterations=iteration + 1,
     )
     if theta is not None:
-        ctx.stats.info.update(split_communities=split)
+        ctx.stats.info.update(split_communities=run.split)
     canon = {r: own_canonical(ctx.blocks[r][0], int(bounds[r]), int(bounds[r + 1])) for r in ctx.ranks}
     first = _smallest_member(ctx, community, canon, lb)
     return {r: {"community": p} for r, p in placed_ids(ctx, first, bounds).items()}
@@ -152,6 +146,7 @@ class _Run:
         self.max_level, self.seed, self.gather, self.theta = max_level, seed, gather, theta
         self.scale = resolution / two_m if two_m > 0 else 0.0
         self.qs, self.sweeps = [], []
+        self.split = 0  # Leiden: how many communities the final cut into connected pieces split
 
     def levels(self, level, lb, community, iteration):
         """Levels from the vertices' partition ``community`` (vertex ids) until modularity stops
@@ -191,7 +186,21 @@ class _Run:
             lb = new_lb
             if dealt and ctx.nranks > 1 and lb[1] < lb[-1] and _small(ctx, level, lb, gather):
                 level, lb, start = _gathered(ctx, level, lb, start)
+        if theta is not None and depth:
+            start = self.connected(level, start, lb)
         return fetch(ctx, node, start, lb)  # the last kept partition, as ids of the last level
+
+    def connected(self, level, start, lb):
+        """Leiden's partition ``start`` of the last level with every community cut into its
+        connected pieces. That level's nodes are refined parts, each a connected set of vertices,
+        and two nodes share an arc exactly when their vertices share an edge: a community is
+        connected among the vertices exactly when it is among its nodes, so the small last level
+        answers for the graph."""
+        start, self.split = _split_disconnected(self.ctx, level, start, lb)
+        if self.split:  # cutting a community in pieces only raises modularity
+            seen = _seen(self.ctx, level, start, lb)
+            self.qs[-1] = _modularity(self.ctx, level, start, seen, lb, two_m=self.two_m, resolution=self.resolution)
+        return start
 
 
 def _count_parts(ctx, parts):
@@ -510,8 +519,8 @@ def leiden(
     well connected to the community (Traag, Waltman, van Eck 2019); the refined communities
     become the next level's vertices, which start in the communities that hold them. Refined
     communities are connected by construction; a community a later move left disconnected is
-    cut into its connected pieces at the end (which only raises modularity), so no community
-    of the result is disconnected.
+    cut into its connected pieces at the end of each iteration (which only raises modularity),
+    so no community of the result is disconnected.
 
     Parameters
     ----------
@@ -541,7 +550,7 @@ def leiden(
     dask.dataframe.DataFrame
         Columns ``vertex`` and ``community`` (the community's smallest member).
         ``graph.last_stats.info`` holds what ``louvain`` puts there, and ``split_communities``:
-        how many communities the last step cut.
+        how many communities the final cut into connected pieces split.
 
     References
     ----------

@@ -101,6 +101,18 @@ def test_leiden_connects_what_louvain_leaves_disconnected(client, layout, ranks)
     assert info["modularity"] >= worst - MARGIN
 
 
+def test_leiden_cuts_the_communities_a_cut_short_run_leaves_in_pieces(client):
+    # one level on four ranks: the moves leave communities in pieces, cut on the level of parts
+    g = dgraph.datasets.load("ca-GrQc", ranks=4)
+    G = g.to_networkx()
+    found = alg.leiden(g, seed=2, gather=0, max_level=1).compute()
+    info = g.last_stats.info
+    assert info["split_communities"] > 0
+    sets = _sets(found, "community")
+    assert all(nx.is_connected(G.subgraph(s)) for s in sets)
+    assert info["modularity"] == pytest.approx(nx.community.modularity(G, sets), abs=1e-9)
+
+
 def test_leiden_is_weighted_and_theta_zero_is_greedy(client):
     edges = kron_edges(8, seed=5, edge_factor=6)
     edges["w"] = (edges.src * 7 + edges.dst * 3) % 5 + 1.0
