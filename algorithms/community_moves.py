@@ -102,7 +102,7 @@ def totals(ctx, level, own, lb):
     """Each own community's total degree and member count, at its owner, for the partition ``own``."""
     ids, both = {}, {}
     for r in ctx.ranks:
-        ids[r], at = np.unique(own[r], return_inverse=True)
+        ids[r], at = kernels.dense_ranks(own[r])
         m = ids[r].size
         both[r] = np.bincount(at, weights=level[r].k, minlength=m) + 1j * np.bincount(at, minlength=m)
     both = add_at_owners(ctx, ids, both, lb)  # total and count as one complex value: one exchange

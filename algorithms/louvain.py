@@ -46,7 +46,7 @@ import pandas as pd
 from dgraph import kernels
 from dgraph.block import own_canonical, vertex_space
 from dgraph.errors import DgraphInputError
-from dgraph.ghosts import Fetch, add_at_owners, fetch, placed_ids
+from dgraph.ghosts import Fetch, fetch, placed_ids
 from dgraph.kernels import unique
 from dgraph.owners import by_owner, grouped_by_owner
 from dgraph.pair_components import pair_components, sorted_pairs
@@ -161,7 +161,7 @@ class _Run:
             rngs = {r: np.random.default_rng([self.seed, r, iteration, depth]) for r in ctx.ranks}
             own, tot, count = move(ctx, level, lb, self.scale, rngs, start)
             seen = _seen(ctx, level, own, lb)
-            new_q = _modularity(ctx, level, own, seen, lb, two_m=self.two_m, resolution=self.resolution)
+            new_q = _modularity(ctx, level, own, seen, lb, two_m=self.two_m, resolution=self.resolution, tot=tot)
             raised = new_q - q > self.threshold
             if not raised and theta is None:
                 break
@@ -286,17 +286,17 @@ def _seen(ctx, level, own, lb):
     return space_plan(ctx, level, lb)(own)
 
 
-def _modularity(ctx, level, own, seen, lb, *, two_m, resolution):
+def _modularity(ctx, level, own, seen, lb, *, two_m, resolution, tot=None):
     """Modularity of the level's partition ``own`` (each own vertex's community id; ``seen``:
-    the community of each slot of the ranks' spaces)."""
+    the community of each slot of the ranks' spaces; ``tot``, if known: each owner's
+    communities' total degrees)."""
     if two_m <= 0:
         return 0.0
-    inside, tot_parts, ids = {}, {}, {}
+    inside = {}
     for r, lv in level.items():
         inside[r] = kernels.inside_weight(lv.indptr, lv.cols, lv.w, own[r], seen[r])
-        ids[r], inverse = np.unique(own[r], return_inverse=True)
-        tot_parts[r] = np.bincount(inverse, weights=lv.k, minlength=ids[r].size)
-    tot = add_at_owners(ctx, ids, tot_parts, lb)
+    if tot is None:
+        tot = totals(ctx, level, own, lb)[0]
     sums = ctx.allreduce({r: [inside[r], float((tot[r] ** 2).sum())] for r in ctx.ranks})
     return float(sums[0] / two_m - resolution * sums[1] / two_m**2)
 
@@ -344,16 +344,22 @@ def _homes(community, lb, nranks, dealt):
 
 def _number_at_homes(ctx, own, parts, lb, *, to_one, dealt):
     """Each own vertex's node, the nodes' owner ranges, and each own node's starting community:
-    the parts numbered at their communities' homes (``to_one``: rank 0)."""
+    the parts numbered at their communities' homes (``to_one``: rank 0). A part lies inside one
+    community (Louvain's parts are the communities), so each distinct part is one key."""
     n = int(lb[-1])
     send, keys = {}, {}
     for r in ctx.ranks:
-        mine = unique(own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64))
-        home = np.zeros(mine.size, np.int64) if to_one else _homes(mine // np.uint64(n), lb, ctx.nranks, dealt)
+        distinct, at = kernels.dense_ranks(parts[r])  # each vertex's part, as a rank among the rank's parts
+        community = np.empty(distinct.size, np.int64)
+        community[at] = own[r]
+        key = community.astype(np.uint64) * np.uint64(n) + distinct.astype(np.uint64)
+        sort = np.argsort(key)
+        mine = key[sort]
+        home = np.zeros(mine.size, np.int64) if to_one else _homes(community[sort], lb, ctx.nranks, dealt)
         order = grouped_by_owner(home, ctx.nranks)  # each home's keys, still sorted
         cuts = np.searchsorted(home[order], np.arange(ctx.nranks + 1))
         send[r] = {d: [mine[order[a:b]]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
-        keys[r] = (mine, order, cuts)
+        keys[r] = (sort[order], cuts, at)
     got = ctx.alltoall(send)
     held = {}
     for r in ctx.ranks:  # at each community's home: its parts, sorted by (community, part)
@@ -372,12 +378,11 @@ def _number_at_homes(ctx, own, parts, lb, *, to_one, dealt):
     answers = ctx.alltoall(reply)
     new_id = {}
     for r in ctx.ranks:
-        mine, order, cuts = keys[r]
-        ids = np.empty(mine.size, dtype=np.int64)  # the node of each of the rank's distinct keys
+        sent, cuts, at = keys[r]
+        node = np.empty(sent.size, dtype=np.int64)  # the node of each of the rank's distinct parts
         for d, (answer,) in answers[r]:
-            ids[order[cuts[d] : cuts[d + 1]]] = answer
-        key = own[r].astype(np.uint64) * np.uint64(n) + parts[r].astype(np.uint64)
-        new_id[r] = ids[np.searchsorted(mine, key)]
+            node[sent[cuts[d] : cuts[d + 1]]] = answer
+        new_id[r] = node[at]
     return new_id, nb, start
 
 
@@ -386,7 +391,7 @@ def _smallest_member(ctx, member, canon, mb):
     big = np.iinfo(np.int64).max
     send = {}
     for r in ctx.ranks:
-        ids, inverse = np.unique(member[r], return_inverse=True)
+        ids, inverse = kernels.dense_ranks(member[r])
         least = np.full(ids.size, big, dtype=np.int64)
         np.minimum.at(least, inverse, canon[r])
         cuts = np.searchsorted(ids, mb)
