@@ -30,7 +30,7 @@ def move(ctx, level, lb, scale, rngs, start):
     own = {r: start[r].copy() for r in ctx.ranks}
     tot, size = totals(ctx, level, own, lb)
     ids = {}
-    order = {r: sweep_order(rngs[r], lv.n) for r, lv in level.items()}
+    order = full = {r: sweep_order(rngs[r], lv.n) for r, lv in level.items()}
     active = {r: np.ones(lv.n, bool) for r, lv in level.items()}
     spaces = space_plan(ctx, level, lb)
     n = int(lb[-1])
@@ -38,18 +38,16 @@ def move(ctx, level, lb, scale, rngs, start):
     on_edge = {r: np.zeros(lv.n, bool) for r, lv in level.items()}  # rows with a ghost: may swap
     for r, lv in level.items():
         on_edge[r][lv.near[1] if spread else []] = True
-    seen, went, held = None, {}, {r: np.empty(0, np.int64) for r in ctx.ranks}
+    seen, went = None, {}
     for sweep in range(1, MAX_SWEEPS + 1):
+        if sweep > FREE_SWEEPS and spread:  # damping: two ranks cannot keep swapping a pair
+            # (only a vertex that just moved, next to another rank's, can be half of one)
+            order = {r: o[~(on_edge[r] & went[r])[o] | (rngs[r].random(o.size) < 0.5)] for r, o in full.items()}
         last, seen = seen, spaces(own)
         if last is not None:
             for r in ctx.ranks:  # another rank's moves wake their neighbours here
                 _, woken, _ = kernels.frontier_arcs(*level[r].near, None, np.flatnonzero(seen[r] != last[r]))
                 active[r][woken] = True
-        if sweep > FREE_SWEEPS and spread:  # damping: two ranks cannot keep swapping a pair
-            for r in ctx.ranks:  # (only a vertex that just moved, next to another rank's, can be half of one)
-                swap = np.flatnonzero(on_edge[r] & went[r] & active[r])
-                held[r] = swap[rngs[r].random(swap.size) < 0.5]
-                active[r][held[r]] = False  # not swept this time, still due
         ccol = {}
         for r in ctx.ranks:
             ids[r], ccol[r] = kernels.dense_ranks(seen[r])
@@ -62,7 +60,6 @@ def move(ctx, level, lb, scale, rngs, start):
             c = ccol[r].astype(np.int64)
             state = (lv.indptr, lv.cols, lv.w, lv.first, lv.k, c, t_view[r], s_view[r], scale, order[r], active[r])
             moved[r], more[r] = kernels.local_moving(*state), 0
-            active[r][held[r]] = True
             # a level on one rank: every move is seen at once, so its sweeps need no exchange
             while not spread and moved[r] > SETTLED * n and sweep + more[r] < MAX_SWEEPS:
                 moved[r], more[r] = kernels.local_moving(*state), more[r] + 1

@@ -11,6 +11,7 @@ from graphs import kron_edges, nx_graph
 
 import dgraph
 from dgraph import algorithms as alg
+from dgraph.algorithms.community_moves import MAX_SWEEPS
 from dgraph.errors import DgraphInputError
 
 # distributed Louvain reads other ranks' moves one sweep late: on the small social graphs its
@@ -99,6 +100,13 @@ def test_leiden_connects_what_louvain_leaves_disconnected(client, layout, ranks)
     assert alg.verify("leiden", g, found, modularity=info["modularity"]) == []
     worst = min(nx.community.modularity(G, nx.community.louvain_communities(G, seed=s)) for s in range(2))
     assert info["modularity"] >= worst - MARGIN
+
+
+def test_damping_ends_the_swaps_between_ranks_on_a_skewed_graph(client):
+    # spread levels of a Kronecker graph: stale moves would swap hubs' neighbours sweep after sweep
+    g = dgraph.from_edgelist(kron_edges(14, seed=3), directed=False, ranks=2)
+    alg.louvain(g, seed=1, gather=0).compute()
+    assert max(g.last_stats.info["sweeps"]) < MAX_SWEEPS // 2
 
 
 def test_leiden_cuts_the_communities_a_cut_short_run_leaves_in_pieces(client):
