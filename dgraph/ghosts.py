@@ -298,8 +298,8 @@ def sum_at_owners(ctx, tally, bounds, dense=False):
 
 
 def add_at_owners(ctx, spaces, values, bounds):
-    """Sum per-rank tallies ``values[r]`` (one per vertex of ``spaces[r]``, sorted placed ids) at
-    the vertices' owners, in one superstep: only the nonzero entries travel, with their ids.
+    """Sum per-rank tallies ``values[r]`` (one per vertex of ``spaces[r]``, sorted distinct placed
+    ids) at the vertices' owners, in one superstep: only the nonzero entries travel, with their ids.
     A rank's tallies of its own vertices stay where they are and are added whole; where they
     cover its vertices and come first in sender order, the sums are added into them (``values``
     are the caller's to give up). Returns ``{r: sums over rank r's own vertices}``, added in
@@ -327,12 +327,10 @@ def add_at_owners(ctx, spaces, values, bounds):
             total, messages = counts, messages[1:]
         else:
             total = np.zeros(int(bounds[r + 1] - bounds[r]), dtype=values[r].dtype)
-        for src, (ids, counts) in messages:
-            if src != r:
-                np.add.at(total, ids, counts)
-            elif ids is None:  # every own vertex, in order
+        for _, (ids, counts) in messages:  # a message's ids are distinct: each entry is added once
+            if ids is None:  # every own vertex, in order
                 total += counts
-            else:  # distinct ids: each entry is added once
+            else:
                 total[ids] += counts
         out[r] = total
     return out
