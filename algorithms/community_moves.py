@@ -35,14 +35,11 @@ def move(ctx, level, lb, scale, rngs, start):
     spaces = space_plan(ctx, level, lb)
     n = int(lb[-1])
     spread = np.count_nonzero(np.diff(lb)) > 1  # on one rank every move sees the ones before it
-    on_edge = {r: np.zeros(lv.n, bool) for r, lv in level.items()}  # rows with a ghost: may swap
-    for r, lv in level.items():
-        on_edge[r][lv.near[1] if spread else []] = True
     seen, went = None, {}
     for sweep in range(1, MAX_SWEEPS + 1):
         if sweep > FREE_SWEEPS and spread:  # damping: two ranks cannot keep swapping a pair
             # (only a vertex that just moved, next to another rank's, can be half of one)
-            order = {r: o[~(on_edge[r] & went[r])[o] | (rngs[r].random(o.size) < 0.5)] for r, o in full.items()}
+            order = {r: o[~(level[r].on_edge & went[r])[o] | (rngs[r].random(o.size) < 0.5)] for r, o in full.items()}
         last, seen = seen, spaces(own)
         if last is not None:
             for r in ctx.ranks:  # another rank's moves wake their neighbours here

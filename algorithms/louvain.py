@@ -85,6 +85,13 @@ class _Level:
         """The rows next to each ghost slot (``kernels.ghost_rows``), found once per level."""
         return kernels.ghost_rows(self.indptr, self.cols, self.first, self.space.size)
 
+    @functools.cached_property
+    def on_edge(self):
+        """Whether each row has a ghost neighbour: only such a row can swap with another rank's."""
+        edge = np.zeros(self.n, bool)
+        edge[self.near[1]] = True
+        return edge
+
 
 def _first_level(block, weighted):
     lo, hi, space = block.lo, block.hi, block.space
