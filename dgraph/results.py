@@ -64,7 +64,7 @@ class RankLabels:
             parts = [unpack_columns(arrays, schema)["label"] for _, arrays in got[r]]
             same = [pd.array(p, dtype=sample.dtype, copy=False) for p in parts]  # the labels' own array type
             values = sample.array._concat_same_type([sample.array, *same])
-            out[r] = values.take(plan.inverse[r])
+            out[r] = values if plan.inverse[r] is None else values.take(plan.inverse[r])
         return out
 
 
