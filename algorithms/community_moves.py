@@ -15,6 +15,7 @@ import numpy as np
 
 from dgraph import kernels
 from dgraph.ghosts import Fetch, add_at_owners
+from dgraph.owners import index_type
 
 MAX_SWEEPS = 64  # local-moving sweeps per level: stale totals may keep a few vertices moving
 FREE_SWEEPS = 1  # sweeps in which every vertex may move; then a random half of those that may swap
@@ -46,15 +47,15 @@ def move(ctx, level, lb, scale, rngs, start):
                 _, woken, _ = kernels.frontier_arcs(*level[r].near, None, np.flatnonzero(seen[r] != last[r]))
                 active[r][woken] = True
         ccol = {}
-        for r in ctx.ranks:
-            ids[r], ccol[r] = kernels.dense_ranks(seen[r])
+        for r in ctx.ranks:  # int32 while it fits: the sweep reads it at random
+            ids[r], ccol[r] = kernels.dense_ranks(seen[r], index_type(seen[r].size))
         # a community's total and size travel as one complex value: one exchange each way
         view = Fetch(ctx, ids, lb)({r: tot[r] + 1j * size[r] for r in ctx.ranks})
         t_view = {r: view[r].real.copy() for r in ctx.ranks}
         s_view = {r: view[r].imag.astype(np.int64) for r in ctx.ranks}
         moved, more = {}, {}
         for r, lv in level.items():
-            c = ccol[r].astype(np.int64)
+            c = ccol[r]
             state = (lv.indptr, lv.cols, lv.w, lv.first, lv.k, c, t_view[r], s_view[r], scale, order[r], active[r])
             moved[r], more[r] = kernels.local_moving(*state), 0
             # a level on one rank: every move is seen at once, so its sweeps need no exchange

@@ -48,7 +48,7 @@ from dgraph.block import own_canonical, vertex_space
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch, fetch, placed_ids
 from dgraph.kernels import unique
-from dgraph.owners import by_owner, grouped_by_owner
+from dgraph.owners import by_owner, grouped_by_owner, index_type
 from dgraph.pair_components import pair_components, sorted_pairs
 from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
@@ -67,8 +67,9 @@ GATHER_ARCS = 1 << 20
 
 class _Level:
     """A rank's rows of one level's graph: ids lo..hi-1, the other ends of their arcs (ids of
-    this level) as slots of the rank's vertex space, the arcs' weights (a loop doubled), and
-    the rows' weighted degrees. Read row by row: no array the size of the arcs is made from it."""
+    this level) as slots of the rank's vertex space (int32 while they fit: the sweeps read them
+    at random), the arcs' weights (a loop doubled), and the rows' weighted degrees. Read row by
+    row: no array the size of the arcs is made from it."""
 
     def __init__(self, lo, hi, indptr, w, space, cols, *, k):
         self.lo, self.hi, self.indptr, self.w = int(lo), int(hi), indptr, w
@@ -99,10 +100,10 @@ def _first_level(block, weighted):
     first = int(np.searchsorted(space, lo))
     if first + hi - lo <= space.size and (hi == lo or space[first + hi - lo - 1] == hi - 1):  # own rows in it
         w, k = kernels.level_weights(block.indptr, block.indices, np.arange(first, first + hi - lo), w)
-        return _Level(lo, hi, block.indptr, w, space, block.indices.astype(np.int64), k=k)
+        return _Level(lo, hi, block.indptr, w, space, block.indices.astype(index_type(space.size), copy=False), k=k)
     space, cols = vertex_space(block.n, space[block.indices], ranges=[(lo, hi)])
     w, k = kernels.level_weights(block.indptr, space[cols], np.arange(lo, hi), w)
-    return _Level(lo, hi, block.indptr, w, space, cols.astype(np.int64), k=k)
+    return _Level(lo, hi, block.indptr, w, space, cols, k=k)
 
 
 def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gather, iterations, bounds, theta=None):
@@ -238,7 +239,7 @@ def _refine(ctx, level, own, seen, tot, lb, *, scale, theta, rngs):
     brings a community's refined pieces together on one rank, so the next level can join them)."""
     ids, ccol = {}, {}
     for r in ctx.ranks:
-        ids[r], ccol[r] = kernels.dense_ranks(seen[r])
+        ids[r], ccol[r] = kernels.dense_ranks(seen[r], index_type(seen[r].size))
     totals = Fetch(ctx, ids, lb)(tot)
     parts = {}
     for r, lv in level.items():
@@ -334,7 +335,7 @@ def _aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False):
         np.cumsum(np.bincount(cu, minlength=rows), out=indptr[1:])
         k = np.bincount(cu, weights=w, minlength=rows)  # in arc order, as a row-by-row sum
         del cu
-        space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])], inplace=True, dtype=np.int64)
+        space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])])
         new[r] = _Level(nb[r], nb[r + 1], indptr, w, space, cols, k=k)
     return new, nb, new_id, start
 

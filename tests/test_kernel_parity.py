@@ -486,7 +486,9 @@ def _moving_cases():
     spread = indices + 5
     far = rng.random(spread.size) < 0.1
     spread[far] = rng.choice(ghosts, np.count_nonzero(far))
+    # (the spread case in int32, as levels keep their slots while they fit)
     for ncomm, first, cols in ((N, 0, indices), (12, 0, indices), (9, 5, spread)):
+        ints = np.int32 if first else np.int64
         slots = N + 2 * first
         comm = np.arange(slots) if ncomm == N else rng.integers(0, ncomm, slots)
         ids, ccol = np.unique(comm, return_inverse=True)
@@ -498,11 +500,11 @@ def _moving_cases():
         out.append(
             (
                 indptr,
-                cols.astype(np.int64),
+                cols.astype(ints),
                 w,
                 first,
                 k,
-                ccol.astype(np.int64),
+                ccol.astype(ints),
                 tot,
                 size,
                 1.0 / k.sum(),
@@ -580,17 +582,18 @@ def _refine_cases():
     out = []
     for ncomm, first, theta in ((4, 0, 0.0), (3, 0, 0.5), (5, 2, 0.01)):
         # the rows are slots first..first+N-1 of a space that has ``first`` ghosts before them
+        ints = np.int32 if first else np.int64  # (with ghosts in int32, as levels keep their slots)
         ccol = rng.integers(0, ncomm, N + first)
         tot = np.bincount(ccol[first:], weights=k, minlength=ncomm) + 1.0
         n = N
         out.append(
             (
                 indptr,
-                indices.astype(np.int64) + first,
+                indices.astype(ints) + first,
                 w,
                 first,
                 k,
-                ccol.astype(np.int64),
+                ccol.astype(ints),
                 tot,
                 0.5 / k.sum(),
                 rng.permutation(N),

@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .csr import _count_rows
+from .csr import _count_rows, _ints
 from .engines import twins
 from .unionfind import _find
 
@@ -132,7 +132,7 @@ def local_moving(indptr, cols, w, first, k, ccol, tot, size, scale, order, activ
     return int(
         _moving(
             indptr,
-            np.ascontiguousarray(cols, dtype=np.int64),
+            _ints(cols),
             np.ascontiguousarray(w, dtype=np.float64),
             int(first),
             k,
@@ -295,11 +295,11 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
     ref = np.arange(n, dtype=np.int64)
     merged = _refine(
         indptr,
-        np.ascontiguousarray(cols, dtype=np.int64),
+        _ints(cols),
         np.ascontiguousarray(w, dtype=np.float64),
         int(first),
         np.ascontiguousarray(k, dtype=np.float64),
-        np.ascontiguousarray(ccol, dtype=np.int64),
+        _ints(ccol),
         np.ascontiguousarray(tot, dtype=np.float64),
         float(scale),
         np.ascontiguousarray(order, dtype=np.int64),
@@ -601,7 +601,7 @@ def community_pieces(indptr, cols, first, own, seen):
     """
     return _community_pieces(
         np.ascontiguousarray(indptr, dtype=np.int64),
-        np.ascontiguousarray(cols, dtype=np.int64),
+        _ints(cols),
         int(first),
         np.ascontiguousarray(own, dtype=np.int64),
         np.ascontiguousarray(seen, dtype=np.int64),
@@ -651,6 +651,4 @@ def ghost_rows(indptr, cols, first, slots):
     >>> start.tolist(), rows.tolist()
     ([0, 2, 2, 2, 3], [0, 1, 0])
     """
-    return _ghost_rows(
-        np.ascontiguousarray(indptr, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int64), int(first), int(slots)
-    )
+    return _ghost_rows(np.ascontiguousarray(indptr, dtype=np.int64), _ints(cols), int(first), int(slots))
