@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 GATHER = 1 << 17  # a level this small runs on one rank: no stale moves, and little to share
 # Leiden's refined parts are dealt to ranks by hash, so a level of many arcs stays spread
 # even when its nodes are few: gathered, one rank would sweep them while the rest idle
-GATHER_ARCS = 1 << 20
+GATHER_ARCS = 1 << 19
 
 
 class _Level:
