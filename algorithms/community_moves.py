@@ -31,7 +31,8 @@ def move(ctx, level, lb, scale, rngs, start):
     own = {r: start[r].copy() for r in ctx.ranks}
     tot, size = totals(ctx, level, own, lb)
     ids = {}
-    order = full = {r: sweep_order(rngs[r], lv.n) for r, lv in level.items()}
+    full = {r: sweep_order(rngs[r], lv.n) for r, lv in level.items()}
+    order = dict(full)
     active = {r: np.ones(lv.n, bool) for r, lv in level.items()}
     spaces = space_plan(ctx, level, lb)
     n = int(lb[-1])
@@ -39,8 +40,11 @@ def move(ctx, level, lb, scale, rngs, start):
     seen, went = None, {}
     for sweep in range(1, MAX_SWEEPS + 1):
         if sweep > FREE_SWEEPS and spread:  # damping: two ranks cannot keep swapping a pair
-            # (only a vertex that just moved, next to another rank's, can be half of one)
-            order = {r: o[~(level[r].on_edge & went[r])[o] | (rngs[r].random(o.size) < 0.5)] for r, o in full.items()}
+            for r, o in full.items():  # (only a vertex that just moved, next to another rank's, can be half of one)
+                held = level[r].on_edge & went[r]
+                swap = np.flatnonzero(held)
+                held[swap] = rngs[r].random(swap.size) < 0.5  # held out of this sweep, woken or not
+                order[r] = o[~held[o]]
         last, seen = seen, spaces(own)
         if last is not None:
             for r in ctx.ranks:  # another rank's moves wake their neighbours here
