@@ -56,7 +56,7 @@ def move(ctx, level, lb, scale, rngs, start):
         # a community's total and size travel as one complex value: one exchange each way
         view = Fetch(ctx, ids, lb)({r: tot[r] + 1j * size[r] for r in ctx.ranks})
         t_view = {r: view[r].real.copy() for r in ctx.ranks}
-        s_view = {r: view[r].imag.astype(np.int64) for r in ctx.ranks}
+        s_view = {r: view[r].imag.astype(np.int32) for r in ctx.ranks}  # counts read at random: int32
         moved, more = {}, {}
         for r, lv in level.items():
             c = ccol[r]
