@@ -510,8 +510,7 @@ def _moving_cases():
                 1.0 / k.sum(),
                 order,
                 active,
-                np.zeros(ids.size),
-                np.zeros(ids.size, bool),
+                np.full(ids.size, np.nan),
                 np.empty(ids.size, np.int64),
             )
         )

@@ -18,7 +18,9 @@ TIE = 1e-12  # gains closer than this are equal: the move must win by more
 
 
 @numba.njit(cache=True)
-def _moving_numba(indptr, cols, w, first, k, ccol, tot, size, scale, order, active, kin, seen, touched):
+def _moving_numba(indptr, cols, w, first, k, ccol, tot, size, scale, order, active, kin, touched):
+    # kin is NaN for a community no arc of the row has reached yet: one array read per arc, no
+    # flags beside it (touched holds a row's arcs at most, whatever the weights)
     moved = 0
     for v in order:
         if not active[v]:
@@ -33,14 +35,17 @@ def _moving_numba(indptr, cols, w, first, k, ccol, tot, size, scale, order, acti
             if s == sv:
                 continue  # a loop stays with its vertex wherever it goes
             c = ccol[s]
-            if not seen[c]:
-                seen[c] = True
+            x = kin[c]
+            if x != x:
                 touched[nt] = c
                 nt += 1
-            kin[c] += w[e]
+                kin[c] = w[e]
+            else:
+                kin[c] = x + w[e]
         tot[co] -= kv
         size[co] -= 1
-        best, best_gain = co, kin[co] - tot[co] * kv * scale
+        k_own = kin[co] if kin[co] == kin[co] else 0.0
+        best, best_gain = co, k_own - tot[co] * kv * scale
         for i in range(nt):
             c = touched[i]
             if c == co or (size[co] == 0 and size[c] == 1 and c > co):
@@ -58,12 +63,11 @@ def _moving_numba(indptr, cols, w, first, k, ccol, tot, size, scale, order, acti
                 if 0 <= u < active.size and u != v:
                     active[u] = True
         for i in range(nt):
-            kin[touched[i]] = 0.0
-            seen[touched[i]] = False
+            kin[touched[i]] = np.nan
     return moved
 
 
-def _moving_numpy(indptr, cols, w, first, k, ccol, tot, size, scale, order, active, kin, seen, touched):
+def _moving_numpy(indptr, cols, w, first, k, ccol, tot, size, scale, order, active, kin, touched):
     # the sweep is sequential by nature (each move changes the next vertex's gains): a loop over
     # vertices, each row's community weights summed by numpy
     moved = 0
@@ -128,7 +132,7 @@ def local_moving(indptr, cols, w, first, k, ccol, tot, size, scale, order, activ
     >>> ccol.tolist(), tot.tolist(), size.tolist(), active.tolist()
     ([0, 0, 2], [2.0, 0.0, 0.0], [2, 0, 1], [True, False, False])
     """
-    n = tot.size
+    degree = int(np.diff(indptr).max()) if indptr.size > 1 else 0
     return int(
         _moving(
             indptr,
@@ -142,9 +146,8 @@ def local_moving(indptr, cols, w, first, k, ccol, tot, size, scale, order, activ
             float(scale),
             np.ascontiguousarray(order, dtype=np.int64),
             active,
-            np.zeros(n),
-            np.zeros(n, np.bool_),
-            np.empty(n, np.int64),
+            np.full(tot.size, np.nan),
+            np.empty(max(tot.size, degree), np.int64),
         )
     )
 
