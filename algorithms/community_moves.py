@@ -68,8 +68,12 @@ def move(ctx, level, lb, scale, rngs, start):
             now = ids[r][c[lv.first : lv.first + lv.n]]
             went[r] = now != own[r]
             own[r] = now
-        change = {r: (t_view[r] - view[r].real) + 1j * (s_view[r] - view[r].imag) for r in ctx.ranks}
-        delta = add_at_owners(ctx, ids, change, lb)
+        changed, change = {}, {}
+        for r in ctx.ranks:  # only the communities the sweep changed travel back
+            d_tot, d_size = t_view[r] - view[r].real, s_view[r] - view[r].imag
+            at = np.flatnonzero((d_tot != 0) | (d_size != 0))
+            changed[r], change[r] = ids[r][at], d_tot[at] + 1j * d_size[at]
+        delta = add_at_owners(ctx, changed, change, lb)
         for r in ctx.ranks:
             tot[r] += delta[r].real
             size[r] += delta[r].imag.astype(np.int64)
