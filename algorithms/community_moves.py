@@ -48,8 +48,7 @@ def move(ctx, level, lb, scale, rngs, start):
         last, seen = seen, spaces(own)
         if last is not None:
             for r in ctx.ranks:  # another rank's moves wake their neighbours here
-                _, woken, _ = kernels.frontier_arcs(*level[r].near, None, np.flatnonzero(seen[r] != last[r]))
-                active[r][woken] = True
+                kernels.wake_near(level[r].near, seen[r], last[r], active[r])
         ccol = {}
         for r in ctx.ranks:  # int32 while it fits: the sweep reads it at random
             ids[r], ccol[r] = kernels.dense_ranks(seen[r], index_type(seen[r].size))

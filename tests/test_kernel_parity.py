@@ -574,6 +574,21 @@ def _ghost_cases():
     return [(ptr, idx.astype(np.int64), LO, N), (indptr, indices.astype(np.int64), 0, N)]
 
 
+def _wake_cases():
+    """Rows next to ghosts woken where some ghosts' values changed, none, or all; some rows
+    awake already."""
+    indptr, indices, _ = _graph(41)
+    ptr, idx, _ = _rows(indptr, indices, None, LO, HI)
+    near = kernels.ghost_rows(ptr, idx.astype(np.int64), LO, N)
+    rng = np.random.default_rng(42)
+    last = rng.integers(0, 5, N)
+    out = []
+    for changed in (rng.random(N) < 0.3, np.zeros(N, bool), np.ones(N, bool)):
+        seen = np.where(changed, last + 1, last)
+        out.append((*near, seen, last, rng.random(HI - LO) < 0.2))
+    return out
+
+
 def _refine_cases():
     indptr, indices, w = _graph(33)
     rng = np.random.default_rng(34)
@@ -1157,7 +1172,7 @@ CASES = {
     "orient_rows": (_orient_cases, None),
     "oriented_triangles": (_oriented_cases, None),
     "ordered_triangles": (_ordered_cases, None),
-    # the scratch (last three) is left zeroed by numba and unused by numpy
+    # the scratch (last two) is left NaN by numba and unused by numpy
     "local_moving": (_moving_cases, lambda r, a: (r, a[5], a[6], a[7], a[10])),
     # the state (refined ids, totals, weights out, sizes) compared; the scratch after it is not
     "refine_communities": (_refine_cases, lambda r, a: (r, a[11])),
@@ -1167,6 +1182,7 @@ CASES = {
     "sum_row_pairs": (_sum_row_pairs_cases, None),
     "community_pieces": (_pieces_cases, None),
     "ghost_rows": (_ghost_cases, None),
+    "wake_near": (_wake_cases, lambda r, a: (r, a[4])),
     "heaviest_free_neighbour": (_heaviest_cases, None),
     "light_rows": (_light_cases, None),
     "improve": (_improve_cases, None),

@@ -41,6 +41,7 @@ from .communities import (
     refine_communities,
     sum_pairs,
     sum_row_pairs,
+    wake_near,
 )
 from .counting import (
     label_counts,
@@ -180,6 +181,7 @@ __all__ = [
     "sum_row_pairs",
     "community_pieces",
     "ghost_rows",
+    "wake_near",
     "merge_by_id",
     "neighbour_sets",
     "neighbour_sets_already",

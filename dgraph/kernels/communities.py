@@ -644,6 +644,43 @@ def _ghost_rows_numpy(indptr, cols, first, slots):
 _ghost_rows = twins("ghost_rows", numba=_ghost_rows_numba, numpy=_ghost_rows_numpy)
 
 
+@numba.njit(cache=True)
+def _wake_near_numba(start, rows, seen, last, active):
+    woken = 0
+    for s in range(seen.size):
+        if seen[s] != last[s]:
+            for j in range(start[s], start[s + 1]):
+                active[rows[j]] = True
+            woken += start[s + 1] - start[s]
+    return woken
+
+
+def _wake_near_numpy(start, rows, seen, last, active):
+    changed = np.flatnonzero(seen != last)
+    counts = start[changed + 1] - start[changed]
+    at = np.repeat(start[changed] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+    active[rows[at]] = True
+    return int(counts.sum())
+
+
+_wake_near = twins("wake_near", numba=_wake_near_numba, numpy=_wake_near_numpy)
+
+
+def wake_near(near, seen, last, active):
+    """Set ``active`` for the rows next to each slot whose value changed from ``last`` to
+    ``seen`` (``near``: ``ghost_rows``' CSR over the slots), in place, in one pass over the slots;
+    returns how many arcs woke a row.
+
+    >>> active = np.zeros(2, bool)
+    >>> wake_near((np.array([0, 0, 2, 3]), np.array([0, 1, 1])), np.array([5, 6, 7]), np.array([5, 9, 7]), active)
+    2
+    >>> active.tolist()
+    [True, True]
+    """
+    start, rows = near
+    return int(_wake_near(start, rows, seen, last, active))
+
+
 def ghost_rows(indptr, cols, first, slots):
     """The rows next to each slot outside a rank's own rows (a ghost), as a CSR over the
     ``slots`` slots of its space: (start, rows), rows ascending within a slot, none for own
