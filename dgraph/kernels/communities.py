@@ -12,6 +12,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .csr import _count_rows, _ints
 from .engines import twins
+from .frontier import _arcs_numpy
 from .unionfind import _find
 
 TIE = 1e-12  # gains closer than this are equal: the move must win by more
@@ -656,11 +657,9 @@ def _wake_near_numba(start, rows, seen, last, active):
 
 
 def _wake_near_numpy(start, rows, seen, last, active):
-    changed = np.flatnonzero(seen != last)
-    counts = start[changed + 1] - start[changed]
-    at = np.repeat(start[changed] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-    active[rows[at]] = True
-    return int(counts.sum())
+    _, woken, _ = _arcs_numpy(start, rows, np.empty(0), np.flatnonzero(seen != last))  # the changed slots' rows
+    active[woken] = True
+    return woken.size
 
 
 _wake_near = twins("wake_near", numba=_wake_near_numba, numpy=_wake_near_numpy)
