@@ -37,21 +37,21 @@ community (the graph's vertex order, as components use).
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from dgraph import kernels
-from dgraph.block import own_canonical, vertex_space
+from dgraph.block import own_canonical
 from dgraph.errors import DgraphInputError
 from dgraph.ghosts import Fetch, fetch, placed_ids
 from dgraph.kernels import unique
-from dgraph.owners import by_owner, grouped_by_owner, index_type
+from dgraph.owners import by_owner, index_type
 from dgraph.pair_components import pair_components, sorted_pairs
 from dgraph.weights import GRAPH_WEIGHT, Weight, weighed
 
+from .community_levels import aggregate, first_level, gathered
 from .community_moves import move, space_plan, sweep_order, totals
 
 if TYPE_CHECKING:
@@ -65,52 +65,11 @@ GATHER = 1 << 17  # a level this small runs on one rank: no stale moves, and lit
 GATHER_ARCS = 1 << 19
 
 
-class _Level:
-    """A rank's rows of one level's graph: ids lo..hi-1, the other ends of their arcs (ids of
-    this level) as slots of the rank's vertex space (int32 while they fit: the sweeps read them
-    at random), the arcs' weights (a loop doubled), and the rows' weighted degrees. Read row by
-    row: no array the size of the arcs is made from it."""
-
-    def __init__(self, lo, hi, indptr, w, space, cols, *, k):
-        self.lo, self.hi, self.indptr, self.w = int(lo), int(hi), indptr, w
-        self.space, self.cols, self.k = space, cols, k
-        self.first = int(np.searchsorted(space, lo))
-        self.plan = None  # the first rank's: the level's Fetch of every slot (community_moves.space_plan)
-
-    @property
-    def n(self):
-        return self.hi - self.lo
-
-    @functools.cached_property
-    def near(self):
-        """The rows next to each ghost slot (``kernels.ghost_rows``), found once per level."""
-        return kernels.ghost_rows(self.indptr, self.cols, self.first, self.space.size)
-
-    @functools.cached_property
-    def on_edge(self):
-        """Whether each row has a ghost neighbour: only such a row can swap with another rank's."""
-        edge = np.zeros(self.n, bool)
-        edge[self.near[1]] = True
-        return edge
-
-
-def _first_level(block, weighted):
-    lo, hi, space = block.lo, block.hi, block.space
-    w = block.weights if weighted and block.weights is not None else np.ones(block.indices.size)
-    first = int(np.searchsorted(space, lo))
-    if first + hi - lo <= space.size and (hi == lo or space[first + hi - lo - 1] == hi - 1):  # own rows in it
-        w, k = kernels.level_weights(block.indptr, block.indices, np.arange(first, first + hi - lo), w)
-        return _Level(lo, hi, block.indptr, w, space, block.indices.astype(index_type(space.size), copy=False), k=k)
-    space, cols = vertex_space(block.n, space[block.indices], ranges=[(lo, hi)])
-    w, k = kernels.level_weights(block.indptr, space[cols], np.arange(lo, hi), w)
-    return _Level(lo, hi, block.indptr, w, space, cols, k=k)
-
-
 def louvain_kernel(ctx, *, resolution, threshold, max_level, seed, weighted, gather, iterations, bounds, theta=None):
     """Louvain; with ``theta`` (not None) Leiden: each level's communities are refined before
     aggregation, the next level starts from them, and disconnected communities are split.
     Each iteration after the first starts from the partition the last one found."""
-    base = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
+    base = {r: first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
     lb = np.asarray(bounds, dtype=np.int64)
     two_m = float(ctx.allreduce({r: [base[r].k.sum()] for r in ctx.ranks})[0])
     run = _Run(
@@ -163,8 +122,8 @@ class _Run:
         node = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}  # own vertices' nodes
         start = community  # each node's community, an id of the level
         if ctx.nranks > 1 and lb[-1] <= gather:  # the vertices themselves become rank 0's nodes, in order
-            level, lb, start = _gathered(ctx, level, lb, start)
-        q, depth = self.qs[-1], 0
+            level, lb, start = gathered(ctx, level, lb, start)
+        q, depth, scattered = self.qs[-1], 0, False  # scattered: some community's nodes span ranks
         while self.two_m > 0 and (self.max_level is None or len(self.sweeps) < self.max_level):
             rngs = {r: np.random.default_rng([self.seed, r, iteration, depth]) for r in ctx.ranks}
             own, tot, count = move(ctx, level, lb, self.scale, rngs, start)
@@ -180,8 +139,8 @@ class _Run:
                 if theta is None
                 else _refine(ctx, level, own, seen, tot, lb, scale=self.scale, theta=theta, rngs=rngs)
             )
-            if not raised and _count_parts(ctx, parts) == lb[-1]:
-                break
+            if not raised and _count_parts(ctx, parts) == lb[-1] and not scattered:
+                break  # (scattered communities are brought together by the next aggregation first)
             q = new_q if raised else q
             self.qs.append(q)
             self.sweeps.append(count)
@@ -189,11 +148,17 @@ class _Run:
             dealt = theta is not None  # refined parts are many: their level is worth spreading
             # a level on one rank keeps the next there too; Louvain's gathers once its parts are few
             to_one = ctx.nranks > 1 and (lb[1] == lb[-1] or (not dealt and _count_parts(ctx, parts) <= gather))
-            level, new_lb, new_id, start = _aggregate(ctx, level, own, parts, lb, to_one, dealt=dealt)
+            # Leiden's first parts, the most, stay where refinement made them: their sums travel
+            # nowhere, and the next level's refinement joins them on each rank before the
+            # aggregation after it deals each community's parts to one rank
+            kept = dealt and depth == 1 and ctx.nranks > 1 and not to_one
+            level, new_lb, new_id, start = aggregate(ctx, level, own, parts, lb, to_one, dealt=dealt, kept=kept)
             node = fetch(ctx, node, new_id, lb)  # each vertex's node at the next level
             lb = new_lb
+            scattered = kept and _scattered(ctx, start, lb)
             if dealt and ctx.nranks > 1 and lb[1] < lb[-1] and _small(ctx, level, lb, gather):
-                level, lb, start = _gathered(ctx, level, lb, start)
+                level, lb, start = gathered(ctx, level, lb, start)
+                scattered = False
         if theta is not None and depth:
             start = self.connected(level, start, lb)
         return fetch(ctx, node, start, lb)  # the last kept partition, as ids of the last level
@@ -211,6 +176,13 @@ class _Run:
         return start
 
 
+def _scattered(ctx, start, lb):
+    """Whether some community's nodes lie on several ranks: then some node's starting
+    community, the community's smallest node, is another rank's."""
+    away = {r: [np.count_nonzero((s < lb[r]) | (s >= lb[r + 1]))] for r, s in start.items()}
+    return bool(ctx.allreduce(away)[0])
+
+
 def _count_parts(ctx, parts):
     """How many distinct parts there are (each rank's parts are its own ids)."""
     return int(ctx.allreduce({r: [unique(p).size] for r, p in parts.items()})[0])
@@ -222,15 +194,6 @@ def _small(ctx, level, lb, gather):
     nodes for a while; on one rank they would be summed and swept while the rest idle)."""
     arcs = ctx.allreduce({r: [int(lv.indptr[-1])] for r, lv in level.items()})[0]
     return int(lb[-1]) <= gather and int(arcs) <= GATHER_ARCS
-
-
-def _gathered(ctx, level, lb, start):
-    """``level`` moved onto rank 0 with its ids unchanged (its rows in order), its owner ranges
-    there, and each node's starting community (``start``) where the node now lives."""
-    ident = {r: np.arange(lb[r], lb[r + 1], dtype=np.int64) for r in ctx.ranks}
-    level, on_one, _, _ = _aggregate(ctx, level, ident, ident, lb, to_one=True)
-    start = fetch(ctx, {r: np.arange(on_one[r], on_one[r + 1], dtype=np.int64) for r in ctx.ranks}, start, lb)
-    return level, on_one, start
 
 
 def _refine(ctx, level, own, seen, tot, lb, *, scale, theta, rngs):
@@ -307,91 +270,6 @@ def _modularity(ctx, level, own, seen, lb, *, two_m, resolution, tot=None):
         tot = totals(ctx, level, own, lb)[0]
     sums = ctx.allreduce({r: [inside[r], float((tot[r] ** 2).sum())] for r in ctx.ranks})
     return float(sums[0] / two_m - resolution * sums[1] / two_m**2)
-
-
-def _aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False):
-    """The next level, whose nodes are the parts (``parts``: each own vertex's part, an id of
-    the level; with Louvain the communities themselves): its rows on each rank, its owner
-    ranges, each own vertex's node, and each node's starting community (the smallest node of
-    its community). Every part is placed at its community's owner (``to_one``: at rank 0;
-    ``dealt``: at a rank drawn from the community's id by a hash), numbered there in order of
-    (community, part), so a community's nodes are consecutive on one rank."""
-    new_id, nb, start = _number_at_homes(ctx, own, parts, lb, to_one=to_one, dealt=dealt)
-    ends = space_plan(ctx, level, lb)(new_id)  # the node of every slot
-    total = int(nb[-1])
-    send = {}
-    for r, lv in level.items():
-        cu, cv, w = kernels.sum_row_pairs(lv.indptr, lv.cols, lv.w, new_id[r], ends[r], total, total)
-        cuts = np.searchsorted(cu, nb)
-        send[r] = {d: [cu[a:b], cv[a:b], w[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
-    got = ctx.alltoall(send)
-    new = {}
-    for r in ctx.ranks:
-        parts_in = [m for _, m in sorted(got[r], key=lambda x: x[0])]  # in rank order: sums the same every run
-        rows = int(nb[r + 1] - nb[r])
-        cu, cv, w = kernels.sum_pairs(parts_in, rows, total, lo=nb[r])
-        del parts_in
-        indptr = np.zeros(rows + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cu, minlength=rows), out=indptr[1:])
-        k = np.bincount(cu, weights=w, minlength=rows)  # in arc order, as a row-by-row sum
-        del cu
-        space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])])
-        new[r] = _Level(nb[r], nb[r + 1], indptr, w, space, cols, k=k)
-    return new, nb, new_id, start
-
-
-def _homes(community, lb, nranks, dealt):
-    """The rank each community's parts are placed on: its owner, or (``dealt``) one drawn from
-    its id by Fibonacci hashing, since a level's communities are named by their smallest ids
-    and so are owned by few ranks."""
-    if not dealt:
-        return np.searchsorted(lb, community, side="right") - 1
-    mixed = community.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    return ((mixed >> np.uint64(32)) % np.uint64(nranks)).astype(np.int64)
-
-
-def _number_at_homes(ctx, own, parts, lb, *, to_one, dealt):
-    """Each own vertex's node, the nodes' owner ranges, and each own node's starting community:
-    the parts numbered at their communities' homes (``to_one``: rank 0). A part lies inside one
-    community (Louvain's parts are the communities), so each distinct part is one key."""
-    n = int(lb[-1])
-    send, keys = {}, {}
-    for r in ctx.ranks:
-        distinct, at = kernels.dense_ranks(parts[r])  # each vertex's part, as a rank among the rank's parts
-        community = np.empty(distinct.size, np.int64)
-        community[at] = own[r]
-        key = community.astype(np.uint64) * np.uint64(n) + distinct.astype(np.uint64)
-        sort = np.argsort(key)
-        mine = key[sort]
-        home = np.zeros(mine.size, np.int64) if to_one else _homes(community[sort], lb, ctx.nranks, dealt)
-        order = grouped_by_owner(home, ctx.nranks)  # each home's keys, still sorted
-        cuts = np.searchsorted(home[order], np.arange(ctx.nranks + 1))
-        send[r] = {d: [mine[order[a:b]]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
-        keys[r] = (sort[order], cuts, at)
-    got = ctx.alltoall(send)
-    held = {}
-    for r in ctx.ranks:  # at each community's home: its parts, sorted by (community, part)
-        held[r] = unique(np.concatenate([m[-1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
-    counts = ctx.allgather({r: [np.array([held[r].size])] for r in ctx.ranks})
-    nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
-    nb[1:] = np.cumsum([int(c[0][0]) for c in counts])
-    start, reply = {}, {}
-    for r in ctx.ranks:
-        community = (held[r] // np.uint64(n)).astype(np.int64)
-        first = np.ones(community.size, dtype=bool)
-        first[1:] = community[1:] != community[:-1]
-        starts = np.flatnonzero(first)
-        start[r] = nb[r] + np.repeat(starts, np.diff(np.r_[starts, community.size]))
-        reply[r] = {src: [nb[r] + np.searchsorted(held[r], m[-1])] for src, m in got[r]}
-    answers = ctx.alltoall(reply)
-    new_id = {}
-    for r in ctx.ranks:
-        sent, cuts, at = keys[r]
-        node = np.empty(sent.size, dtype=np.int64)  # the node of each of the rank's distinct parts
-        for d, (answer,) in answers[r]:
-            node[sent[cuts[d] : cuts[d + 1]]] = answer
-        new_id[r] = node[at]
-    return new_id, nb, start
 
 
 def _smallest_member(ctx, member, canon, mb):
@@ -530,7 +408,10 @@ def leiden(
     Each level moves vertices as ``louvain`` does, then refines every community: its vertices
     start alone and merge, along arcs and inside their rank, into refined communities that are
     well connected to the community (Traag, Waltman, van Eck 2019); the refined communities
-    become the next level's vertices, which start in the communities that hold them. Refined
+    become the next level's vertices, which start in the communities that hold them. On several
+    ranks the first level's refined communities stay on the rank that made them, so the largest
+    aggregation sends nothing, and the next level's refinement joins them rank by rank; later
+    levels bring each community's refined communities to one rank first. Refined
     communities are connected by construction; a community a later move left disconnected is
     cut into its connected pieces at the end of each iteration (which only raises modularity),
     so no community of the result is disconnected.
@@ -597,7 +478,7 @@ def leiden(
 
 
 def modularity_kernel(ctx, *, weighted, resolution, bounds):
-    level = {r: _first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
+    level = {r: first_level(ctx.blocks[r][0], weighted) for r in ctx.ranks}
     own = {r: np.asarray(ctx.blocks[r][-1], dtype=np.int64) for r in ctx.ranks}  # the rank's communities
     two_m = float(ctx.allreduce({r: [level[r].k.sum()] for r in ctx.ranks})[0])
     lb = np.asarray(bounds, dtype=np.int64)
