@@ -96,7 +96,7 @@ def aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False, kept=Fal
     send = {}
     for r, lv in level.items():
         cu, cv, w = kernels.sum_row_pairs(lv.indptr, lv.cols, lv.w, new_id[r], ends[r], total, total)
-        cuts = np.searchsorted(cu, nb)
+        cuts = np.searchsorted(cu, nb.astype(cu.dtype))  # (in the pairs' type: no copy of them)
         send[r] = {d: [cu[a:b], cv[a:b], w[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
     got = ctx.alltoall(send)
     for r in ctx.ranks:

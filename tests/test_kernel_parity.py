@@ -549,7 +549,10 @@ def _inside_weight_cases():
 
 def _sum_row_pairs_cases():
     indptr, cols, w, rng = _level_cases()
-    return [(indptr, cols, w, rng.integers(0, na, N), rng.integers(0, nb, N), na, nb) for na, nb in ((6, 9), (40, 3))]
+    return [
+        (indptr, cols, w, rng.integers(0, na, N), rng.integers(0, nb, N), na, nb, np.empty(0, ids))
+        for (na, nb), ids in (((6, 9), np.int32), ((40, 3), np.int64))
+    ]
 
 
 def _pieces_cases():

@@ -330,7 +330,7 @@ def _place_pairs(a, b, w, lo, at, sb, sw):
 @numba.njit(cache=True)
 def _merge_rows(start, sb, sw, nb):
     where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current group
-    oa = np.empty(sb.size, np.int64)
+    oa = np.empty(sb.size, sb.dtype)
     k = 0
     for x in range(start.size - 1):  # summed into the sorted arrays themselves: the output's k never passes j
         first = k
@@ -362,7 +362,7 @@ def _sum_pairs_numba(pieces, na, nb, lo):
         _count_rows(a, lo, start)
     np.cumsum(start, out=start)
     at = start[:-1].copy()
-    sb, sw = np.empty(int(start[-1]), np.int64), np.empty(int(start[-1]), np.float64)
+    sb, sw = np.empty(int(start[-1]), _id_type(na, nb)), np.empty(int(start[-1]), np.float64)
     for a, b, w in pieces:
         _place_pairs(a, b, w, lo, at, sb, sw)
     return _merge_rows(start, sb, sw, nb)
@@ -372,16 +372,22 @@ def _sum_pairs_numpy(pieces, na, nb, lo):
     a, b, w = (
         np.concatenate([p[i] for p in pieces] or [np.empty(0, t)]) for i, t in enumerate((np.int64, np.int64, float))
     )
-    return _summed_pairs_numpy(a - lo, b, w, nb)
+    return _summed_pairs_numpy(a - lo, b, w, na, nb)
 
 
-def _summed_pairs_numpy(a, b, w, nb):
+def _summed_pairs_numpy(a, b, w, na, nb):
     key = a.astype(np.uint64) * np.uint64(max(nb, 1)) + b.astype(np.uint64)
     pairs, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     sums = np.bincount(inverse.ravel(), weights=w, minlength=pairs.size)
-    pa = (pairs // np.uint64(max(nb, 1))).astype(np.int64)
+    ids = _id_type(na, nb)
+    pa = (pairs // np.uint64(max(nb, 1))).astype(ids)
     order = np.lexsort((first, pa))  # in a row, pairs in order of first appearance, as numba meets them
-    return pa[order], (pairs % np.uint64(max(nb, 1))).astype(np.int64)[order], sums[order]
+    return pa[order], (pairs % np.uint64(max(nb, 1))).astype(ids)[order], sums[order]
+
+
+def _id_type(na, nb):
+    # the pairs' ids in int32 while they fit: a level's pairs are most of its arcs, and travel
+    return np.int32 if max(na, nb) <= np.iinfo(np.int32).max else np.int64
 
 
 _sum_pairs = twins("sum_pairs", numba=_sum_pairs_numba, numpy=_sum_pairs_numpy)
@@ -391,21 +397,15 @@ def sum_pairs(pieces, na, nb, lo=0):
     """Each distinct pair (a, b) of the pieces once, with its weights summed: ``pieces`` a list
     of (a, b, w) arrays, read as their concatenation (never made); pairs grouped by ascending a
     (ids lo..lo+na-1, given from 0), in a row in order of first appearance (b below ``nb``), in
-    linear time.
+    linear time. Ids come back in int32 while ``na`` and ``nb`` fit.
 
-    >>> sum_pairs([(np.array([1, 0]), np.array([2, 2]), np.array([1.0, 2.0])),
-    ...            (np.array([1]), np.array([2]), np.array([3.0]))], 2, 3)
-    (array([0, 1]), array([2, 2]), array([2., 4.]))
+    >>> a, b, w = sum_pairs([(np.array([1, 0]), np.array([2, 2]), np.array([1.0, 2.0])),
+    ...                      (np.array([1]), np.array([2]), np.array([3.0]))], 2, 3)
+    >>> a.tolist(), b.tolist(), w.tolist(), a.dtype
+    ([0, 1], [2, 2], [2.0, 4.0], dtype('int32'))
     """
     return _sum_pairs(
-        [
-            (
-                np.ascontiguousarray(a, dtype=np.int64),
-                np.ascontiguousarray(b, dtype=np.int64),
-                np.ascontiguousarray(w, dtype=np.float64),
-            )
-            for a, b, w in pieces
-        ],
+        [(_ints(a), _ints(b), np.ascontiguousarray(w, dtype=np.float64)) for a, b, w in pieces],
         int(na),
         int(nb),
         int(lo),
@@ -485,7 +485,7 @@ def inside_weight(indptr, cols, w, own, seen):
 
 
 @numba.njit(cache=True)
-def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb):
+def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb, ids):
     start = np.zeros(na + 1, dtype=np.int64)
     for v in range(row_group.size):
         start[row_group[v] + 1] += 1
@@ -498,7 +498,7 @@ def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb):
         at[row_group[v]] += 1
     where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current group
     m = cols.size
-    oa, ob, ow = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.float64)
+    oa, ob, ow = np.empty(m, ids.dtype), np.empty(m, ids.dtype), np.empty(m, np.float64)
     k = 0
     for x in range(na):
         first = k
@@ -515,9 +515,9 @@ def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb):
     return _kept(oa, ob, ow, k)
 
 
-def _sum_row_pairs_numpy(indptr, cols, w, row_group, col_group, na, nb):
+def _sum_row_pairs_numpy(indptr, cols, w, row_group, col_group, na, nb, ids):
     rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-    return _summed_pairs_numpy(row_group[rows], col_group[cols], w, nb)
+    return _summed_pairs_numpy(row_group[rows], col_group[cols], w, na, nb)
 
 
 _sum_row_pairs = twins("sum_row_pairs", numba=_sum_row_pairs_numba, numpy=_sum_row_pairs_numpy)
@@ -526,11 +526,12 @@ _sum_row_pairs = twins("sum_row_pairs", numba=_sum_row_pairs_numba, numpy=_sum_r
 def sum_row_pairs(indptr, cols, w, row_group, col_group, na, nb):
     """``sum_pairs`` of a CSR's arcs as (group of the row, group of the other end): row v's
     group is ``row_group[v]``, an arc's other end (a slot) has ``col_group[slot]``; read row by
-    row, so no array the size of the arcs but the output is made.
+    row, so no array the size of the arcs but the output is made. Ids as in ``sum_pairs``.
 
-    >>> sum_row_pairs(np.array([0, 2, 3]), np.array([0, 1, 1]), np.array([1.0, 2.0, 3.0]),
-    ...               np.array([1, 0]), np.array([2, 2]), 2, 3)
-    (array([0, 1]), array([2, 2]), array([3., 3.]))
+    >>> a, b, w = sum_row_pairs(np.array([0, 2, 3]), np.array([0, 1, 1]), np.array([1.0, 2.0, 3.0]),
+    ...                         np.array([1, 0]), np.array([2, 2]), 2, 3)
+    >>> a.tolist(), b.tolist(), w.tolist()
+    ([0, 1], [2, 2], [3.0, 3.0])
     """
     return _sum_row_pairs(
         indptr,
@@ -540,6 +541,7 @@ def sum_row_pairs(indptr, cols, w, row_group, col_group, na, nb):
         np.ascontiguousarray(col_group, dtype=np.int64),
         int(na),
         int(nb),
+        np.empty(0, _id_type(na, nb)),
     )
 
 
