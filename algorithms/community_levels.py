@@ -3,8 +3,8 @@ as dgraph's vertices are, and the next level made from a partition of it into pa
 becomes a node placed at its community's home (the community's owner; rank 0; a rank drawn
 from the community's id by a hash; or, for Leiden's parts, which never cross ranks, where it
 is), numbered there in order of (community, part); the level's arcs, summed by pair of nodes
-on each rank (``kernels.sum_row_pairs``), travel to the nodes' homes and are summed again
-there (``kernels.sum_pairs``), unless the parts stayed where they were."""
+on each rank (``kernels.sum_row_pairs``), travel to the nodes' homes as rows and are summed
+again there (``kernels.sum_rows``), unless the parts stayed where they were."""
 
 from __future__ import annotations
 
@@ -94,26 +94,25 @@ def aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False, kept=Fal
             new[r] = _rows(nb, r, total, *summed)
         return new, nb, new_id, start
     send = {}
-    for r, lv in level.items():
-        cu, cv, w = kernels.sum_row_pairs(lv.indptr, lv.cols, lv.w, new_id[r], ends[r], total, total)
-        cuts = np.searchsorted(cu, nb.astype(cu.dtype))  # (in the pairs' type: no copy of them)
-        send[r] = {d: [cu[a:b], cv[a:b], w[a:b]] for d, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if b > a}
+    for r, lv in level.items():  # each home's rows of the sums: a CSR over its nodes
+        at, cv, w, _ = kernels.sum_row_pairs(lv.indptr, lv.cols, lv.w, new_id[r], ends[r], total, total)
+        send[r] = {
+            d: [at[a : b + 1] - at[a], cv[at[a] : at[b]], w[at[a] : at[b]]]
+            for d, (a, b) in enumerate(zip(nb[:-1], nb[1:]))
+            if at[b] > at[a]
+        }
     got = ctx.alltoall(send)
     for r in ctx.ranks:
         parts_in = [m for _, m in sorted(got[r], key=lambda x: x[0])]  # in rank order: sums the same every run
-        summed = kernels.sum_pairs(parts_in, int(nb[r + 1] - nb[r]), total, lo=nb[r])
+        summed = kernels.sum_rows(parts_in, int(nb[r + 1] - nb[r]), total)
         del parts_in
         new[r] = _rows(nb, r, total, *summed)
     return new, nb, new_id, start
 
 
-def _rows(nb, r, total, cu, cv, w):
+def _rows(nb, r, total, indptr, cv, w, k):
     """Rank r's rows of a level of ``total`` nodes owned in ranges ``nb``, from its arcs summed
-    by pair (``cu``: the rows, from 0, ascending)."""
-    rows = int(nb[r + 1] - nb[r])
-    indptr = np.zeros(rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cu, minlength=rows), out=indptr[1:])
-    k = np.bincount(cu, weights=w, minlength=rows)  # in arc order, as a row-by-row sum
+    by pair (a CSR from 0, with each row's weight ``k``)."""
     space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])])
     return Level(nb[r], nb[r + 1], indptr, w, space, cols, k=k)
 

@@ -18,7 +18,7 @@ singletons only ever merge into the smaller id, and after ``FREE_SWEEPS`` sweeps
 that moved in the last sweep and has a neighbour on another rank may move in a seeded random
 half of the sweeps only, which ends such cycles. The
 communities then become the vertices of the next level: each rank sums its arcs as
-(community, community, weight) pairs (``kernels.sum_pairs``, linear time) and sends them to
+(community, community, weight) pairs (``kernels.sum_row_pairs``, linear time) and sends them to
 the first community's owner, which sums them again; the non-empty communities are numbered in
 rank order. A level of at most ``gather`` vertices (the graph itself, if that small) is placed
 on rank 0 alone: there every move sees the ones before it, as in sequential Louvain, and the

@@ -517,14 +517,23 @@ def _moving_cases():
     return out
 
 
-def _sum_pairs_cases():
+def _sum_rows_cases():
+    """Pieces as CSRs over the same rows: none, an empty one, one with few repeats or many, and
+    three (one empty) with pairs repeated across them; ids int32 and int64."""
     rng = np.random.default_rng(35)
-    out = [([], 3, 4, 0), ([(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))], 3, 4, 0)]
+
+    def piece(m, na, nb, ids):
+        a = np.sort(rng.integers(0, na, m))
+        start = np.zeros(na + 1, dtype=np.int64)
+        np.cumsum(np.bincount(a, minlength=na), out=start[1:])
+        return start, rng.integers(0, nb, m).astype(ids), rng.random(m)
+
+    i32, i64 = np.empty(0, np.int32), np.empty(0, np.int64)
+    out = [((), (), (), 3, 4, i32), ((np.zeros(4, np.int64),), (np.empty(0, np.int64),), (np.empty(0),), 3, 4, i64)]
     for m, na, nb in ((500, 20, 30), (2000, 7, 5)):  # few repeats; most pairs repeated
-        out.append(([(rng.integers(0, na, m), rng.integers(0, nb, m), rng.random(m))], na, nb, 0))
-        # three pieces of ids lo.., a pair repeated across them
-        pieces = [(5 + rng.integers(0, na, q), rng.integers(0, nb, q), rng.random(q)) for q in (m // 2, 0, m // 3)]
-        out.append((pieces, na, nb, 5))
+        out.append(tuple(zip(piece(m, na, nb, np.int64))) + (na, nb, i64))
+        pieces = [piece(q, na, nb, np.int32) for q in (m // 2, 0, m // 3)]
+        out.append((*(tuple(p[i] for p in pieces) for i in range(3)), na, nb, i32))
     return out
 
 
@@ -1179,7 +1188,7 @@ CASES = {
     "local_moving": (_moving_cases, lambda r, a: (r, a[5], a[6], a[7], a[10])),
     # the state (refined ids, totals, weights out, sizes) compared; the scratch after it is not
     "refine_communities": (_refine_cases, lambda r, a: (r, a[11])),
-    "sum_pairs": (_sum_pairs_cases, None),
+    "sum_rows": (_sum_rows_cases, None),
     "level_weights": (_level_weights_cases, None),
     "inside_weight": (_inside_weight_cases, None),
     "sum_row_pairs": (_sum_row_pairs_cases, None),

@@ -39,8 +39,8 @@ from .communities import (
     level_weights,
     local_moving,
     refine_communities,
-    sum_pairs,
     sum_row_pairs,
+    sum_rows,
     wake_near,
 )
 from .counting import (
@@ -220,7 +220,7 @@ __all__ = [
     "greedy_pass",
     "lightest_leaving",
     "local_forest",
-    "sum_pairs",
+    "sum_rows",
     "take_below",
     "take_rows",
     "segment_columns",

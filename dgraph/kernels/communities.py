@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .csr import _count_rows, _ints
+from .csr import _ints
 from .engines import twins
 from .frontier import _arcs_numpy
 from .unionfind import _find
@@ -319,70 +319,81 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
 
 
 @numba.njit(cache=True)
-def _place_pairs(a, b, w, lo, at, sb, sw):
-    for i in range(a.size):
-        x = a[i] - lo
-        j = at[x]
-        sb[j], sw[j] = b[i], w[i]
-        at[x] = j + 1
+def _row_sums(start, w, k):
+    # each row's weight, summed in arc order (as numpy's bincount sums a bin)
+    for x in range(start.size - 1):
+        total = 0.0
+        for i in range(start[x], start[x + 1]):
+            total += w[i]
+        k[x] = total
 
 
 @numba.njit(cache=True)
-def _merge_rows(start, sb, sw, nb):
-    where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current group
-    oa = np.empty(sb.size, sb.dtype)
-    k = 0
-    for x in range(start.size - 1):  # summed into the sorted arrays themselves: the output's k never passes j
-        first = k
-        for j in range(start[x], start[x + 1]):
-            y = sb[j]
-            if where[y] >= first:
-                sw[where[y]] += sw[j]
-            else:
-                where[y] = k
-                oa[k], sb[k], sw[k] = x, y, sw[j]
-                k += 1
-    return _kept(oa, sb, sw, k)
-
-
-@numba.njit(cache=True)
-def _kept(oa, ob, ow, k):
+def _kept(ob, ow, n):
     # copied when summing freed much of them (pairs of distinct ends are many, and often all kept)
-    if 2 * k > oa.size:
-        return oa[:k], ob[:k], ow[:k]
-    return oa[:k].copy(), ob[:k].copy(), ow[:k].copy()
+    if 2 * n > ob.size:
+        return ob[:n], ow[:n]
+    return ob[:n].copy(), ow[:n].copy()
 
 
-def _sum_pairs_numba(pieces, na, nb, lo):
-    # the pieces moved into one stable counting sort by a, then summed in one pass over it: no
-    # concatenation of the pieces, and no order array read through (each pair would cost
-    # several random reads of arrays the size of the pairs)
-    start = np.zeros(na + 1, dtype=np.int64)
-    for a, _, _ in pieces:
-        _count_rows(a, lo, start)
-    np.cumsum(start, out=start)
-    at = start[:-1].copy()
-    sb, sw = np.empty(int(start[-1]), _id_type(na, nb)), np.empty(int(start[-1]), np.float64)
-    for a, b, w in pieces:
-        _place_pairs(a, b, w, lo, at, sb, sw)
-    return _merge_rows(start, sb, sw, nb)
+def _sum_rows_numba(starts, bs, ws, na, nb, ids):
+    if not bs:  # (numba types no empty tuple): no arcs
+        return np.zeros(na + 1, dtype=np.int64), ids[:0].copy(), np.empty(0), np.zeros(na)
+    return _summed_rows(starts, bs, ws, na, nb, ids)
 
 
-def _sum_pairs_numpy(pieces, na, nb, lo):
+@numba.njit(cache=True)
+def _summed_rows(starts, bs, ws, na, nb, ids):
+    # the pieces' rows read in turn, row by row: no sort, and every write in order
+    total = 0
+    for p in range(len(bs)):
+        total += bs[p].size
+    where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current row
+    out = np.zeros(na + 1, dtype=np.int64)
+    ob, ow = np.empty(total, ids.dtype), np.empty(total, np.float64)
+    n = 0
+    for x in range(na):
+        first = n
+        for p in range(len(bs)):
+            start, b, w = starts[p], bs[p], ws[p]
+            for j in range(start[x], start[x + 1]):
+                y = b[j]
+                if where[y] >= first:
+                    ow[where[y]] += w[j]
+                else:
+                    where[y] = n
+                    ob[n], ow[n] = y, w[j]
+                    n += 1
+        out[x + 1] = n
+    ob, ow = _kept(ob, ow, n)
+    k = np.empty(na)
+    _row_sums(out, ow, k)
+    return out, ob, ow, k
+
+
+def _sum_rows_numpy(starts, bs, ws, na, nb, ids):
     a, b, w = (
-        np.concatenate([p[i] for p in pieces] or [np.empty(0, t)]) for i, t in enumerate((np.int64, np.int64, float))
+        np.concatenate(parts or [np.empty(0, t)])
+        for parts, t in (
+            ([np.repeat(np.arange(na), np.diff(s)) for s in starts], np.int64),
+            (list(bs), np.int64),
+            (list(ws), float),
+        )
     )
-    return _summed_pairs_numpy(a - lo, b, w, na, nb)
+    return _pairs_as_rows(a, b, w, na, nb, ids)
 
 
-def _summed_pairs_numpy(a, b, w, na, nb):
+def _pairs_as_rows(a, b, w, na, nb, ids):
+    # each distinct (a, b) once, in a row in order of first appearance, as numba meets them
     key = a.astype(np.uint64) * np.uint64(max(nb, 1)) + b.astype(np.uint64)
     pairs, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     sums = np.bincount(inverse.ravel(), weights=w, minlength=pairs.size)
-    ids = _id_type(na, nb)
-    pa = (pairs // np.uint64(max(nb, 1))).astype(ids)
-    order = np.lexsort((first, pa))  # in a row, pairs in order of first appearance, as numba meets them
-    return pa[order], (pairs % np.uint64(max(nb, 1))).astype(ids)[order], sums[order]
+    pa = (pairs // np.uint64(max(nb, 1))).astype(np.int64)
+    order = np.lexsort((first, pa))
+    pa, pb, sums = pa[order], (pairs % np.uint64(max(nb, 1))).astype(ids.dtype)[order], sums[order]
+    start = np.zeros(na + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pa, minlength=na), out=start[1:])
+    return start, pb, sums, np.bincount(pa, weights=sums, minlength=na)
 
 
 def _id_type(na, nb):
@@ -390,25 +401,30 @@ def _id_type(na, nb):
     return np.int32 if max(na, nb) <= np.iinfo(np.int32).max else np.int64
 
 
-_sum_pairs = twins("sum_pairs", numba=_sum_pairs_numba, numpy=_sum_pairs_numpy)
+_sum_rows = twins("sum_rows", numba=_sum_rows_numba, numpy=_sum_rows_numpy)
 
 
-def sum_pairs(pieces, na, nb, lo=0):
-    """Each distinct pair (a, b) of the pieces once, with its weights summed: ``pieces`` a list
-    of (a, b, w) arrays, read as their concatenation (never made); pairs grouped by ascending a
-    (ids lo..lo+na-1, given from 0), in a row in order of first appearance (b below ``nb``), in
-    linear time. Ids come back in int32 while ``na`` and ``nb`` fit.
+def sum_rows(pieces, na, nb):
+    """Rows of weighted arcs given in pieces, summed: ``pieces`` a list of CSRs (start, b, w)
+    over the same ``na`` rows (their other ends b below ``nb``), read in turn, never
+    concatenated. Returns a CSR (start, b, w) with each distinct (row, b) once, in a row in
+    order of first appearance, its weights summed, and each row's weight ``k`` (its arcs summed
+    in order); ids in int32 while ``na`` and ``nb`` fit. Linear time.
 
-    >>> a, b, w = sum_pairs([(np.array([1, 0]), np.array([2, 2]), np.array([1.0, 2.0])),
-    ...                      (np.array([1]), np.array([2]), np.array([3.0]))], 2, 3)
-    >>> a.tolist(), b.tolist(), w.tolist(), a.dtype
-    ([0, 1], [2, 2], [2.0, 4.0], dtype('int32'))
+    >>> start, b, w, k = sum_rows([(np.array([0, 1, 2]), np.array([2, 2]), np.array([2.0, 1.0])),
+    ...                            (np.array([0, 0, 1]), np.array([2]), np.array([3.0]))], 2, 3)
+    >>> start.tolist(), b.tolist(), w.tolist(), k.tolist(), b.dtype
+    ([0, 1, 2], [2, 2], [2.0, 4.0], [2.0, 4.0], dtype('int32'))
     """
-    return _sum_pairs(
-        [(_ints(a), _ints(b), np.ascontiguousarray(w, dtype=np.float64)) for a, b, w in pieces],
+    ids = np.empty(0, _id_type(na, nb))
+    wide = np.int64 if any(p[1].dtype == np.int64 for p in pieces) else ids.dtype  # one type for all
+    return _sum_rows(
+        tuple(np.ascontiguousarray(p[0], dtype=np.int64) for p in pieces),
+        tuple(np.ascontiguousarray(p[1], dtype=wide) for p in pieces),
+        tuple(np.ascontiguousarray(p[2], dtype=np.float64) for p in pieces),
         int(na),
         int(nb),
-        int(lo),
+        ids,
     )
 
 
@@ -498,10 +514,11 @@ def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb, ids):
         at[row_group[v]] += 1
     where = np.full(nb, -1, dtype=np.int64)  # b's place in the output, if set in the current group
     m = cols.size
-    oa, ob, ow = np.empty(m, ids.dtype), np.empty(m, ids.dtype), np.empty(m, np.float64)
-    k = 0
+    out = np.zeros(na + 1, dtype=np.int64)
+    ob, ow = np.empty(m, ids.dtype), np.empty(m, np.float64)
+    n = 0
     for x in range(na):
-        first = k
+        first = n
         for j in range(start[x], start[x + 1]):
             v = order[j]
             for e in range(indptr[v], indptr[v + 1]):
@@ -509,29 +526,34 @@ def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb, ids):
                 if where[y] >= first:
                     ow[where[y]] += w[e]
                 else:
-                    where[y] = k
-                    oa[k], ob[k], ow[k] = x, y, w[e]
-                    k += 1
-    return _kept(oa, ob, ow, k)
+                    where[y] = n
+                    ob[n], ow[n] = y, w[e]
+                    n += 1
+        out[x + 1] = n
+    ob, ow = _kept(ob, ow, n)
+    k = np.empty(na)
+    _row_sums(out, ow, k)
+    return out, ob, ow, k
 
 
 def _sum_row_pairs_numpy(indptr, cols, w, row_group, col_group, na, nb, ids):
     rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-    return _summed_pairs_numpy(row_group[rows], col_group[cols], w, na, nb)
+    return _pairs_as_rows(row_group[rows], col_group[cols], w, na, nb, ids)
 
 
 _sum_row_pairs = twins("sum_row_pairs", numba=_sum_row_pairs_numba, numpy=_sum_row_pairs_numpy)
 
 
 def sum_row_pairs(indptr, cols, w, row_group, col_group, na, nb):
-    """``sum_pairs`` of a CSR's arcs as (group of the row, group of the other end): row v's
-    group is ``row_group[v]``, an arc's other end (a slot) has ``col_group[slot]``; read row by
-    row, so no array the size of the arcs but the output is made. Ids as in ``sum_pairs``.
+    """A CSR's arcs summed by (group of the row, group of the other end), as ``sum_rows``
+    returns its rows: row v's group is ``row_group[v]`` (below ``na``), an arc's other end (a
+    slot) has ``col_group[slot]`` (below ``nb``); read row by row, so no array the size of the
+    arcs but the output is made.
 
-    >>> a, b, w = sum_row_pairs(np.array([0, 2, 3]), np.array([0, 1, 1]), np.array([1.0, 2.0, 3.0]),
-    ...                         np.array([1, 0]), np.array([2, 2]), 2, 3)
-    >>> a.tolist(), b.tolist(), w.tolist()
-    ([0, 1], [2, 2], [3.0, 3.0])
+    >>> start, b, w, k = sum_row_pairs(np.array([0, 2, 3]), np.array([0, 1, 1]), np.array([1.0, 2.0, 3.0]),
+    ...                                np.array([1, 0]), np.array([2, 2]), 2, 3)
+    >>> start.tolist(), b.tolist(), w.tolist(), k.tolist()
+    ([0, 1, 2], [2, 2], [3.0, 3.0], [3.0, 3.0])
     """
     return _sum_row_pairs(
         indptr,
