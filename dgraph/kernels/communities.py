@@ -319,21 +319,16 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
 
 
 @numba.njit(cache=True)
-def _row_sums(start, w, k):
-    # each row's weight, summed in arc order (as numpy's bincount sums a bin)
+def _as_rows(start, ob, ow, n):
+    # the first n summed arcs, copied when summing freed much of them (pairs of distinct ends
+    # are many, and often all kept), and each row's weight, summed in arc order as bincount sums
+    if 2 * n <= ob.size:
+        ob, ow = ob[:n].copy(), ow[:n].copy()
+    k = np.zeros(start.size - 1)
     for x in range(start.size - 1):
-        total = 0.0
         for i in range(start[x], start[x + 1]):
-            total += w[i]
-        k[x] = total
-
-
-@numba.njit(cache=True)
-def _kept(ob, ow, n):
-    # copied when summing freed much of them (pairs of distinct ends are many, and often all kept)
-    if 2 * n > ob.size:
-        return ob[:n], ow[:n]
-    return ob[:n].copy(), ow[:n].copy()
+            k[x] += ow[i]
+    return start, ob[:n], ow[:n], k
 
 
 def _sum_rows_numba(starts, bs, ws, na, nb, ids):
@@ -365,10 +360,7 @@ def _summed_rows(starts, bs, ws, na, nb, ids):
                     ob[n], ow[n] = y, w[j]
                     n += 1
         out[x + 1] = n
-    ob, ow = _kept(ob, ow, n)
-    k = np.empty(na)
-    _row_sums(out, ow, k)
-    return out, ob, ow, k
+    return _as_rows(out, ob, ow, n)
 
 
 def _sum_rows_numpy(starts, bs, ws, na, nb, ids):
@@ -530,10 +522,7 @@ def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb, ids):
                     ob[n], ow[n] = y, w[e]
                     n += 1
         out[x + 1] = n
-    ob, ow = _kept(ob, ow, n)
-    k = np.empty(na)
-    _row_sums(out, ow, k)
-    return out, ob, ow, k
+    return _as_rows(out, ob, ow, n)
 
 
 def _sum_row_pairs_numpy(indptr, cols, w, row_group, col_group, na, nb, ids):
