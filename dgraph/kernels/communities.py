@@ -319,6 +319,18 @@ def refine_communities(indptr, cols, w, first, k, ccol, tot, scale, order, u, th
 
 
 @numba.njit(cache=True)
+def _add_arc(where, first, n, y, weight, ob, ow):
+    # an arc to y added to the current row of the output (from ``first``; ``where``: each end's
+    # place, if in this row): summed into its end's arc, or a new one; the output's new length
+    if where[y] >= first:
+        ow[where[y]] += weight
+        return n
+    where[y] = n
+    ob[n], ow[n] = y, weight
+    return n + 1
+
+
+@numba.njit(cache=True)
 def _as_rows(start, ob, ow, n):
     # the first n summed arcs, copied when summing freed much of them (pairs of distinct ends
     # are many, and often all kept), and each row's weight, summed in arc order as bincount sums
@@ -352,13 +364,7 @@ def _summed_rows(starts, bs, ws, na, nb, ids):
         for p in range(len(bs)):
             start, b, w = starts[p], bs[p], ws[p]
             for j in range(start[x], start[x + 1]):
-                y = b[j]
-                if where[y] >= first:
-                    ow[where[y]] += w[j]
-                else:
-                    where[y] = n
-                    ob[n], ow[n] = y, w[j]
-                    n += 1
+                n = _add_arc(where, first, n, b[j], w[j], ob, ow)
         out[x + 1] = n
     return _as_rows(out, ob, ow, n)
 
@@ -514,13 +520,7 @@ def _sum_row_pairs_numba(indptr, cols, w, row_group, col_group, na, nb, ids):
         for j in range(start[x], start[x + 1]):
             v = order[j]
             for e in range(indptr[v], indptr[v + 1]):
-                y = col_group[cols[e]]
-                if where[y] >= first:
-                    ow[where[y]] += w[e]
-                else:
-                    where[y] = n
-                    ob[n], ow[n] = y, w[e]
-                    n += 1
+                n = _add_arc(where, first, n, col_group[cols[e]], w[e], ob, ow)
         out[x + 1] = n
     return _as_rows(out, ob, ow, n)
 
