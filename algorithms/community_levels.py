@@ -91,7 +91,7 @@ def aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False, kept=Fal
         for r, lv in level.items():
             rows = int(nb[r + 1] - nb[r])
             summed = kernels.sum_row_pairs(lv.indptr, lv.cols, lv.w, new_id[r] - nb[r], ends[r], rows, total)
-            new[r] = _rows(nb, r, total, *summed)
+            new[r] = _rows(nb, r, total, summed)
         return new, nb, new_id, start
     send = {}
     for r, lv in level.items():  # each home's rows of the sums: a CSR over its nodes
@@ -106,13 +106,14 @@ def aggregate(ctx, level, own, parts, lb, to_one=False, *, dealt=False, kept=Fal
         parts_in = [m for _, m in sorted(got[r], key=lambda x: x[0])]  # in rank order: sums the same every run
         summed = kernels.sum_rows(parts_in, int(nb[r + 1] - nb[r]), total)
         del parts_in
-        new[r] = _rows(nb, r, total, *summed)
+        new[r] = _rows(nb, r, total, summed)
     return new, nb, new_id, start
 
 
-def _rows(nb, r, total, indptr, cv, w, k):
+def _rows(nb, r, total, summed):
     """Rank r's rows of a level of ``total`` nodes owned in ranges ``nb``, from its arcs summed
-    by pair (a CSR from 0, with each row's weight ``k``)."""
+    by pair (``summed``: a CSR from 0 and each row's weight, as ``kernels.sum_rows`` gives)."""
+    indptr, cv, w, k = summed
     space, cols = vertex_space(total, cv, ranges=[(nb[r], nb[r + 1])])
     return Level(nb[r], nb[r + 1], indptr, w, space, cols, k=k)
 

@@ -39,8 +39,6 @@ from .communities import (
     level_weights,
     local_moving,
     refine_communities,
-    sum_row_pairs,
-    sum_rows,
     wake_near,
 )
 from .counting import (
@@ -94,6 +92,7 @@ from .frontier import (
     settle_level,
 )
 from .generate import kronecker_edges
+from .level_sums import sum_row_pairs, sum_rows
 from .levels import bfs_levels
 from .linalg import (
     assign_at,
