@@ -250,6 +250,7 @@ def test_killed_worker_ends_run_and_retry_succeeds(client, tmp_path):
     client.wait_for_workers(2, timeout=30)
     r = bfs(g, 0).compute()
     assert r.distance.max() == 58
+    assert victim not in client_state(client).spares  # its spare listener went with it
 
 
 def wait_for_file(path, limit=60):

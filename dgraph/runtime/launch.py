@@ -25,7 +25,7 @@ import numpy as np
 from distributed import Future
 
 from .. import kernels
-from ..cluster import holders, host_threads, shared_threads
+from ..cluster import holders, host_threads, shared_threads, workers
 from ..dask_internals import wait_for
 from ..errors import DgraphInputError, DgraphRunError
 from ..progress import Progress
@@ -67,6 +67,13 @@ class ClientState:
             if not all(w in self.spares for w in worker_addrs):
                 return None
             return {w: self.spares.pop(w) for w in worker_addrs}
+
+    def forget_departed(self, listed):
+        """Drop the spare listeners of workers not in ``listed``: one that left the cluster (a
+        nanny restarts a killed worker at a new address) took its listener with it."""
+        with self.lock:
+            for worker in [w for w in self.spares if w not in listed]:
+                del self.spares[worker]
 
     def keep_spare(self, worker, reply):
         if isinstance(reply, dict) and reply.get("spare"):
@@ -218,6 +225,7 @@ def launch(
             run = run_tasks(client, state, PlannedRun(worker_addrs, specs, timeout, name, line), held)
     except DgraphRunError as err:  # the next call knocks on the workers it could not reach
         remember(state, client, getattr(err, "unreachable", ()))
+        _forget_departed(client, state)
         raise
     futures, outcomes, dispatch = run
     outcomes = [pickle.loads(o) for o in outcomes]
@@ -339,11 +347,22 @@ async def _lookup(client, worker, keys, values, what, dtype):
     return await asyncio.wait_for(call, OPEN_WITHIN)
 
 
+def _forget_departed(client, state):
+    """After a failed run: forget the spare listeners of workers that left (a killed one's)."""
+    try:
+        listed = set(workers(client))
+    except Exception:  # noqa: BLE001 (the run's own error is the one to raise)
+        return
+    state.forget_departed(listed)
+
+
 def _driver_threads(client, state, worker_addrs):
     """Threads each driver's kernels may use (``shared_threads``). Cores per host are asked of
-    the scheduler once per client, and again when a driver's worker is new."""
+    the scheduler once per client, and again when a driver's worker is new (then the spare
+    listeners of workers that left are forgotten)."""
     if state.cores is None or not set(worker_addrs) <= state.cores[0]:
         state.cores = host_threads(client)
+        state.forget_departed(state.cores[0])
     return shared_threads(state.cores[1], worker_addrs)
 
 
