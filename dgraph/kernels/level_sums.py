@@ -8,6 +8,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..owners import index_type
 from .engines import twins
 
 
@@ -87,11 +88,6 @@ def _pairs_as_rows(a, b, w, na, nb, ids):
     return start, pb, sums, np.bincount(pa, weights=sums, minlength=na)
 
 
-def _id_type(na, nb):
-    # the pairs' ids in int32 while they fit: a level's pairs are most of its arcs, and travel
-    return np.int32 if max(na, nb) <= np.iinfo(np.int32).max else np.int64
-
-
 _sum_rows = twins("sum_rows", numba=_sum_rows_numba, numpy=_sum_rows_numpy)
 
 
@@ -107,7 +103,7 @@ def sum_rows(pieces, na, nb):
     >>> start.tolist(), b.tolist(), w.tolist(), k.tolist(), b.dtype
     ([0, 1, 2], [2, 2], [2.0, 4.0], [2.0, 4.0], dtype('int32'))
     """
-    ids = np.empty(0, _id_type(na, nb))
+    ids = np.empty(0, index_type(max(na, nb)))
     wide = np.int64 if any(p[1].dtype == np.int64 for p in pieces) else ids.dtype  # one type for all
     return _sum_rows(
         tuple(np.ascontiguousarray(p[0], dtype=np.int64) for p in pieces),
@@ -173,5 +169,5 @@ def sum_row_pairs(indptr, cols, w, row_group, col_group, na, nb):
         np.ascontiguousarray(col_group, dtype=np.int64),
         int(na),
         int(nb),
-        np.empty(0, _id_type(na, nb)),
+        np.empty(0, index_type(max(na, nb))),
     )
