@@ -123,22 +123,16 @@ def _number_in_place(ctx, own, parts, lb):
     order of (community, part), and a community's nodes on several ranks start in the smallest
     of them, found at the community's owner."""
     n = int(lb[-1])
-    order, counts = {}, {}
+    order = {}
     for r in ctx.ranks:
-        distinct, at = kernels.dense_ranks(parts[r])
-        community = np.empty(distinct.size, np.int64)
-        community[at] = own[r]
+        distinct, at, community = _parts(own[r], parts[r])
         sort = np.lexsort((distinct, community))
         order[r] = (sort, at, community[sort])
-        counts[r] = [np.array([distinct.size])]
-    nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
-    nb[1:] = np.cumsum([int(c[0][0]) for c in ctx.allgather(counts)])
+    nb = _ranges(ctx, {r: o[0].size for r, o in order.items()})
     send, groups = {}, {}
     for r in ctx.ranks:
         sort, _, community = order[r]
-        head = np.ones(community.size, dtype=bool)
-        head[1:] = community[1:] != community[:-1]
-        groups[r] = first = np.flatnonzero(head)
+        groups[r] = first = _heads(community)
         send[r] = by_owner(lb, community[first], nb[r] + first)  # each community's smallest node here
     got = ctx.alltoall(send)
     reply = {}
@@ -178,9 +172,7 @@ def _number_at_homes(ctx, own, parts, lb, *, to_one, dealt):
     n = int(lb[-1])
     send, keys = {}, {}
     for r in ctx.ranks:
-        distinct, at = kernels.dense_ranks(parts[r])  # each vertex's part, as a rank among the rank's parts
-        community = np.empty(distinct.size, np.int64)
-        community[at] = own[r]
+        distinct, at, community = _parts(own[r], parts[r])
         key = community.astype(np.uint64) * np.uint64(n) + distinct.astype(np.uint64)
         sort = np.argsort(key)
         mine = key[sort]
@@ -193,15 +185,11 @@ def _number_at_homes(ctx, own, parts, lb, *, to_one, dealt):
     held = {}
     for r in ctx.ranks:  # at each community's home: its parts, sorted by (community, part)
         held[r] = unique(np.concatenate([m[-1] for _, m in got[r]] or [np.empty(0, np.uint64)]))
-    counts = ctx.allgather({r: [np.array([held[r].size])] for r in ctx.ranks})
-    nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
-    nb[1:] = np.cumsum([int(c[0][0]) for c in counts])
+    nb = _ranges(ctx, {r: h.size for r, h in held.items()})
     start, reply = {}, {}
     for r in ctx.ranks:
         community = (held[r] // np.uint64(n)).astype(np.int64)
-        first = np.ones(community.size, dtype=bool)
-        first[1:] = community[1:] != community[:-1]
-        starts = np.flatnonzero(first)
+        starts = _heads(community)
         start[r] = nb[r] + np.repeat(starts, np.diff(np.r_[starts, community.size]))
         reply[r] = {src: [nb[r] + np.searchsorted(held[r], m[-1])] for src, m in got[r]}
     answers = ctx.alltoall(reply)
@@ -213,3 +201,27 @@ def _number_at_homes(ctx, own, parts, lb, *, to_one, dealt):
             node[sent[cuts[d] : cuts[d + 1]]] = answer
         new_id[r] = node[at]
     return new_id, nb, start
+
+
+def _parts(own, parts):
+    """A rank's distinct parts (sorted), each vertex's part as a rank among them, and each
+    part's community (a part lies inside one)."""
+    distinct, at = kernels.dense_ranks(parts)
+    community = np.empty(distinct.size, np.int64)
+    community[at] = own
+    return distinct, at, community
+
+
+def _ranges(ctx, counts):
+    """The owner ranges of nodes numbered rank by rank, ``counts[r]`` on rank r."""
+    nb = np.zeros(ctx.nranks + 1, dtype=np.int64)
+    got = ctx.allgather({r: [np.array([c])] for r, c in counts.items()})
+    nb[1:] = np.cumsum([int(c[0][0]) for c in got])
+    return nb
+
+
+def _heads(community):
+    """Where each run of equal communities starts in ``community`` (sorted)."""
+    head = np.ones(community.size, dtype=bool)
+    head[1:] = community[1:] != community[:-1]
+    return np.flatnonzero(head)
